@@ -1,0 +1,6 @@
+export * from './json.js';
+export * from './message.js';
+export * from './usage.js';
+export * from './stream.js';
+export * from './failure.js';
+export * from './request.js';
