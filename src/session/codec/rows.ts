@@ -1,0 +1,214 @@
+/**
+ * Packed chunk rows: the storage encoding of dsh format v0 for runs of stream deltas. A provider
+ * streams token-sized deltas, and a one-event-per-line log spends most of its bytes on repeated
+ * envelopes; a row stores a run of 3 or more consecutive same-block deltas as
+ *
+ *   {type: 'text-chunks'|'reasoning-chunks'|'tool-call-chunks', seq0, time0,
+ *    data: {turn, step, index, dt: number[], texts|args: string[], id?, name?}}
+ *
+ * Member k is seq `seq0 + k` at time `time0 + dt[0] + … + dt[k-1]` (so `dt` is one shorter than
+ * the payload; a gap may be negative when the wall clock stepped back). Tool-call rows carry the
+ * run's call `id`, and `name` only when every member carried the same name.
+ *
+ * Rows are not events: their tags have no slash, so they cannot be confused with event types.
+ * The encoder packs only shapes it recognises exactly; anything else is written verbatim, so an
+ * unknown field costs compression, never data. The decoder validates a row before expanding it.
+ */
+import type { SessionEvent } from '../events.js';
+
+export const ROW_TAGS = ['text-chunks', 'reasoning-chunks', 'tool-call-chunks'] as const;
+export type RowTag = (typeof ROW_TAGS)[number];
+export const MIN_RUN = 3;
+
+export interface TextRow {
+  type: 'text-chunks' | 'reasoning-chunks';
+  seq0: number;
+  time0: number;
+  data: { turn: number; step: number; index: number; dt: number[]; texts: string[] };
+}
+export interface ToolCallRow {
+  type: 'tool-call-chunks';
+  seq0: number;
+  time0: number;
+  data: { turn: number; step: number; index: number; id: string; name?: string; dt: number[]; args: string[] };
+}
+export type ChunkRow = TextRow | ToolCallRow;
+export type StorageRecord = SessionEvent | ChunkRow;
+
+export function isRowTag(t: unknown): t is RowTag {
+  return t === 'text-chunks' || t === 'reasoning-chunks' || t === 'tool-call-chunks';
+}
+
+type DeltaKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
+
+function keyCount(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
+/** The delta kind of an event whose whole shape is exactly packable, else undefined. */
+function packable(e: SessionEvent): DeltaKind | undefined {
+  if (e.type !== 'assistant/chunk' || keyCount(e) !== 4) return undefined;
+  if (!Number.isSafeInteger(e.seq) || e.seq < 0 || !Number.isSafeInteger(e.time)) return undefined;
+  const d = e.data as unknown as Record<string, unknown>;
+  if (keyCount(d) !== 3 || typeof d.turn !== 'number' || typeof d.step !== 'number') return undefined;
+  const c = d.chunk as Record<string, unknown> | null;
+  if (typeof c !== 'object' || c === null || typeof c.index !== 'number') return undefined;
+  const n = keyCount(c);
+  switch (c.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return n === 3 && typeof c.text === 'string' ? c.type : undefined;
+    case 'tool-call-delta':
+      if (typeof c.id !== 'string' || typeof c.argumentsDelta !== 'string') return undefined;
+      if (n === 4) return 'tool-call-delta';
+      return n === 5 && typeof c.name === 'string' ? 'tool-call-delta' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+type Chunkish = { index: number; id?: string; name?: string; text?: string; argumentsDelta?: string };
+const chunkOf = (e: SessionEvent): Chunkish => (e.data as unknown as { chunk: Chunkish }).chunk;
+const dataOf = (e: SessionEvent): { turn: number; step: number } => e.data as unknown as { turn: number; step: number };
+
+function extends_(prev: SessionEvent, next: SessionEvent, kind: DeltaKind): boolean {
+  if (next.seq !== prev.seq + 1) return false;
+  // A gap outside safe-integer range would not reconstruct exactly.
+  if (!Number.isSafeInteger(next.time - prev.time)) return false;
+  const a = dataOf(prev);
+  const b = dataOf(next);
+  if (a.turn !== b.turn || a.step !== b.step) return false;
+  const ca = chunkOf(prev);
+  const cb = chunkOf(next);
+  if (ca.index !== cb.index) return false;
+  if (kind !== 'tool-call-delta') return true;
+  return ca.id === cb.id && ('name' in ca) === ('name' in cb) && ca.name === cb.name;
+}
+
+function buildRow(kind: DeltaKind, run: SessionEvent[]): ChunkRow {
+  const first = run[0]!;
+  const d = dataOf(first);
+  const c = chunkOf(first);
+  const dt = new Array<number>(run.length - 1);
+  for (let i = 1; i < run.length; i++) dt[i - 1] = run[i]!.time - run[i - 1]!.time;
+  if (kind === 'tool-call-delta') {
+    const args = run.map((e) => chunkOf(e).argumentsDelta!);
+    // Field order as dsh writes it: placement, gaps, call identity, payload.
+    const data: ToolCallRow['data'] = 'name' in c
+      ? { turn: d.turn, step: d.step, index: c.index, dt, id: c.id!, name: c.name!, args }
+      : { turn: d.turn, step: d.step, index: c.index, dt, id: c.id!, args };
+    return { type: 'tool-call-chunks', seq0: first.seq, time0: first.time, data };
+  }
+  return {
+    type: kind === 'text-delta' ? 'text-chunks' : 'reasoning-chunks',
+    seq0: first.seq,
+    time0: first.time,
+    data: { turn: d.turn, step: d.step, index: c.index, dt, texts: run.map((e) => chunkOf(e).text!) },
+  };
+}
+
+/**
+ * Storage records for a batch: each run of ≥ 3 packable same-block deltas becomes one row, the
+ * rest pass through in order. Pure; a run split by a batch boundary simply packs per batch.
+ */
+export function packChunkRuns(events: readonly SessionEvent[]): StorageRecord[] {
+  const out: StorageRecord[] = [];
+  let kind: DeltaKind | undefined;
+  let run: SessionEvent[] = [];
+  const flush = (): void => {
+    if (kind !== undefined && run.length >= MIN_RUN) out.push(buildRow(kind, run));
+    else for (const e of run) out.push(e);
+    kind = undefined;
+    run = [];
+  };
+  for (const e of events) {
+    const k = packable(e);
+    if (k === undefined) {
+      flush();
+      out.push(e);
+      continue;
+    }
+    if (k === kind && extends_(run[run.length - 1]!, e, k)) {
+      run.push(e);
+      continue;
+    }
+    flush();
+    kind = k;
+    run = [e];
+  }
+  flush();
+  return out;
+}
+
+export class RowError extends Error {
+  constructor(readonly tag: string, why: string) {
+    super(`malformed ${tag} row: ${why}`);
+    this.name = 'RowError';
+  }
+}
+
+function exactKeys(o: Record<string, unknown>, keys: readonly string[]): boolean {
+  if (keyCount(o) !== keys.length) return false;
+  for (const k of keys) if (!Object.prototype.hasOwnProperty.call(o, k)) return false;
+  return true;
+}
+
+const TEXT_KEYS = ['turn', 'step', 'index', 'dt', 'texts'] as const;
+const CALL_KEYS = ['turn', 'step', 'index', 'id', 'dt', 'args'] as const;
+const CALL_KEYS_NAMED = ['turn', 'step', 'index', 'id', 'name', 'dt', 'args'] as const;
+
+/**
+ * Expand a parsed row into frozen `assistant/chunk` events (validated first: a malformed row is
+ * corrupt storage and throws `RowError`, never silently dropping its run).
+ */
+export function expandRow(value: Record<string, unknown>, tag: RowTag, out: SessionEvent[]): void {
+  if (!exactKeys(value, ['type', 'seq0', 'time0', 'data'])) throw new RowError(tag, 'the row must have exactly type, seq0, time0 and data');
+  const seq0 = value.seq0;
+  const time0 = value.time0;
+  if (typeof seq0 !== 'number' || !Number.isSafeInteger(seq0) || seq0 < 0) throw new RowError(tag, 'seq0 must be a non-negative integer');
+  if (typeof time0 !== 'number' || !Number.isSafeInteger(time0)) throw new RowError(tag, 'time0 must be an integer');
+  const d = value.data as Record<string, unknown>;
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new RowError(tag, 'data must be an object');
+  const isCall = tag === 'tool-call-chunks';
+  const named = isCall && Object.prototype.hasOwnProperty.call(d, 'name');
+  if (!exactKeys(d, isCall ? (named ? CALL_KEYS_NAMED : CALL_KEYS) : TEXT_KEYS)) {
+    throw new RowError(tag, isCall ? 'data must have exactly turn, step, index, id, name?, dt and args' : 'data must have exactly turn, step, index, dt and texts');
+  }
+  const { turn, step, index } = d;
+  if (typeof turn !== 'number' || typeof step !== 'number' || typeof index !== 'number') throw new RowError(tag, 'turn, step and index must be numbers');
+  if (isCall && (typeof d.id !== 'string' || (named && typeof d.name !== 'string'))) throw new RowError(tag, 'id (and name, when present) must be strings');
+  const payload = (isCall ? d.args : d.texts) as unknown[];
+  const dt = d.dt as unknown[];
+  if (!Array.isArray(payload) || payload.length === 0) throw new RowError(tag, `${isCall ? 'args' : 'texts'} must be a non-empty array`);
+  if (!Array.isArray(dt) || dt.length !== payload.length - 1) throw new RowError(tag, `dt must have one entry fewer than the ${payload.length} members`);
+  if (!Number.isSafeInteger(seq0 + payload.length - 1)) throw new RowError(tag, 'member seqs leave the safe-integer range');
+  const chunkType = tag === 'text-chunks' ? 'text-delta' : tag === 'reasoning-chunks' ? 'reasoning-delta' : 'tool-call-delta';
+  const id = d.id as string;
+  const name = d.name as string;
+  let time = time0;
+  for (let k = 0; k < payload.length; k++) {
+    if (k > 0) {
+      const gap = dt[k - 1];
+      if (typeof gap !== 'number' || !Number.isSafeInteger(gap)) throw new RowError(tag, `dt[${k - 1}] must be an integer`);
+      time += gap;
+      if (!Number.isSafeInteger(time)) throw new RowError(tag, 'member times leave the safe-integer range');
+    }
+    const p = payload[k];
+    if (typeof p !== 'string') throw new RowError(tag, `member ${k} must be a string`);
+    const chunk = isCall
+      ? named
+        ? Object.freeze({ type: chunkType, index, id, name, argumentsDelta: p })
+        : Object.freeze({ type: chunkType, index, id, argumentsDelta: p })
+      : Object.freeze({ type: chunkType, index, text: p });
+    out.push(
+      Object.freeze({
+        type: 'assistant/chunk',
+        seq: seq0 + k,
+        time,
+        data: Object.freeze({ turn, step, chunk }),
+      }) as unknown as SessionEvent,
+    );
+  }
+}

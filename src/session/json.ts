@@ -1,0 +1,278 @@
+/**
+ * Lossless JSON at the source. `snapshotJson` validates a value, copies it and deep-freezes the
+ * copy in one walk; `freezeJsonInPlace` validates and freezes a value the caller hands over (the
+ * load path, where the value came straight from `JSON.parse` and nobody else holds it).
+ *
+ * Lossless means `JSON.parse(JSON.stringify(v))` is indistinguishable from `v`. Refused, with the
+ * JSON path of the first bad value: `undefined`, functions, symbols, BigInt, NaN/±Infinity, -0,
+ * cycles, sparse arrays, and any object whose prototype is not `Object.prototype`/`null`/
+ * `Array.prototype` (Map, Set, Date, RegExp, boxed primitives, typed arrays, class instances).
+ *
+ * The fast path is plain recursion with no cycle bookkeeping: a cycle shows up as unbounded depth,
+ * which bails out to the iterative walk. That walk has no stack-depth limit, tracks the current
+ * path, and produces the precise error. So deep or hostile input costs more but never crashes.
+ */
+import type { JsonValue } from '../model/json.js';
+import { SessionError } from './errors.js';
+
+const FAST_DEPTH_LIMIT = 256;
+const objectProto = Object.prototype;
+const arrayProto = Array.prototype;
+
+/** Thrown inside the fast path only; never escapes this module. */
+class Bail {}
+const BAIL = new Bail();
+
+function fastCopy(v: unknown, depth: number): unknown {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      if (v !== v || v === Infinity || v === -Infinity || (v === 0 && 1 / v < 0)) throw BAIL;
+      return v;
+    case 'object': {
+      if (v === null) return null;
+      if (depth > FAST_DEPTH_LIMIT) throw BAIL;
+      if (Array.isArray(v)) {
+        if (Object.getPrototypeOf(v) !== arrayProto) throw BAIL;
+        const n = v.length;
+        const out = new Array(n);
+        for (let i = 0; i < n; i++) {
+          const x = v[i];
+          // A hole reads as undefined; both are refused, so one check covers both.
+          if (x === undefined) throw BAIL;
+          out[i] = typeof x === 'object' || typeof x === 'number' ? fastCopy(x, depth + 1) : checkLeaf(x);
+        }
+        return Object.freeze(out);
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== objectProto && proto !== null) throw BAIL;
+      const out: Record<string, unknown> = {};
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (k === '__proto__') throw BAIL; // needs defineProperty; rare, leave it to the slow path
+        out[k] = typeof x === 'object' || typeof x === 'number' ? fastCopy(x, depth + 1) : checkLeaf(x);
+      }
+      return Object.freeze(out);
+    }
+    default:
+      throw BAIL;
+  }
+}
+
+function checkLeaf(x: unknown): unknown {
+  if (typeof x === 'string' || typeof x === 'boolean') return x;
+  throw BAIL;
+}
+
+/** Why a value is not lossless JSON, or undefined when it is a JSON leaf/container. */
+function leafProblem(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      if (v !== v) return 'NaN is not JSON';
+      if (v === Infinity || v === -Infinity) return `${v} is not JSON`;
+      if (v === 0 && 1 / v < 0) return '-0 does not survive JSON (it reads back as 0)';
+      return undefined;
+    case 'undefined':
+      return 'undefined is not JSON';
+    case 'bigint':
+      return 'a BigInt is not JSON';
+    case 'function':
+      return 'a function is not JSON';
+    case 'symbol':
+      return 'a symbol is not JSON';
+    case 'object': {
+      if (v === null) return undefined;
+      const proto = Object.getPrototypeOf(v);
+      if (Array.isArray(v)) return proto === arrayProto ? undefined : 'an array subclass is not plain JSON';
+      if (proto === objectProto || proto === null) return undefined;
+      const name = (proto as { constructor?: { name?: string } }).constructor?.name;
+      return `a ${name || 'non-plain'} object is not plain JSON (its prototype would be lost)`;
+    }
+    default:
+      return 'not a JSON value';
+  }
+}
+
+function pathKey(k: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+}
+
+interface Frame {
+  src: Record<string, unknown> | unknown[];
+  dst: Record<string, unknown> | unknown[];
+  keys: string[] | null; // null for arrays
+  i: number;
+  path: string;
+}
+
+/**
+ * The reference walk: iterative, cycle-aware, path-tracking. `copy` false validates and freezes
+ * in place.
+ */
+function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: string, why: string) => never): unknown {
+  const leaf = leafProblem(root);
+  if (leaf) fail(rootPath, leaf);
+  if (typeof root !== 'object' || root === null) return root;
+
+  const onPath = new Set<object>();
+  const makeContainer = (src: object): Record<string, unknown> | unknown[] =>
+    !copy ? (src as Record<string, unknown>) : Array.isArray(src) ? new Array(src.length) : {};
+  const open = (src: object, path: string): Frame => {
+    onPath.add(src);
+    const isArr = Array.isArray(src);
+    return {
+      src: src as Record<string, unknown>,
+      dst: makeContainer(src),
+      keys: isArr ? null : Object.keys(src),
+      i: 0,
+      path,
+    };
+  };
+  const rootFrame = open(root, rootPath);
+  const stack: Frame[] = [rootFrame];
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    const n = f.keys ? f.keys.length : (f.src as unknown[]).length;
+    if (f.i >= n) {
+      stack.pop();
+      onPath.delete(f.src);
+      Object.freeze(f.dst);
+      if (stack.length > 0) {
+        const parent = stack[stack.length - 1]!;
+        assign(parent, parent.i - 1, f.dst);
+      }
+      continue;
+    }
+    const idx = f.i++;
+    let key: string;
+    let value: unknown;
+    let path: string;
+    if (f.keys) {
+      key = f.keys[idx]!;
+      value = (f.src as Record<string, unknown>)[key];
+      path = f.path + pathKey(key);
+    } else {
+      key = String(idx);
+      path = `${f.path}[${idx}]`;
+      if (!(idx in (f.src as unknown[]))) fail(path, 'a sparse array hole is not JSON (it reads back as null)');
+      value = (f.src as unknown[])[idx];
+    }
+    const why = leafProblem(value);
+    if (why) fail(path, why);
+    if (typeof value === 'object' && value !== null) {
+      if (onPath.has(value)) fail(path, 'a cycle is not JSON (this value contains itself)');
+      stack.push(open(value, path));
+    } else if (copy) {
+      assign(f, idx, value);
+    }
+  }
+  return rootFrame.dst;
+}
+
+function assign(f: Frame, idx: number, value: unknown): void {
+  if (!f.keys) {
+    (f.dst as unknown[])[idx] = value;
+    return;
+  }
+  const key = f.keys[idx]!;
+  if (f.dst === f.src) return; // in-place mode: the value is already there
+  if (key === '__proto__') {
+    Object.defineProperty(f.dst, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    (f.dst as Record<string, unknown>)[key] = value;
+  }
+}
+
+export interface JsonContext {
+  /** Event type, for the message. */
+  eventType: string;
+  /** Root of the JSON path, e.g. `$.data`. */
+  path?: string;
+  seq?: number;
+}
+
+function failer(ctx: JsonContext): (path: string, why: string) => never {
+  return (path, why) => {
+    const details: { eventType: string; path: string; rule: string; seq?: number } = {
+      eventType: ctx.eventType,
+      path,
+      rule: 'lossless-json',
+    };
+    if (ctx.seq !== undefined) details.seq = ctx.seq;
+    throw new SessionError(
+      'NON_JSON',
+      `session event "${ctx.eventType}" carries non-JSON-serializable data at ${path}: ${why}`,
+      details,
+    );
+  };
+}
+
+/** Validate, copy and deep-freeze. The caller keeps its own (unfrozen) value. */
+export function snapshotJson<T>(value: T, ctx: JsonContext): T {
+  try {
+    return fastCopy(value, 0) as T;
+  } catch (e) {
+    if (e !== BAIL) throw e;
+  }
+  return slowWalk(value, ctx.path ?? '$', true, failer(ctx)) as T;
+}
+
+/** Validate and deep-freeze in place; for values the caller owns outright (fresh from JSON.parse). */
+export function freezeJsonInPlace<T>(value: T, ctx: JsonContext): T {
+  if (fastFreeze(value, 0)) return value;
+  return slowWalk(value, ctx.path ?? '$', false, failer(ctx)) as T;
+}
+
+/** True when the value is lossless JSON and now frozen; false means "use the slow walk". */
+function fastFreeze(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return !(v !== v || v === Infinity || v === -Infinity || (v === 0 && 1 / v < 0));
+    case 'object': {
+      if (v === null) return true;
+      if (depth > FAST_DEPTH_LIMIT) return false;
+      if (Object.isFrozen(v)) {
+        // Already frozen (shared subtree, or a value logged before): still validate, cheaply.
+      }
+      if (Array.isArray(v)) {
+        if (Object.getPrototypeOf(v) !== arrayProto) return false;
+        for (let i = 0; i < v.length; i++) {
+          const x = v[i];
+          if (x === undefined || !fastFreeze(x, depth + 1)) return false;
+        }
+        Object.freeze(v);
+        return true;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== objectProto && proto !== null) return false;
+      for (const k in v) {
+        if (!fastFreeze((v as Record<string, unknown>)[k], depth + 1)) return false;
+      }
+      Object.freeze(v);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Type guard form, for callers that want a boolean (no throw, no freeze). */
+export function isLosslessJson(value: unknown): value is JsonValue {
+  try {
+    slowWalk(value, '$', true, () => {
+      throw BAIL;
+    });
+    return true;
+  } catch (e) {
+    if (e === BAIL) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Trace invariants, checked before an event commits (dsh inventory 4, the session companion):
+ *
+ * - `turn/start` only when no turn is open, numbered one past the last turn (1, 2, …; numbering
+ *   continues across resume and fork because the prefix is in the log).
+ * - `turn/end` names the open turn, and no step is open.
+ * - `step/start` inside the open turn, no step open, numbered 1, 2, … afresh in each turn.
+ * - `step/end`, `assistant/chunk`, `assistant/message`, `tool/call` name the open turn and step.
+ * - an appended `tool/result` names the open turn and step and answers a `tool/call` with the
+ *   same `callId` earlier in that step (crash repair's `TOOL_NOT_STARTED` results are exempt:
+ *   their call was never recorded), at most once; a replacing `tool/result` needs only an open
+ *   turn.
+ * - `todo/write`, `request/header`, `request/context` sit inside an open turn.
+ * - `user/message`, `session/end-seed` and plugin events are unconstrained.
+ *
+ * `check` throws and changes nothing; `apply` commits.
+ */
+import type { SurfaceOp } from './events.js';
+import { SessionError } from './errors.js';
+
+interface Candidate {
+  type: string;
+  seq: number;
+  data: unknown;
+  surfaceOp?: SurfaceOp | undefined;
+}
+
+type Num = number | undefined;
+
+function num(d: unknown, k: string): Num {
+  if (typeof d !== 'object' || d === null) return undefined;
+  const v = (d as Record<string, unknown>)[k];
+  return typeof v === 'number' ? v : undefined;
+}
+
+export function toolResultCallId(data: unknown): string | undefined {
+  const msg = (data as { message?: { source?: { callId?: unknown }; content?: { toolCallId?: unknown }[] } } | null)?.message;
+  const fromSource = msg?.source?.callId;
+  if (typeof fromSource === 'string') return fromSource;
+  const fromBlock = Array.isArray(msg?.content) ? msg.content[0]?.toolCallId : undefined;
+  return typeof fromBlock === 'string' ? fromBlock : undefined;
+}
+
+export class TraceState {
+  openTurn: number | undefined;
+  openStep: number | undefined;
+  /** Highest turn number seen; the next turn must be lastTurn + 1. */
+  lastTurn = 0;
+  /** Highest step number seen in the open turn. */
+  lastStep = 0;
+  /** Call ids recorded by `tool/call` in the open step, mapped to whether a result answered them. */
+  private calls = new Map<string, { seq: number; answered: boolean }>();
+
+  private fail(c: Candidate, why: string): never {
+    throw new SessionError('TRACE_VIOLATION', `event "${c.type}" at seq ${c.seq} breaks a trace invariant: ${why}`, {
+      eventType: c.type,
+      seq: c.seq,
+      rule: 'trace',
+    });
+  }
+
+  private requireTurn(c: Candidate): void {
+    if (this.openTurn === undefined) this.fail(c, `"${c.type}" must sit inside an open turn, and no turn is open`);
+    const t = num(c.data, 'turn');
+    if (t !== undefined && t !== this.openTurn) {
+      this.fail(c, `it names turn ${t}, but the open turn is ${this.openTurn}`);
+    }
+  }
+
+  private requireStep(c: Candidate): void {
+    this.requireTurn(c);
+    if (this.openStep === undefined) this.fail(c, `"${c.type}" must sit inside an open step, and no step is open`);
+    const t = num(c.data, 'turn');
+    const s = num(c.data, 'step');
+    if (t !== this.openTurn || s !== this.openStep) {
+      this.fail(c, `it names turn ${t} step ${s}, but the open step is turn ${this.openTurn} step ${this.openStep}`);
+    }
+  }
+
+  check(c: Candidate): void {
+    switch (c.type) {
+      case 'turn/start': {
+        if (this.openTurn !== undefined) this.fail(c, `turn ${this.openTurn} is still open`);
+        const t = num(c.data, 'turn');
+        if (t !== this.lastTurn + 1) this.fail(c, `the next turn is ${this.lastTurn + 1}, not ${t}`);
+        return;
+      }
+      case 'turn/end': {
+        if (this.openTurn === undefined) this.fail(c, 'no turn is open');
+        const t = num(c.data, 'turn');
+        if (t !== this.openTurn) this.fail(c, `it closes turn ${t}, but the open turn is ${this.openTurn}`);
+        if (this.openStep !== undefined) this.fail(c, `step ${this.openStep} is still open`);
+        return;
+      }
+      case 'step/start': {
+        this.requireTurn(c);
+        if (this.openStep !== undefined) this.fail(c, `step ${this.openStep} is still open`);
+        const s = num(c.data, 'step');
+        if (s !== this.lastStep + 1) this.fail(c, `the next step of turn ${this.openTurn} is ${this.lastStep + 1}, not ${s}`);
+        return;
+      }
+      case 'step/end':
+      case 'assistant/chunk':
+      case 'assistant/message':
+      case 'tool/call':
+        this.requireStep(c);
+        return;
+      case 'tool/result': {
+        if (c.surfaceOp !== undefined && c.surfaceOp !== 'append') {
+          if (this.openTurn === undefined) this.fail(c, 'a replacing tool/result must sit inside an open turn');
+          return;
+        }
+        this.requireStep(c);
+        const code = (c.data as { error?: { code?: unknown } } | null)?.error?.code;
+        const callId = toolResultCallId(c.data);
+        if (callId === undefined) this.fail(c, 'the result names no callId');
+        const call = this.calls.get(callId);
+        if (code === 'TOOL_NOT_STARTED' && call === undefined) return;
+        if (call === undefined) this.fail(c, `no tool/call with callId "${callId}" precedes it in step ${this.openStep}`);
+        if (call.answered) this.fail(c, `tool call "${callId}" (seq ${call.seq}) already has a result`);
+        return;
+      }
+      case 'todo/write':
+      case 'request/header':
+      case 'request/context':
+        this.requireTurn(c);
+        return;
+      default:
+        return;
+    }
+  }
+
+  apply(c: Candidate): void {
+    switch (c.type) {
+      case 'turn/start':
+        this.openTurn = num(c.data, 'turn');
+        this.lastTurn = this.openTurn ?? this.lastTurn;
+        this.lastStep = 0;
+        return;
+      case 'turn/end':
+        this.openTurn = undefined;
+        this.calls.clear();
+        return;
+      case 'step/start':
+        this.openStep = num(c.data, 'step');
+        this.lastStep = this.openStep ?? this.lastStep;
+        this.calls.clear();
+        return;
+      case 'step/end':
+        this.openStep = undefined;
+        return;
+      case 'tool/call': {
+        const id = (c.data as { callId?: unknown }).callId;
+        if (typeof id === 'string') this.calls.set(id, { seq: c.seq, answered: false });
+        return;
+      }
+      case 'tool/result': {
+        if (c.surfaceOp !== undefined && c.surfaceOp !== 'append') return;
+        const id = toolResultCallId(c.data);
+        const call = id === undefined ? undefined : this.calls.get(id);
+        if (call) call.answered = true;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Calls recorded in the open step that have no result yet, in record order. */
+  unansweredCalls(): { callId: string; seq: number }[] {
+    const out: { callId: string; seq: number }[] = [];
+    for (const [callId, v] of this.calls) if (!v.answered) out.push({ callId, seq: v.seq });
+    return out;
+  }
+}
