@@ -18,6 +18,7 @@ import { SessionError } from './errors.js';
 const FAST_DEPTH_LIMIT = 256;
 const objectProto = Object.prototype;
 const arrayProto = Array.prototype;
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Thrown inside the fast path only; never escapes this module. */
 class Bail {}
@@ -50,6 +51,9 @@ function fastCopy(v: unknown, depth: number): unknown {
       if (proto !== objectProto && proto !== null) throw BAIL;
       const out: Record<string, unknown> = {};
       for (const k in v) {
+        // for-in also walks enumerable properties a polluted Object.prototype would lend; only
+        // own properties are data (JSON.stringify agrees).
+        if (!hasOwn.call(v, k)) continue;
         const x = (v as Record<string, unknown>)[k];
         if (k === '__proto__') throw BAIL; // needs defineProperty; rare, leave it to the slow path
         out[k] = typeof x === 'object' || typeof x === 'number' ? fastCopy(x, depth + 1) : checkLeaf(x);
@@ -254,6 +258,7 @@ function fastFreeze(v: unknown, depth: number): boolean {
       const proto = Object.getPrototypeOf(v);
       if (proto !== objectProto && proto !== null) return false;
       for (const k in v) {
+        if (!hasOwn.call(v, k)) continue;
         if (!fastFreeze((v as Record<string, unknown>)[k], depth + 1)) return false;
       }
       Object.freeze(v);
