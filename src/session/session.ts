@@ -90,7 +90,8 @@ export class Session {
   private readonly projection = new MessageProjection();
   private readonly listeners: SessionListener[] = [];
   private readonly preCommit: PreCommitCheck[] = [];
-  private publishing = false;
+  /** Set while an append is being checked, committed or published: no append may nest in it. */
+  private busy: 'appending' | 'publishing' | undefined;
   private readonly clock: () => number;
   private readonly onListenerError: (error: unknown, event: SessionEvent) => void;
   private lastHeaderSeq = -1;
@@ -221,17 +222,32 @@ export class Session {
    */
   append<K extends SessionEventType>(type: K, data: SessionEventMap[K], ...rest: OptsArg<K>): SessionEvent<K> {
     const seq = this.log.length;
-    if (this.publishing) {
-      throw new SessionError('REENTRANT_APPEND', `cannot append "${type}" from inside a session/event listener (seq ${seq}); schedule it instead`, {
-        eventType: type,
+    if (this.busy !== undefined) {
+      const where = this.busy === 'publishing' ? 'a session/event listener' : 'another append (a pre-commit check, the clock, or a getter in the data)';
+      throw new SessionError('REENTRANT_APPEND', `cannot append "${String(type)}" from inside ${where} (seq ${seq}); schedule it instead`, {
+        eventType: String(type),
         seq,
         rule: 'reentrancy',
       });
     }
-    if (typeof type !== 'string' || type.length === 0) {
-      throw new SessionError('INVALID_EVENT', `event type must be a non-empty string, got ${JSON.stringify(type)}`, { seq, rule: 'envelope' });
+    this.busy = 'appending';
+    let committed: SessionEvent;
+    try {
+      committed = this.build(type, data, seq, rest[0]);
+      this.commit(committed);
+    } finally {
+      this.busy = undefined;
     }
-    const opts = rest[0] as { surfaceOp?: SurfaceOp; sourceEventSeqs?: number[]; ignorable?: true } | undefined;
+    this.publish(committed);
+    return committed as SessionEvent<K>;
+  }
+
+  /** Validate and freeze the new event (no state changes). */
+  private build(type: string, data: unknown, seq: number, optsArg: unknown): SessionEvent {
+    if (typeof type !== 'string' || type.length === 0) {
+      throw new SessionError('INVALID_EVENT', `event type must be a non-empty string, got ${typeof type === 'string' ? '""' : typeof type}`, { seq, rule: 'envelope' });
+    }
+    const opts = optsArg as { surfaceOp?: SurfaceOp; sourceEventSeqs?: number[]; ignorable?: true } | undefined;
     const frozen = snapshotJson(data, { eventType: type, path: '$.data', seq });
     validateEventData(type, seq, frozen);
     const event: Record<string, unknown> = { type, seq, time: this.clock(), data: frozen };
@@ -247,10 +263,7 @@ export class Session {
     if (typeof time !== 'number' || !Number.isSafeInteger(time)) {
       throw new SessionError('INVALID_EVENT', `the session clock returned ${String(time)}; event times are integer epoch ms`, { eventType: type, seq, rule: 'envelope' });
     }
-    const committed = Object.freeze(event) as unknown as SessionEvent;
-    this.commit(committed);
-    this.publish(committed);
-    return committed as SessionEvent<K>;
+    return Object.freeze(event) as unknown as SessionEvent;
   }
 
   /** Check every rule, then commit; a throw anywhere before the push leaves everything untouched. */
@@ -269,7 +282,7 @@ export class Session {
   private publish(event: SessionEvent): void {
     if (this.listeners.length === 0) return;
     const snapshot = this.listeners.slice();
-    this.publishing = true;
+    this.busy = 'publishing';
     try {
       for (const l of snapshot) {
         try {
@@ -282,7 +295,7 @@ export class Session {
         }
       }
     } finally {
-      this.publishing = false;
+      this.busy = undefined;
     }
   }
 
