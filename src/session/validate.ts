@@ -141,9 +141,13 @@ const HEADER_REASONS = new Set(['initial', 'resume', 'change']);
 export function validateEventData(type: string, seq: number, data: unknown, opts: ValidationOptions = {}): void {
   const c = new Checker(type, seq, opts);
   switch (type) {
-    case 'turn/start':
-      c.turnStep(c.obj(data, '$.data'), false);
+    case 'turn/start': {
+      const d = c.obj(data, '$.data');
+      c.turnStep(d, false);
+      // Old logs carried a turn trigger; the loader strips it, so a live one would not survive a reload.
+      if ('trigger' in d) c.fail('$.data.trigger', 'turn/start has no trigger in dsh v0 (legacy vocabulary; what entered the turn is its user/message batch)', 'LEGACY_VOCABULARY');
       return;
+    }
     case 'turn/end': {
       const d = c.obj(data, '$.data');
       c.turnStep(d, false);
@@ -257,6 +261,9 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
     }
     case 'session/end-seed':
       c.obj(data, '$.data');
+      return;
+    case 'steering/message':
+      c.fail('$.type', 'steering/message is legacy vocabulary (old logs are read as user/message); append a user/message instead', 'LEGACY_VOCABULARY');
       return;
     case 'request/header-delta':
       c.fail('$.type', 'request/header-delta is legacy vocabulary that dsh v0 refuses; logs carry full request/header snapshots', 'LEGACY_VOCABULARY');
