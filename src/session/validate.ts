@@ -70,34 +70,50 @@ class Checker {
     if (withStep) this.int(d.step, '$.data.step', 1);
   }
 
+  /**
+   * Content blocks, iteratively: a tool-result block holds blocks of its own, and a hostile or
+   * machine-built message may nest them arbitrarily deep.
+   */
   blocks(v: unknown, path: string): void {
-    const a = this.arr(v, path);
-    for (let i = 0; i < a.length; i++) this.block(a[i], `${path}[${i}]`);
+    const stack: { a: unknown[]; i: number; path: string }[] = [{ a: this.arr(v, path), i: 0, path }];
+    while (stack.length > 0) {
+      const f = stack[stack.length - 1]!;
+      if (f.i >= f.a.length) {
+        stack.pop();
+        continue;
+      }
+      const i = f.i++;
+      const p = `${f.path}[${i}]`;
+      const inner = this.block(f.a[i], p);
+      if (inner !== undefined) stack.push({ a: inner, i: 0, path: `${p}.content` });
+    }
   }
 
-  block(v: unknown, path: string): void {
+  /** Check one block; returns the nested blocks of a tool-result block for the caller to walk. */
+  block(v: unknown, path: string): unknown[] | undefined {
     const b = this.obj(v, path);
     const t = this.str(b.type, `${path}.type`, true);
     switch (t) {
       case 'text':
       case 'reasoning':
         this.str(b.text, `${path}.text`);
-        return;
+        return undefined;
       case 'image':
         this.obj(b.attachment, `${path}.attachment`);
-        return;
+        return undefined;
       case 'tool-call':
         this.str(b.id, `${path}.id`, true);
         this.str(b.name, `${path}.name`);
         this.str(b.arguments, `${path}.arguments`);
-        return;
-      case 'tool-result':
+        return undefined;
+      case 'tool-result': {
         this.str(b.toolCallId, `${path}.toolCallId`, true);
-        this.blocks(b.content, `${path}.content`);
+        const inner = this.arr(b.content, `${path}.content`);
         if (b.isError !== undefined && typeof b.isError !== 'boolean') this.fail(`${path}.isError`, `expected a boolean, got ${describe(b.isError)}`);
-        return;
+        return inner;
+      }
       default:
-        return; // ContentBlockMap is merge-extensible
+        return undefined; // ContentBlockMap is merge-extensible
     }
   }
 
