@@ -1,0 +1,79 @@
+/**
+ * The tool seam. A tool declares its parameters once (a zod schema, or a raw JSON Schema for tools
+ * that arrive from elsewhere, e.g. MCP servers); the model sees the JSON Schema, and the pipeline
+ * validates the model's arguments against it before the tool runs (`INVALID_ARGS`, never a crash).
+ */
+import type { ZodType } from 'zod';
+import type { CallId, ContentBlock, UserMessage } from '../model/message.js';
+import type { JsonObject, JsonValue } from '../model/json.js';
+import type { Session } from '../session/session.js';
+import type { HookBus } from '../hooks/bus.js';
+
+/** A raw JSON Schema with an optional validator (zod schemas validate themselves). */
+export interface JsonSchemaParameters {
+  jsonSchema: JsonObject;
+  validate?(args: unknown): { ok: true; value: unknown } | { ok: false; error: string };
+}
+
+export interface ToolResultValue {
+  content: ContentBlock[] | string;
+  isError?: boolean;
+  /** Failure identity kept in the log (`tool/result.error`), e.g. `{name:'FsError', code:'FS_NOT_FOUND'}`. */
+  error?: { name: string; code: string };
+  /** Tool-private presentation payload, kept in the log, never shown to the model. */
+  meta?: JsonValue;
+}
+
+export type ToolOutput = string | ContentBlock[] | ToolResultValue;
+
+export interface ToolRunContext {
+  readonly callId: CallId;
+  readonly toolName: string;
+  /** Aborts on cancel, and when a `tools/execute` wrapper (e.g. a timeout) decides so. */
+  readonly signal: AbortSignal;
+  /** Workspace root. */
+  readonly cwd: string;
+  readonly session: Session;
+  readonly bus: HookBus;
+  readonly turn: number;
+  readonly step: number;
+  /** Put context in front of the model at its next step (recorded there as a user/message). */
+  deferContext(content: string | ContentBlock[]): void;
+  /** Ask the loop to end the turn once this step's tools are done (unless new input is owed). */
+  concludeTurn(): void;
+}
+
+export interface ToolDefinition<A = any> {
+  name: string;
+  description: string;
+  parameters: ZodType<A> | JsonSchemaParameters;
+  execute(args: A, ctx: ToolRunContext): ToolOutput | Promise<ToolOutput>;
+  /** Exactly `true` lets this call run beside others; anything else makes it a barrier. */
+  isConcurrencySafe?(args: A): boolean;
+  /** The pipeline aborts the body after this long (`TIMEOUT` result). */
+  timeoutMs?: number;
+}
+
+/** Throw from a tool body to produce an error result with a stable code. */
+export class ToolError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly meta?: JsonValue,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ToolError';
+  }
+}
+
+/** What the pipeline hands back to the loop for one call. */
+export interface ToolCallOutcome {
+  content: ContentBlock[];
+  isError: boolean;
+  error?: { name: string; code: string };
+  meta?: JsonValue;
+  /** Context the tool deferred to the next step. */
+  deferred: UserMessage[];
+  concludesTurn: boolean;
+}
