@@ -36,11 +36,28 @@ function fail(c: SurfaceCandidate, code: 'SURFACE_OP_REQUIRED' | 'SURFACE_OP_FOR
   });
 }
 
+/** A frozen snapshot of the surface, safe to hand out: it never changes and cannot be changed. */
+export interface SurfaceView {
+  readonly nodes: readonly number[];
+  readonly replaceGeneration: number;
+  readonly replacements: readonly Readonly<SurfaceReplacement>[];
+}
+
 export class SurfaceState {
   /** Surface node seqs in model order. */
   readonly nodes: number[] = [];
   replaceGeneration = 0;
   readonly replacements: SurfaceReplacement[] = [];
+  private cachedView: SurfaceView | undefined;
+
+  /** Frozen snapshot, shared until the surface next changes. */
+  view(): SurfaceView {
+    return (this.cachedView ??= Object.freeze({
+      nodes: Object.freeze(this.nodes.slice()),
+      replaceGeneration: this.replaceGeneration,
+      replacements: Object.freeze(this.replacements.slice()),
+    }));
+  }
 
   /** Validate placement and provenance of the next event; throws a SessionError, changes nothing. */
   check(c: SurfaceCandidate, lookup: EventLookup): void {
@@ -100,6 +117,7 @@ export class SurfaceState {
   apply(e: { type: string; seq: number; surfaceOp?: SurfaceOp | undefined }): SurfaceReplacement | undefined {
     const op = e.surfaceOp;
     if (op === undefined) return undefined;
+    this.cachedView = undefined;
     if (op === 'append') {
       this.nodes.push(e.seq);
       return undefined;
@@ -108,7 +126,7 @@ export class SurfaceState {
     const j = this.nodes.indexOf(op.end);
     const shadowedSeqs = this.nodes.splice(i, j - i + 1, e.seq);
     this.replaceGeneration += 1;
-    const r = { seq: e.seq, start: op.start, end: op.end, shadowedSeqs };
+    const r: SurfaceReplacement = Object.freeze({ seq: e.seq, start: op.start, end: op.end, shadowedSeqs: Object.freeze(shadowedSeqs) as number[] });
     this.replacements.push(r);
     return r;
   }
@@ -136,24 +154,35 @@ function sameExceptToolContent(a: unknown, b: unknown): boolean {
   return deepEqual(strip(a), strip(b));
 }
 
+/**
+ * Structural equality of JSON values (key order ignored). Iterative: logged data has no depth
+ * limit, so neither may the comparison.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
-    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
-    return true;
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  const stack: unknown[] = [a, b];
+  while (stack.length > 0) {
+    const y = stack.pop();
+    const x = stack.pop();
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) {
+      if (typeof x === 'number' && typeof y === 'number' && Number.isNaN(x) && Number.isNaN(y)) continue;
+      return false;
+    }
+    const xa = Array.isArray(x);
+    if (xa !== Array.isArray(y)) return false;
+    if (xa) {
+      const xs = x as unknown[];
+      const ys = y as unknown[];
+      if (xs.length !== ys.length) return false;
+      for (let i = 0; i < xs.length; i++) stack.push(xs[i], ys[i]);
+      continue;
+    }
+    const kx = Object.keys(x);
+    if (kx.length !== Object.keys(y).length) return false;
+    for (const k of kx) {
+      if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
+      stack.push((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]);
+    }
   }
   return true;
 }
