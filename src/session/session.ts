@@ -189,13 +189,15 @@ export class Session {
     return this.projection.derive(this.surfaceState, (seq) => this.log[seq]!);
   }
 
+  /** The ordered surface: a frozen snapshot, shared until the surface next changes. */
   get surface(): { readonly nodes: readonly number[]; readonly replaceGeneration: number; readonly replacements: readonly SurfaceReplacement[] } {
-    return this.surfaceState;
+    return this.surfaceState.view();
   }
 
-  /** Turn/step position: what is open and what was numbered last. */
+  /** Turn/step position: what is open and what was numbered last (a frozen snapshot). */
   get trace(): { readonly openTurn: number | undefined; readonly openStep: number | undefined; readonly lastTurn: number; readonly lastStep: number } {
-    return this.traceState;
+    const t = this.traceState;
+    return Object.freeze({ openTurn: t.openTurn, openStep: t.openStep, lastTurn: t.lastTurn, lastStep: t.lastStep });
   }
 
   /** The latest `request/header` snapshot (canonical form), if any. */
