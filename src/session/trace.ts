@@ -5,11 +5,12 @@
  *   continues across resume and fork because the prefix is in the log).
  * - `turn/end` names the open turn, and no step is open.
  * - `step/start` inside the open turn, no step open, numbered 1, 2, … afresh in each turn.
- * - `step/end`, `assistant/chunk`, `assistant/message`, `tool/call` name the open turn and step.
+ * - `step/end`, `assistant/chunk`, `assistant/message`, `tool/call` name the open turn and step;
+ *   a `tool/call`'s `callId` is new in its step.
  * - an appended `tool/result` names the open turn and step and answers a `tool/call` with the
  *   same `callId` earlier in that step (crash repair's `TOOL_NOT_STARTED` results are exempt:
- *   their call was never recorded), at most once; a replacing `tool/result` needs only an open
- *   turn.
+ *   their call was never recorded), at most once per call id, exempt or not; a replacing
+ *   `tool/result` needs only an open turn.
  * - `todo/write`, `request/header`, `request/context` sit inside an open turn.
  * - `user/message`, `session/end-seed` and plugin events are unconstrained.
  *
@@ -41,6 +42,21 @@ export function toolResultCallId(data: unknown): string | undefined {
   return typeof fromBlock === 'string' ? fromBlock : undefined;
 }
 
+/** The trace rule an event broke; `SessionError.details.rule` and part of the message. */
+export type TraceRule =
+  | 'turn-nesting'
+  | 'turn-numbering'
+  | 'turn-enclosure'
+  | 'step-numbering'
+  | 'step-enclosure'
+  | 'tool-call-unique'
+  | 'tool-result-pairing';
+
+/** Crash repair's synthetic result for a call that was never recorded (so never dispatched). */
+function notStarted(data: unknown): boolean {
+  return (data as { error?: { code?: unknown } } | null)?.error?.code === 'TOOL_NOT_STARTED';
+}
+
 export class TraceState {
   openTurn: number | undefined;
   openStep: number | undefined;
@@ -48,76 +64,93 @@ export class TraceState {
   lastTurn = 0;
   /** Highest step number seen in the open turn. */
   lastStep = 0;
-  /** Call ids recorded by `tool/call` in the open step, mapped to whether a result answered them. */
-  private calls = new Map<string, { seq: number; answered: boolean }>();
+  /**
+   * Call ids answered or recorded in the open step: a `tool/call` adds an unanswered entry, a
+   * result marks it answered (a `TOOL_NOT_STARTED` result for an unrecorded call adds an answered
+   * entry with no call seq, so it cannot be answered twice either).
+   */
+  private calls = new Map<string, { seq: number | undefined; answered: boolean }>();
 
-  private fail(c: Candidate, why: string): never {
-    throw new SessionError('TRACE_VIOLATION', `event "${c.type}" at seq ${c.seq} breaks a trace invariant: ${why}`, {
+  private fail(c: Candidate, rule: TraceRule, why: string): never {
+    throw new SessionError('TRACE_VIOLATION', `event "${c.type}" at seq ${c.seq} breaks the ${rule} rule: ${why}`, {
       eventType: c.type,
       seq: c.seq,
-      rule: 'trace',
+      rule,
     });
   }
 
   private requireTurn(c: Candidate): void {
-    if (this.openTurn === undefined) this.fail(c, `"${c.type}" must sit inside an open turn, and no turn is open`);
+    if (this.openTurn === undefined) this.fail(c, 'turn-enclosure', `"${c.type}" must sit inside an open turn, and no turn is open`);
     const t = num(c.data, 'turn');
     if (t !== undefined && t !== this.openTurn) {
-      this.fail(c, `it names turn ${t}, but the open turn is ${this.openTurn}`);
+      this.fail(c, 'turn-enclosure', `it names turn ${t}, but the open turn is ${this.openTurn}`);
     }
   }
 
   private requireStep(c: Candidate): void {
     this.requireTurn(c);
-    if (this.openStep === undefined) this.fail(c, `"${c.type}" must sit inside an open step, and no step is open`);
+    if (this.openStep === undefined) this.fail(c, 'step-enclosure', `"${c.type}" must sit inside an open step, and no step is open`);
     const t = num(c.data, 'turn');
     const s = num(c.data, 'step');
     if (t !== this.openTurn || s !== this.openStep) {
-      this.fail(c, `it names turn ${t} step ${s}, but the open step is turn ${this.openTurn} step ${this.openStep}`);
+      this.fail(c, 'step-enclosure', `it names turn ${t} step ${s}, but the open step is turn ${this.openTurn} step ${this.openStep}`);
     }
   }
 
   check(c: Candidate): void {
     switch (c.type) {
       case 'turn/start': {
-        if (this.openTurn !== undefined) this.fail(c, `turn ${this.openTurn} is still open`);
+        if (this.openTurn !== undefined) this.fail(c, 'turn-nesting', `turn ${this.openTurn} is still open`);
         const t = num(c.data, 'turn');
-        if (t !== this.lastTurn + 1) this.fail(c, `the next turn is ${this.lastTurn + 1}, not ${t}`);
+        if (t !== this.lastTurn + 1) this.fail(c, 'turn-numbering', `the next turn is ${this.lastTurn + 1}, not ${t}`);
         return;
       }
       case 'turn/end': {
-        if (this.openTurn === undefined) this.fail(c, 'no turn is open');
+        if (this.openTurn === undefined) this.fail(c, 'turn-enclosure', 'no turn is open');
         const t = num(c.data, 'turn');
-        if (t !== this.openTurn) this.fail(c, `it closes turn ${t}, but the open turn is ${this.openTurn}`);
-        if (this.openStep !== undefined) this.fail(c, `step ${this.openStep} is still open`);
+        if (t !== this.openTurn) this.fail(c, 'turn-enclosure', `it closes turn ${t}, but the open turn is ${this.openTurn}`);
+        if (this.openStep !== undefined) this.fail(c, 'turn-nesting', `step ${this.openStep} is still open`);
         return;
       }
       case 'step/start': {
         this.requireTurn(c);
-        if (this.openStep !== undefined) this.fail(c, `step ${this.openStep} is still open`);
+        if (this.openStep !== undefined) this.fail(c, 'turn-nesting', `step ${this.openStep} is still open`);
         const s = num(c.data, 'step');
-        if (s !== this.lastStep + 1) this.fail(c, `the next step of turn ${this.openTurn} is ${this.lastStep + 1}, not ${s}`);
+        if (s !== this.lastStep + 1) this.fail(c, 'step-numbering', `the next step of turn ${this.openTurn} is ${this.lastStep + 1}, not ${s}`);
         return;
       }
       case 'step/end':
       case 'assistant/chunk':
       case 'assistant/message':
-      case 'tool/call':
         this.requireStep(c);
         return;
+      case 'tool/call': {
+        this.requireStep(c);
+        const id = (c.data as { callId?: unknown }).callId;
+        const prior = typeof id === 'string' ? this.calls.get(id) : undefined;
+        if (prior !== undefined) {
+          const where = prior.seq === undefined ? 'by a TOOL_NOT_STARTED result' : `(seq ${prior.seq})`;
+          this.fail(c, 'tool-call-unique', `callId "${String(id)}" was already used in step ${this.openStep} ${where}; a second call would let one call id carry two results`);
+        }
+        return;
+      }
       case 'tool/result': {
         if (c.surfaceOp !== undefined && c.surfaceOp !== 'append') {
-          if (this.openTurn === undefined) this.fail(c, 'a replacing tool/result must sit inside an open turn');
+          if (this.openTurn === undefined) this.fail(c, 'turn-enclosure', 'a replacing tool/result must sit inside an open turn');
           return;
         }
         this.requireStep(c);
-        const code = (c.data as { error?: { code?: unknown } } | null)?.error?.code;
         const callId = toolResultCallId(c.data);
-        if (callId === undefined) this.fail(c, 'the result names no callId');
+        if (callId === undefined) this.fail(c, 'tool-result-pairing', 'the result names no callId');
         const call = this.calls.get(callId);
-        if (code === 'TOOL_NOT_STARTED' && call === undefined) return;
-        if (call === undefined) this.fail(c, `no tool/call with callId "${callId}" precedes it in step ${this.openStep}`);
-        if (call.answered) this.fail(c, `tool call "${callId}" (seq ${call.seq}) already has a result`);
+        if (call === undefined) {
+          if (notStarted(c.data)) return;
+          this.fail(c, 'tool-result-pairing', `no tool/call with callId "${callId}" precedes it in step ${this.openStep}`);
+        }
+        if (call.answered) {
+          const where = call.seq === undefined ? 'a TOOL_NOT_STARTED result' : `seq ${call.seq}`;
+          this.fail(c, 'tool-result-pairing', `tool call "${callId}" (${where}) already has a result`);
+        }
         return;
       }
       case 'todo/write':
@@ -157,8 +190,10 @@ export class TraceState {
       case 'tool/result': {
         if (c.surfaceOp !== undefined && c.surfaceOp !== 'append') return;
         const id = toolResultCallId(c.data);
-        const call = id === undefined ? undefined : this.calls.get(id);
+        if (id === undefined) return;
+        const call = this.calls.get(id);
         if (call) call.answered = true;
+        else this.calls.set(id, { seq: undefined, answered: true });
         return;
       }
       default:
@@ -169,7 +204,7 @@ export class TraceState {
   /** Calls recorded in the open step that have no result yet, in record order. */
   unansweredCalls(): { callId: string; seq: number }[] {
     const out: { callId: string; seq: number }[] = [];
-    for (const [callId, v] of this.calls) if (!v.answered) out.push({ callId, seq: v.seq });
+    for (const [callId, v] of this.calls) if (!v.answered && v.seq !== undefined) out.push({ callId, seq: v.seq });
     return out;
   }
 }
