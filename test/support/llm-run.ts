@@ -42,3 +42,14 @@ export function userMessage(text: string): Message {
 export function request(provider: string, model: string, extra: Partial<GenerateRequest> = {}): GenerateRequest {
   return { provider, model, messages: [userMessage('Hello!')], ...extra };
 }
+
+/** The assistant message the loop would append for a finished attempt (blocks + replay state). */
+export function assistantFrom(result: AttemptResult, provider: string, model: string): import('../../src/model/message.js').AssistantMessage {
+  const replayState = result.finish.replayState;
+  return {
+    id: randomUUID(),
+    role: 'assistant',
+    content: result.blocks,
+    source: { kind: 'model', provider, model, ...(replayState ? { replayState } : {}) },
+  };
+}
