@@ -85,7 +85,7 @@ export function isContextOverflow(info: ErrorInfo): boolean {
   return [info.message, info.code, info.type].some((s) => s !== undefined && CONTEXT_OVERFLOW.test(s));
 }
 
-const QUOTA = /insufficient[ _]?(quota|balance)|credit balance is too low|billing|quota exceeded|exceeded your current quota/i;
+const QUOTA = /insufficient[ _]?(quota|balance)|credit balance is too low|quota exceeded|exceeded your current quota/i;
 
 function isQuota(info: ErrorInfo): boolean {
   return [info.message, info.code, info.type].some((s) => s !== undefined && QUOTA.test(s));

@@ -6,9 +6,10 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { DeepSeekAdapter } from '../../src/llm/deepseek.js';
+import type { ToolResultMessage } from '../../src/model/message.js';
 import { expectedChatFinish, expectedChatUsage } from '../support/chat-expect.js';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
-import { request, runAttempt, type AttemptResult } from '../support/llm-run.js';
+import { assistantFrom, request, runAttempt, userMessage, type AttemptResult } from '../support/llm-run.js';
 import { loadRecordedStream, readChatFixture } from '../support/recorded.js';
 import { describeShared } from '../support/shared.js';
 
@@ -134,5 +135,31 @@ describeShared('DeepSeek adapter on recorded DeepSeek streams', () => {
     // Order: all block-ends, then usage, then finish.
     const kinds = r.chunks.map((c) => c.type);
     expect(kinds.slice(-4)).toEqual(['block-end', 'block-end', 'usage', 'finish']);
+  });
+
+  it('round trip: a streamed tool-call turn goes back with its reasoning_content and the tool result', async () => {
+    const recorded = loadRecordedStream('vercel-ai-deepseek/deepseek-tool-call.chunks.txt', 'openai');
+    const reading = readChatFixture(recorded.payloads);
+    server = await startFakeProvider({ script: [{ sse: recorded.parts }, { sse: recorded.parts }] });
+    const adapter = new DeepSeekAdapter({ apiKey: 'k', baseUrl: server.url });
+    const first = await runAttempt(adapter, request('deepseek', 'deepseek-reasoner'));
+    const call = first.blocks[1]!;
+    if (call.type !== 'tool-call') throw new Error('expected a tool call');
+
+    const result: ToolResultMessage = {
+      id: 'r1',
+      role: 'user',
+      content: [{ type: 'tool-result', toolCallId: call.id, content: [{ type: 'text', text: '18°C' }] }],
+      source: { kind: 'tool', callId: call.id },
+    };
+    const history = [userMessage('Hello!'), assistantFrom(first, 'deepseek', 'deepseek-reasoner'), result];
+    await runAttempt(adapter, request('deepseek', 'deepseek-reasoner', { messages: history }));
+
+    const sent = server.requests[1]!.body as { messages: Record<string, unknown>[] };
+    const reasoning = reading.blocks[0]!.type === 'reasoning' ? reading.blocks[0]!.text : '';
+    expect(sent.messages.slice(1)).toEqual([
+      { role: 'assistant', content: null, reasoning_content: reasoning, tool_calls: [{ id: call.id, type: 'function', function: { name: 'weather', arguments: call.arguments } }] },
+      { role: 'tool', tool_call_id: call.id, content: '18°C' },
+    ]);
   });
 });
