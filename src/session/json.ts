@@ -210,7 +210,7 @@ function failer(ctx: JsonContext): (path: string, why: string) => never {
     if (ctx.seq !== undefined) details.seq = ctx.seq;
     throw new SessionError(
       'NON_JSON',
-      `session event "${ctx.eventType}" carries non-JSON-serializable data at ${path}: ${why}`,
+      `session event "${ctx.eventType}"${ctx.seq !== undefined ? ` at seq ${ctx.seq}` : ''} carries non-JSON-serializable data at ${path}: ${why}`,
       details,
     );
   };
