@@ -64,7 +64,9 @@ describe('Session.create with a seed', () => {
   it('the marker is written before anyone can subscribe, so it is never published', () => {
     const seen: unknown[] = [];
     const s = Session.create({ seed: seedEvents() });
-    s.subscribe((e) => seen.push(e.type));
+    s.subscribe((e) => {
+      seen.push(e.type);
+    });
     s.append('turn/start', { turn: 3 });
     expect(seen).toEqual(['turn/start']);
   });
@@ -204,7 +206,9 @@ describe('fork', () => {
   it('does not inherit listeners or pre-commit checks', () => {
     const p = parent();
     const seen: number[] = [];
-    p.subscribe((e) => seen.push(e.seq));
+    p.subscribe((e) => {
+      seen.push(e.seq);
+    });
     p.addPreCommitCheck(() => {
       throw new Error('parent only');
     });
