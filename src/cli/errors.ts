@@ -1,0 +1,38 @@
+/**
+ * CLI failures. Every refusal the CLI itself makes has a stable code (scripts match on it in
+ * `--json` output) and an exit status: 1 for a problem with the input, 2 for a usage error.
+ * Session-library refusals (`SessionError`) keep their own codes and are reported as input
+ * problems (exit 1).
+ */
+export const EXIT_OK = 0;
+export const EXIT_PROBLEM = 1;
+export const EXIT_USAGE = 2;
+
+export type CliErrorCode =
+  /** Bad command line: unknown option, missing argument, malformed option value. */
+  | 'USAGE'
+  | 'FILE_NOT_FOUND'
+  | 'NOT_A_FILE'
+  | 'FILE_UNREADABLE'
+  | 'FILE_TOO_LARGE'
+  | 'EMPTY_FILE'
+  | 'BINARY_FILE'
+  /** An option names a seq or turn the log does not have. */
+  | 'SEQ_OUT_OF_RANGE'
+  | 'TURN_NOT_FOUND';
+
+const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND']);
+
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  readonly file: string | undefined;
+  constructor(code: CliErrorCode, message: string, opts: { file?: string; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'CliError';
+    this.code = code;
+    this.file = opts.file;
+  }
+  get exitCode(): number {
+    return USAGE_CODES.has(this.code) ? EXIT_USAGE : EXIT_PROBLEM;
+  }
+}

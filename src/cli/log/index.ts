@@ -1,0 +1,76 @@
+/** The `dsh log` command group: reading session logs. One module per subcommand. */
+import { Command, InvalidArgumentError } from 'commander';
+import type { Io } from '../output.js';
+import { runCheck, type CheckOptions } from './check.js';
+import { runMessages, type MessagesOptions } from './messages.js';
+import { runShow, type ShowOptions } from './show.js';
+
+export type SetExit = (code: number) => void;
+
+function integer(min: number, what: string): (value: string) => number {
+  return (value) => {
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected ${what} (an integer ≥ ${min})`);
+    return n;
+  };
+}
+
+export function registerLog(program: Command, io: Io, setExit: SetExit): void {
+  const log = program
+    .command('log')
+    .description('read dsh session logs (JSONL, format version 0)');
+
+  log
+    .command('check')
+    .description('validate session logs: each problem with file, line, seq and rule, then a summary per file')
+    .argument('<file...>', 'session log files (.jsonl); - reads standard input')
+    .option('--strict', 'fail on warnings too (placeholders, torn tail, crash repair, legacy imports)')
+    .option('-q, --quiet', 'print errors and summaries only, not warnings')
+    .option('--json', 'print one JSON report instead of text')
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 when every file loads (and, with --strict, has no warnings), 1 otherwise,
+2 for a usage error.
+
+Examples:
+  dsh log check examples/fix-typo.jsonl
+  dsh log check --strict --json logs/*.jsonl`,
+    )
+    .action((files: string[], opts: CheckOptions) => setExit(runCheck(files, opts, io)));
+
+  log
+    .command('show')
+    .description('print a log as a timeline: turns, steps, messages, tool calls and results, usage')
+    .argument('<file>', 'session log file (.jsonl); - reads standard input')
+    .option('--turn <n>', 'show only turn N', integer(1, 'a turn number'))
+    .option('--full', 'do not truncate previews (text, arguments, tool output)')
+    .addHelpText(
+      'after',
+      `
+Stream chunks between two other events are collapsed to one line of counts
+(e.g. "reasoning ×46 deltas, tool-call ×13 deltas · 2 blocks · usage · finish tool-calls").
+Text from the log is shown with control characters escaped.
+
+Examples:
+  dsh log show examples/fix-typo.jsonl
+  dsh log show --turn 2 --full examples/fix-typo.jsonl`,
+    )
+    .action((file: string, opts: ShowOptions) => setExit(runShow(file, opts, io)));
+
+  log
+    .command('messages')
+    .description('print the model-visible history derived from the log, as of any seq')
+    .argument('<file>', 'session log file (.jsonl); - reads standard input')
+    .option('--at <seq>', 'history after the event with this seq (default: the end of the log)', integer(0, 'a seq'))
+    .option('--json', 'print the exact message objects as a JSON array')
+    .option('--brief', 'one line per content block')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  dsh log messages examples/fix-typo.jsonl
+  dsh log messages --at 40 --json examples/fix-typo.jsonl`,
+    )
+    .action((file: string, opts: MessagesOptions) => setExit(runMessages(file, opts, io)));
+}

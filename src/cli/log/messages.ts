@@ -1,0 +1,90 @@
+/**
+ * `dsh log messages <file> [--at SEQ]`: the model-visible history as derived from the log
+ * through seq SEQ inclusive (the end of the log by default), by the same per-event projection
+ * the harness uses. `--json` prints the exact message objects.
+ */
+import { deriveEventMessage, deriveMessagesFrom, type SessionEvent } from '../../session/index.js';
+import type { ContentBlock, Message } from '../../model/message.js';
+import { CliError, EXIT_OK } from '../errors.js';
+import { blockLine, DEFAULT_WIDTHS, formatImageRef, formatSource } from '../format.js';
+import type { Io, Output } from '../output.js';
+import { readLog } from '../read-log.js';
+import { block, oneLine, plural, safeJson } from '../text.js';
+
+export interface MessagesOptions {
+  at?: number;
+  json?: boolean;
+  brief?: boolean;
+}
+
+/** Which event each derived message is the payload of (projection returns the payload itself). */
+function messageSeqs(events: readonly SessionEvent[], through: number): Map<Message, number> {
+  const seqs = new Map<Message, number>();
+  for (let i = 0; i <= through; i++) {
+    const m = deriveEventMessage(events[i]!);
+    if (m) seqs.set(m, i);
+  }
+  return seqs;
+}
+
+function indented(text: string, indent: string): string[] {
+  return block(text).split('\n').map((l) => (l.length ? indent + l : ''));
+}
+
+function blockLines(b: ContentBlock, indent: string): string[] {
+  switch (b.type) {
+    case 'text':
+    case 'reasoning':
+      return [`${indent}${b.type}:`, ...indented(b.text, `${indent}  `)];
+    case 'tool-call':
+      return [`${indent}tool-call ${oneLine(b.name)} [${oneLine(b.id)}] arguments:`, ...indented(b.arguments, `${indent}  `)];
+    case 'tool-result':
+      return [`${indent}tool-result [${oneLine(b.toolCallId)}] ${b.isError ? 'isError: true' : 'ok'}`, ...b.content.flatMap((c) => blockLines(c, `${indent}  `))];
+    case 'image':
+      return [`${indent}${formatImageRef(b.attachment)}`];
+    default:
+      return [`${indent}${oneLine(String((b as { type: unknown }).type))} block: ${oneLine(JSON.stringify(b))}`];
+  }
+}
+
+function describeAt(e: SessionEvent, end: boolean): string {
+  const d = e.data as { turn?: unknown; step?: unknown } | null;
+  const where = typeof d?.turn === 'number' ? `, turn ${d.turn}${typeof d.step === 'number' ? ` step ${d.step}` : ''}` : '';
+  return `seq ${e.seq} (${oneLine(e.type)}${where}${end ? ', end of log' : ''})`;
+}
+
+function renderHuman(messages: readonly Message[], seqs: Map<Message, number>, at: SessionEvent, end: boolean, brief: boolean, out: Output): void {
+  out.line(out.style('bold', `history as of ${describeAt(at, end)}: ${plural(messages.length, 'message')}`));
+  messages.forEach((m, i) => {
+    const seq = seqs.get(m);
+    out.line();
+    out.line(out.style('bold', `[${i}] ${m.role}`) + ` · ${formatSource(m.source)} · ${oneLine(m.id)}${seq !== undefined ? out.style('dim', ` · seq ${seq}`) : ''}`);
+    for (const b of m.content) {
+      if (brief) out.line(`    ${blockLine(b, DEFAULT_WIDTHS)}`);
+      else for (const l of blockLines(b, '    ')) out.line(l);
+    }
+  });
+}
+
+export function runMessages(path: string, opts: MessagesOptions, io: Io): number {
+  const log = readLog(path);
+  const events = log.session.events;
+  // The end-of-seed marker the loader appends is not part of the file and changes no history.
+  const last = log.eventCount + log.repaired.length - 1;
+  const at = opts.at ?? last;
+  if (at > last) {
+    const range = last < 0 ? 'it has no events' : `its seqs are 0…${last}`;
+    throw new CliError('SEQ_OUT_OF_RANGE', `--at ${at} is outside the log: ${range}`, { file: log.file });
+  }
+  const messages = at < 0 ? [] : deriveMessagesFrom(events, at);
+  if (opts.json) {
+    io.out.line(safeJson(messages, 2));
+    return EXIT_OK;
+  }
+  if (at < 0) {
+    io.out.line('history: the log has no events, so no messages');
+    return EXIT_OK;
+  }
+  renderHuman(messages, messageSeqs(events, at), events[at]!, at === last, opts.brief === true, io.out);
+  return EXIT_OK;
+}

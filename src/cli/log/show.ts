@@ -1,0 +1,70 @@
+/**
+ * `dsh log show <file>`: the log as a timeline. Turns and steps are indented, stream chunk runs
+ * collapsed to counts, messages, tool calls and results, request headers, retries, inbox
+ * splices and plugin events one line each (assistant blocks on their own lines).
+ */
+import { CliError, EXIT_OK } from '../errors.js';
+import { DEFAULT_WIDTHS, FULL_WIDTHS } from '../format.js';
+import type { Io, Output } from '../output.js';
+import { readLog, type CliLog } from '../read-log.js';
+import { oneLine, plural } from '../text.js';
+import { summarize } from './check.js';
+import { buildTimeline, turnRange, type Entry, type Tone } from './timeline.js';
+
+export interface ShowOptions {
+  turn?: number;
+  full?: boolean;
+}
+
+const TONE_STYLE = { strong: 'bold', ok: 'green', warn: 'yellow', error: 'red', dim: 'dim' } as const satisfies Record<Tone, string>;
+
+function headerLines(log: CliLog, out: Output): string[] {
+  const h = log.header;
+  const s = summarize(log);
+  const first = [`session ${oneLine(h.id)}`, `created ${new Date(h.createdAt).toISOString()}`];
+  if (h.cwd !== undefined) first.push(`cwd ${oneLine(h.cwd)}`);
+  const lines = [out.style('bold', first.join(' · '))];
+  const lineage: string[] = [];
+  if (h.parentSession !== undefined) lineage.push(`forked from ${oneLine(h.parentSession)}`);
+  if (h.seedLength !== undefined) lineage.push(`${plural(h.seedLength, 'event')} inherited`);
+  if (h.origin !== undefined) lineage.push(`origin ${oneLine(h.origin)}`);
+  if (h.delegationDepth) lineage.push(`delegation depth ${h.delegationDepth}`);
+  if (h.agentPreset !== undefined) lineage.push(`preset ${oneLine(h.agentPreset)}`);
+  if (lineage.length) lines.push(lineage.join(' · '));
+  lines.push(`${plural(s.events, 'event')} in ${plural(s.rows, 'row')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.messages, 'message')} in history`);
+  if (log.tornTail) lines.push(out.style('yellow', `torn tail at line ${log.tornTail.line}: ${plural(log.tornTail.droppedLines, 'line')} not loaded (${oneLine(log.tornTail.reason)})`));
+  if (log.repaired.length) lines.push(out.style('yellow', `the last turn was left open: crash repair added ${plural(log.repaired.length, 'event')} (marked [crash repair])`));
+  const warnings = log.warnings.length;
+  if (warnings) lines.push(out.style('yellow', `${plural(warnings, 'warning')}: dsh log check lists them`));
+  return lines;
+}
+
+function render(entries: readonly Entry[], out: Output): void {
+  const width = String(entries.reduce((m, e) => Math.max(m, e.seq), 0)).length;
+  const pad = ' '.repeat(width);
+  for (const e of entries) {
+    const indent = '  '.repeat(e.depth);
+    const head = e.tone ? out.style(TONE_STYLE[e.tone], e.head) : e.head;
+    const mark = e.repaired ? ` ${out.style('yellow', '[crash repair]')}` : '';
+    out.line(`${out.style('dim', String(e.seq).padStart(width))}  ${indent}${head}${mark}`);
+    for (const d of e.details ?? []) out.line(`${pad}  ${indent}    ${d}`);
+  }
+}
+
+export function runShow(path: string, opts: ShowOptions, io: Io): number {
+  const log = readLog(path);
+  const events = log.session.events;
+  let entries = buildTimeline(events, { widths: opts.full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount });
+  if (opts.turn !== undefined) {
+    const range = turnRange(events, opts.turn);
+    if (!range) {
+      const turns = events.filter((e) => e.type === 'turn/start').length;
+      throw new CliError('TURN_NOT_FOUND', `--turn ${opts.turn}: ${turns === 0 ? 'the log has no turns' : `the log has turns 1…${turns}`}`, { file: log.file });
+    }
+    entries = entries.filter((e) => e.seq >= range.start && e.seq <= range.end);
+  }
+  for (const l of headerLines(log, io.out)) io.out.line(l);
+  io.out.line();
+  render(entries, io.out);
+  return EXIT_OK;
+}

@@ -1,0 +1,276 @@
+/**
+ * The timeline model behind `dsh log show`: one entry per event worth a line, with runs of
+ * stream chunks collapsed to counts, indented by turn and step. Built separately from its
+ * rendering so a later `dsh view` can draw the same entries differently. Every string in an
+ * entry is already safe to print.
+ */
+import type { SessionEvent } from '../../session/index.js';
+import type { StreamChunk } from '../../model/stream.js';
+import type { JsonValue } from '../../model/json.js';
+import type { ContentBlock } from '../../model/message.js';
+import type { LlmFailure } from '../../model/failure.js';
+import { argsPreview, blockLine, flattenText, formatFailure, formatImageRef, formatSource, formatTurnEnd, formatUsage, type Widths } from '../format.js';
+import { count, oneLine, plural, preview, truncate } from '../text.js';
+
+export type Tone = 'strong' | 'ok' | 'warn' | 'error' | 'dim';
+
+export interface Entry {
+  seq: number;
+  /** Last seq of a collapsed run. */
+  lastSeq?: number;
+  /** 0 outside turns, 1 inside a turn, 2 inside a step. */
+  depth: number;
+  head: string;
+  details?: string[];
+  tone?: Tone;
+  /** Written by crash repair at load, not read from the file. */
+  repaired?: boolean;
+}
+
+export interface TimelineOptions {
+  widths: Widths;
+  /** Events with seq ≥ this were added by crash repair. */
+  fileEventCount: number;
+}
+
+const DELTA_NAMES: Readonly<Record<string, string | undefined>> = { 'text-delta': 'text', 'reasoning-delta': 'reasoning', 'tool-call-delta': 'tool-call' };
+
+/** `reasoning ×46 deltas, tool-call ×13 deltas · 2 blocks · usage · finish tool-calls`. */
+export function summarizeChunks(chunks: readonly StreamChunk[]): string {
+  const deltas = new Map<string, number>();
+  let blocks = 0;
+  let usage = 0;
+  const finishes: string[] = [];
+  const other = new Map<string, number>();
+  for (const chunk of chunks) {
+    // Only `chunk.type` is validated on load; the rest is read defensively.
+    const c = obj(chunk);
+    const type = String(c.type);
+    const name = DELTA_NAMES[type];
+    if (name !== undefined) deltas.set(name, (deltas.get(name) ?? 0) + 1);
+    else if (type === 'block-start') blocks++;
+    else if (type === 'block-end') continue;
+    else if (type === 'usage') usage++;
+    else if (type === 'finish') {
+      const r = obj(c.reason);
+      finishes.push(r.kind === 'error' || r.kind === 'aborted' ? `finish ${str(r.kind)} ${failureOf(r.failure)}` : `finish ${str(r.kind)}`);
+    } else {
+      const t = oneLine(type);
+      other.set(t, (other.get(t) ?? 0) + 1);
+    }
+  }
+  const parts: string[] = [];
+  if (deltas.size > 0) parts.push([...deltas].map(([k, n]) => `${k} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`).join(', '));
+  if (blocks > 0) parts.push(plural(blocks, 'block'));
+  if (usage > 0) parts.push(usage === 1 ? 'usage' : `usage ×${usage}`);
+  for (const [t, n] of other) parts.push(n === 1 ? t : `${t} ×${n}`);
+  parts.push(...finishes);
+  return parts.join(' · ');
+}
+
+function obj(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** Text of an unvalidated content array. */
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return flattenText(content.filter((b) => typeof obj(b).type === 'string') as ContentBlock[]);
+}
+
+function failureOf(f: unknown): string {
+  const o = obj(f);
+  return typeof o.code === 'string' ? formatFailure(o as unknown as LlmFailure) : str(f);
+}
+
+/** Short JSON of an opaque plugin payload. */
+function compactJson(v: JsonValue | undefined, max: number | undefined): string {
+  if (v === undefined) return '';
+  const s = JSON.stringify(v);
+  return oneLine(max === undefined ? s : truncate(s, max));
+}
+
+function str(v: unknown): string {
+  return oneLine(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+}
+
+function surfaceNote(e: SessionEvent): string {
+  const op = e.surfaceOp;
+  return op !== undefined && op !== 'append' ? ` (replaces #${op.start}${op.end !== op.start ? `–${op.end}` : ''})` : '';
+}
+
+export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOptions): Entry[] {
+  const w = opts.widths;
+  const out: Entry[] = [];
+  const callNames = new Map<string, string>();
+  let depth = 0;
+  let i = 0;
+  const push = (e: SessionEvent, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): void => {
+    const full: Entry = { seq: e.seq, depth: d, ...entry };
+    if (e.seq >= opts.fileEventCount) full.repaired = true;
+    out.push(full);
+  };
+
+  while (i < events.length) {
+    const e = events[i]!;
+    if (e.type === 'assistant/chunk') {
+      let j = i;
+      const chunks: StreamChunk[] = [];
+      while (j < events.length && events[j]!.type === 'assistant/chunk') {
+        chunks.push((events[j] as SessionEvent<'assistant/chunk'>).data.chunk);
+        j++;
+      }
+      const last = events[j - 1]!.seq;
+      push(e, { head: `stream: ${summarizeChunks(chunks)}  ${`[${plural(chunks.length, 'chunk')}${last > e.seq ? `, #${e.seq}–${last}` : ''}]`}`, tone: 'dim', ...(last > e.seq ? { lastSeq: last } : {}) });
+      i = j;
+      continue;
+    }
+    i++;
+    switch (e.type) {
+      case 'turn/start':
+        push(e, { head: `turn ${e.data.turn}`, tone: 'strong' }, 0);
+        depth = 1;
+        break;
+      case 'turn/end': {
+        const k = e.data.reason.kind;
+        push(e, { head: `turn ${e.data.turn} end: ${formatTurnEnd(e.data.reason)}`, tone: k === 'completed' ? 'ok' : k === 'error' ? 'error' : 'warn' }, 0);
+        depth = 0;
+        break;
+      }
+      case 'step/start':
+        push(e, { head: `step ${e.data.step}`, tone: 'strong' }, 1);
+        depth = 2;
+        break;
+      case 'step/end':
+        push(e, { head: `step ${e.data.step} end`, tone: 'dim' }, 1);
+        depth = 1;
+        break;
+      case 'user/message': {
+        const m = e.data;
+        const images = m.content.filter((b) => b.type === 'image').map((b) => formatImageRef((b as { attachment: unknown }).attachment));
+        const text = flattenText(m.content.filter((b) => b.type !== 'image'));
+        push(e, { head: `user (${formatSource(m.source)}): ${preview(text, w.text)}${surfaceNote(e)}`, ...(images.length ? { details: images } : {}) });
+        break;
+      }
+      case 'assistant/message': {
+        const d = e.data;
+        const src = d.message.source as { provider?: unknown; model?: unknown } | undefined;
+        const who = src && src.provider !== undefined ? ` ${str(src.provider)}/${str(src.model)}` : '';
+        const flags: string[] = [];
+        if (d.interrupted) flags.push('interrupted');
+        if (d.message.content.length === 0) flags.push('empty: not in history');
+        push(e, {
+          head: `assistant${who} · ${formatUsage(d.usage)}${flags.length ? ` · ${flags.join(' · ')}` : ''}${surfaceNote(e)}`,
+          details: d.message.content.map((b) => blockLine(b, w)),
+        });
+        break;
+      }
+      case 'tool/call':
+        callNames.set(e.data.callId, e.data.name);
+        push(e, { head: `tool call ${oneLine(e.data.name)} [${oneLine(e.data.callId)}] ${argsPreview(e.data.arguments, w.args)}` });
+        break;
+      case 'tool/result': {
+        const d = e.data;
+        const block = d.message.content[0];
+        const callId = block?.toolCallId ?? (d.message.source as { callId?: string }).callId ?? '?';
+        const name = callNames.get(callId);
+        const failed = d.error !== undefined || block?.isError === true;
+        const status = d.error ? `error ${oneLine(d.error.code)}` : failed ? 'error' : 'ok';
+        push(e, {
+          head: `tool result${name !== undefined ? ` ${oneLine(name)}` : ''} [${oneLine(callId)}] ${status}: ${preview(flattenText(block?.content ?? []), w.text)}${surfaceNote(e)}`,
+          tone: failed ? 'error' : 'ok',
+        });
+        break;
+      }
+      case 'request/header': {
+        const h = e.data.header;
+        const c = h.config;
+        const parts = [`request header ${str(c.provider)}/${str(c.model)} (${str(e.data.reason)})`];
+        if (c.reasoningEffort !== undefined) parts.push(`effort ${str(c.reasoningEffort)}`);
+        if (c.maxTokens !== undefined) parts.push(`max ${count(c.maxTokens)} tokens`);
+        if (c.temperature !== undefined) parts.push(`temperature ${c.temperature}`);
+        const sys = h.system as unknown;
+        if (typeof sys === 'string') parts.push(/^\{\{.*\}\}$/.test(sys) ? `system ${oneLine(sys)}` : `system ${count(sys.length)} chars`);
+        const tools = h.tools as unknown;
+        if (Array.isArray(tools)) {
+          const names = tools.map((t) => str((t as { name?: unknown }).name));
+          const shown = w.text === undefined || names.length <= 8 ? names : [...names.slice(0, 8), `+${names.length - 8} more`];
+          parts.push(`${plural(names.length, 'tool')}${names.length ? `: ${shown.join(', ')}` : ''}`);
+        } else if (tools !== undefined) {
+          parts.push(`tools ${str(tools)}`);
+        }
+        push(e, { head: parts.join(' · ') });
+        break;
+      }
+      case 'request/context': {
+        const d = e.data;
+        push(e, { head: `request context ${str(d.provider)}/${str(d.model)}${d.contextWindow !== undefined ? ` · window ${count(d.contextWindow)}` : ''}`, tone: 'dim' });
+        break;
+      }
+      // Plugin payloads are not validated by the loader (only required to be JSON), so every
+      // field is read defensively.
+      case 'llm/retry': {
+        const d = obj(e.data);
+        const max = typeof d.maxRetries === 'number' ? `/${d.maxRetries}` : '';
+        push(e, { head: `llm retry ${str(d.retry)}${max} (${str(d.mode)}) in ${str(d.delayMs)} ms after ${failureOf(d.failure)}`, tone: 'warn' });
+        break;
+      }
+      case 'llm/retry-started':
+        push(e, { head: `llm retry ${str(obj(e.data).retry)} started`, tone: 'warn' });
+        break;
+      case 'agent/inbox/spliced': {
+        const d = obj(e.data);
+        const removed = typeof d.removedCount === 'number' ? d.removedCount : 0;
+        const ins = Array.isArray(d.inserted) ? d.inserted : [];
+        const parts = [`inbox ${str(d.target)} @${str(d.start)}:`];
+        if (removed) parts.push(`−${removed}`);
+        if (ins.length) parts.push(`+${ins.length} ${preview(textOf(obj(ins[0]).content), w.text)}${ins.length > 1 ? ' …' : ''}`);
+        if (!removed && !ins.length) parts.push('no change');
+        if (d.outcome !== undefined) parts.push(`(${str(d.outcome)})`);
+        push(e, { head: parts.join(' '), tone: 'dim' });
+        break;
+      }
+      case 'todo/write': {
+        const todos = e.data.todos;
+        const by = (s: string): number => todos.filter((t) => t.status === s).length;
+        const current = todos.find((t) => t.status === 'in_progress');
+        push(e, { head: `todo: ${plural(todos.length, 'item')} (${by('completed')} done, ${by('in_progress')} in progress, ${by('pending')} pending)${current ? ` now ${preview(current.content, w.text)}` : ''}` });
+        break;
+      }
+      case 'session/title':
+        push(e, { head: `title ${preview(String(obj(e.data).title ?? ''), w.text)}`, tone: 'dim' });
+        break;
+      case 'approval/asked': {
+        const d = obj(e.data);
+        const call = d.callId !== undefined ? ` [${str(d.callId)}]` : '';
+        const why = typeof d.reason === 'string' ? ` ${preview(d.reason, w.text)}` : '';
+        push(e, { head: `approval asked: ${str(d.toolName)}${call}${why}`, tone: 'warn' });
+        break;
+      }
+      case 'approval/decided': {
+        const outcome = obj(e.data).outcome;
+        push(e, { head: `approval decided: ${str(outcome)}`, tone: outcome === 'allowed-once' ? 'ok' : 'warn' });
+        break;
+      }
+      case 'session/end-seed':
+        if (e.seq < opts.fileEventCount) push(e, { head: `end of seed: the ${plural(e.seq, 'event')} above were inherited`, tone: 'dim' }, 0);
+        break;
+      default: {
+        // Plugin events: type and a compact payload, so nothing in the log is invisible.
+        const data = (e as { data?: JsonValue }).data;
+        push(e, { head: `${oneLine(e.type)}${e.ignorable ? ' (ignorable)' : ''} ${compactJson(data, w.text === undefined ? undefined : 100)}`.trimEnd(), tone: 'dim' });
+      }
+    }
+  }
+  return out;
+}
+
+/** Seq range [start, end] of turn `n`, or undefined when the log has no such turn. */
+export function turnRange(events: readonly SessionEvent[], n: number): { start: number; end: number } | undefined {
+  let start: number | undefined;
+  for (const e of events) {
+    if (e.type === 'turn/start' && e.data.turn === n) start = e.seq;
+    else if (e.type === 'turn/end' && e.data.turn === n && start !== undefined) return { start, end: e.seq };
+  }
+  return start === undefined ? undefined : { start, end: events.length - 1 };
+}

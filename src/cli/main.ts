@@ -1,0 +1,84 @@
+/**
+ * The `dsh` command line. `main` parses, runs one command and returns the exit status; it never
+ * exits the process itself, so it can run in tests and the shim (`bin/dsh.js`) sets the status.
+ *
+ * Exit status: 0 ok; 1 problems found or the command failed; 2 usage error. Failures print one
+ * line to stderr (`dsh: …`); `DSH_DEBUG=1` adds the stack trace.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { SessionError } from '../session/index.js';
+import { CliError, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE } from './errors.js';
+import { processIo, type Io } from './output.js';
+import { formatProblem, problemFromError } from './problems.js';
+import { block, oneLine } from './text.js';
+import { registerLog } from './log/index.js';
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command('dsh')
+    .description('dsh: an agent harness whose session is an append-only event log')
+    .version(version(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'print help')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => {
+        io.out.line(s.replace(/\n$/, ''));
+      },
+      writeErr: (s) => {
+        io.err.line(block(s).replace(/\n$/, ''));
+      },
+      // One line: commander's message plus where help is. It echoes the arguments it rejects,
+      // which writeErr escapes like any other text.
+      outputError: (s, write) => write(`dsh: ${s.trimEnd()} (add --help for usage)\n`),
+    })
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 ok; 1 problems found or the command failed; 2 usage error.
+Environment: NO_COLOR disables colour, FORCE_COLOR forces it; DSH_DEBUG=1 prints stack traces.
+Docs: docs/cli.md`,
+    );
+  registerLog(program, io, setExit);
+  return program;
+}
+
+function reportFailure(e: unknown, io: Io): number {
+  if (io.env.DSH_DEBUG === '1' && e instanceof Error) io.err.line(block(e.stack ?? String(e)));
+  if (e instanceof CliError) {
+    io.err.line(`dsh: ${e.file !== undefined ? `${oneLine(e.file)}: ` : ''}${oneLine(e.message)} [${e.code}]`);
+    return e.exitCode;
+  }
+  if (e instanceof SessionError) {
+    io.err.line(`dsh: ${formatProblem(problemFromError(e, e.details.file ?? '<log>'), io.err)}`);
+    return EXIT_PROBLEM;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  io.err.line(`dsh: internal error: ${oneLine(msg)}${io.env.DSH_DEBUG === '1' ? '' : ' (DSH_DEBUG=1 prints the stack trace)'}`);
+  return EXIT_PROBLEM;
+}
+
+/** Run the CLI on `argv` (the arguments after the program name); resolves to the exit status. */
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  let status = EXIT_OK;
+  try {
+    await buildProgram(io, (code) => {
+      status = code;
+    }).parseAsync([...argv], { from: 'user' });
+  } catch (e) {
+    // Commander has already printed its message (help, version, or the usage error).
+    status = e instanceof CommanderError ? (e.exitCode === 0 ? EXIT_OK : EXIT_USAGE) : reportFailure(e, io);
+  } finally {
+    io.out.flush();
+    io.err.flush();
+  }
+  return status;
+}
