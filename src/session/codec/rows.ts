@@ -183,7 +183,7 @@ export function expandRow(value: Record<string, unknown>, tag: RowTag, out: Sess
   const dt = d.dt as unknown[];
   if (!Array.isArray(payload) || payload.length === 0) throw new RowError(tag, `${isCall ? 'args' : 'texts'} must be a non-empty array`);
   if (!Array.isArray(dt) || dt.length !== payload.length - 1) throw new RowError(tag, `dt must have one entry fewer than the ${payload.length} members`);
-  if (!Number.isSafeInteger(seq0 + payload.length - 1)) throw new RowError(tag, 'member seqs leave the safe-integer range');
+  if (!Number.isSafeInteger(seq0 + (payload.length - 1))) throw new RowError(tag, 'member seqs leave the safe-integer range');
   const chunkType = tag === 'text-chunks' ? 'text-delta' : tag === 'reasoning-chunks' ? 'reasoning-delta' : 'tool-call-delta';
   const id = d.id as string;
   const name = d.name as string;
