@@ -47,23 +47,41 @@ function keyCount(o: object): number {
   return n;
 }
 
+/**
+ * True when `o`'s own enumerable keys are exactly `keys`, in that order. Decoding rebuilds a
+ * member in this canonical order, so packing anything else would not round-trip byte for byte.
+ */
+function keysInOrder(o: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) {
+    if (k !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+const EVENT_ORDER = ['type', 'seq', 'time', 'data'] as const;
+const DATA_ORDER = ['turn', 'step', 'chunk'] as const;
+const TEXT_ORDER = ['type', 'index', 'text'] as const;
+const CALL_ORDER = ['type', 'index', 'id', 'argumentsDelta'] as const;
+const CALL_NAMED_ORDER = ['type', 'index', 'id', 'name', 'argumentsDelta'] as const;
+
 /** The delta kind of an event whose whole shape is exactly packable, else undefined. */
 function packable(e: SessionEvent): DeltaKind | undefined {
-  if (e.type !== 'assistant/chunk' || keyCount(e) !== 4) return undefined;
+  if (e.type !== 'assistant/chunk' || !keysInOrder(e, EVENT_ORDER)) return undefined;
   if (!Number.isSafeInteger(e.seq) || e.seq < 0 || !Number.isSafeInteger(e.time)) return undefined;
   const d = e.data as unknown as Record<string, unknown>;
-  if (keyCount(d) !== 3 || typeof d.turn !== 'number' || typeof d.step !== 'number') return undefined;
+  if (!keysInOrder(d, DATA_ORDER) || typeof d.turn !== 'number' || typeof d.step !== 'number') return undefined;
   const c = d.chunk as Record<string, unknown> | null;
   if (typeof c !== 'object' || c === null || typeof c.index !== 'number') return undefined;
-  const n = keyCount(c);
   switch (c.type) {
     case 'text-delta':
     case 'reasoning-delta':
-      return n === 3 && typeof c.text === 'string' ? c.type : undefined;
+      return typeof c.text === 'string' && keysInOrder(c, TEXT_ORDER) ? c.type : undefined;
     case 'tool-call-delta':
       if (typeof c.id !== 'string' || typeof c.argumentsDelta !== 'string') return undefined;
-      if (n === 4) return 'tool-call-delta';
-      return n === 5 && typeof c.name === 'string' ? 'tool-call-delta' : undefined;
+      if (keysInOrder(c, CALL_ORDER)) return 'tool-call-delta';
+      return typeof c.name === 'string' && keysInOrder(c, CALL_NAMED_ORDER) ? 'tool-call-delta' : undefined;
     default:
       return undefined;
   }
