@@ -47,6 +47,12 @@ export interface AnthropicAdapterOptions {
   resolveAttachment?: AttachmentResolver | undefined;
   /** `max_tokens` when the call sets none (the API requires one). */
   defaultMaxTokens?: number | undefined;
+  /**
+   * Ask for automatic prompt caching (top-level `cache_control`, which marks the last cacheable
+   * block). The loop resends a growing history every step, so the prefix is read from cache.
+   * Default true; Anthropic-compatible gateways may not know the field.
+   */
+  promptCaching?: boolean | undefined;
   models?: Record<string, ModelInfo> | undefined;
 }
 
@@ -117,6 +123,7 @@ export class AnthropicAdapter implements LlmAdapter {
       stream: true,
     };
     if (history.system !== undefined) body.system = history.system;
+    if (this.options.promptCaching !== false) body.cache_control = { type: 'ephemeral' };
     if (request.tools && request.tools.length > 0) {
       body.tools = request.tools.map((t) => ({
         name: t.name,

@@ -46,6 +46,8 @@ export const ProviderConfigSchema = z
     /** Ask for `stream_options.include_usage`; turn off for servers that reject it. */
     includeUsage: z.boolean().optional(),
     streamIdleTimeoutMs: z.number().int().positive().optional(),
+    /** Anthropic wire: request automatic prompt caching (default: on for `anthropic`, off for gateways). */
+    promptCaching: z.boolean().optional(),
     /** Anthropic: `max_tokens` when the call sets none. */
     defaultMaxTokens: z.number().int().positive().optional(),
     /** DeepSeek: sent as `x-deepseek-harness-user-id`. */

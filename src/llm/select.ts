@@ -157,7 +157,12 @@ export function createAdapter(p: ResolvedProvider, extras: AdapterExtras = {}): 
     case 'deepseek':
       return new DeepSeekAdapter({ ...common, apiKey: p.apiKey ?? '', userId: c.userId });
     case 'anthropic':
-      return new AnthropicAdapter({ ...common, apiKey: p.apiKey ?? '', defaultMaxTokens: c.defaultMaxTokens });
+      return new AnthropicAdapter({
+        ...common,
+        apiKey: p.apiKey ?? '',
+        defaultMaxTokens: c.defaultMaxTokens,
+        promptCaching: c.promptCaching ?? p.name === 'anthropic',
+      });
     case 'openai-compatible': {
       const dialect: Record<string, unknown> = {};
       // OpenAI's reasoning models reject `max_tokens`; compatible servers mostly only know it.

@@ -213,6 +213,12 @@ describe('Anthropic history', () => {
     expect(body.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'err' }], is_error: true }] });
   });
 
+  it('asks for automatic prompt caching unless told not to', async () => {
+    expect(await anthropic.buildBody(req('anthropic', [userMessage('q')]))).toMatchObject({ cache_control: { type: 'ephemeral' } });
+    const plain = new AnthropicAdapter({ apiKey: 'k', promptCaching: false });
+    expect(await plain.buildBody(req('anthropic', [userMessage('q')]))).not.toHaveProperty('cache_control');
+  });
+
   it('maps efforts to a thinking budget (Claude 4.5) or adaptive thinking (later models)', async () => {
     const q = [userMessage('q')];
     const budget = await anthropic.buildBody(req('anthropic', q, { model: 'claude-haiku-4-5', reasoningEffort: 'medium', maxTokens: 32_000 }));

@@ -107,7 +107,7 @@ describe('resolveProvider', () => {
     expect(() => resolveProvider('vllm', { env: {}, config: noUrl })).toThrow('provider vllm has no baseUrl: set providers.vllm.baseUrl in the config file');
   });
 
-  it('builds the adapter kind the provider speaks', () => {
+  it('builds the adapter kind the provider speaks', async () => {
     const env = { DEEPSEEK_API_KEY: 'a', OPENAI_API_KEY: 'b', ANTHROPIC_API_KEY: 'c', OPENROUTER_API_KEY: 'd' };
     expect(createAdapter(resolveProvider('deepseek', { env }))).toBeInstanceOf(DeepSeekAdapter);
     expect(createAdapter(resolveProvider('anthropic', { env }))).toBeInstanceOf(AnthropicAdapter);
@@ -115,7 +115,12 @@ describe('resolveProvider', () => {
     expect(openrouter).toBeInstanceOf(ChatCompletionsAdapter);
     expect(openrouter.providers).toEqual(['openrouter']);
     const viaAnthropicWire = LlmConfigSchema.parse({ providers: { 'ds-anthropic': { kind: 'anthropic', baseUrl: 'https://api.deepseek.com/anthropic', apiKeyEnv: 'DEEPSEEK_API_KEY' } } });
-    expect(createAdapter(resolveProvider('ds-anthropic', { env, config: viaAnthropicWire }))).toBeInstanceOf(AnthropicAdapter);
+    const gatewayAnthropic = createAdapter(resolveProvider('ds-anthropic', { env, config: viaAnthropicWire }));
+    expect(gatewayAnthropic).toBeInstanceOf(AnthropicAdapter);
+    // Prompt caching is only assumed for Anthropic itself.
+    const body = await (gatewayAnthropic as AnthropicAdapter).buildBody(request('ds-anthropic', 'deepseek-v4-flash'));
+    expect(body).not.toHaveProperty('cache_control');
+    expect(await (createAdapter(resolveProvider('anthropic', { env })) as AnthropicAdapter).buildBody(request('anthropic', 'claude-opus-5'))).toHaveProperty('cache_control');
   });
 });
 
