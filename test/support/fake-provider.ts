@@ -36,6 +36,8 @@ export interface FakeResponse {
   sliceBytes?: number;
   /** Never send response headers (the client waits until its own timeout). */
   withholdHeaders?: boolean;
+  /** Reset the connection after reading the request, before any response byte. */
+  resetBeforeHeaders?: boolean;
 }
 
 export interface RecordedRequest {
@@ -92,6 +94,10 @@ export async function startFakeProvider({ script }: { script: FakeScript }): Pro
 
 async function respond(res: ServerResponse, r: FakeResponse): Promise<void> {
   if (r.withholdHeaders) return;
+  if (r.resetBeforeHeaders) {
+    res.socket?.resetAndDestroy();
+    return;
+  }
   const status = r.status ?? 200;
   if (!r.sse) {
     const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);

@@ -85,6 +85,7 @@ export function streamFor(flavor: Flavor, spec: StreamSpec): SsePart[] {
 }
 
 export const FAULT_NAMES = [
+  'reset-before-headers',
   'reset-mid-stream',
   'stall-mid-stream',
   'stall-before-headers',
@@ -101,6 +102,7 @@ export type FaultName = (typeof FAULT_NAMES)[number];
 
 /** The failure code each fault must produce (`keep-alive` must produce none). */
 export const FAULT_CODES: Readonly<Record<FaultName, string | undefined>> = {
+  'reset-before-headers': 'TRANSPORT',
   'reset-mid-stream': 'STREAM_CLOSED',
   'stall-mid-stream': 'TIMEOUT',
   'stall-before-headers': 'TIMEOUT',
@@ -131,6 +133,8 @@ export function fault(name: FaultName, flavor: Flavor = 'openai', base: StreamSp
   const full = streamFor(flavor, base);
   const head = full.slice(0, Math.max(1, Math.floor(full.length / 2)));
   switch (name) {
+    case 'reset-before-headers':
+      return { resetBeforeHeaders: true };
     case 'reset-mid-stream':
       return { sse: [...head, { reset: true }] };
     case 'stall-mid-stream':
