@@ -281,3 +281,61 @@ export function isLosslessJson(value: unknown): value is JsonValue {
     throw e;
   }
 }
+
+/**
+ * `JSON.stringify` for logged (lossless, frozen) values, without its stack limit: V8's native
+ * serializer recurses and throws a RangeError a few thousand levels down, while the log accepts
+ * any depth. The native path runs first; only a value too deep for it takes the iterative walk,
+ * which produces the same text (same key order, same escaping).
+ */
+export function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+  }
+  return stringifyDeep(value);
+}
+
+function stringifyDeep(root: unknown): string {
+  const out: string[] = [];
+  // Each frame: the container, its keys (null for arrays), the next index.
+  const stack: { v: Record<string, unknown> | unknown[]; keys: string[] | null; i: number }[] = [];
+  const emit = (v: unknown): void => {
+    if (typeof v !== 'object' || v === null) {
+      out.push(JSON.stringify(v));
+      return;
+    }
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ v, keys: null, i: 0 });
+    } else {
+      out.push('{');
+      stack.push({ v: v as Record<string, unknown>, keys: Object.keys(v), i: 0 });
+    }
+  };
+  emit(root);
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    if (f.keys === null) {
+      const a = f.v as unknown[];
+      if (f.i >= a.length) {
+        out.push(']');
+        stack.pop();
+        continue;
+      }
+      if (f.i > 0) out.push(',');
+      emit(a[f.i++]);
+    } else {
+      if (f.i >= f.keys.length) {
+        out.push('}');
+        stack.pop();
+        continue;
+      }
+      const k = f.keys[f.i++]!;
+      out.push(f.i > 1 ? `,${JSON.stringify(k)}:` : `${JSON.stringify(k)}:`);
+      emit((f.v as Record<string, unknown>)[k]);
+    }
+  }
+  return out.join('');
+}

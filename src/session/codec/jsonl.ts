@@ -16,6 +16,7 @@ import { KNOWN_EVENT_TYPES } from '../events.js';
 import { SessionError } from '../errors.js';
 import { expandRow, isRowTag, packChunkRuns, RowError, type StorageRecord } from './rows.js';
 import { importLegacy } from './legacy.js';
+import { stringifyJson } from '../json.js';
 
 export interface LogWarning {
   code:
@@ -249,7 +250,7 @@ export function encodeHeaderLine(h: SessionHeader): string {
 export function encodeEvents(events: readonly SessionEvent[], opts: { pack?: boolean } = {}): string {
   const records: readonly StorageRecord[] = opts.pack === false ? events : packChunkRuns(events);
   let out = '';
-  for (const r of records) out += `${JSON.stringify(r)}\n`;
+  for (const r of records) out += `${stringifyJson(r)}\n`;
   return out;
 }
 
