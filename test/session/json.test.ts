@@ -4,7 +4,7 @@
  * it copies and freezes.
  */
 import { describe, expect, it } from 'vitest';
-import { freezeJsonInPlace, isLosslessJson, Session, snapshotJson, type SessionError } from '../../src/session/index.js';
+import { freezeJsonInPlace, isLosslessJson, Session, snapshotJson, stringifyJson, type SessionError } from '../../src/session/index.js';
 import { expectRefused, expectSessionError, fixedClock, newSession, openStep, toolResultMsg, userMsg } from './helpers.js';
 
 // A plugin event type whose payload is free-form JSON, so every value shape reaches the JSON check.
@@ -288,5 +288,34 @@ describe('snapshotJson / freezeJsonInPlace / isLosslessJson', () => {
     ];
     const err = expectSessionError(() => Session.restore({ version: 0, id: 's', createdAt: 0 }, events, { clock: fixedClock() }), 'NON_JSON');
     expect(err.details).toMatchObject({ seq: 1, path: '$.data.x[1]', eventType: FREE });
+  });
+});
+
+describe('stringifyJson', () => {
+  it('writes exactly what JSON.stringify writes', () => {
+    const values: unknown[] = [
+      null,
+      0,
+      -1.5e-7,
+      1e21,
+      'quote " backslash \\ newline \n tab \t nul \u0000 lone \ud800 emoji 😀',
+      [],
+      {},
+      [1, [2, [3, {}]], { a: [] }],
+      JSON.parse('{"__proto__":{"x":1},"b":[true,false,null],"":"empty key","é":"ü"}'),
+    ];
+    for (const v of values) expect(stringifyJson(v)).toBe(JSON.stringify(v));
+  });
+  it('writes values deeper than JSON.stringify can go, and they parse back', () => {
+    let v: unknown = { k: ['x', 1] };
+    for (let i = 0; i < 50_000; i++) v = i % 2 ? { a: v, b: 1 } : [0, v];
+    expect(() => JSON.stringify(v)).toThrow(RangeError);
+    const text = stringifyJson(v);
+    expect(text.startsWith('{"a":[0,{"a":[0,')).toBe(true);
+    expect(text.endsWith('}],"b":1}],"b":1}')).toBe(true);
+    // The native parser has no depth limit; compare a shallow prefix of its result structurally.
+    let back = JSON.parse(text) as unknown;
+    for (let i = 0; i < 50_000; i++) back = i % 2 ? (back as unknown[])[1] : (back as { a: unknown }).a;
+    expect(back).toEqual({ k: ['x', 1] });
   });
 });
