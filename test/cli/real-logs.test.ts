@@ -1,0 +1,104 @@
+/**
+ * The CLI on the 101 real dsh logs in ../shared: `check` agrees with dsh's verdict on each
+ * (../shared/fixtures/dsh-derived, produced by dsh's own code), a refusal names its line,
+ * `messages --json` prints exactly the history dsh derives, and `show` collapses every chunk run
+ * to the counts computed here from the raw file. `check` runs as the real binary; the 182
+ * per-log `show` and `messages` runs call the CLI's `main` in process (the same code, without
+ * 182 process starts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { beforeAll, expect, it } from 'vitest';
+import { describeShared, hasShared, sharedPath } from '../support/shared.js';
+import { chunkRuns, parseRaw } from './support/raw-log.js';
+import { runMain, type InprocRun } from './support/inproc.js';
+import { dsh } from './support/run.js';
+
+interface Oracle {
+  ok: boolean;
+  error?: string;
+  derivedMessages?: unknown[];
+  eventCount?: number | null;
+}
+
+const names = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const logPath = (n: string): string => sharedPath('fixtures', 'dsh', n);
+const oracle = (n: string): Oracle => JSON.parse(readFileSync(sharedPath('fixtures', 'dsh-derived', n.replace(/\.jsonl$/, '.json')), 'utf8')) as Oracle;
+
+describeShared('dsh log … on the real dsh logs', () => {
+  const accepted = names.filter((n) => oracle(n).ok);
+  const refused = names.filter((n) => !oracle(n).ok);
+
+  it('has the 101 logs, 91 accepted by dsh', () => {
+    expect(names).toHaveLength(101);
+    expect(accepted).toHaveLength(91);
+  });
+
+  it('check agrees with dsh on every log, and exits 1 because some are refused', async () => {
+    const r = await dsh(['log', 'check', '--json', ...names.map(logPath)]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { files: { file: string; ok: boolean; summary: { events: number } | null; problems: { severity: string; line?: number; code: string }[] }[] };
+    report.files.forEach((f, i) => {
+      const o = oracle(names[i]!);
+      expect(f.ok, names[i]).toBe(o.ok);
+      if (o.ok) {
+        expect(f.summary!.events, names[i]).toBe(o.eventCount);
+        expect(f.problems.every((p) => p.severity === 'warning'), names[i]).toBe(true);
+      } else {
+        expect(f.problems, names[i]).toEqual([expect.objectContaining({ severity: 'error', code: 'CORRUPT_LOG', line: 1 })]);
+      }
+    });
+  });
+
+  it('check passes on each accepted log alone and refuses each refused one with its line', async () => {
+    const ok = await dsh(['log', 'check', '-q', ...accepted.map(logPath)]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.trim().split('\n').at(-1)).toBe('91 files: 91 ok, 0 failed');
+    const bad = await dsh(['log', 'check', ...refused.map(logPath)]);
+    expect(bad.code).toBe(1);
+    for (const n of refused) {
+      expect(bad.stdout, n).toContain(`${logPath(n)}:1: error CORRUPT_LOG (rule storage): corrupt session log: the first line is not a session header`);
+      expect(bad.stdout, n).toContain(`${logPath(n)}: FAILED\n`);
+    }
+  });
+
+  const messages: InprocRun[] = [];
+  const shows: InprocRun[] = [];
+  beforeAll(async () => {
+    for (const n of accepted) {
+      messages.push(await runMain(['log', 'messages', '--json', logPath(n)]));
+      shows.push(await runMain(['log', 'show', logPath(n)]));
+    }
+  });
+
+  it('one real log, through the binary: messages --json is what dsh derives', async () => {
+    const n = 'acp-agent__fs-edit.jsonl';
+    const r = await dsh(['log', 'messages', '--json', logPath(n)]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(oracle(n).derivedMessages);
+  });
+
+  it('messages --json is exactly the history dsh derives, for every accepted log', () => {
+    accepted.forEach((n, i) => {
+      expect(messages[i]!.code, `${n}: ${messages[i]!.stderr}`).toBe(0);
+      expect(JSON.parse(messages[i]!.stdout), n).toEqual(oracle(n).derivedMessages);
+    });
+  });
+
+  it('show prints every turn and collapses every chunk run to the raw counts', () => {
+    accepted.forEach((n, i) => {
+      const r = shows[i]!;
+      expect(r.code, `${n}: ${r.stderr}`).toBe(0);
+      const { events } = parseRaw(readFileSync(logPath(n), 'utf8'));
+      const lines = r.stdout.split('\n');
+      const bySeq = new Map(lines.map((l) => /^\s*(\d+)  (.*)$/.exec(l)).filter((m) => m !== null).map((m) => [Number(m[1]), m[2]!]));
+      for (const e of events) {
+        if (e.type === 'turn/start') expect(bySeq.get(e.seq), n).toBe(`turn ${e.data.turn}`);
+        if (e.type === 'turn/end') expect(bySeq.get(e.seq), n).toMatch(new RegExp(`^turn ${e.data.turn} end: ${e.data.reason.kind}`));
+      }
+      for (const run of chunkRuns(events)) {
+        const text = bySeq.get(run.seq)!.trimStart();
+        expect(text.startsWith(run.deltas ? `stream: ${run.deltas}` : 'stream: '), `${n} #${run.seq}: ${text}`).toBe(true);
+      }
+    });
+  });
+});
