@@ -169,7 +169,7 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
   try {
     output = await bus.waterfall('tools/execute', { call, args, ctx }, (p) => runBody(def, p.args, p.ctx.signal === ctx.signal ? ctx : makeCtx(p.ctx.signal)));
   } catch (e) {
-    if (e instanceof ToolError) return errorOutcome(e.code, e.message, 'ToolError', e.meta);
+    if (e instanceof ToolError) return errorOutcome(e.code, e.message, e.name, e.meta);
     // A body that stopped *because of* the cancel is aborted; any other failure stays a failure.
     if (signal.aborted && (e === signal.reason || (e instanceof Error && e.name === 'AbortError'))) {
       return errorOutcome('ABORTED', `${call.name} was aborted`, 'AbortError');

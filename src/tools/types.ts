@@ -52,10 +52,27 @@ export interface ToolDefinition<A = any> {
   isConcurrencySafe?(args: A): boolean;
   /** The pipeline aborts the body after this long (`TIMEOUT` result). */
   timeoutMs?: number;
+  /** What approval policy needs to know about this tool; absent means `effects: 'external'`. */
+  permission?: ToolPermissionInfo<A>;
+}
+
+/**
+ * Where a tool's effects land, so policy can tell what the sandbox already contains:
+ * `none` (reads only), `fs` (writes through the filesystem seam, so confinement and the sandbox
+ * mode apply), `shell` (runs processes, contained only where the shell sandbox is enforced),
+ * `external` (anything else, e.g. an MCP server: nothing local contains it).
+ */
+export type ToolEffects = 'none' | 'fs' | 'shell' | 'external';
+
+export interface ToolPermissionInfo<A = any> {
+  effects: ToolEffects;
+  /** What a rule's pattern is matched against, e.g. `bash(git status*)` or `edit(src/**)`. */
+  subject?(args: A): { kind: 'command' | 'path'; value: string } | undefined;
 }
 
 /** Throw from a tool body to produce an error result with a stable code. */
 export class ToolError extends Error {
+  override name = 'ToolError';
   constructor(
     readonly code: string,
     message: string,
@@ -63,7 +80,6 @@ export class ToolError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ToolError';
   }
 }
 

@@ -1,0 +1,113 @@
+/**
+ * `bash`: a fresh `bash -c` per call, through the shell seam (where a sandbox may wrap it).
+ * Output is reported as dsh reports it: stdout, then a `[stderr]` section, then
+ * `[exit code: N]` when non-zero; `(no output)` when there is none.
+ */
+import { z } from 'zod';
+import type { JsonObject } from '../../model/json.js';
+import type { ToolDefinition, ToolResultValue } from '../types.js';
+import { ToolError } from '../types.js';
+import type { ShellSpawnRequest } from '../shell/hooks.js';
+import { plainPlan } from '../shell/hooks.js';
+import { runForeground, type RunResult } from '../shell/run.js';
+import type { SandboxReport } from '../permissions/modes.js';
+import { fsFor, spillNote, type BuiltinEnv } from './env.js';
+import '../shell/hooks.js';
+
+const params = z.object({
+  command: z.string().min(1).describe('The bash command to execute.'),
+  description: z
+    .string()
+    .optional()
+    .describe('Clear, concise description of what this command does in active voice, 5-10 words (shown in the UI).'),
+  timeoutMs: z.number().positive().optional().describe('Timeout in milliseconds. A default applies, and a cap; the command is killed on expiry.'),
+  workdir: z.string().optional().describe('Working directory for this command. Defaults to the workspace root; a relative path resolves against it.'),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe('Run in the background and return a job id immediately (collect with job_output, stop with job_kill). No timeout applies.'),
+  sandbox_permissions: z
+    .enum(['danger-full-access'])
+    .optional()
+    .describe('Ask to run this one command outside the file sandbox; needs approval. Give a justification.'),
+  justification: z.string().optional().describe('Why this command needs to leave the sandbox (shown to the approver).'),
+});
+type Args = z.infer<typeof params>;
+
+export function sandboxNote(s: SandboxReport | undefined): string | undefined {
+  if (!s || s.enforcement === 'full') return undefined;
+  return `[sandbox: ${s.mode} is only partially enforced on this machine (${s.reason ?? 'no sandbox backend'}); this command ran without a file sandbox]`;
+}
+
+function looksDenied(r: RunResult): boolean {
+  return /Read-only file system|Permission denied|Operation not permitted/.test(r.stderr.text);
+}
+
+function format(r: RunResult, timeoutMs: number, sandbox: SandboxReport | undefined): ToolResultValue {
+  const parts: string[] = [];
+  const out = r.stdout.text;
+  const err = r.stderr.text;
+  if (out) parts.push(out.endsWith('\n') || !err ? out : `${out}\n`);
+  if (err) parts.push(`[stderr]\n${err}`);
+  let text = parts.join('');
+  if (!text) text = '(no output)';
+  const tail: string[] = [];
+  if (r.timedOut) tail.push(`[timed out after ${timeoutMs} ms; the command was killed. Use a larger timeoutMs or run_in_background for long commands]`);
+  else if (r.signal) tail.push(`[killed by signal ${r.signal}]`);
+  else if (r.exitCode !== null && r.exitCode !== 0) tail.push(`[exit code: ${r.exitCode}]`);
+  if (sandbox?.backend && sandbox.enforcement === 'full' && sandbox.mode !== 'danger-full-access' && looksDenied(r)) {
+    tail.push(`[sandbox: file access denied under ${sandbox.mode} mode — a policy denial, not a bug in the command; do not retry another way]`);
+  }
+  const note = sandboxNote(sandbox);
+  if (note) tail.push(note);
+  if (r.stdout.spillPath) tail.push(spillNote(`Omitted ${r.stdout.omittedBytes} bytes of stdout`, r.stdout.spillPath));
+  if (r.stderr.spillPath) tail.push(spillNote(`Omitted ${r.stderr.omittedBytes} bytes of stderr`, r.stderr.spillPath));
+  if (tail.length) text += `${text.endsWith('\n') ? '' : '\n'}${tail.join('\n')}`;
+  const meta: Record<string, JsonObject[keyof JsonObject]> = { exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut };
+  if (sandbox) meta.sandbox = { ...sandbox };
+  if (r.stdout.spillPath) meta.stdoutSpill = r.stdout.spillPath;
+  if (r.stderr.spillPath) meta.stderrSpill = r.stderr.spillPath;
+  const result: ToolResultValue = { content: text, meta };
+  if (r.timedOut) {
+    result.isError = true;
+    result.error = { name: 'BashError', code: 'BASH_TIMEOUT' };
+  }
+  return result;
+}
+
+export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
+  return {
+    name: 'bash',
+    description:
+      'Execute a bash command (`bash -c`) and return its stdout/stderr. Each call runs in a fresh shell: no state (cwd, variables, functions) persists between calls; pass `workdir` instead of using `cd`. Non-zero exits are reported as `[exit code: N]`. Commands may run under a file sandbox; a blocked file operation is reported as `[sandbox: file access denied under <mode> mode]`. Long output is cut to its head and tail; the full output is saved to a file whose path is reported. Set `run_in_background: true` for long-running commands: the call returns a job id immediately; read its output with `job_output` and stop it with `job_kill`.',
+    parameters: params,
+    permission: { effects: 'shell', subject: (a) => ({ kind: 'command', value: a.command }) },
+    async execute(args, ctx) {
+      const cwd = await fsFor(ctx, env).stat(args.workdir ?? '.');
+      if (cwd.type !== 'directory') throw new ToolError('BASH_BAD_WORKDIR', `workdir "${args.workdir}" is not a directory`);
+      const req: ShellSpawnRequest = {
+        command: args.command,
+        cwd: cwd.path,
+        root: ctx.cwd,
+        env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', ...env.shellEnv },
+        background: args.run_in_background === true,
+        caller: { callId: ctx.callId, toolName: ctx.toolName },
+      };
+      const plan = await ctx.bus.waterfall('shell/spawn', req, plainPlan);
+      if (args.run_in_background) {
+        const job = env.jobs.start(args.command, plan, plan.sandbox);
+        const note = sandboxNote(plan.sandbox);
+        return {
+          content: `started background job ${job.id}${note ? `\n${note}` : ''}`,
+          meta: { jobId: job.id, ...(plan.sandbox ? { sandbox: { ...plan.sandbox } } : {}), ...(job.logPath ? { log: job.logPath } : {}) },
+        };
+      }
+      const timeoutMs = Math.min(args.timeoutMs ?? env.bash.defaultTimeoutMs, env.bash.maxTimeoutMs);
+      const r = await runForeground(plan, { timeoutMs, signal: ctx.signal, maxOutputBytes: env.bash.maxOutputBytes, spillDir: env.spillDir });
+      if (r.spawnError !== undefined && r.exitCode === null && !r.timedOut && !r.aborted) {
+        throw new ToolError('BASH_SPAWN_FAILED', `the shell could not be started (${plan.file}): ${r.spawnError}`);
+      }
+      return format(r, timeoutMs, plan.sandbox);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * `codingTools()`: the plugin that registers the built-in tools (dsh's names and argument
+ * shapes) and confines the filesystem seam to the workspace. Permissions (sandbox modes,
+ * approval) are a separate plugin, `permissions()`.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Plugin } from '../agent/agent.js';
+import type { ToolDefinition } from './types.js';
+import { JobRegistry } from './shell/jobs.js';
+import { attachFsPolicy, workspaceConfinement } from './fs/policy.js';
+import type { BashLimits, BuiltinEnv } from './builtin/env.js';
+import { bashTool } from './builtin/bash.js';
+import { jobKillTool, jobListTool, jobOutputTool } from './builtin/jobs.js';
+import { readTool } from './builtin/read.js';
+import { editTool, writeTool } from './builtin/write-edit.js';
+import { globTool, grepTool } from './builtin/search.js';
+import { todoWriteTool } from './builtin/todo.js';
+
+export const BUILTIN_TOOL_NAMES = ['bash', 'job_output', 'job_kill', 'job_list', 'read', 'write', 'edit', 'glob', 'grep', 'todo_write'] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+export interface CodingToolsOptions {
+  /** Register only these (default: all). */
+  only?: readonly BuiltinToolName[];
+  bash?: Partial<BashLimits>;
+  /** Extra environment for shell commands. */
+  shellEnv?: Record<string, string>;
+  /** Where oversized output and job logs go; default a per-session directory under the OS tmpdir. */
+  spillDir?: string;
+  /** `auto` (default) searches with ripgrep when installed; `off` forces the JS search. */
+  ripgrep?: 'auto' | 'off' | string;
+  /**
+   * Confine the filesystem seam to the workspace (default true). Turning it off makes file tools
+   * reach anything the process can; only for trusted, already isolated environments.
+   */
+  confine?: boolean;
+}
+
+export const DEFAULT_BASH_LIMITS: BashLimits = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputBytes: 30_000 };
+
+export function codingTools(opts: CodingToolsOptions = {}): Plugin {
+  return (host) => {
+    const spillDir = opts.spillDir ?? join(tmpdir(), `dsh-${host.session.id}`);
+    const jobs = new JobRegistry({ logDir: spillDir });
+    const env: BuiltinEnv = {
+      spillDir,
+      jobs,
+      fs: opts.ripgrep !== undefined ? { ripgrep: opts.ripgrep } : {},
+      bash: { ...DEFAULT_BASH_LIMITS, ...opts.bash },
+      ...(opts.shellEnv ? { shellEnv: opts.shellEnv } : {}),
+    };
+    const all: Record<BuiltinToolName, () => ToolDefinition> = {
+      bash: () => bashTool(env),
+      job_output: () => jobOutputTool(env),
+      job_kill: () => jobKillTool(env),
+      job_list: () => jobListTool(env),
+      read: () => readTool(env),
+      write: () => writeTool(env),
+      edit: () => editTool(env),
+      glob: () => globTool(env),
+      grep: () => grepTool(env),
+      todo_write: () => todoWriteTool(),
+    };
+    for (const name of opts.only ?? BUILTIN_TOOL_NAMES) host.tool(all[name]());
+    if (opts.confine !== false) {
+      // First in every fs/* chain, so every later policy sees a checked real path.
+      attachFsPolicy(host.on, 'workspace-confinement', workspaceConfinement([{ path: spillDir, access: 'read' }]), { prepend: true });
+    }
+    return () => void jobs.dispose();
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * `permissions()`: the sandbox mode and the approval policy, as one plugin.
+ *
+ * Where each part attaches, once:
+ * - `tools/pre-execute`: rules and the approval policy decide allow / deny / ask (the pipeline
+ *   logs `approval/asked` and `approval/decided`, and a non-interactive run answers
+ *   `unavailable`, so whatever would ask is denied with a result that says why);
+ * - `tools/execute`: marks a call whose one-call escalation (`sandbox_permissions`) was
+ *   approved, for the two seams below, for exactly the duration of its body;
+ * - `shell/spawn`: wraps commands in bubblewrap under `read-only` and `workspace-write`, or
+ *   reports the mode as partially enforced where bubblewrap cannot run;
+ * - `fs/*`: refuses file writes under `read-only`.
+ *
+ * Workspace confinement of file tools is `codingTools()`'s, and holds in every mode.
+ */
+import { realpath } from 'node:fs/promises';
+import type { Plugin } from '../../agent/agent.js';
+import type { ToolDefinition } from '../types.js';
+import type { PreExecuteDecision } from '../hooks.js';
+import { FsError } from '../fs/errors.js';
+import { attachFsPolicy } from '../fs/policy.js';
+import type { ShellSpawnPlan, ShellSpawnRequest } from '../shell/hooks.js';
+import { bubblewrapArgs, probeBubblewrap } from '../shell/bubblewrap.js';
+import type { ApprovalPolicy, SandboxMode, SandboxReport } from './modes.js';
+import { firstMatch, parseRules, type Subject } from './rules.js';
+import '../hooks.js';
+import '../shell/hooks.js';
+
+export interface PermissionsOptions {
+  /** Default `workspace-write`. */
+  sandbox?: SandboxMode;
+  /** Default `ask`. */
+  approval?: ApprovalPolicy;
+  allow?: readonly string[];
+  ask?: readonly string[];
+  deny?: readonly string[];
+  /** Path of the bwrap binary (default `bwrap` on PATH); `false` disables the backend. */
+  bubblewrap?: string | false;
+}
+
+function wantsEscalation(args: unknown): boolean {
+  return typeof args === 'object' && args !== null && (args as { sandbox_permissions?: unknown }).sandbox_permissions === 'danger-full-access';
+}
+
+function subjectOf(def: ToolDefinition | undefined, args: unknown): Subject | undefined {
+  try {
+    return def?.permission?.subject?.(args);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How the shell sandbox will be enforced for `mode` on this machine. */
+export async function shellEnforcement(mode: SandboxMode, bubblewrap: string | false = 'bwrap'): Promise<SandboxReport> {
+  if (mode === 'danger-full-access') return { mode, enforcement: 'full' };
+  if (bubblewrap === false) return { mode, enforcement: 'partial', reason: 'the bubblewrap backend is disabled in the configuration' };
+  const probe = await probeBubblewrap(bubblewrap);
+  if (!probe.ok) return { mode, enforcement: 'partial', reason: probe.reason ?? 'bubblewrap is unusable' };
+  return { mode, enforcement: 'full', backend: 'bubblewrap' };
+}
+
+export function permissions(opts: PermissionsOptions = {}): Plugin {
+  const mode: SandboxMode = opts.sandbox ?? 'workspace-write';
+  const policy: ApprovalPolicy = opts.approval ?? 'ask';
+  const rules = parseRules(opts);
+  const bwrap = opts.bubblewrap ?? 'bwrap';
+  return (host) => {
+    host.session.append('sandbox/mode', { mode, source: 'config' });
+    host.session.append('approval/policy', { policy });
+    const escalated = new Set<string>();
+    const workspace = host.agent.options.cwd;
+
+    host.on(
+      'tools/pre-execute',
+      async ({ call, args }, next): Promise<PreExecuteDecision> => {
+        const def = host.agent.tools.get(call.name);
+        const effects = def?.permission?.effects ?? 'external';
+        const subject = subjectOf(def, args);
+        const deny = firstMatch(rules.deny, call.name, subject, workspace);
+        if (deny) return { kind: 'deny', reason: `it matches the deny rule "${deny.source}"` };
+        const allow = firstMatch(rules.allow, call.name, subject, workspace);
+        if (wantsEscalation(args) && mode !== 'danger-full-access') {
+          if (allow) return next();
+          if (policy === 'never') {
+            return { kind: 'deny', reason: `it asks to leave the ${mode} sandbox, and the approval policy is "never", so no one can approve that. Work within the sandbox instead` };
+          }
+          const why = (args as { justification?: unknown }).justification;
+          return { kind: 'ask', reason: `escalate sandbox to danger-full-access: ${typeof why === 'string' && why ? why : '(no justification given)'}` };
+        }
+        const ask = firstMatch(rules.ask, call.name, subject, workspace);
+        if (ask) {
+          if (policy === 'never') return { kind: 'deny', reason: `it matches the ask rule "${ask.source}", and the approval policy is "never", so no one can approve it` };
+          return { kind: 'ask', reason: `it matches the ask rule "${ask.source}"` };
+        }
+        if (allow || effects === 'none' || effects === 'fs' || policy === 'never') return next();
+        if (effects === 'shell') {
+          const e = await shellEnforcement(mode, bwrap);
+          if (mode !== 'danger-full-access' && e.enforcement === 'full') return next();
+          return {
+            kind: 'ask',
+            reason:
+              mode === 'danger-full-access'
+                ? `${call.name} runs without a sandbox (mode danger-full-access)`
+                : `${call.name} would run without a sandbox: ${mode} is only partially enforced here (${e.reason})`,
+          };
+        }
+        return { kind: 'ask', reason: `${call.name} acts outside the sandbox (a tool the sandbox does not contain)` };
+      },
+      { name: 'permissions' },
+    );
+
+    host.on(
+      'tools/execute',
+      async (p, next) => {
+        if (!wantsEscalation(p.args)) return next();
+        escalated.add(p.call.callId);
+        try {
+          return await next();
+        } finally {
+          escalated.delete(p.call.callId);
+        }
+      },
+      { name: 'permissions-escalation' },
+    );
+
+    host.on(
+      'shell/spawn',
+      async (req: ShellSpawnRequest, next): Promise<ShellSpawnPlan> => {
+        const plan = await next(req);
+        if (req.caller.callId !== undefined && escalated.has(req.caller.callId) && mode !== 'danger-full-access') {
+          return { ...plan, sandbox: { mode: 'danger-full-access', enforcement: 'full', escalatedFrom: mode } };
+        }
+        const e = await shellEnforcement(mode, bwrap);
+        if (mode === 'danger-full-access' || e.enforcement !== 'full' || bwrap === false) return { ...plan, sandbox: e };
+        const root = await realpath(req.root);
+        return { ...plan, file: bwrap, args: [...bubblewrapArgs(mode, root, plan.cwd), plan.file, ...plan.args], sandbox: e };
+      },
+      { name: 'permissions-sandbox' },
+    );
+
+    attachFsPolicy(host.on, 'permissions-sandbox', (req) => {
+      if (req.access === 'write' && mode === 'read-only' && !(req.caller.callId !== undefined && escalated.has(req.caller.callId))) {
+        throw new FsError(
+          'FS_SANDBOX_DENIED',
+          `cannot ${req.op} "${req.requested}": the sandbox mode is read-only, so file changes are not allowed in this session`,
+        );
+      }
+      return req;
+    });
+  };
+}

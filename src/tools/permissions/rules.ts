@@ -1,0 +1,86 @@
+/**
+ * Permission rules: `tool` or `tool(pattern)`.
+ *
+ * - The tool part is a name, or a glob over names (`everything__*`, `*`).
+ * - The pattern is matched against the tool's *subject*: a shell command (`bash(git status*)`:
+ *   `*` spans anything) or a path (`edit(src/**)`: workspace-relative, `/`-separated, `*` stays
+ *   within one segment, `**` spans segments). A rule with a pattern never matches a tool without
+ *   a subject of that kind.
+ *
+ * Compound shell commands: an *allow* rule matches only a command with no shell control
+ * operators (`;`, `&`, `|`, `` ` ``, `$(`, `<`, `>`, newline) beyond those the pattern itself
+ * spells, so `bash(git status*)` does not allow `git status; rm -rf ~`. *Deny* and *ask* rules
+ * match the whole command or any simple command inside it, so `bash(rm *)` catches `make && rm x`.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { globToRegExp } from '../glob-match.js';
+
+export class PermissionRuleError extends Error {
+  override name = 'PermissionRuleError';
+  readonly code = 'INVALID_PERMISSION_RULE';
+}
+
+export interface Subject {
+  kind: 'command' | 'path';
+  value: string;
+}
+
+export interface PermissionRule {
+  /** The rule as written (quoted in decisions). */
+  source: string;
+  matches(toolName: string, subject: Subject | undefined, workspace: string): boolean;
+}
+
+const RULE = /^([A-Za-z0-9_*?-]+)(?:\((.*)\))?$/s;
+const CONTROL = /[;&|`<>\n]|\$\(/;
+const SPLIT = /\s*(?:;|&&|\|\||\||&|\n)\s*/;
+
+function normalizePath(value: string, workspace: string): { rel: string; abs: string } {
+  const abs = resolve(workspace, value);
+  const r = relative(workspace, abs);
+  const rel = r === '' ? '.' : r.startsWith('..') || isAbsolute(r) ? abs : r;
+  return { rel: rel.split(sep).join('/'), abs: abs.split(sep).join('/') };
+}
+
+export function parseRule(source: string, kind: 'allow' | 'ask' | 'deny'): PermissionRule {
+  const m = RULE.exec(source.trim());
+  if (!m) throw new PermissionRuleError(`permission rule "${source}" must be written tool or tool(pattern), e.g. bash(git status*) or edit(src/**)`);
+  const toolRe = globToRegExp(m[1]!, 'text');
+  const pattern = m[2];
+  if (pattern === undefined) return { source, matches: (name) => toolRe.test(name) };
+  if (pattern.trim() === '') throw new PermissionRuleError(`permission rule "${source}" has an empty pattern; write ${m[1]} to match every call`);
+  const textRe = globToRegExp(pattern.trim(), 'text');
+  const pathRe = globToRegExp(pattern.trim().replace(/^\.\//, ''), 'path');
+  const patternHasControl = CONTROL.test(pattern);
+  return {
+    source,
+    matches(name, subject, workspace) {
+      if (!toolRe.test(name) || subject === undefined) return false;
+      if (subject.kind === 'path') {
+        const p = normalizePath(subject.value, workspace);
+        return pathRe.test(p.rel) || pathRe.test(p.abs);
+      }
+      const cmd = subject.value.trim();
+      if (kind === 'allow') return textRe.test(cmd) && (patternHasControl || !CONTROL.test(cmd));
+      return textRe.test(cmd) || cmd.split(SPLIT).some((part) => part !== '' && textRe.test(part.replace(/^\(+|\)+$/g, '').trim()));
+    },
+  };
+}
+
+export interface RuleSet {
+  allow: PermissionRule[];
+  ask: PermissionRule[];
+  deny: PermissionRule[];
+}
+
+export function parseRules(rules: { allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[] }): RuleSet {
+  return {
+    allow: (rules.allow ?? []).map((r) => parseRule(r, 'allow')),
+    ask: (rules.ask ?? []).map((r) => parseRule(r, 'ask')),
+    deny: (rules.deny ?? []).map((r) => parseRule(r, 'deny')),
+  };
+}
+
+export function firstMatch(list: readonly PermissionRule[], name: string, subject: Subject | undefined, workspace: string): PermissionRule | undefined {
+  return list.find((r) => r.matches(name, subject, workspace));
+}

@@ -1,0 +1,98 @@
+/**
+ * Run one spawn plan in the foreground: its own process group (so a timeout or cancel ends the
+ * whole tree, not just the shell), no stdin, bounded capture of stdout and stderr.
+ *
+ * When the shell exits, whatever it left running in its group is ended too: a fresh shell per
+ * call means nothing outlives the call (long-running work belongs in `run_in_background`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { ShellSpawnPlan } from './hooks.js';
+import { StreamCapture, type CapturedOutput } from './capture.js';
+
+export interface RunOptions {
+  timeoutMs: number;
+  signal: AbortSignal;
+  maxOutputBytes: number;
+  spillDir?: string;
+}
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The process could not be started at all. */
+  spawnError?: string;
+  stdout: CapturedOutput;
+  stderr: CapturedOutput;
+}
+
+/** How long a process group gets to exit after SIGTERM before SIGKILL. */
+const KILL_GRACE_MS = 2000;
+
+export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+export function spawnPlan(plan: ShellSpawnPlan): ChildProcess {
+  return spawn(plan.file, plan.args, {
+    cwd: plan.cwd,
+    env: plan.env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // own session and process group: no controlling terminal, killable as a group
+  });
+}
+
+export function runForeground(plan: ShellSpawnPlan, opts: RunOptions): Promise<RunResult> {
+  const out = new StreamCapture(opts.maxOutputBytes, opts.spillDir, 'stdout');
+  const err = new StreamCapture(opts.maxOutputBytes, opts.spillDir, 'stderr');
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let aborted = false;
+    let spawnError: string | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const child = spawnPlan(plan);
+    const stop = (): void => {
+      killGroup(child, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      if (aborted) return;
+      timedOut = true;
+      stop();
+    }, opts.timeoutMs);
+    const onAbort = (): void => {
+      if (timedOut) return;
+      aborted = true;
+      stop();
+    };
+    const settle = (code: number | null, sig: NodeJS.Signals | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      opts.signal.removeEventListener('abort', onAbort);
+      void Promise.all([out.finish(), err.finish()]).then(([stdout, stderr]) => {
+        const r: RunResult = { exitCode: code, signal: sig, timedOut, aborted, stdout, stderr };
+        if (spawnError !== undefined) r.spawnError = spawnError;
+        resolve(r);
+      });
+    };
+    if (opts.signal.aborted) onAbort();
+    else opts.signal.addEventListener('abort', onAbort, { once: true });
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => {
+      spawnError = e.message;
+      if (child.pid === undefined) settle(null, null); // never started: no 'close' is owed
+    });
+    child.on('exit', () => killGroup(child, 'SIGKILL'));
+    child.on('close', (code, sig) => settle(code, sig));
+  });
+}
