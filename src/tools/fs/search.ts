@@ -74,7 +74,9 @@ export async function searchJs(req: FsSearchRequest, realRoot: string): Promise<
   const include = req.include ? pathMatcher(req.include) : undefined;
   const st = await stat(req.path);
   const files: string[] = [];
-  if (st.isFile()) files.push(req.path);
+  if (st.isFile()) {
+    if (!include || include(req.path.slice(req.path.lastIndexOf('/') + 1))) files.push(req.path);
+  }
   else {
     for await (const f of walkFiles(req.path, req.signal ? { root: realRoot, gitignore: true, signal: req.signal } : { root: realRoot, gitignore: true })) {
       if (include && !include(f.path)) continue;
@@ -110,7 +112,9 @@ export function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = '
   const target = toPosix(relative(realRoot, req.path)) || '.';
   const args = ['--json', '--hidden', '--no-require-git', '--no-ignore-dot', '--no-ignore-global', '--no-ignore-exclude', '--no-config'];
   for (const d of VCS_DIRS) args.push('--glob', `!${d}`);
-  if (req.include) args.push('--glob', req.include);
+  // Not `--glob include`: ripgrep's globs override .gitignore, which would search ignored files.
+  const include = req.include ? pathMatcher(req.include) : undefined;
+  const prefix = target === '.' ? '' : `${target}/`;
   args.push('--regexp', req.pattern, '--', target);
   return new Promise((resolve, reject) => {
     const child = spawn(rgPath, args, { cwd: realRoot, stdio: ['ignore', 'pipe', 'pipe'], ...(req.signal ? { signal: req.signal } : {}) });
@@ -126,7 +130,9 @@ export function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = '
       const p = decode(m.data.path);
       const text = decode(m.data.lines);
       if (p === undefined || text === undefined || m.data.line_number === undefined) return;
-      all.push({ path: p.replace(/^\.\//, ''), lineNumber: m.data.line_number, line: text });
+      const rel = p.replace(/^\.\//, '');
+      if (include && !include(rel.startsWith(prefix) ? rel.slice(prefix.length) : rel.slice(rel.lastIndexOf('/') + 1))) return;
+      all.push({ path: rel, lineNumber: m.data.line_number, line: text });
       if (all.length >= COLLECT_CAP) {
         capped = true;
         child.kill();
