@@ -170,7 +170,11 @@ export class Agent {
       adapter: (a) => track(this.adapters.register(a)),
     };
     const d = plugin(host);
+    let done = false;
     const dispose: Disposer = () => {
+      if (done) return;
+      done = true;
+      this.disposers = this.disposers.filter((x) => x !== dispose);
       if (d) d();
       for (const x of own.splice(0).reverse()) x();
     };
@@ -259,6 +263,9 @@ export class Agent {
 
   private async drive(): Promise<void> {
     try {
+      // Start on the next microtask: input sent in the same synchronous run (a prompt plus its
+      // injected context, say) is claimed together.
+      await null;
       if (!this.startedOnce) {
         this.startedOnce = true;
         this.bus.emit('agent/session-start', { agent: this, source: this.session.firstLiveSeq > 0 ? 'resume' : 'startup' });
@@ -292,6 +299,7 @@ export class Agent {
       for (;;) {
         signal.throwIfAborted();
         const claimed = this.inbox.claim(target, turn);
+        this.wakePending = false; // a claim takes all of next-step: any pending steer is served
         const decision = await this.bus.waterfall('agent/pre-step', { agent: this, messages: claimed, turn, step: step + 1, signal }, (p) => ({
           kind: 'enter' as const,
           messages: p.messages,

@@ -11,11 +11,12 @@
 import type { GenerateRequest } from '../model/request.js';
 import type { Session } from '../session/session.js';
 import { deepEqual } from '../session/surface.js';
+import { LlmError } from '../model/failure.js';
 
-export class InvariantError extends Error {
-  readonly code = 'INVARIANT';
+/** An `LlmError` so the turn records it verbatim (`code: 'INVARIANT'`), and no retry policy retries it. */
+export class InvariantError extends LlmError {
   constructor(message: string) {
-    super(message);
+    super({ code: 'INVARIANT', message });
     this.name = 'InvariantError';
   }
 }
