@@ -1,6 +1,6 @@
 /** Shared set-up for the tools tests: a temporary workspace and a way to run one tool call. */
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createAgent, type Agent, type Plugin } from '../../src/agent/agent.js';
@@ -14,10 +14,18 @@ afterEach(() => {
 });
 
 /** A fresh directory under the OS tmpdir, removed after the test. */
-export function tempDir(prefix = 'dsh-tools-'): string {
-  const d = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function tempDir(prefix = 'dsh-tools-', base = tmpdir()): string {
+  const d = realpathSync(mkdtempSync(join(base, prefix)));
   made.push(d);
   return d;
+}
+
+/**
+ * A directory outside the workspace *and* outside /tmp: inside the bubblewrap sandbox /tmp is a
+ * private tmpfs, so a /tmp path would be invisible there rather than read-only.
+ */
+export function outsideDir(): string {
+  return tempDir('dsh-outside-', existsSync('/var/tmp') ? '/var/tmp' : homedir());
 }
 
 /** Write files (path → content) under `root`, creating directories. */

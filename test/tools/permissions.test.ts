@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { codingTools } from '../../src/tools/coding-tools.js';
+import { permissions, type PermissionsOptions } from '../../src/tools/permissions/plugin.js';
+import { parseRule, PermissionRuleError } from '../../src/tools/permissions/rules.js';
+import { probeBubblewrap } from '../../src/tools/shell/bubblewrap.js';
+import type { ApprovalHandler, ApprovalRequest } from '../../src/tools/pipeline.js';
+import type { Plugin } from '../../src/agent/agent.js';
+import { agentFor, call, outsideDir, tempDir, text, writeTree } from './helpers.js';
+
+const bwrap = await probeBubblewrap();
+const NO_BWRAP = '/nonexistent/bwrap';
+
+/** A tool with no permission info: treated as external (e.g. what an MCP server offers). */
+const externalTool: Plugin = (host) =>
+  host.tool({ name: 'remote_thing', description: 'x', parameters: z.object({}), execute: () => 'remote ran' });
+
+function setup(p: PermissionsOptions, approve?: ApprovalHandler, files: Record<string, string> = { 'a.txt': 'alpha\n' }) {
+  const root = tempDir();
+  writeTree(root, files);
+  const asked: ApprovalRequest[] = [];
+  const recordingApprove: ApprovalHandler | undefined = approve
+    ? (r, s) => {
+        asked.push(r);
+        return approve(r, s);
+      }
+    : undefined;
+  const agent = agentFor(root, [codingTools({ ripgrep: 'off' }), permissions(p), externalTool], recordingApprove ? { approve: recordingApprove } : {});
+  const events = (type: string) => agent.session.events.filter((e) => e.type === type).map((e) => e.data);
+  return { root, agent, asked, events };
+}
+
+describe('rules', () => {
+  const ws = '/ws';
+  it('bash(git status*) allows the command and its flags, not a compound command', () => {
+    const r = parseRule('bash(git status*)', 'allow');
+    expect(r.matches('bash', { kind: 'command', value: 'git status --short' }, ws)).toBe(true);
+    expect(r.matches('bash', { kind: 'command', value: 'git status; rm -rf ~' }, ws)).toBe(false);
+    expect(r.matches('bash', { kind: 'command', value: 'git status && curl evil' }, ws)).toBe(false);
+    expect(r.matches('bash', { kind: 'command', value: 'git statusx $(id)' }, ws)).toBe(false);
+    expect(r.matches('bash', { kind: 'command', value: 'git log' }, ws)).toBe(false);
+    expect(r.matches('edit', { kind: 'command', value: 'git status' }, ws)).toBe(false);
+  });
+
+  it('deny rules catch a matching part of a compound command', () => {
+    const r = parseRule('bash(rm *)', 'deny');
+    expect(r.matches('bash', { kind: 'command', value: 'make && rm build.o' }, ws)).toBe(true);
+    expect(r.matches('bash', { kind: 'command', value: 'echo hi | (rm x)' }, ws)).toBe(true);
+    expect(r.matches('bash', { kind: 'command', value: 'echo rm' }, ws)).toBe(false);
+  });
+
+  it('path patterns are workspace-relative globs', () => {
+    const r = parseRule('edit(src/**)', 'allow');
+    expect(r.matches('edit', { kind: 'path', value: 'src/a/b.ts' }, ws)).toBe(true);
+    expect(r.matches('edit', { kind: 'path', value: '/ws/src/x.ts' }, ws)).toBe(true);
+    expect(r.matches('edit', { kind: 'path', value: './src/x.ts' }, ws)).toBe(true);
+    expect(r.matches('edit', { kind: 'path', value: 'lib/x.ts' }, ws)).toBe(false);
+    expect(r.matches('edit', { kind: 'path', value: 'src/../lib/x.ts' }, ws)).toBe(false);
+    expect(parseRule('write(*.md)', 'deny').matches('write', { kind: 'path', value: 'docs/a.md' }, ws)).toBe(false);
+  });
+
+  it('tool names may be globs; a bare name matches every call; a pattern needs a subject', () => {
+    expect(parseRule('everything__*', 'allow').matches('everything__echo', undefined, ws)).toBe(true);
+    expect(parseRule('bash', 'allow').matches('bash', { kind: 'command', value: 'anything; at all' }, ws)).toBe(true);
+    expect(parseRule('remote(x*)', 'allow').matches('remote', undefined, ws)).toBe(false);
+  });
+
+  it('rejects malformed rules with a typed error', () => {
+    expect(() => parseRule('bash(', 'allow')).toThrow(PermissionRuleError);
+    expect(() => parseRule('bash()', 'allow')).toThrow(/empty pattern/);
+    expect(() => parseRule('two words', 'deny')).toThrow(/tool or tool\(pattern\)/);
+  });
+});
+
+describe('permissions plugin', () => {
+  it('logs the sandbox mode and the approval policy', () => {
+    const { events } = setup({ sandbox: 'read-only', approval: 'never' });
+    expect(events('sandbox/mode')).toEqual([{ mode: 'read-only', source: 'config' }]);
+    expect(events('approval/policy')).toEqual([{ policy: 'never' }]);
+  });
+
+  it('a deny rule denies with a result that names the rule', async () => {
+    const { agent } = setup({ deny: ['bash(rm *)'], approval: 'never' });
+    const o = await call(agent, 'bash', { command: 'rm -rf a.txt' });
+    expect(o.error).toEqual({ name: 'PermissionDeniedError', code: 'DENIED' });
+    expect(text(o)).toBe('Error: bash was denied: it matches the deny rule "bash(rm *)"');
+  });
+
+  it('a non-interactive run denies what would ask, says why, and logs the ask and the decision', async () => {
+    const { agent, events } = setup({ ask: ['write(*.txt)'] });
+    const o = await call(agent, 'write', { file_path: 'a.txt', content: 'changed' });
+    expect(o.error).toEqual({ name: 'ApprovalError', code: 'APPROVAL_UNAVAILABLE' });
+    expect(text(o)).toContain('needs approval and no one can approve in this session (non-interactive); it was not run');
+    expect(text(o)).toContain('it matches the ask rule "write(*.txt)"');
+    const [asked] = events('approval/asked') as { id: string; toolName: string; reason: string }[];
+    expect(asked).toMatchObject({ toolName: 'write', reason: 'it matches the ask rule "write(*.txt)"' });
+    expect(events('approval/decided')).toEqual([{ id: asked!.id, outcome: 'unavailable' }]);
+  });
+
+  it('the approval callback decides: allowed-once runs the call, rejected does not', async () => {
+    let answer: 'allowed-once' | 'rejected' = 'allowed-once';
+    const { agent, asked, root } = setup({ ask: ['write(*.txt)'] }, () => answer);
+    expect((await call(agent, 'write', { file_path: 'a.txt', content: 'v2' })).isError).toBe(false);
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('v2');
+    answer = 'rejected';
+    const o = await call(agent, 'write', { file_path: 'a.txt', content: 'v3' });
+    expect(o.error?.code).toBe('APPROVAL_REJECTED');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('v2');
+    expect(asked.map((a) => [a.toolName, a.args])).toEqual([
+      ['write', { file_path: 'a.txt', content: 'v2' }],
+      ['write', { file_path: 'a.txt', content: 'v3' }],
+    ]);
+  });
+
+  it('under "ask", tools the sandbox does not contain ask; read-only and file tools do not', async () => {
+    const { agent, events } = setup({ approval: 'ask' });
+    expect((await call(agent, 'remote_thing', {})).error?.code).toBe('APPROVAL_UNAVAILABLE');
+    expect((await call(agent, 'read', { file_path: 'a.txt' })).isError).toBe(false);
+    expect((await call(agent, 'edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'beta' })).isError).toBe(false);
+    expect(events('approval/asked')).toHaveLength(1);
+  });
+
+  it('an allow rule lets a call through that would otherwise ask', async () => {
+    const { agent } = setup({ sandbox: 'danger-full-access', approval: 'ask', allow: ['bash(echo *)', 'remote_*'] });
+    expect(text(await call(agent, 'bash', { command: 'echo allowed' }))).toBe('allowed\n');
+    expect(text(await call(agent, 'remote_thing', {}))).toBe('remote ran');
+    const o = await call(agent, 'bash', { command: 'ls' });
+    expect(o.error?.code).toBe('APPROVAL_UNAVAILABLE');
+    expect(text(o)).toContain('bash runs without a sandbox (mode danger-full-access)');
+  });
+
+  it('under "never", an ask rule denies (nobody can approve) and everything else runs', async () => {
+    const { agent, events } = setup({ approval: 'never', ask: ['bash(git push*)'] });
+    const o = await call(agent, 'bash', { command: 'git push origin main' });
+    expect(o.error?.code).toBe('DENIED');
+    expect(text(o)).toContain('the approval policy is "never"');
+    expect(text(await call(agent, 'remote_thing', {}))).toBe('remote ran');
+    expect(events('approval/asked')).toHaveLength(0);
+  });
+
+  it('read-only mode refuses file writes at the fs seam, whatever tool asks', async () => {
+    const { agent, root } = setup({ sandbox: 'read-only', approval: 'never' });
+    const w = await call(agent, 'write', { file_path: 'a.txt', content: 'x' });
+    expect(w.error).toEqual({ name: 'FsError', code: 'FS_SANDBOX_DENIED' });
+    expect(text(w)).toContain('the sandbox mode is read-only');
+    expect((await call(agent, 'edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'x' })).error?.code).toBe('FS_SANDBOX_DENIED');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect((await call(agent, 'read', { file_path: 'a.txt' })).isError).toBe(false);
+  });
+
+  it('a one-call escalation asks with the justification, and an approved write goes through under read-only', async () => {
+    const { agent, asked, events, root } = setup({ sandbox: 'read-only' }, () => 'allowed-once');
+    const o = await call(agent, 'write', { file_path: 'escalated.md', content: 'escalated', sandbox_permissions: 'danger-full-access', justification: 'the user asked' });
+    expect(o.isError).toBe(false);
+    expect(readFileSync(join(root, 'escalated.md'), 'utf8')).toBe('escalated');
+    expect(asked[0]?.reason).toBe('escalate sandbox to danger-full-access: the user asked');
+    expect(events('approval/asked')[0]).toMatchObject({ toolName: 'write', reason: 'escalate sandbox to danger-full-access: the user asked' });
+    // The escalation covered that call only.
+    expect((await call(agent, 'write', { file_path: 'after.md', content: 'x' })).error?.code).toBe('FS_SANDBOX_DENIED');
+  });
+
+  it('an escalation under "never" is denied', async () => {
+    const { agent, root } = setup({ sandbox: 'read-only', approval: 'never' });
+    const o = await call(agent, 'write', { file_path: 'e.md', content: 'x', sandbox_permissions: 'danger-full-access', justification: 'please' });
+    expect(o.error?.code).toBe('DENIED');
+    expect(text(o)).toContain('no one can approve that');
+    expect(existsSync(join(root, 'e.md'))).toBe(false);
+  });
+});
+
+describe('shell sandbox where bubblewrap is missing', () => {
+  it('reports the mode as partially enforced, never silently', async () => {
+    const { agent } = setup({ sandbox: 'workspace-write', approval: 'never', bubblewrap: NO_BWRAP });
+    const o = await call(agent, 'bash', { command: 'echo ran' });
+    expect(text(o)).toBe(
+      `ran\n[sandbox: workspace-write is only partially enforced on this machine (bubblewrap (${NO_BWRAP}) is not installed); this command ran without a file sandbox]`,
+    );
+    expect(o.meta).toMatchObject({ sandbox: { mode: 'workspace-write', enforcement: 'partial' } });
+  });
+
+  it('under "ask", an unsandboxable command needs approval (and a non-interactive run denies it)', async () => {
+    const { agent } = setup({ sandbox: 'workspace-write', approval: 'ask', bubblewrap: NO_BWRAP });
+    const o = await call(agent, 'bash', { command: 'echo ran' });
+    expect(o.error?.code).toBe('APPROVAL_UNAVAILABLE');
+    expect(text(o)).toContain('bash would run without a sandbox: workspace-write is only partially enforced here');
+  });
+});
+
+const withBwrap = bwrap.ok ? describe : describe.skip;
+if (!bwrap.ok) console.warn(`[dsh tests] skipping the bubblewrap sandbox tests: ${bwrap.reason}`);
+
+withBwrap(`shell sandbox with bubblewrap${bwrap.ok ? '' : ` (skipped: ${bwrap.reason})`}`, () => {
+  it('workspace-write: writes inside the workspace work, writes outside are denied and marked', async () => {
+    const outside = outsideDir();
+    const { agent, root } = setup({ sandbox: 'workspace-write', approval: 'ask' });
+    const ok = await call(agent, 'bash', { command: 'echo made > inside.txt && cat inside.txt' });
+    expect(text(ok)).toBe('made\n');
+    expect(ok.meta).toMatchObject({ sandbox: { mode: 'workspace-write', enforcement: 'full', backend: 'bubblewrap' } });
+    const denied = await call(agent, 'bash', { command: `touch ${outside}/escaped.txt` });
+    expect(text(denied)).toContain('Read-only file system');
+    expect(text(denied)).toContain('[sandbox: file access denied under workspace-write mode');
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    expect(existsSync(join(root, 'inside.txt'))).toBe(true);
+  });
+
+  it('read-only: the command can read the workspace but not change it', async () => {
+    const { agent, root } = setup({ sandbox: 'read-only', approval: 'ask' });
+    expect(text(await call(agent, 'bash', { command: 'cat a.txt' }))).toBe('alpha\n');
+    const o = await call(agent, 'bash', { command: 'echo x > a.txt' });
+    expect(text(o)).toContain('Read-only file system');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('alpha\n');
+  });
+
+  it('/tmp inside the sandbox is private scratch space', async () => {
+    const { agent } = setup({ sandbox: 'read-only', approval: 'ask' });
+    expect(text(await call(agent, 'bash', { command: 'echo scratch > /tmp/dsh-sandbox-probe && cat /tmp/dsh-sandbox-probe' }))).toBe('scratch\n');
+    expect(existsSync('/tmp/dsh-sandbox-probe')).toBe(false);
+  });
+
+  it('an approved escalation runs that one command outside the sandbox', async () => {
+    const outside = outsideDir();
+    const { agent } = setup({ sandbox: 'workspace-write' }, () => 'allowed-once');
+    const o = await call(agent, 'bash', {
+      command: `printf 'escalated\\n' > ${outside}/e.txt && cat ${outside}/e.txt`,
+      sandbox_permissions: 'danger-full-access',
+      justification: 'the user asked to write a file outside the workspace',
+    });
+    expect(text(o)).toBe('escalated\n');
+    expect(o.meta).toMatchObject({ sandbox: { mode: 'danger-full-access', escalatedFrom: 'workspace-write' } });
+    const after = await call(agent, 'bash', { command: `touch ${outside}/again.txt` });
+    expect(text(after)).toContain('Read-only file system');
+  });
+
+  it('background jobs run in the sandbox too', async () => {
+    const outside = outsideDir();
+    const { agent } = setup({ sandbox: 'workspace-write', approval: 'ask' });
+    await call(agent, 'bash', { command: `touch ${outside}/bg.txt`, run_in_background: true });
+    const o = await call(agent, 'job_output', { job_id: 'bash-1', wait: true });
+    expect(text(o)).toContain('Read-only file system');
+    expect(existsSync(join(outside, 'bg.txt'))).toBe(false);
+  });
+});
