@@ -56,11 +56,16 @@ export function safeJson(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** Thousands separators with a thin, locale-independent space: "12 345". */
+/** Thousands separators as a locale-independent space, from five digits on: "1850", "12 345". */
 export function count(n: number): string {
   return Number.isSafeInteger(n) && Math.abs(n) >= 10000 ? n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ') : String(n);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** ISO time of epoch ms; a value outside the Date range (a valid safe integer can be) as is. */
+export function isoTime(ms: number): string {
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms`;
 }

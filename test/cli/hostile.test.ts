@@ -30,7 +30,7 @@ function expectInert(r: Run, what: string): void {
 
 function hostileLog(): string {
   let t = 1_700_000_000_000;
-  const s = Session.create({ id: `id-${EVIL}`, header: { cwd: `/tmp/${EVIL}`, createdAt: t, delegationDepth: 0 }, clock: () => (t += 10) });
+  const s = Session.create({ id: `id-${EVIL}`, header: { cwd: `/tmp/${EVIL}`, createdAt: Number.MAX_SAFE_INTEGER, delegationDepth: 0 }, clock: () => (t += 10) });
   const turn = 1;
   const step = 1;
   s.append('turn/start', { turn });

@@ -7,6 +7,7 @@ import { EXIT_OK, EXIT_PROBLEM } from '../errors.js';
 import type { Io } from '../output.js';
 import { formatProblem, problemFromError, problemFromWarning, type Problem } from '../problems.js';
 import { displayName, readLog, type CliLog } from '../read-log.js';
+import { summarize, type LogSummary } from '../summary.js';
 import { oneLine, plural, safeJson } from '../text.js';
 
 export interface CheckOptions {
@@ -15,44 +16,12 @@ export interface CheckOptions {
   quiet?: boolean;
 }
 
-export interface LogSummary {
-  /** Events read from the file (packed rows expanded). */
-  events: number;
-  /** Storage rows after the header (a packed chunk row counts once). */
-  rows: number;
-  turns: number;
-  steps: number;
-  /** Messages in the derived model-visible history at the end of the log. */
-  messages: number;
-  /** Events crash repair appended to close a turn left open. */
-  repairedEvents: number;
-  tornTail: { line: number; droppedLines: number } | null;
-}
-
 export interface FileReport {
   file: string;
   ok: boolean;
   verdict: 'ok' | 'ok-with-warnings' | 'failed';
   summary: LogSummary | null;
   problems: Problem[];
-}
-
-export function summarize(log: CliLog): LogSummary {
-  let turns = 0;
-  let steps = 0;
-  for (const e of log.session.events) {
-    if (e.type === 'turn/start') turns++;
-    else if (e.type === 'step/start') steps++;
-  }
-  return {
-    events: log.eventCount,
-    rows: log.rowCount,
-    turns,
-    steps,
-    messages: log.session.deriveMessages().length,
-    repairedEvents: log.repaired.length,
-    tornTail: log.tornTail ? { line: log.tornTail.line, droppedLines: log.tornTail.droppedLines } : null,
-  };
 }
 
 export function checkFile(path: string, strict: boolean): FileReport {

@@ -7,8 +7,8 @@ import { CliError, EXIT_OK } from '../errors.js';
 import { DEFAULT_WIDTHS, FULL_WIDTHS } from '../format.js';
 import type { Io, Output } from '../output.js';
 import { readLog, type CliLog } from '../read-log.js';
-import { oneLine, plural } from '../text.js';
-import { summarize } from './check.js';
+import { summarize } from '../summary.js';
+import { isoTime, oneLine, plural } from '../text.js';
 import { buildTimeline, turnRange, type Entry, type Tone } from './timeline.js';
 
 export interface ShowOptions {
@@ -21,7 +21,7 @@ const TONE_STYLE = { strong: 'bold', ok: 'green', warn: 'yellow', error: 'red', 
 function headerLines(log: CliLog, out: Output): string[] {
   const h = log.header;
   const s = summarize(log);
-  const first = [`session ${oneLine(h.id)}`, `created ${new Date(h.createdAt).toISOString()}`];
+  const first = [`session ${oneLine(h.id)}`, `created ${isoTime(h.createdAt)}`];
   if (h.cwd !== undefined) first.push(`cwd ${oneLine(h.cwd)}`);
   const lines = [out.style('bold', first.join(' · '))];
   const lineage: string[] = [];
