@@ -116,7 +116,7 @@ describe('tools/post-execute', () => {
     expect(JSON.stringify(second.messages)).not.toContain('sk-live-123');
 
     const result = agent.session.events.find((e) => e.type === 'tool/result')!;
-    const meta = (result.data as { meta: { original: { content: { text: string }[] }; path: string } }).meta;
+    const meta = (result.data as unknown as { meta: { original: { content: { text: string }[] }; path: string } }).meta;
     expect(meta.original.content[0]!.text).toContain('1: API_KEY=sk-live-123');
     expect(meta.path).toBe(`${root}/secrets.env`); // the tool's own meta is kept beside the original
   });
