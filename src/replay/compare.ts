@@ -3,7 +3,8 @@
  * replays. Pure: two event lists in, a structured report and a readable summary out.
  *
  * Must match (any difference fails the replay):
- * - structure: the same turns, each with the same steps;
+ * - structure: the same turns, each with the same steps, attempts, and interleaving of tool calls
+ *   and results;
  * - inputs: what each step entered (`user/message`s, ids ignored);
  * - chunks: every `assistant/chunk` of every attempt, exactly;
  * - assistant: the `assistant/message`s (ids ignored), with their usage, `interrupted` flag and
@@ -189,6 +190,7 @@ function compareTurns(a: RecordedLog, b: RecordedLog, c: Collector): void {
 function compareStep(a: RecordedLog, sa: RecordedStep, b: RecordedLog, sb: RecordedStep, where: string, c: Collector, ids: { turn: number; step: number }): void {
   c.item('inputs', where, 'inputs', inputsView(a, sa), inputsView(b, sb), ids);
   c.item('structure', where, 'attempts', sa.attempts.length, sb.attempts.length, ids);
+  c.item('structure', where, 'toolOrder', toolOrder(sa), toolOrder(sb), ids);
   c.item('chunks', where, 'chunks', sa.attempts.flatMap((x) => x.chunks), sb.attempts.flatMap((x) => x.chunks), ids);
   c.item('assistant', where, 'assistant', assistantView(sa), assistantView(sb), ids);
   c.item('toolCalls', where, 'toolCalls', sa.toolCalls.map(callView), sb.toolCalls.map(callView), ids);
@@ -230,6 +232,16 @@ function assistantView(s: RecordedStep): unknown[] {
       cites: (e.sourceEventSeqs ?? []).map((seq) => position.get(seq) ?? `seq ${seq} (not a chunk of this step)`),
     };
   });
+}
+
+/** How calls and results interleave: side-by-side calls log `call call result result`. */
+function toolOrder(s: RecordedStep): string[] {
+  const marks: [number, string][] = [];
+  for (const c of s.toolCalls) {
+    marks.push([c.callSeq, `call ${c.callId}`]);
+    if (c.result) marks.push([c.result.seq, `result ${c.callId}`]);
+  }
+  return marks.sort((x, y) => x[0] - y[0]).map((m) => m[1]);
 }
 
 function callView(x: { callId: string; name: string; arguments: string }): unknown {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent, type Agent, type CreateAgentOptions } from '../../src/agent/agent.js';
-import { ScriptedAdapter, emptyResponse, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
+import { ScriptedAdapter, emptyResponse, maxTokensResponse, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
 import type { ToolDefinition } from '../../src/tools/types.js';
 import type { SessionEvent } from '../../src/session/events.js';
 import { replaySession } from '../../src/replay/harness.js';
@@ -84,6 +84,14 @@ describe('replaySession', () => {
     const r = await replaySession(recorded, { mode: 'strict' });
     expect(r.comparison.differences).toEqual([]);
     expect(r.comparison.counts.replayed).toMatchObject({ turns: 2, steps: 2 });
+  });
+
+  it('reproduces a max-tokens turn (truncated tool calls dropped) and the follow-up turn', async () => {
+    const recorded = await record([maxTokensResponse('Starting', { calls: [{ id: 'cut', name: 'add', args: { a: 1, b: 2 } }] }), textResponse('Summary.')], ['go', 'continue'], { tools: [addTool()] });
+    expect(endReasons(recorded)).toEqual([{ kind: 'max-tokens' }, { kind: 'completed' }]);
+    const r = await replaySession(recorded, { mode: 'strict' });
+    expect(r.comparison.differences).toEqual([]);
+    expect(endReasons(r.session.events)).toEqual(endReasons(recorded));
   });
 
   it('reproduces a retried empty response with the recorded retry count', async () => {
