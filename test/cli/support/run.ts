@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { repoRoot } from '../../support/shared.js';
@@ -64,6 +64,15 @@ function emit(files: Map<string, string>, outDir: string): void {
   copyFileSync(join(repoRoot, 'package.json'), join(outDir, 'package.json'));
 }
 
+/** Builds of sources a day gone are dropped; a concurrent run uses a fresh one. */
+function pruneOldBuilds(keep: string): void {
+  const cutoff = Date.now() - 24 * 3600 * 1000;
+  for (const name of readdirSync(cacheRoot)) {
+    const p = join(cacheRoot, name);
+    if (p !== keep && statSync(p).mtimeMs < cutoff) rmSync(p, { recursive: true, force: true });
+  }
+}
+
 let built: string | undefined;
 
 /** Path of a `bin/dsh.js` whose `../dist` is built from the current sources. */
@@ -83,6 +92,7 @@ export function builtBin(): string {
       // Another test process won the race; its build is identical.
       rmSync(tmp, { recursive: true, force: true });
     }
+    pruneOldBuilds(dir);
   }
   built = join(dir, 'bin', 'dsh.js');
   return built;
