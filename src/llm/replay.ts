@@ -16,13 +16,16 @@
  *
  * Attempts are served in recorded order, or, when the caller says where the live request stands
  * (`position`), by turn, step and attempt number, so one divergent step does not shift the rest.
+ *
+ * The log reading it shares with the replay harness (`src/replay/recording.ts`, `diff.ts`) is pure
+ * and imports nothing above the session layer, so this adapter stays below the agent.
  */
 import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
 import type { GenerateRequest, LlmCallConfig, AdapterDefaults } from '../model/request.js';
 import type { StreamChunk } from '../model/stream.js';
 import type { Message } from '../model/message.js';
 import { LlmError } from '../model/failure.js';
-import type { SessionEvent } from '../session/events.js';
+import type { EpochHeader, SessionEvent } from '../session/events.js';
 import { deriveMessagesFrom } from '../session/derive.js';
 import { loadJsonl } from '../session/codec/load.js';
 import { indexRecording, type RecordedAttempt, type RecordedLog } from '../replay/recording.js';
@@ -155,7 +158,7 @@ export class ReplayAdapter implements LlmAdapter {
   }
 
   /** What the recording says the model was sent for this attempt. */
-  recordedRequest(attempt: RecordedAttempt): { messages: Message[]; header: RecordedLog['headers'][number]['header'] | undefined } {
+  recordedRequest(attempt: RecordedAttempt): { messages: Message[]; header: EpochHeader | undefined } {
     return {
       messages: deriveMessagesFrom(this.recording.events, attempt.firstSeq - 1),
       header: this.recording.headerBefore(attempt.firstSeq)?.header,
@@ -220,7 +223,7 @@ export class ReplayAdapter implements LlmAdapter {
         path: d.path,
         recorded: d.recorded,
         live: d.live,
-        message: `turn ${ref.turn} step ${ref.step} attempt ${ref.attempt}: the live request's ${field} differs from the recorded one at ${d.path}: recorded ${preview(d.recorded)}, live ${preview(d.live)}`,
+        message: `turn ${ref.turn} step ${ref.step} attempt ${ref.attempt}: the live request's ${field} first differs from the recorded one at ${d.path}: recorded ${preview(d.recorded)}, live ${preview(d.live)}`,
       };
       found.push(div);
       this.divergences.push(div);

@@ -146,7 +146,7 @@ class Collector {
       path: d.path,
       recorded: d.recorded,
       replayed: d.live,
-      message: `${where}: ${what} differs at ${d.path}: recorded ${preview(d.recorded)}, replayed ${preview(d.live)}`,
+      message: `${where}: ${what} first differs at ${d.path}: recorded ${preview(d.recorded)}, replayed ${preview(d.live)}`,
       ...ids,
     });
     return false;

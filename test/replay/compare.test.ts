@@ -30,7 +30,7 @@ describe('compareLogs', () => {
     const chunk = c.differences.find((d) => d.category === 'chunks');
     expect(chunk).toMatchObject({ turn: 1, step: 2, path: 'chunks[1].text', recorded: 'one file', replayed: 'two files' });
     expect(c.differences.map((d) => d.category)).toEqual(['chunks', 'assistant']);
-    expect(c.summary).toContain('turn 1 step 2: chunks differs at chunks[1].text');
+    expect(c.summary).toContain('turn 1 step 2: chunks first differs at chunks[1].text');
   });
 
   it('fails on a different end reason', () => {
