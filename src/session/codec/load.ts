@@ -72,7 +72,9 @@ export function loadJsonl(text: string, opts: LoadOptions = {}): LoadedLog {
         seq: eventCount - 1,
         message: `turn ${probe.trace.openTurn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
       });
-      const session = Session.restore(decoded.header, [...probe.events.slice(0, eventCount), ...repaired], { validation, clock: opts.clock ?? Date.now });
+      // Same leniency as the first pass, but its placeholders were reported there already.
+      const again: ValidationOptions = validation.onPlaceholder ? { onPlaceholder: () => {} } : {};
+      const session = Session.restore(decoded.header, [...probe.events.slice(0, eventCount), ...repaired], { validation: again, clock: opts.clock ?? Date.now });
       return finish(session);
     }
     return finish(probe);
