@@ -291,6 +291,16 @@ describe('placeholders in tokenised fixtures', () => {
     expect(loaded.warnings[3]!.message).toContain('{{tools}}');
     expect(loaded.session.requestHeader()).toEqual({ config: { provider: 'p', model: 'm' }, system: '{{system}}', tools: '{{tools}}' });
   });
+  it('a tokenised log with a dangling turn is repaired under the same leniency', () => {
+    const lines = tokenised();
+    lines.push(j(ev('turn/start', 10, { turn: 2 })));
+    const loaded = loadJsonl(text(lines), { placeholders: 'warn' });
+    expect(loaded.repaired.map((d) => d.type)).toEqual(['turn/end']);
+    expect(loaded.session.trace.openTurn).toBeUndefined();
+    expect(loaded.session.header.cwd).toBe('{{cwd}}');
+    // Each placeholder is reported once, not once per validation pass.
+    expect(loaded.warnings.filter((w) => w.code === 'PLACEHOLDER').length).toBe(4);
+  });
   it('are errors by default', () => {
     const err = expectSessionError(() => loadJsonl(text(tokenised()), { file: 'f.jsonl' }), 'INVALID_HEADER');
     expect(err.details).toMatchObject({ line: 1, path: '$.cwd' });
