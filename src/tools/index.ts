@@ -13,3 +13,8 @@ export * from './permissions/modes.js';
 export * from './permissions/rules.js';
 export * from './permissions/plugin.js';
 export * from './coding-tools.js';
+export * from './config.js';
+export * from './mcp/plugin.js';
+export * from './mcp/connection.js';
+export * from './mcp/content.js';
+export * from './mcp/names.js';
