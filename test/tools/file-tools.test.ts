@@ -28,11 +28,11 @@ describe('read', () => {
   });
 
   it('reports a missing file as FS_NOT_FOUND, named FsError', async () => {
-    const { agent } = setup();
+    const { agent, root } = setup();
     const o = await call(agent, 'read', { file_path: 'deleted.txt' });
     expect(o.isError).toBe(true);
     expect(o.error).toEqual({ name: 'FsError', code: 'FS_NOT_FOUND' });
-    expect(text(o)).toMatch(/^Error: cannot read "deleted.txt": not found/);
+    expect(text(o)).toBe(`Error: cannot read "${root}/deleted.txt": not found`);
   });
 
   it('lists a directory instead of failing on it', async () => {

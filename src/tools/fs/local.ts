@@ -96,7 +96,7 @@ export function countOccurrences(haystack: string, needle: string): number {
 export const localTerminals = (opts: LocalFsOptions = {}) => ({
   async read(r: FsReadRequest): Promise<FsReadResult> {
     const p = abs(r);
-    const { text, bytes } = await readText(p, r.requested, r.maxBytes);
+    const { text, bytes } = await readText(p, p, r.maxBytes);
     return { path: p, text, bytes };
   },
 
@@ -106,35 +106,35 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
     const created = !(await exists(p));
     if (!created) {
       try {
-        previous = (await readText(p, r.requested, 4 * 1024 * 1024)).text;
+        previous = (await readText(p, p, 4 * 1024 * 1024)).text;
       } catch (e) {
-        if (e instanceof FsError && e.code === 'FS_IS_DIRECTORY') throw new FsError('FS_IS_DIRECTORY', `cannot write "${r.requested}": it is a directory`);
+        if (e instanceof FsError && e.code === 'FS_IS_DIRECTORY') throw new FsError('FS_IS_DIRECTORY', `cannot write "${p}": it is a directory`);
         // Binary or huge: overwrite anyway, without a diff basis.
       }
     }
-    await writeText(p, r.requested, r.content);
+    await writeText(p, p, r.content);
     return previous === undefined ? { path: p, created } : { path: p, created, previous };
   },
 
   async edit(r: FsEditRequest): Promise<FsEditResult> {
     const p = abs(r);
-    const { text: before } = await readText(p, r.requested, 16 * 1024 * 1024);
-    if (r.oldString === r.newString) throw new FsError('FS_EDIT_NOOP', `old_string and new_string are identical; nothing to change in "${r.requested}"`);
+    const { text: before } = await readText(p, p, 16 * 1024 * 1024);
+    if (r.oldString === r.newString) throw new FsError('FS_EDIT_NOOP', `old_string and new_string are identical; nothing to change in "${p}"`);
     const n = countOccurrences(before, r.oldString);
     if (n === 0) {
       throw new FsError(
         'FS_EDIT_NOT_FOUND',
-        `old_string was not found in "${r.requested}". Read the file and copy the exact text to replace, including whitespace and indentation`,
+        `old_string was not found in "${p}". Read the file and copy the exact text to replace, including whitespace and indentation`,
       );
     }
     if (n > 1 && !r.replaceAll) {
       throw new FsError(
         'FS_EDIT_AMBIGUOUS',
-        `old_string occurs ${n} times in "${r.requested}"; nothing was changed. Include more surrounding lines to make it unique, or set replace_all: true to replace every occurrence`,
+        `old_string occurs ${n} times in "${p}"; nothing was changed. Include more surrounding lines to make it unique, or set replace_all: true to replace every occurrence`,
       );
     }
     const after = r.replaceAll ? before.split(r.oldString).join(r.newString) : before.replace(r.oldString, () => r.newString);
-    await writeText(p, r.requested, after);
+    await writeText(p, p, after);
     return { path: p, before, after, replacements: r.replaceAll ? n : 1 };
   },
 
@@ -165,7 +165,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
         }
       }
     } catch (e) {
-      throw fsErrorFrom(e, 'list', r.requested);
+      throw fsErrorFrom(e, 'list', p);
     }
     return { path: p, entries, truncated };
   },
@@ -176,7 +176,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
       const st = await lstat(p);
       return { path: p, type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
     } catch (e) {
-      throw fsErrorFrom(e, 'stat', r.requested);
+      throw fsErrorFrom(e, 'stat', p);
     }
   },
 
@@ -187,7 +187,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
     try {
       await lstat(p);
     } catch (e) {
-      throw fsErrorFrom(e, 'search', r.requested);
+      throw fsErrorFrom(e, 'search', p);
     }
     const rg = opts.ripgrep ?? 'auto';
     if (rg !== 'off' && ripgrepAvailable(rg === 'auto' ? 'rg' : rg)) return searchRipgrep(req, root, rg === 'auto' ? 'rg' : rg);
