@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name, as a user would.
+    alias: { dsh: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // The suite must stay under 10 minutes on 2 cores; crash and browser tests spawn processes.

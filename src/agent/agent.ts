@@ -23,6 +23,8 @@ import { HookBus, type Disposer, type HookName, type Listener, type ListenOption
 import type { LlmAdapter } from '../llm/adapter.js';
 import { AdapterRegistry } from '../llm/registry.js';
 import { normalizeStream } from '../llm/runtime.js';
+import { createAdapter, knownProviders, parseModelRef, resolveProvider } from '../llm/select.js';
+import type { LlmConfig } from '../llm/config.js';
 import '../llm/hooks.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolDefinition } from '../tools/types.js';
@@ -432,7 +434,9 @@ export class Agent {
           yield* await bus.waterfall('llm/stream', req, terminal);
         })(),
     };
-    return normalizeStream(viaHooks, request);
+    // A max-tokens finish may leave a block open (the cap cut a tool call mid-arguments, as dsh
+    // records it); the assembler drops such calls, so that is a truncation, not a broken stream.
+    return normalizeStream(viaHooks, request, { allowOpenBlocksAtMaxTokens: true });
   }
 }
 
@@ -440,11 +444,17 @@ export class Agent {
 // createAgent
 
 export interface CreateAgentOptions {
-  /** `provider:model` (e.g. `deepseek:deepseek-chat`) or the parts. */
+  /**
+   * `provider:model` (e.g. `deepseek:deepseek-v4-flash`; a bare name is a DeepSeek model) or the
+   * parts. For a built-in or configured provider with no adapter given, the adapter is created
+   * from the environment and `llmConfig` (a missing key fails here, naming the variable to set).
+   */
   model: string | { provider: string; model: string; reasoningEffort?: string; temperature?: number; maxTokens?: number; stop?: string[] };
   /** The log to run on; a new in-memory session when absent. */
   session?: Session;
   adapters?: LlmAdapter | LlmAdapter[];
+  /** Provider declarations and keys, as in the config file's `providers` section. */
+  llmConfig?: LlmConfig;
   tools?: ToolDefinition[];
   plugins?: Plugin[];
   /** Base system prompt (a section named `base`). */
@@ -458,14 +468,23 @@ export interface CreateAgentOptions {
   retry?: RetryPolicyOptions | false;
 }
 
-export function parseModelSpec(spec: string): { provider: string; model: string } {
-  const i = spec.indexOf(':');
-  if (i <= 0 || i === spec.length - 1) throw new Error(`model "${spec}" must be written provider:model (e.g. deepseek:deepseek-chat)`);
-  return { provider: spec.slice(0, i), model: spec.slice(i + 1) };
+/**
+ * Read a model reference. Known providers follow the selection rules (a bare name is a DeepSeek
+ * model; model names may hold colons); any other `provider:model` names a custom route that an
+ * adapter passed in, or a plugin, must serve.
+ */
+export function parseModelSpec(spec: string, config?: LlmConfig): { provider: string; model: string } {
+  try {
+    return parseModelRef(spec, config);
+  } catch (e) {
+    const i = spec.indexOf(':');
+    if (i > 0 && i < spec.length - 1) return { provider: spec.slice(0, i), model: spec.slice(i + 1) };
+    throw e;
+  }
 }
 
 export function createAgent(opts: CreateAgentOptions): Agent {
-  const model = typeof opts.model === 'string' ? parseModelSpec(opts.model) : opts.model;
+  const model = typeof opts.model === 'string' ? parseModelSpec(opts.model, opts.llmConfig) : opts.model;
   const cwd = opts.cwd ?? opts.session?.header.cwd ?? process.cwd();
   const session = opts.session ?? Session.create({ header: { cwd } });
   const options: AgentOptions = {
@@ -481,5 +500,8 @@ export function createAgent(opts: CreateAgentOptions): Agent {
   if (opts.system) agent.systemPrompt.add({ name: 'base', order: -100, render: () => opts.system! });
   if (opts.retry !== false) agent.use(retryPolicy(opts.retry ?? {}));
   for (const p of opts.plugins ?? []) agent.use(p);
+  if (!agent.adapters.get(model.provider) && knownProviders(opts.llmConfig).includes(model.provider)) {
+    agent.adapters.register(createAdapter(resolveProvider(model.provider, { config: opts.llmConfig })));
+  }
   return agent;
 }

@@ -10,7 +10,7 @@
  */
 import type { GenerateRequest } from '../model/request.js';
 import type { Session } from '../session/session.js';
-import { deepEqual } from '../session/surface.js';
+import { firstDifference } from '../session/json-diff.js';
 import { LlmError } from '../model/failure.js';
 
 /** An `LlmError` so the turn records it verbatim (`code: 'INVARIANT'`), and no retry policy retries it. */
@@ -22,35 +22,21 @@ export class InvariantError extends LlmError {
 }
 
 function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
   const s = JSON.stringify(v);
-  if (s === undefined) return 'undefined';
   return s.length > 160 ? `${s.slice(0, 160)}…` : s;
 }
 
-/** Path and both sides of the first difference between two JSON values. */
-export function firstDifference(a: unknown, b: unknown, path = '$'): string | undefined {
-  if (deepEqual(a, b)) return undefined;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let i = 0; i < Math.min(a.length, b.length); i++) {
-      const d = firstDifference(a[i], b[i], `${path}[${i}]`);
-      if (d) return d;
-    }
-    return `${path}: length ${a.length} vs ${b.length}`;
-  }
-  if (typeof a === 'object' && typeof b === 'object' && a && b && !Array.isArray(a) && !Array.isArray(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) {
-      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
-      if (d) return d;
-    }
-  }
-  return `${path}: request has ${show(a)}, the log has ${show(b)}`;
+/** Path and both sides of the first difference, or undefined when equal. */
+function differs(request: unknown, logged: unknown, path: string): string | undefined {
+  const d = firstDifference(logged, request, { path });
+  return d && `${d.path}: the request has ${show(d.live)}, the log has ${show(d.recorded)}`;
 }
 
 export function assertModelVisibleRecorded(request: GenerateRequest, session: Session): void {
   const logged = session.deriveMessages();
   if (request.messages !== logged) {
-    const d = firstDifference(request.messages, logged, 'messages');
+    const d = differs(request.messages, logged, 'messages');
     if (d) throw new InvariantError(`model-visible input is not recorded in session ${session.id}: ${d}`);
   }
   const header = session.requestHeader();
@@ -67,7 +53,7 @@ export function assertModelVisibleRecorded(request: GenerateRequest, session: Se
     ['tools', request.tools && request.tools.length > 0 ? request.tools : undefined, header.tools],
   ];
   for (const [name, got, want] of fields) {
-    const d = firstDifference(got, want, name);
+    const d = differs(got, want, name);
     if (d) throw new InvariantError(`request ${name} differs from the latest request/header in session ${session.id}: ${d}`);
   }
 }

@@ -28,8 +28,8 @@ import { LlmError } from '../model/failure.js';
 import type { EpochHeader, SessionEvent } from '../session/events.js';
 import { deriveMessagesFrom } from '../session/derive.js';
 import { loadJsonl } from '../session/codec/load.js';
-import { indexRecording, type RecordedAttempt, type RecordedLog } from '../replay/recording.js';
-import { firstDifference, preview, withoutIds, type PlaceholderHit } from '../replay/diff.js';
+import { indexRecording, type RecordedAttempt, type RecordedLog } from '../session/recording.js';
+import { firstDifference, preview, withoutIds, type PlaceholderHit } from '../session/json-diff.js';
 
 export type ReplayMode = 'strict' | 'report';
 

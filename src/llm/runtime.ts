@@ -9,10 +9,10 @@ import type { GenerateRequest } from '../model/request.js';
 import type { FinishChunk, FinishReason, StreamChunk } from '../model/stream.js';
 import { LlmError, errorChain } from '../model/failure.js';
 import { abortedFailure } from './attempt.js';
-import { StreamGrammar, StreamGrammarError } from './grammar.js';
+import { StreamGrammar, StreamGrammarError, type StreamGrammarOptions } from './grammar.js';
 
-export async function* normalizeStream(adapter: LlmAdapter, request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
-  const grammar = new StreamGrammar();
+export async function* normalizeStream(adapter: LlmAdapter, request: GenerateRequest, grammarOptions?: StreamGrammarOptions): AsyncGenerator<StreamChunk, void, undefined> {
+  const grammar = new StreamGrammar(grammarOptions);
   let iterator: AsyncIterator<StreamChunk> | undefined;
   try {
     try {

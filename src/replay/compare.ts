@@ -22,8 +22,8 @@
  * silently ignored.
  */
 import type { SessionEvent } from '../session/events.js';
-import { indexRecording, type RecordedLog, type RecordedStep } from './recording.js';
-import { firstDifference, preview, withoutIds, type PlaceholderHit } from './diff.js';
+import { indexRecording, type RecordedLog, type RecordedStep } from '../session/recording.js';
+import { firstDifference, preview, withoutIds, type PlaceholderHit } from '../session/json-diff.js';
 
 export type MustMatchCategory = 'structure' | 'inputs' | 'chunks' | 'assistant' | 'toolCalls' | 'endReasons' | 'retries' | 'todos';
 export const MUST_MATCH: readonly MustMatchCategory[] = ['structure', 'inputs', 'chunks', 'assistant', 'toolCalls', 'endReasons', 'retries', 'todos'];

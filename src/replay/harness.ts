@@ -26,11 +26,11 @@ import type { LlmCallConfig } from '../model/request.js';
 import type { EpochHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
 import { ReplayAdapter, recordedEvents, type PlaceholderMatch, type ReplayMode, type ReplaySource, type RequestDivergence } from '../llm/replay.js';
-import { indexRecording, type RecordedLog, type RecordedStep, type RecordedTurn } from './recording.js';
+import { indexRecording, type RecordedLog, type RecordedStep, type RecordedTurn } from '../session/recording.js';
 import { assessReplay, recordedCancelCause, turnWake } from './plan.js';
 import { recordedCall, replayTools } from './tools.js';
 import { compareLogs, type LogComparison } from './compare.js';
-import { isPlaceholder } from './diff.js';
+import { isPlaceholder } from '../session/json-diff.js';
 
 export interface ReplaySessionOptions {
   /** `recorded` (default): answer each call from the recording. Or real tools to run live. */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UserMessage } from '../model/message.js';
 import type { AgentCancelCause } from '../session/events.js';
-import type { RecordedLog, RecordedTurn } from './recording.js';
+import type { RecordedLog, RecordedTurn } from '../session/recording.js';
 
 export interface TurnWake {
   /** Context for the first step, queued without waking (`inject`). */

@@ -16,7 +16,7 @@ import { parseArguments } from '../tools/pipeline.js';
 import type { JsonObject } from '../model/json.js';
 import type { ToolSchema } from '../model/request.js';
 import { deepEqual } from '../session/surface.js';
-import type { RecordedLog, RecordedStep, RecordedToolCall } from './recording.js';
+import type { RecordedLog, RecordedStep, RecordedToolCall } from '../session/recording.js';
 
 /** Finds the recorded step the live run is in (the harness maps live turns onto recorded ones). */
 export type StepLocator = (live: { turn: number; step: number }) => RecordedStep | undefined;

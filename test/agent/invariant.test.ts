@@ -26,7 +26,8 @@ describe('the invariant', () => {
     if (end.type !== 'turn/end' || end.data.reason.kind !== 'error') throw new Error('expected an error turn');
     expect(end.data.reason.error.code).toBe('INVARIANT');
     expect(end.data.reason.error.message).toContain('messages');
-    expect(end.data.reason.error.message).toContain('length 2 vs 1');
+    expect(end.data.reason.error.message).toContain('messages[1]: the request has {"id":"sneaky"');
+    expect(end.data.reason.error.message).toContain('the log has nothing');
     expect(adapter.requests).toHaveLength(0);
   });
 

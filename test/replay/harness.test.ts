@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../src/tools/types.js';
 import type { SessionEvent } from '../../src/session/events.js';
 import { replaySession } from '../../src/replay/harness.js';
 import { assessReplay } from '../../src/replay/plan.js';
-import { indexRecording } from '../../src/replay/recording.js';
+import { indexRecording } from '../../src/session/recording.js';
 import { LogBuilder, user } from './helpers.js';
 
 function addTool(onRun: () => void = () => undefined, answer: (a: number, b: number) => number = (a, b) => a + b): ToolDefinition<{ a: number; b: number }> {

@@ -9,7 +9,7 @@
  * the caller collects placeholder hits, such a recorded string matches any live value (it says
  * "something was here", not what) and the hit is returned rather than silently accepted.
  */
-import { PLACEHOLDER } from '../session/validate.js';
+import { PLACEHOLDER } from './validate.js';
 
 export interface JsonDifference {
   /** `$`-rooted path of the first difference in document order, e.g. `$.messages[3].content[0].text`. */

@@ -21,7 +21,7 @@ import type {
   SessionEvent,
   TodoItem,
   TurnEndReason,
-} from '../session/events.js';
+} from './events.js';
 
 export interface RecordedAttempt {
   turn: number;

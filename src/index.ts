@@ -1,0 +1,20 @@
+/**
+ * dsh: an agent harness whose session is an append-only, typed event log.
+ *
+ * Layers, bottom up (each imports only from those below it): model vocabulary → session log →
+ * hook bus → model adapters and tools → agent loop → CLI. See docs/architecture.md.
+ */
+export * from './model/index.js';
+export * from './session/index.js';
+export * from './hooks/index.js';
+export * from './llm/index.js';
+export { ScriptedAdapter, textResponse, toolCallResponse, maxTokensResponse, errorResponse, emptyResponse, type ScriptEntry, type ScriptedCall } from './llm/scripted.js';
+export { AdapterRegistry, AdapterRegistryError } from './llm/registry.js';
+export * from './tools/index.js';
+export { Agent, AgentError, createAgent, userMessage, parseModelSpec, type AgentHost, type AgentOptions, type CreateAgentOptions, type Plugin, type UserInput } from './agent/agent.js';
+export type { AgentStatus, PreStepDecision, RequestErrorDecision } from './agent/hooks.js';
+export { Inbox, InboxError } from './agent/inbox.js';
+export { BlockAssembler } from './agent/assembler.js';
+export { PromptSections, type PromptSection } from './agent/prompt.js';
+export { InvariantError, assertModelVisibleRecorded } from './agent/invariant.js';
+export { retryPolicy, backoffDelay, DEFAULT_RETRYABLE_CODES, type RetryPolicyOptions } from './agent/retry.js';
