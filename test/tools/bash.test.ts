@@ -48,6 +48,17 @@ describe('bash', () => {
     expect(text(await call(agent, 'bash', { command: 'echo "${DSH_X:-unset} $PWD"' }))).toBe(`unset ${root}\n`);
   });
 
+  it('keeps the harness credentials out of the command environment, unless passed explicitly', async () => {
+    process.env.DSH_TEST_API_KEY = 'sk-should-not-leak';
+    try {
+      const root = tempDir();
+      const agent = agentFor(root, [codingTools({ shellEnv: { GH_TOKEN: 'given' } })]);
+      expect(text(await call(agent, 'bash', { command: 'echo "${DSH_TEST_API_KEY:-absent} $GH_TOKEN"' }))).toBe('absent given\n');
+    } finally {
+      delete process.env.DSH_TEST_API_KEY;
+    }
+  });
+
   it('runs in workdir when given', async () => {
     const { root, agent } = setup();
     await call(agent, 'write', { file_path: 'sub/x', content: '' });

@@ -34,6 +34,18 @@ const params = z.object({
 });
 type Args = z.infer<typeof params>;
 
+/**
+ * The harness's own credentials (provider API keys, tokens) are not the model's: they are left
+ * out of the command's environment. Pass what a command needs explicitly with `shellEnv`.
+ */
+const CREDENTIAL = /(API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY)/i;
+
+export function shellEnvironment(extra: Record<string, string> | undefined): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!CREDENTIAL.test(k)) env[k] = v;
+  return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', ...extra };
+}
+
 export function sandboxNote(s: SandboxReport | undefined): string | undefined {
   if (!s || s.enforcement === 'full') return undefined;
   return `[sandbox: ${s.mode} is only partially enforced on this machine (${s.reason ?? 'no sandbox backend'}); this command ran without a file sandbox]`;
@@ -89,7 +101,7 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
         command: args.command,
         cwd: cwd.path,
         root: ctx.cwd,
-        env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', ...env.shellEnv },
+        env: shellEnvironment(env.shellEnv),
         background: args.run_in_background === true,
         caller: { callId: ctx.callId, toolName: ctx.toolName },
       };
