@@ -161,3 +161,24 @@ describe('glob', () => {
     expect(r.isError).toBe(false);
   });
 });
+
+describe('todo_write', () => {
+  it('logs the whole list as todo/write and summarises it', async () => {
+    const { ScriptedAdapter, textResponse, toolCallResponse } = await import('../../src/llm/scripted.js');
+    const todos = [
+      { content: 'read the code', status: 'in_progress' },
+      { content: 'write the fix', status: 'pending' },
+      { content: 'plan', status: 'completed', activeForm: 'Planning' },
+    ];
+    const adapter = new ScriptedAdapter([toolCallResponse([{ id: 'c1', name: 'todo_write', args: { todos } }, { id: 'c2', name: 'todo_write', args: { todos: [{ content: 'x', status: 'done' }] } }]), textResponse('ok')]);
+    const root = tempDir();
+    const agent = agentFor(root, [codingTools()], { adapter });
+    agent.prompt('plan it');
+    await agent.whenIdle();
+    const logged = agent.session.events.filter((e) => e.type === 'todo/write').map((e) => e.data);
+    expect(logged).toEqual([{ todos: todos.map(({ content, status }) => ({ content, status })) }]);
+    const results = agent.session.events.filter((e) => e.type === 'tool/result').map((e) => e.data as { message: { content: { content: { text: string }[] }[] }; error?: { code: string } });
+    expect(results[0]!.message.content[0]!.content[0]!.text).toBe('Updated todo list: 1 pending, 1 in progress, 1 completed.');
+    expect(results[1]!.error?.code).toBe('INVALID_ARGS');
+  });
+});
