@@ -13,6 +13,9 @@ import { processIo, type Io } from './output.js';
 import { formatProblem, problemFromError } from './problems.js';
 import { block, oneLine } from './text.js';
 import { registerLog } from './log/index.js';
+import { registerConfig } from './config.js';
+import { ConfigError } from '../config/index.js';
+import { LlmError } from '../model/failure.js';
 
 function version(): string {
   try {
@@ -48,6 +51,7 @@ Environment: NO_COLOR disables colour, FORCE_COLOR forces it; DSH_DEBUG=1 prints
 Docs: docs/cli.md`,
     );
   registerLog(program, io, setExit);
+  registerConfig(program, io, setExit);
   return program;
 }
 
@@ -56,6 +60,14 @@ function reportFailure(e: unknown, io: Io): number {
   if (e instanceof CliError) {
     io.err.line(`dsh: ${e.file !== undefined ? `${oneLine(e.file)}: ` : ''}${oneLine(e.message)} [${e.code}]`);
     return e.exitCode;
+  }
+  if (e instanceof ConfigError) {
+    io.err.line(`dsh: ${oneLine(e.message)} [${e.code}]`);
+    return EXIT_PROBLEM;
+  }
+  if (e instanceof LlmError) {
+    io.err.line(`dsh: ${oneLine(e.message)} [${e.code}]`);
+    return EXIT_PROBLEM;
   }
   if (e instanceof SessionError) {
     io.err.line(`dsh: ${formatProblem(problemFromError(e, e.details.file ?? '<log>'), io.err)}`);

@@ -1,0 +1,80 @@
+/**
+ * `dsh config`: where configuration comes from and what it resolves to. Keys are never printed:
+ * literal secrets are masked, and for the selected provider only whether a key was found is shown.
+ */
+import type { Command } from 'commander';
+import { configLocations, loadConfig, llmSection, redactConfig, type LoadedConfig } from '../config/index.js';
+import { resolveProvider, selectModelRef } from '../llm/select.js';
+import { LlmError } from '../model/failure.js';
+import type { Io } from './output.js';
+import { EXIT_OK } from './errors.js';
+
+export interface ConfigShowOptions {
+  json?: boolean;
+  config?: string;
+  cwd?: string;
+}
+
+interface ModelReport {
+  ref?: string;
+  from?: string;
+  provider?: { name: string; kind: string; baseUrl: string; key: 'set' | 'not needed' };
+  error?: string;
+}
+
+function modelReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, explicit?: string): ModelReport {
+  const llm = llmSection(loaded.config);
+  const from = explicit !== undefined ? '--model' : env.DSH_MODEL?.trim() ? 'DSH_MODEL' : llm.model !== undefined ? 'config file' : 'default';
+  try {
+    const ref = selectModelRef({ model: explicit, env, config: llm });
+    const out: ModelReport = { ref: `${ref.provider}:${ref.model}`, from };
+    try {
+      const p = resolveProvider(ref.provider, { env, config: llm });
+      out.provider = { name: p.name, kind: p.kind, baseUrl: p.baseUrl, key: p.apiKey !== undefined ? 'set' : 'not needed' };
+    } catch (e) {
+      out.error = e instanceof Error ? e.message : String(e);
+    }
+    return out;
+  } catch (e) {
+    if (e instanceof LlmError) return { from, error: e.message };
+    throw e;
+  }
+}
+
+export function runConfigShow(opts: ConfigShowOptions, io: Io): number {
+  const cwd = opts.cwd ?? process.cwd();
+  const loaded = loadConfig({ cwd, env: io.env, ...(opts.config !== undefined ? { file: opts.config } : {}) });
+  const model = modelReport(loaded, io.env);
+  const locations = configLocations(cwd, io.env);
+  if (opts.json) {
+    io.out.line(JSON.stringify({ locations, sources: loaded.sources, warnings: loaded.warnings, model, config: redactConfig(loaded.config) }, null, 2));
+    return EXIT_OK;
+  }
+  io.out.line(`user config:    ${locations.user}${loaded.sources.some((s) => s.file === locations.user) ? '' : ' (absent)'}`);
+  io.out.line(`project config: ${locations.project}${loaded.sources.some((s) => s.file === locations.project) ? '' : ' (absent)'}`);
+  for (const w of loaded.warnings) io.err.line(`${io.err.style('yellow', 'warning')}: ${w.file}: ${w.path}: ${w.message}`);
+  if (model.ref) io.out.line(`model:          ${model.ref} (from ${model.from})`);
+  if (model.provider) io.out.line(`provider:       ${model.provider.name} (${model.provider.kind}) at ${model.provider.baseUrl}; API key ${model.provider.key}`);
+  if (model.error) io.out.line(`model problem:  ${model.error}`);
+  io.out.line('effective config (secrets masked):');
+  io.out.line(JSON.stringify(redactConfig(loaded.config), null, 2));
+  return EXIT_OK;
+}
+
+export function registerConfig(program: Command, io: Io, setExit: (code: number) => void): void {
+  const config = program.command('config').description('show where configuration comes from and what it resolves to');
+  config
+    .command('show', { isDefault: true })
+    .description('print the config files read, the effective config (secrets masked) and the selected model')
+    .option('--json', 'print one JSON document')
+    .option('-c, --config <file>', 'also read this config file (after the user and project files)')
+    .addHelpText(
+      'after',
+      `
+Files: $DSH_HOME/config.json (DSH_HOME defaults to ~/.dsh), then ./.dsh/config.json.
+A project config may not loosen permissions, sandbox, MCP commands or provider endpoints unless
+the user config lists the workspace in "trustedProjects"; such keys are dropped with a warning.
+The model comes from --model, then DSH_MODEL, then "model" in the config, then the default.`,
+    )
+    .action((opts: ConfigShowOptions) => setExit(runConfigShow(opts, io)));
+}
