@@ -91,10 +91,11 @@ describe('bash', () => {
   });
 
   it('ends when the call is cancelled', async () => {
-    const { agent } = setup();
+    const { agent, root } = setup();
     const ac = new AbortController();
-    const p = call(agent, 'bash', { command: 'sleep 30' }, ac.signal);
-    setTimeout(() => ac.abort(), 100);
+    const p = call(agent, 'bash', { command: 'touch started; sleep 30' }, ac.signal);
+    await until(() => existsSync(join(root, 'started')));
+    ac.abort();
     const o = await p;
     expect(o.error?.code).toBe('ABORTED');
   });
