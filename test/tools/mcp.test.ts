@@ -12,7 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { connectMcpServers, type McpServers } from '../../src/tools/mcp/plugin.js';
 import { mcpToolName, MAX_TOOL_NAME } from '../../src/tools/mcp/names.js';
 import { permissions } from '../../src/tools/permissions/plugin.js';
-import { toolsConfigSchema } from '../../src/tools/config.js';
+import { permissionsOptionsFrom, toolsConfigSchema } from '../../src/tools/config.js';
 import { repoRoot } from '../support/shared.js';
 import { agentFor, call, tempDir, text } from './helpers.js';
 
@@ -213,6 +213,12 @@ describe('tools config sections', () => {
       mcpServers: { everything: { command: 'npx', args: ['x'], env: { A: '1' } }, docs: { url: 'http://127.0.0.1:3000/mcp', timeoutMs: 5000 } },
     });
     expect(r.success).toBe(true);
+  });
+
+  it('maps the permissions and sandbox sections to permissions() options', () => {
+    const cfg = toolsConfigSchema.parse({ sandbox: { mode: 'read-only', bubblewrap: false }, permissions: { approval: 'never', deny: ['bash(rm *)'] } });
+    expect(permissionsOptionsFrom(cfg)).toEqual({ sandbox: 'read-only', bubblewrap: false, approval: 'never', deny: ['bash(rm *)'] });
+    expect(permissionsOptionsFrom({})).toEqual({});
   });
 
   it('refuses a bad section with the path of the field', () => {
