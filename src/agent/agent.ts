@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { AssistantMessage, ContentBlock, ToolCallBlock, UserMessage } from '../model/message.js';
 import type { StreamChunk } from '../model/stream.js';
 import { LlmError, toLlmFailure } from '../model/failure.js';
-import type { GenerateRequest } from '../model/request.js';
+import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
 import type { AgentCancelCause, InboxTarget, TurnEndReason } from '../session/events.js';
 import { Session } from '../session/session.js';
 import { HookBus, type Disposer, type HookName, type Listener, type ListenOptions } from '../hooks/bus.js';
@@ -28,6 +28,7 @@ import type { LlmConfig } from '../llm/config.js';
 import '../llm/hooks.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolDefinition } from '../tools/types.js';
+import type { ToolHost } from '../tools/host.js';
 import { nonInteractiveApproval, type ApprovalHandler } from '../tools/pipeline.js';
 import { Inbox } from './inbox.js';
 import { BlockAssembler } from './assembler.js';
@@ -39,13 +40,8 @@ import { retryPolicy, type RetryPolicyOptions } from './retry.js';
 import type { AgentStatus } from './hooks.js';
 import './hooks.js';
 
-export interface AgentOptions {
-  provider: string;
-  model: string;
-  reasoningEffort?: string;
-  temperature?: number;
-  maxTokens?: number;
-  stop?: string[];
+/** The call configuration the agent starts from, plus how it runs. */
+export interface AgentOptions extends LlmCallConfig {
   /** Workspace root for tools. */
   cwd: string;
   /** Calls that may run at once within a step (1 = serial). */
@@ -54,12 +50,9 @@ export interface AgentOptions {
   invariants: boolean;
 }
 
-/** What a plugin gets: registration points, each returning a disposer. */
-export interface AgentHost {
+/** What a plugin gets: registration points, each returning a disposer. A superset of `ToolHost`. */
+export interface AgentHost extends ToolHost {
   readonly agent: Agent;
-  readonly session: Session;
-  on<K extends HookName>(hook: K, fn: Listener<K>, opts?: ListenOptions): Disposer;
-  tool(def: ToolDefinition): Disposer;
   section(section: PromptSection): Disposer;
   adapter(adapter: LlmAdapter): Disposer;
 }
@@ -166,6 +159,8 @@ export class Agent {
     const host: AgentHost = {
       agent: this,
       session: this.session,
+      cwd: this.options.cwd,
+      getTool: (name) => this.tools.get(name),
       on: (hook, fn, opts) => track(this.bus.on(hook, fn, opts)),
       tool: (def) => track(this.tools.register(def)),
       section: (s) => track(this.systemPrompt.add(s)),
@@ -449,7 +444,7 @@ export interface CreateAgentOptions {
    * parts. For a built-in or configured provider with no adapter given, the adapter is created
    * from the environment and `llmConfig` (a missing key fails here, naming the variable to set).
    */
-  model: string | { provider: string; model: string; reasoningEffort?: string; temperature?: number; maxTokens?: number; stop?: string[] };
+  model: string | LlmCallConfig;
   /** The log to run on; a new in-memory session when absent. */
   session?: Session;
   adapters?: LlmAdapter | LlmAdapter[];

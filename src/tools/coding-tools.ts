@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Plugin } from '../agent/agent.js';
+import type { ToolPlugin } from './host.js';
 import type { ToolDefinition } from './types.js';
 import { JobRegistry } from './shell/jobs.js';
 import { attachFsPolicy, workspaceConfinement } from './fs/policy.js';
@@ -39,7 +39,7 @@ export interface CodingToolsOptions {
 
 export const DEFAULT_BASH_LIMITS: BashLimits = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputBytes: 30_000 };
 
-export function codingTools(opts: CodingToolsOptions = {}): Plugin {
+export function codingTools(opts: CodingToolsOptions = {}): ToolPlugin {
   return (host) => {
     const spillDir = opts.spillDir ?? join(tmpdir(), `dsh-${host.session.id}`);
     const jobs = new JobRegistry({ logDir: spillDir });

@@ -18,3 +18,4 @@ export * from './mcp/plugin.js';
 export * from './mcp/connection.js';
 export * from './mcp/content.js';
 export * from './mcp/names.js';
+export * from './host.js';

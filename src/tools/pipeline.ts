@@ -194,7 +194,6 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
 
   const outcome: ToolCallOutcome = { content: blocksOf(final.content), isError: final.isError === true, deferred, concludesTurn: concludes };
   if (final.error) outcome.error = final.error;
-  else if (final.isError) outcome.error = { name: 'ToolError', code: 'TOOL_ERROR' };
   if (final.meta !== undefined) outcome.meta = final.meta;
   bus.emit('tools/result', { call, outcome: deepFreeze({ ...outcome }) });
   return outcome;

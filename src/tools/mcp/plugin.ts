@@ -6,7 +6,7 @@
  * A server that cannot start is reported in `failures` (its tools are not offered); one that
  * dies later yields error results and is started again on its next call.
  */
-import type { Plugin } from '../../agent/agent.js';
+import type { ToolPlugin } from '../host.js';
 import type { JsonObject } from '../../model/json.js';
 import type { ToolDefinition } from '../types.js';
 import { ToolError } from '../types.js';
@@ -22,7 +22,7 @@ export interface McpOptions extends McpConnectionOptions {
 }
 
 export interface McpServers {
-  plugin: Plugin;
+  plugin: ToolPlugin;
   connections: ReadonlyMap<string, McpConnection>;
   /** Registry name → { server, tool }. */
   tools: ReadonlyMap<string, { server: string; tool: string }>;

@@ -14,7 +14,7 @@
  * Workspace confinement of file tools is `codingTools()`'s, and holds in every mode.
  */
 import { realpath } from 'node:fs/promises';
-import type { Plugin } from '../../agent/agent.js';
+import type { ToolPlugin } from '../host.js';
 import type { ToolDefinition } from '../types.js';
 import type { PreExecuteDecision } from '../hooks.js';
 import { FsError } from '../fs/errors.js';
@@ -59,7 +59,7 @@ export async function shellEnforcement(mode: SandboxMode, bubblewrap: string | f
   return { mode, enforcement: 'full', backend: 'bubblewrap' };
 }
 
-export function permissions(opts: PermissionsOptions = {}): Plugin {
+export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
   const mode: SandboxMode = opts.sandbox ?? 'workspace-write';
   const policy: ApprovalPolicy = opts.approval ?? 'ask';
   const rules = parseRules(opts);
@@ -68,12 +68,12 @@ export function permissions(opts: PermissionsOptions = {}): Plugin {
     host.session.append('sandbox/mode', { mode, source: 'config' });
     host.session.append('approval/policy', { policy });
     const escalated = new Set<string>();
-    const workspace = host.agent.options.cwd;
+    const workspace = host.cwd;
 
     host.on(
       'tools/pre-execute',
       async ({ call, args }, next): Promise<PreExecuteDecision> => {
-        const def = host.agent.tools.get(call.name);
+        const def = host.getTool(call.name);
         const effects = def?.permission?.effects ?? 'external';
         const subject = subjectOf(def, args);
         const deny = firstMatch(rules.deny, call.name, subject, workspace);
