@@ -18,3 +18,6 @@ export { BlockAssembler } from './agent/assembler.js';
 export { PromptSections, type PromptSection } from './agent/prompt.js';
 export { InvariantError, assertModelVisibleRecorded } from './agent/invariant.js';
 export { retryPolicy, backoffDelay, DEFAULT_RETRYABLE_CODES, type RetryPolicyOptions } from './agent/retry.js';
+export * from './coding/index.js';
+export * from './config/index.js';
+export * from './replay/index.js';

@@ -1,0 +1,124 @@
+/**
+ * The coding agent preset: the agent loop plus the built-in tools, permissions, MCP servers, the
+ * coding system prompt, runtime context and workspace instructions, configured from the config
+ * file(s) with per-call overrides. What `dsh run` and `dsh chat` start; usable from code too.
+ */
+import { resolve } from 'node:path';
+import { createAgent, type Agent, type Plugin } from '../agent/agent.js';
+import type { LlmAdapter } from '../llm/adapter.js';
+import { selectModelRef } from '../llm/select.js';
+import type { Session } from '../session/session.js';
+import { codingTools, type CodingToolsOptions } from '../tools/coding-tools.js';
+import { permissions, shellEnforcement, type PermissionsOptions } from '../tools/permissions/plugin.js';
+import type { ApprovalPolicy, SandboxMode, SandboxReport } from '../tools/permissions/modes.js';
+import { permissionsOptionsFrom } from '../tools/config.js';
+import { connectMcpServers, type McpServers } from '../tools/mcp/plugin.js';
+import type { ApprovalHandler } from '../tools/pipeline.js';
+import { llmSection, loadConfig, type DshConfig } from '../config/config.js';
+import type { RetryPolicyOptions } from '../agent/retry.js';
+import { CODING_SYSTEM_PROMPT } from './prompt.js';
+import { defaultContextSections, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
+
+export interface CodingAgentOptions {
+  /** Workspace root (default: the current directory). */
+  cwd?: string;
+  /** `provider:model`; overrides DSH_MODEL and the config file. */
+  model?: string;
+  reasoningEffort?: string;
+  maxTokens?: number;
+  /** The loaded config; read from the standard locations when absent. */
+  config?: DshConfig;
+  session?: Session;
+  /** Approval callback for a UI; without one, anything that would ask is denied with a reason. */
+  approve?: ApprovalHandler;
+  /** Overrides of the config's sandbox and permissions (e.g. command-line flags). */
+  sandbox?: SandboxMode;
+  approval?: ApprovalPolicy;
+  allow?: readonly string[];
+  ask?: readonly string[];
+  deny?: readonly string[];
+  tools?: CodingToolsOptions;
+  /** Connect the config's MCP servers (default true). */
+  mcp?: boolean;
+  /** Appended to the base system prompt. */
+  system?: string;
+  plugins?: Plugin[];
+  /** Adapters to use instead of creating one from the environment (tests, custom routes). */
+  adapters?: LlmAdapter[];
+  retry?: RetryPolicyOptions | false;
+  /** Extra runtime-context lines. */
+  context?: ContextSection[];
+}
+
+export interface CodingAgent {
+  agent: Agent;
+  /** How the shell sandbox is enforced on this machine (partial enforcement says why). */
+  sandbox: SandboxReport;
+  /** MCP servers that could not be started, with the reason. */
+  mcpFailures: ReadonlyMap<string, string>;
+  close(): Promise<void>;
+}
+
+export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<CodingAgent> {
+  const cwd = resolve(opts.cwd ?? process.cwd());
+  const config = opts.config ?? loadConfig({ cwd }).config;
+  const llm = llmSection(config);
+  const ref = selectModelRef({ model: opts.model, config: llm });
+
+  const fromConfig = permissionsOptionsFrom(config);
+  const perms: PermissionsOptions = { ...fromConfig };
+  if (opts.sandbox) perms.sandbox = opts.sandbox;
+  if (opts.approval) perms.approval = opts.approval;
+  for (const k of ['allow', 'ask', 'deny'] as const) {
+    const merged = [...(fromConfig[k] ?? []), ...(opts[k] ?? [])];
+    if (merged.length > 0) perms[k] = merged;
+  }
+  const mode = perms.sandbox ?? 'workspace-write';
+  const sandbox = await shellEnforcement(mode, perms.bubblewrap ?? 'bwrap');
+
+  let mcp: McpServers | undefined;
+  if (opts.mcp !== false && config.mcpServers && Object.keys(config.mcpServers).length > 0) {
+    mcp = await connectMcpServers(config.mcpServers);
+  }
+
+  const policySections: ContextSection[] = [
+    { name: 'sandbox', text: `Sandbox: ${mode}${sandbox.enforcement === 'partial' ? ` (partially enforced: ${sandbox.reason})` : ''}` },
+    { name: 'approval', text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}` },
+  ];
+  const plugins: Plugin[] = [
+    codingTools(opts.tools),
+    permissions(perms),
+    runtimeContext(() => defaultContextSections(cwd, [...policySections, ...(opts.context ?? [])])),
+    workspaceInstructions(cwd),
+  ];
+  if (mcp) plugins.push(mcp.plugin);
+  plugins.push(...(opts.plugins ?? []));
+
+  const model = { ...ref, ...(opts.reasoningEffort ?? llm.reasoningEffort ? { reasoningEffort: (opts.reasoningEffort ?? llm.reasoningEffort)! } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) };
+  let agent: Agent;
+  try {
+    agent = createAgent({
+      model,
+      llmConfig: llm,
+      cwd,
+      system: opts.system ? `${CODING_SYSTEM_PROMPT}\n\n${opts.system}` : CODING_SYSTEM_PROMPT,
+      plugins,
+      ...(opts.session ? { session: opts.session } : {}),
+      ...(opts.approve ? { approve: opts.approve } : {}),
+      ...(opts.adapters ? { adapters: opts.adapters } : {}),
+      ...(opts.retry !== undefined ? { retry: opts.retry } : {}),
+    });
+  } catch (e) {
+    await mcp?.close();
+    throw e;
+  }
+  return {
+    agent,
+    sandbox,
+    mcpFailures: mcp?.failures ?? new Map(),
+    async close() {
+      await agent.dispose();
+      await mcp?.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export { createCodingAgent, type CodingAgent, type CodingAgentOptions } from './agent.js';
+export { CODING_SYSTEM_PROMPT } from './prompt.js';
+export { runtimeContext, workspaceInstructions, defaultContextSections, lastSnapshot, RUNTIME_CONTEXT_PLUGIN, INSTRUCTIONS_PLUGIN, type ContextSection } from './context.js';
