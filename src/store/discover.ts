@@ -1,0 +1,205 @@
+/**
+ * Finding logs under a root without reading them: a lookup by id checks each project directory
+ * for the id's directory, and a listing reads only each log's first line plus a `stat`, so it
+ * scales with the number of sessions, not with their size.
+ */
+import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateHeader, type SessionHeader } from '../session/index.js';
+import { StoreError, isErrno, type LockHolder } from './errors.js';
+import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, encodeSegment, logPath, projectDir } from './layout.js';
+import { lockHolder } from './lock.js';
+
+export interface SessionInfo {
+  id: string;
+  header: SessionHeader;
+  path: string;
+  /** File size in bytes. */
+  size: number;
+  mtimeMs: number;
+  /** A live process writing this session, if any. */
+  lockedBy?: LockHolder;
+}
+
+export interface ListProblem {
+  path: string;
+  error: StoreError;
+}
+
+export interface Listing {
+  sessions: SessionInfo[];
+  /** Logs that could not be listed (compressed, unreadable header, identity mismatch, duplicate id). */
+  problems: ListProblem[];
+}
+
+export function compressedLogError(path: string, id?: string): StoreError {
+  const details: { path: string; sessionId?: string } = { path };
+  if (id !== undefined) details.sessionId = id;
+  return new StoreError(
+    'COMPRESSED_LOG',
+    `${path} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root`,
+    details,
+  );
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if (isErrno(e, 'ENOENT', 'ENOTDIR')) return false;
+    throw e;
+  }
+}
+
+async function projectDirs(root: string): Promise<string[]> {
+  try {
+    const entries = await readdir(root, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => join(root, e.name));
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return [];
+    throw e;
+  }
+}
+
+/** The log of `id`: SESSION_NOT_FOUND, AMBIGUOUS_SESSION or COMPRESSED_LOG when there is no single readable one. */
+export async function locate(root: string, id: string, cwd?: string): Promise<string> {
+  const seg = encodeSegment(id);
+  const dirs = cwd !== undefined ? [projectDir(root, cwd)] : await projectDirs(root);
+  const found: string[] = [];
+  for (const project of dirs) {
+    const dir = join(project, seg);
+    if (await exists(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), id);
+    if (await exists(join(dir, LOG_FILE))) found.push(join(dir, LOG_FILE));
+  }
+  if (found.length === 0) throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} under ${root}`, { path: root, sessionId: id });
+  if (found.length > 1) {
+    throw new StoreError('AMBIGUOUS_SESSION', `session ${JSON.stringify(id)} appears in ${found.length} project directories: ${found.join(', ')}`, { path: found[0]!, sessionId: id });
+  }
+  return found[0]!;
+}
+
+/** The first line of a file, reading only as much as it takes. */
+export async function readFirstLine(path: string): Promise<string | undefined> {
+  const fh = await open(path, 'r');
+  try {
+    const parts: Buffer[] = [];
+    let pos = 0;
+    let size = 4096;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(size);
+      const { bytesRead } = await fh.read(buf, 0, size, pos);
+      if (bytesRead === 0) return undefined; // no complete first line
+      const nl = buf.subarray(0, bytesRead).indexOf(0x0a);
+      if (nl >= 0) {
+        parts.push(buf.subarray(0, nl));
+        return Buffer.concat(parts).toString('utf8');
+      }
+      parts.push(buf.subarray(0, bytesRead));
+      pos += bytesRead;
+      size = Math.min(size * 4, 1 << 20);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Parse and validate a header line (without the `type` tag). */
+export function parseHeaderLine(line: string, path: string): SessionHeader {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: the first line is not a session header (not JSON)`, { path });
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || (v as { type?: unknown }).type !== 'session') {
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: the first line is not a session header`, { path });
+  }
+  const { type: _t, ...rest } = v as Record<string, unknown>;
+  try {
+    return validateHeader(rest);
+  } catch (e) {
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: ${(e as Error).message}`, { path }, { cause: e });
+  }
+}
+
+/** The header must name the file it sits in: same id, and a cwd that derives this path. */
+export function checkIdentity(root: string, path: string, header: SessionHeader, expectedId?: string): void {
+  if (expectedId !== undefined && header.id !== expectedId) {
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header names session ${JSON.stringify(header.id)}, not ${JSON.stringify(expectedId)}`, { path, sessionId: expectedId });
+  }
+  const expected = logPath(root, header.cwd, header.id);
+  if (expected !== path) {
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header (id ${JSON.stringify(header.id)}, cwd ${JSON.stringify(header.cwd)}) belongs at ${expected}`, { path, sessionId: header.id });
+  }
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+type Entry = { info: SessionInfo } | { problem: ListProblem } | undefined;
+
+async function listOne(root: string, dir: string): Promise<Entry> {
+  const compressed = join(dir, COMPRESSED_LOG_FILE);
+  if (await exists(compressed)) return { problem: { path: compressed, error: compressedLogError(compressed) } };
+  const path = join(dir, LOG_FILE);
+  try {
+    const line = await readFirstLine(path);
+    if (line === undefined) return { problem: { path, error: new StoreError('IDENTITY_MISMATCH', `${path}: no complete header line`, { path }) } };
+    const header = parseHeaderLine(line, path);
+    checkIdentity(root, path, header);
+    const st = await stat(path);
+    const info: SessionInfo = { id: header.id, header, path, size: st.size, mtimeMs: st.mtimeMs };
+    const holder = lockHolder(join(dir, LOCK_FILE));
+    if (holder) info.lockedBy = holder;
+    return { info };
+  } catch (e) {
+    if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined; // a directory without a log: a create in progress or abandoned
+    if (e instanceof StoreError) return { problem: { path, error: e } };
+    throw e;
+  }
+}
+
+export async function listSessions(root: string): Promise<Listing> {
+  const dirs: string[] = [];
+  for (const project of await projectDirs(root)) {
+    let entries;
+    try {
+      entries = await readdir(project, { withFileTypes: true });
+    } catch (e) {
+      if (isErrno(e, 'ENOENT', 'ENOTDIR')) continue;
+      throw e;
+    }
+    for (const e of entries) if (e.isDirectory()) dirs.push(join(project, e.name));
+  }
+  const entries = await mapLimit(dirs, 32, (d) => listOne(root, d));
+  const sessions: SessionInfo[] = [];
+  const problems: ListProblem[] = [];
+  const seen = new Map<string, SessionInfo>();
+  for (const e of entries) {
+    if (e === undefined) continue;
+    if ('problem' in e) {
+      problems.push(e.problem);
+      continue;
+    }
+    const prior = seen.get(e.info.id);
+    if (prior) {
+      problems.push({ path: e.info.path, error: new StoreError('AMBIGUOUS_SESSION', `session ${JSON.stringify(e.info.id)} appears at ${prior.path} and ${e.info.path}`, { path: e.info.path, sessionId: e.info.id }) });
+      continue;
+    }
+    seen.set(e.info.id, e.info);
+    sessions.push(e.info);
+  }
+  sessions.sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
+  return { sessions, problems };
+}

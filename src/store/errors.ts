@@ -1,0 +1,72 @@
+/**
+ * Typed store errors. Every failure of the persistence layer carries a stable `code` (what a
+ * caller switches on) and, where one exists, the path concerned. Log-content refusals (corrupt
+ * lines, unknown event types, invalid events) stay `SessionError`s from the session layer: the
+ * store adds I/O, locking and layout failures on top, it does not re-label the codec's verdicts.
+ */
+export type StoreErrorCode =
+  /** No session directory holds this id under the root. */
+  | 'SESSION_NOT_FOUND'
+  /** `create`/`fork` with an id that already has a log: nothing is overwritten. */
+  | 'SESSION_EXISTS'
+  /** Another live writer (this process or another) holds the session's lock. */
+  | 'SESSION_LOCKED'
+  /** The same id appears under two project directories. */
+  | 'AMBIGUOUS_SESSION'
+  /** A `session.jsonl.zstd` log: this build reads and writes only uncompressed logs. */
+  | 'COMPRESSED_LOG'
+  /** The header's id or cwd does not name the file it was found in. */
+  | 'IDENTITY_MISMATCH'
+  /** The log holds fewer events than its header's `seedLength`: the inherited prefix is damaged. */
+  | 'SEED_TRUNCATED'
+  /** An id or cwd that cannot name a storage path (empty id, relative cwd). */
+  | 'INVALID_ARGUMENT'
+  /** Writing a batch failed (disk full, quota, I/O error); the batch is kept and the file rolled back. */
+  | 'WRITE_FAILED'
+  /** `fsync` failed: the unsynced bytes were rolled back and will be rewritten. */
+  | 'SYNC_FAILED'
+  /** A failed write could not be rolled back; the writer retries the truncation before any write. */
+  | 'ROLLBACK_FAILED'
+  /** A torn tail could not be preserved in a sidecar, so the log was left untouched. */
+  | 'TAIL_PRESERVE_FAILED'
+  /** The session (or the store) is closed. */
+  | 'CLOSED';
+
+/** Who holds a session lock, as recorded in the lock file. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** Epoch ms when the lock was taken. */
+  since: number;
+}
+
+export interface StoreErrorDetails {
+  path?: string;
+  sessionId?: string;
+  holder?: LockHolder;
+  /** The operating-system error code behind an I/O failure (`ENOSPC`, `EFBIG`, `EIO`, …). */
+  errno?: string;
+  /** Events kept in memory, not yet on disk, when a write failed. */
+  pending?: number;
+}
+
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+  readonly details: StoreErrorDetails;
+  constructor(code: StoreErrorCode, message: string, details: StoreErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function errnoOf(e: unknown): string | undefined {
+  const c = (e as { code?: unknown } | null)?.code;
+  return typeof c === 'string' ? c : undefined;
+}
+
+export function isErrno(e: unknown, ...codes: string[]): boolean {
+  const c = errnoOf(e);
+  return c !== undefined && codes.includes(c);
+}

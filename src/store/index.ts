@@ -1,0 +1,11 @@
+/**
+ * The store layer: sessions persisted as dsh JSONL logs (docs/store.md).
+ */
+export { SessionStore, type SessionStoreOptions, type CreateOptions, type ForkOptions, type Inspection } from './store.js';
+export { StoredSession, type Recovery, type ErrorListener } from './stored-session.js';
+export { persist } from './plugin.js';
+export { StoreError, type StoreErrorCode, type StoreErrorDetails, type LockHolder } from './errors.js';
+export type { FlushResult, WriterIo } from './writer.js';
+export type { SessionInfo, Listing, ListProblem } from './discover.js';
+export { readLogFile, DEFAULT_STREAM_THRESHOLD, type LogLoad, type ReadLogOptions } from './load.js';
+export { defaultRoot, encodeSegment, decodeSegment, projectKey, logPath, LOG_FILE, LOCK_FILE } from './layout.js';

@@ -1,0 +1,308 @@
+/**
+ * `SessionStore`: sessions as files under a root, in dsh's JSONL layout.
+ *
+ *   create  a new session, its header published atomically and never over an existing log
+ *   open    resume one for writing: lock, load, preserve a torn tail in a sidecar, persist the
+ *           crash-repair closers, then write every new event
+ *   inspect read-only view (no lock, nothing written; repair closers only in memory)
+ *   list    headers and stat only
+ *   fork    a new session seeded with a prefix of another, published whole
+ */
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import { open as openHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type SessionHeader, type SessionOptions } from '../session/index.js';
+import { StoreError } from './errors.js';
+import { compressedLogError, checkIdentity, listSessions, locate, type Listing } from './discover.js';
+import { mkdirDurable, publishNew, writeAll, type PublishOptions } from './durable.js';
+import { flushAllSync } from './exit.js';
+import { COMPRESSED_LOG_FILE, LOCK_FILE, defaultRoot, logPath, sessionDir } from './layout.js';
+import { readLog, readLogFile, type LogLoad } from './load.js';
+import { acquireLock, type SessionLock } from './lock.js';
+import { StoredSession, type Recovery } from './stored-session.js';
+import { preserveTail } from './tail.js';
+import { LogWriter, type FlushResult, type WriterIo, type WriterOptions } from './writer.js';
+
+export interface SessionStoreOptions {
+  /** Where sessions live; default `$DSH_HOME/sessions` (DSH_HOME defaults to ~/.dsh). */
+  root?: string;
+  /** Event clock for sessions this store creates or opens (default `Date.now`). */
+  clock?: () => number;
+  /** Plugin event types this reader owns, besides the built-in vocabulary. */
+  knownTypes?: ReadonlySet<string>;
+  /** Logs bigger than this are streamed on open (default 64 MiB). */
+  streamThreshold?: number;
+  /** How long `open` waits while another process is mid-takeover of a stale lock (default 2 s). */
+  lockContentionMs?: number;
+  /** Test seams: file operations of the writer, and the steps of an atomic publish. */
+  io?: WriterIo;
+  onPublishStep?: PublishOptions['onStep'];
+}
+
+export interface CreateOptions {
+  /** The session's working directory (absolute); it picks the project directory. */
+  cwd: string;
+  /** Session id; a UUID when absent. */
+  id?: string;
+  /** More header fields (`delegationDepth`, `origin`, `agentPreset`, …). */
+  header?: Partial<SessionHeader>;
+}
+
+export interface ForkOptions {
+  /** The child's id; a UUID when absent. */
+  id?: string;
+  header?: Partial<SessionHeader>;
+}
+
+export interface Inspection extends LogLoad {
+  path: string;
+}
+
+export class SessionStore {
+  readonly root: string;
+  private readonly opts: SessionStoreOptions;
+  private readonly handles = new Map<string, StoredSession>();
+  private closedStore = false;
+
+  constructor(opts: SessionStoreOptions = {}) {
+    this.opts = opts;
+    this.root = resolve(opts.root ?? defaultRoot());
+  }
+
+  /** Flush every open log of this process synchronously (for SIGINT/SIGTERM handlers). */
+  static flushAllSync(): void {
+    flushAllSync();
+  }
+
+  /** The open handle of a session in this store, if it is open here. */
+  handle(idOrSession: string | Session): StoredSession | undefined {
+    const id = typeof idOrSession === 'string' ? idOrSession : idOrSession.id;
+    const h = this.handles.get(id);
+    return h && (typeof idOrSession === 'string' || h.session === idOrSession) ? h : undefined;
+  }
+
+  /** The path a session's log has (or would have); no I/O. */
+  pathOf(cwd: string | undefined, id: string): string {
+    return logPath(this.root, cwd, id);
+  }
+
+  private sessionOptions(): Pick<SessionOptions, 'clock'> {
+    return this.opts.clock ? { clock: this.opts.clock } : {};
+  }
+
+  private assertOpen(): void {
+    if (this.closedStore) throw new StoreError('CLOSED', `the store at ${this.root} is closed`, { path: this.root });
+  }
+
+  /**
+   * A new, empty session whose header is on disk when this resolves. Fails with SESSION_EXISTS
+   * (or SESSION_LOCKED, if the other creator still holds it) when the id is taken.
+   */
+  async create(opts: CreateOptions): Promise<StoredSession> {
+    this.assertOpen();
+    if (typeof opts.cwd !== 'string' || opts.cwd === '') throw new StoreError('INVALID_ARGUMENT', 'create() needs the session cwd', {});
+    const sopts: SessionOptions = { ...this.sessionOptions(), header: { ...opts.header, cwd: opts.cwd } };
+    if (opts.id !== undefined) sopts.id = opts.id;
+    const session = Session.create(sopts);
+    if (opts.id !== undefined) await this.refuseExisting(session.id);
+    return this.publish(session);
+  }
+
+  /** A new session seeded with `source`'s events through `boundary` (inclusive; default all). */
+  async fork(sourceId: string, boundary?: number, opts: ForkOptions = {}): Promise<StoredSession> {
+    this.assertOpen();
+    const live = this.handles.get(sourceId);
+    const source = live ? live.session : (await this.inspect(sourceId)).session;
+    const fopts: SessionOptions = { ...this.sessionOptions() };
+    if (opts.id !== undefined) fopts.id = opts.id;
+    if (opts.header !== undefined) fopts.header = opts.header;
+    const child = source.fork(boundary, fopts);
+    if (opts.id !== undefined) await this.refuseExisting(child.id);
+    return this.publish(child);
+  }
+
+  private async refuseExisting(id: string): Promise<void> {
+    try {
+      const path = await locate(this.root, id);
+      throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(id)} already exists at ${path}`, { path, sessionId: id });
+    } catch (e) {
+      if (e instanceof StoreError && e.code === 'SESSION_NOT_FOUND') return;
+      throw e;
+    }
+  }
+
+  /** Write a new session (header plus any seed) as a new file, then attach its writer. */
+  private async publish(session: Session): Promise<StoredSession> {
+    const dir = sessionDir(this.root, session.header.cwd, session.id);
+    const path = join(dir, 'session.jsonl');
+    if (existsSync(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), session.id);
+    mkdirDurable(dir);
+    const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(session.id));
+    try {
+      const events = session.events;
+      const data = Buffer.from(encodeHeaderLine(session.header) + encodeEvents(events), 'utf8');
+      const publishOpts: PublishOptions = {};
+      if (this.opts.onPublishStep) publishOpts.onStep = this.opts.onPublishStep;
+      if (!publishNew(path, data, publishOpts)) {
+        throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(session.id)} already exists at ${path}; nothing was overwritten`, { path, sessionId: session.id });
+      }
+      return this.attach(session, path, lock, data.length, events.length, [], { repaired: [] });
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private lockOptions(id: string): { sessionId: string; contentionMs?: number } {
+    const o: { sessionId: string; contentionMs?: number } = { sessionId: id };
+    if (this.opts.lockContentionMs !== undefined) o.contentionMs = this.opts.lockContentionMs;
+    return o;
+  }
+
+  private newWriter(session: Session, path: string, length: number, nextSeq: number, sink: { handle?: StoredSession; early: StoreError[] }): LogWriter {
+    const writerOpts: WriterOptions = {
+      fd: openSync(path, 'r+'),
+      path,
+      sessionId: session.id,
+      length,
+      nextSeq,
+      onError: (e) => (sink.handle ? sink.handle.reportError(e) : sink.early.push(e)),
+    };
+    if (this.opts.io) writerOpts.io = this.opts.io;
+    return new LogWriter(writerOpts);
+  }
+
+  private attach(session: Session, path: string, lock: SessionLock, length: number, nextSeq: number, warnings: LogWarning[], recovery: Recovery): StoredSession {
+    const sink: { handle?: StoredSession; early: StoreError[] } = { early: [] };
+    const writer = this.newWriter(session, path, length, nextSeq, sink);
+    return this.wrap(session, path, lock, writer, warnings, recovery, sink);
+  }
+
+  private wrap(session: Session, path: string, lock: SessionLock, writer: LogWriter, warnings: LogWarning[], recovery: Recovery, sink: { handle?: StoredSession; early: StoreError[] }): StoredSession {
+    const handle = new StoredSession({ session, path, writer, lock, warnings, recovery, onClosed: (h) => this.handles.delete(h.id) });
+    sink.handle = handle;
+    for (const e of sink.early) handle.reportError(e);
+    this.handles.set(session.id, handle);
+    return handle;
+  }
+
+  /**
+   * Resume a session for writing. Takes the session's lock (SESSION_LOCKED names a live holder;
+   * a dead holder's lock is taken over), loads and validates the log, moves a torn tail into a
+   * sidecar, and makes the crash-repair closers and the seed marker durable before returning.
+   */
+  async open(id: string, opts: { cwd?: string } = {}): Promise<StoredSession> {
+    this.assertOpen();
+    if (this.handles.has(id)) {
+      const h = this.handles.get(id)!;
+      throw new StoreError('SESSION_LOCKED', `session ${id} is already open in this process (this store)`, { path: h.path, sessionId: id });
+    }
+    const path = await locate(this.root, id, opts.cwd);
+    const lock = await acquireLock(join(dirname(path), LOCK_FILE), this.lockOptions(id));
+    try {
+      return await this.openLocked(id, path, lock);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private async openLocked(id: string, path: string, lock: SessionLock): Promise<StoredSession> {
+    const fh = await openHandle(path, 'r');
+    let load: LogLoad;
+    let size: number;
+    try {
+      size = (await fh.stat()).size;
+      load = await readLog(fh, size, this.readOptions(path));
+    } finally {
+      await fh.close();
+    }
+    checkIdentity(this.root, path, load.header, id);
+    checkSeed(load, path);
+    const warnings = [...load.warnings];
+    const recovery: Recovery = { repaired: load.repaired.map((d) => d.type) };
+    let length = load.goodLength;
+    if (load.tornTail) {
+      const sidecar = preserveTail(path, load.goodLength, size);
+      truncateDurably(path, length);
+      recovery.tornTail = { ...load.tornTail, bytes: size - length, sidecar };
+      for (const w of warnings) if (w.code === 'TORN_TAIL') w.message += `; the ${size - length} torn byte(s) were moved to ${sidecar}`;
+    } else if (!load.endsWithNewline) {
+      // The last line parsed but lacks its newline: end it, or the next line would fuse with it.
+      length = appendNewline(path, length);
+    }
+    const nextSeq = load.eventCount;
+    const sink: { handle?: StoredSession; early: StoreError[] } = { early: [] };
+    const writer = this.newWriter(load.session, path, length, nextSeq, sink);
+    // Closers and the seed marker are new events: durable before anyone builds on them.
+    for (const e of load.session.since(nextSeq)) writer.enqueue(e);
+    const r = await writer.flush();
+    if (!r.ok) {
+      writer.closeSync();
+      throw r.error;
+    }
+    return this.wrap(load.session, path, lock, writer, warnings, recovery, sink);
+  }
+
+  private readOptions(path: string): { file: string; clock?: () => number; knownTypes?: ReadonlySet<string>; streamThreshold?: number } {
+    const o: { file: string; clock?: () => number; knownTypes?: ReadonlySet<string>; streamThreshold?: number } = { file: path };
+    if (this.opts.clock) o.clock = this.opts.clock;
+    if (this.opts.knownTypes) o.knownTypes = this.opts.knownTypes;
+    if (this.opts.streamThreshold !== undefined) o.streamThreshold = this.opts.streamThreshold;
+    return o;
+  }
+
+  /** Load a session read-only: no lock, nothing written, a torn tail reported but left in place. */
+  async inspect(id: string, opts: { cwd?: string } = {}): Promise<Inspection> {
+    const path = await locate(this.root, id, opts.cwd);
+    const load = await readLogFile(path, this.readOptions(path));
+    checkIdentity(this.root, path, load.header, id);
+    checkSeed(load, path);
+    return { ...load, path };
+  }
+
+  /** Every session under the root: headers (line 1) and stat only. */
+  list(): Promise<Listing> {
+    return listSessions(this.root);
+  }
+
+  /** Close every session this store opened. Results in open order; a failed close stays open. */
+  async close(): Promise<FlushResult[]> {
+    const results: FlushResult[] = [];
+    for (const h of [...this.handles.values()]) results.push(await h.close());
+    if (this.handles.size === 0) this.closedStore = true;
+    return results;
+  }
+}
+
+function checkSeed(load: LogLoad, path: string): void {
+  const seed = load.header.seedLength;
+  if (seed !== undefined && load.eventCount < seed) {
+    throw new StoreError(
+      'SEED_TRUNCATED',
+      `${path}: the header says ${seed} event(s) were inherited from ${load.header.parentSession ?? 'a parent session'}, but the log holds only ${load.eventCount}${load.tornTail ? ` (reading stopped at line ${load.tornTail.line}: ${load.tornTail.reason})` : ''}; refusing to resume a damaged seed`,
+      { path, sessionId: load.header.id },
+    );
+  }
+}
+
+function truncateDurably(path: string, length: number): void {
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, length);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function appendNewline(path: string, length: number): number {
+  const fd = openSync(path, 'r+');
+  try {
+    writeAll(fd, Buffer.from('\n'), length);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return length + 1;
+}

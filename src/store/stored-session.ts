@@ -1,0 +1,141 @@
+/**
+ * A session open for writing: the live `Session`, its log writer, its lock. Every event the
+ * session commits is queued for the file in commit order (the subscription is attached before
+ * the handle is returned, so nothing committed through it can be missed), written at the end of
+ * the macrotask, and made durable by `flush()`, at every `turn/end`, on close, and on exit.
+ */
+import type { LogWarning, Session, SessionEvent } from '../session/index.js';
+import { StoreError } from './errors.js';
+import { registerExit, unregisterExit, type ExitParticipant } from './exit.js';
+import type { SessionLock } from './lock.js';
+import type { FlushResult, LogWriter } from './writer.js';
+
+export interface Recovery {
+  /** The torn tail that was cut off, and the sidecar holding its bytes. */
+  tornTail?: { line: number; droppedLines: number; reason: string; bytes: number; sidecar: string };
+  /** Types of the closers crash repair appended (and persisted) for a turn left open. */
+  repaired: string[];
+}
+
+export type ErrorListener = (error: StoreError) => void;
+
+export class StoredSession {
+  readonly session: Session;
+  readonly path: string;
+  /** What the open found and fixed: torn tail, open turn, blank lines, missing final newline. */
+  readonly warnings: readonly LogWarning[];
+  readonly recovery: Recovery;
+  private readonly writer: LogWriter;
+  private readonly lock: SessionLock;
+  private readonly unsubscribe: () => void;
+  private errorListeners: ErrorListener[] = [];
+  private closing = false;
+  private closedFlag = false;
+  private readonly exitHook: ExitParticipant;
+  private readonly onClosed: (s: StoredSession) => void;
+
+  constructor(args: {
+    session: Session;
+    path: string;
+    writer: LogWriter;
+    lock: SessionLock;
+    warnings: LogWarning[];
+    recovery: Recovery;
+    onClosed: (s: StoredSession) => void;
+  }) {
+    this.session = args.session;
+    this.path = args.path;
+    this.writer = args.writer;
+    this.lock = args.lock;
+    this.warnings = Object.freeze(args.warnings);
+    this.recovery = args.recovery;
+    this.onClosed = args.onClosed;
+    this.unsubscribe = this.session.subscribe((e: SessionEvent) => {
+      this.writer.enqueue(e);
+      // A finished turn is a natural durability point: nothing waits on it, so it is not awaited.
+      if (e.type === 'turn/end') void this.writer.flush();
+    });
+    this.exitHook = {
+      flushSync: () => {
+        const r = this.writer.flushSync();
+        if (!r.ok) process.stderr.write(`[dsh] at exit: ${r.error.message}\n`);
+      },
+      releaseSync: () => {
+        this.writer.closeSync();
+        this.lock.release();
+      },
+    };
+    registerExit(this.exitHook);
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+  /** Seq of the first event not yet known durable. */
+  get durableSeq(): number {
+    return this.writer.durableSeq;
+  }
+  /** The failure that paused background writes, until a flush succeeds. */
+  get lastError(): StoreError | undefined {
+    return this.writer.lastError;
+  }
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** Report write failures here (the `persist` plugin forwards them to `agent/error`). */
+  onError(listener: ErrorListener): () => void {
+    this.errorListeners = [...this.errorListeners, listener];
+    return () => {
+      this.errorListeners = this.errorListeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** @internal the writer's error sink. */
+  reportError(error: StoreError): void {
+    if (this.errorListeners.length === 0) {
+      process.stderr.write(`[dsh] session log: ${error.message}\n`);
+      return;
+    }
+    for (const l of this.errorListeners) {
+      try {
+        l(error);
+      } catch {
+        // one broken listener must not hide the failure from the others
+      }
+    }
+  }
+
+  /**
+   * Write every committed event and fsync. Resolves `{ok: true, durableSeq}` once they are on
+   * stable storage, or `{ok: false, error, pending}`: the events stay queued and a later flush
+   * retries. Never rejects.
+   */
+  flush(): Promise<FlushResult> {
+    return this.writer.flush();
+  }
+
+  /**
+   * Flush, close the file and release the lock. From the first call on, appends to the session
+   * are refused (`StoreError CLOSED`), so no event can commit without reaching the log. If the
+   * final flush fails the handle stays open (file, lock, queued events) and close can be retried.
+   */
+  async close(): Promise<FlushResult> {
+    if (this.closedFlag) return { ok: true, durableSeq: this.writer.durableSeq, bytes: 0 };
+    if (!this.closing) {
+      this.closing = true;
+      this.session.addPreCommitCheck((c) => {
+        throw new StoreError('CLOSED', `session ${this.id} is closed in the store; cannot append "${c.type}"`, { path: this.path, sessionId: this.id });
+      });
+    }
+    const r = await this.writer.flush();
+    if (!r.ok) return r;
+    this.unsubscribe();
+    await this.writer.close();
+    this.lock.release();
+    unregisterExit(this.exitHook);
+    this.closedFlag = true;
+    this.onClosed(this);
+    return r;
+  }
+}
