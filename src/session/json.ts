@@ -200,7 +200,7 @@ export interface JsonContext {
   seq?: number;
 }
 
-function failer(ctx: JsonContext): (path: string, why: string) => never {
+function failer(ctx: { eventType: string; seq?: number | undefined }): (path: string, why: string) => never {
   return (path, why) => {
     const details: { eventType: string; path: string; rule: string; seq?: number } = {
       eventType: ctx.eventType,
@@ -218,18 +218,28 @@ function failer(ctx: JsonContext): (path: string, why: string) => never {
 
 /** Validate, copy and deep-freeze. The caller keeps its own (unfrozen) value. */
 export function snapshotJson<T>(value: T, ctx: JsonContext): T {
+  return copyJson(value, ctx.eventType, ctx.path ?? '$', ctx.seq);
+}
+
+/** Validate and deep-freeze in place; for values the caller owns outright (fresh from JSON.parse). */
+export function freezeJsonInPlace<T>(value: T, ctx: JsonContext): T {
+  return freezeInPlace(value, ctx.eventType, ctx.path ?? '$', ctx.seq);
+}
+
+/** `snapshotJson` without a context object (the append hot path). */
+export function copyJson<T>(value: T, eventType: string, path: string, seq: number | undefined): T {
   try {
     return fastCopy(value, 0) as T;
   } catch (e) {
     if (e !== BAIL) throw e;
   }
-  return slowWalk(value, ctx.path ?? '$', true, failer(ctx)) as T;
+  return slowWalk(value, path, true, failer({ eventType, seq })) as T;
 }
 
-/** Validate and deep-freeze in place; for values the caller owns outright (fresh from JSON.parse). */
-export function freezeJsonInPlace<T>(value: T, ctx: JsonContext): T {
+/** `freezeJsonInPlace` without a context object (the load hot path). */
+export function freezeInPlace<T>(value: T, eventType: string, path: string, seq: number | undefined): T {
   if (fastFreeze(value, 0)) return value;
-  return slowWalk(value, ctx.path ?? '$', false, failer(ctx)) as T;
+  return slowWalk(value, path, false, failer({ eventType, seq })) as T;
 }
 
 /** True when the value is lossless JSON and now frozen; false means "use the slow walk". */

@@ -95,10 +95,19 @@ export class SurfaceState {
     if (sources.length === 0 && c.type !== 'assistant/message') {
       fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', 'an empty sourceEventSeqs is allowed only on assistant/message (a known empty stream); omit it when sources are unknown');
     }
-    const seen = new Set<number>();
-    for (const s of sources) {
+    // Sources are almost always listed in ascending order, which proves them unique without a set.
+    let ascending = true;
+    let prev = -1;
+    for (let i = 0; i < sources.length; i++) {
+      const s = sources[i]!;
       if (!Number.isSafeInteger(s) || s < 0) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entries must be non-negative integers, got ${JSON.stringify(s)}`);
       if (s >= c.seq) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entry ${s} does not precede the event's own seq ${c.seq}`);
+      if (s <= prev) ascending = false;
+      prev = s;
+    }
+    if (ascending) return;
+    const seen = new Set<number>();
+    for (const s of sources) {
       if (seen.has(s)) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs lists ${s} twice`);
       seen.add(s);
     }

@@ -153,8 +153,35 @@ function describe(v: unknown): string {
 const TODO_STATUS = new Set(['pending', 'in_progress', 'completed']);
 const HEADER_REASONS = new Set(['initial', 'resume', 'change']);
 
+const NO_OPTIONS: ValidationOptions = Object.freeze({});
+
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+
+/**
+ * The hot types, checked without allocating: true means valid. False means "not sure": the full
+ * check below decides, and produces the precise error.
+ */
+function plainlyValid(type: string, data: unknown): boolean {
+  if (typeof data !== 'object' || data === null) return false;
+  const d = data as Obj;
+  switch (type) {
+    case 'assistant/chunk': {
+      const c = d.chunk as Obj | null | undefined;
+      return isCount(d.turn) && isCount(d.step) && typeof c === 'object' && c !== null && !Array.isArray(c) && typeof c.type === 'string' && c.type !== '';
+    }
+    case 'step/start':
+    case 'step/end':
+      return isCount(d.turn) && isCount(d.step);
+    case 'tool/call':
+      return isCount(d.turn) && isCount(d.step) && typeof d.callId === 'string' && d.callId !== '' && typeof d.name === 'string' && typeof d.arguments === 'string';
+    default:
+      return false;
+  }
+}
+
 /** Validate the payload of a known event type. Unknown (plugin) types are only required to be JSON. */
-export function validateEventData(type: string, seq: number, data: unknown, opts: ValidationOptions = {}): void {
+export function validateEventData(type: string, seq: number, data: unknown, opts: ValidationOptions = NO_OPTIONS): void {
+  if (plainlyValid(type, data)) return;
   const c = new Checker(type, seq, opts);
   switch (type) {
     case 'turn/start': {
@@ -300,7 +327,10 @@ export function validateEnvelope(e: unknown, index: number): void {
   };
   if (typeof e !== 'object' || e === null || Array.isArray(e)) fail('$', `expected an event object, got ${describe(e)}`);
   const o = e as Obj;
-  for (const k of Object.keys(o)) if (!ENVELOPE_KEYS.has(k)) fail(`$.${k}`, `"${k}" is not an envelope field (allowed: ${[...ENVELOPE_KEYS].join(', ')})`);
+  for (const k in o) {
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    if (!ENVELOPE_KEYS.has(k)) fail(`$.${k}`, `"${k}" is not an envelope field (allowed: ${[...ENVELOPE_KEYS].join(', ')})`);
+  }
   if (typeof o.type !== 'string' || o.type === '') fail('$.type', `expected a non-empty string, got ${describe(o.type)}`);
   const type = o.type as string;
   if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq)) fail('$.seq', `expected an integer, got ${describe(o.seq)}`, 'INVALID_EVENT', type);
