@@ -29,6 +29,10 @@ export const TOOL_OUTCOME_UNKNOWN_TEXT =
 export const TOOL_NOT_STARTED_TEXT =
   'This tool call never started: the harness stopped before dispatching it, so it had no effect.';
 
+/**
+ * Closers for the turn left open at the end of `events`: the whole log, or any suffix of it that
+ * starts at or before that turn's turn/start. Empty when every turn is closed.
+ */
 export function interruptedTurnClosers(events: readonly SessionEvent[]): EventDraft[] {
   let openTurn: number | undefined;
   let openStep: number | undefined;
@@ -51,7 +55,8 @@ export function interruptedTurnClosers(events: readonly SessionEvent[]): EventDr
   if (openTurn === undefined) return [];
 
   const out: EventDraft[] = [];
-  let seq = events.length;
+  // The whole log, or any suffix of it that starts at or before the open turn's turn/start.
+  let seq = events.length > 0 ? events[events.length - 1]!.seq + 1 : 0;
   const time = events.length > 0 ? events[events.length - 1]!.time : 0;
 
   if (openStep !== undefined) {

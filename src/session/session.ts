@@ -29,8 +29,9 @@ import {
   type SurfaceOp,
 } from './events.js';
 import { SessionError } from './errors.js';
-import { freezeJsonInPlace, snapshotJson } from './json.js';
-import { SurfaceState, type SurfaceReplacement } from './surface.js';
+import { copyJson, freezeInPlace, snapshotJson } from './json.js';
+import { SurfaceState, type EventLookup, type SurfaceReplacement } from './surface.js';
+import { ChunkRun, materialise, slotType, type Slot } from './store.js';
 import { TraceState } from './trace.js';
 import { MessageProjection } from './derive.js';
 import { validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';
@@ -73,6 +74,24 @@ type OptsArg<K extends SessionEventType> = K extends 'user/message' | 'assistant
   ? [opts: AppendOptions<K>]
   : [opts?: AppendOptions<K>];
 
+/**
+ * The loader's channel into a session under construction (internal: `session.ts` exports it,
+ * the package index does not). Everything fed through it is validated exactly like a seed.
+ */
+export interface SeedSink {
+  /** A raw stored event; ownership transfers (validated and frozen in place, not copied). */
+  event(raw: unknown): void;
+  /** A run of chunk deltas the decoder built itself from a row or event lines it parsed. */
+  run(run: ChunkRun): void;
+  /** Seqs fed so far. */
+  readonly length: number;
+  /** Events of the turn left open at the end so far (from its turn/start), or [] if none is open. */
+  openTurnEvents(): SessionEvent[];
+}
+export const restoreWith: unique symbol = Symbol('Session.restoreWith');
+
+const NO_VALIDATION: ValidationOptions = Object.freeze({});
+
 function defaultListenerError(error: unknown, event: SessionEvent): void {
   console.error(`[dsh] session/event listener threw on ${event.type} #${event.seq}:`, error);
 }
@@ -83,13 +102,27 @@ export class Session {
   /** Seq of the first event written by this process (the seed length). */
   readonly firstLiveSeq: number;
 
-  private readonly log: SessionEvent[] = [];
+  /**
+   * The log as records: each an event, or a compact run of chunk events (loaded logs). Without
+   * runs, record i is seq i; once a run is stored, `starts` maps records to their first seq.
+   */
+  private readonly log: Slot[] = [];
+  private starts: number[] | undefined;
+  /** Events in the log (run members counted one by one): the next seq. */
+  private count = 0;
   private snapshot: readonly SessionEvent[] | undefined;
   private readonly surfaceState = new SurfaceState();
   private readonly traceState = new TraceState();
   private readonly projection = new MessageProjection();
-  private readonly listeners: SessionListener[] = [];
-  private readonly preCommit: PreCommitCheck[] = [];
+  /** Copy-on-write, so publishing needs no per-event copy of the list. */
+  private listeners: readonly SessionListener[] = [];
+  private preCommit: readonly PreCommitCheck[] = [];
+  private readonly lookup: EventLookup = (seq) => {
+    if (!(seq >= 0 && seq < this.count)) return undefined;
+    if (this.starts === undefined) return this.log[seq] as SessionEvent;
+    return materialise(this.log[this.recordOf(seq)]!, seq);
+  };
+  private readonly surfaceAt = (seq: number): SessionEvent => this.lookup(seq)!;
   /** Set while an append is being checked, committed or published: no append may nest in it. */
   private busy: 'appending' | 'publishing' | undefined;
   private readonly clock: () => number;
@@ -104,9 +137,10 @@ export class Session {
     this.clock = opts.clock ?? Date.now;
     this.onListenerError = opts.onListenerError ?? defaultListenerError;
     seed(this);
-    this.firstLiveSeq = this.log.length;
+    this.firstLiveSeq = this.count;
     // The marker is written before anyone can subscribe, so it is never published.
-    if (markSeed && this.log[this.log.length - 1]?.type !== 'session/end-seed') this.append('session/end-seed', {});
+    const last = this.log[this.log.length - 1];
+    if (markSeed && (last === undefined || slotType(last) !== 'session/end-seed')) this.append('session/end-seed', {});
   }
 
   // ------------------------------------------------------------------------------------------
@@ -142,21 +176,88 @@ export class Session {
     );
   }
 
+  /**
+   * A session restored from decoded storage (the JSONL loader): `feed` pushes the stored events
+   * and chunk runs through a `SeedSink`, each validated like a seed; then the seed end is marked.
+   */
+  static [restoreWith](header: unknown, opts: Omit<SessionOptions, 'id' | 'header'>, feed: (sink: SeedSink) => void): Session {
+    const h = validateHeader(header, opts.validation);
+    const validation = opts.validation ?? NO_VALIDATION;
+    return new Session(
+      h,
+      opts,
+      (s) => {
+        const sink: SeedSink = {
+          event: (raw) => s.adopt(raw, s.count, false, validation),
+          run: (run) => s.adoptRun(run),
+          get length() {
+            return s.count;
+          },
+          openTurnEvents: () => {
+            const from = s.traceState.openTurnSeq;
+            return from === undefined ? [] : [...s.since(from)];
+          },
+        };
+        feed(sink);
+      },
+      true,
+    );
+  }
+
   /** Validate and take one stored event (seed path). */
   private adopt(raw: unknown, index: number, copy: boolean, validation: ValidationOptions | undefined): void {
     try {
       validateEnvelope(raw, index);
-      const e = raw as SessionEvent;
-      const ctx = { eventType: e.type, path: '$', seq: index };
-      const event = copy ? snapshotJson(e, ctx) : freezeJsonInPlace(e, ctx);
-      validateEventData(event.type, index, event.data, validation);
+      const type = (raw as { type: string }).type;
+      const event = (copy ? copyJson(raw, type, '$', index) : freezeInPlace(raw, type, '$', index)) as SessionEvent;
+      validateEventData(type, index, event.data, validation);
       this.commit(event);
     } catch (err) {
-      if (err instanceof SessionError) {
-        throw new SessionError(err.code, `seed ${err.message}`, err.details, { cause: err });
-      }
-      throw err;
+      throw seedError(err);
     }
+  }
+
+  /** Take a chunk run the loader decoded (seed path): the checks its members would get one by one. */
+  private adoptRun(run: ChunkRun): void {
+    const seq = this.count;
+    try {
+      if (run.seq0 !== seq) validateEnvelope(run.member(0), seq); // throws SEQ_GAP, as for an event line
+      const first = run.member(0);
+      // Every member shares turn, step and chunk type: checking the first checks them all.
+      validateEventData('assistant/chunk', seq, first.data);
+      this.commitRun(run, first);
+    } catch (err) {
+      throw seedError(err);
+    }
+  }
+
+  /** Trace-check a run (as its first member; the others cannot differ) and commit all of it. */
+  private commitRun(run: ChunkRun, first: SessionEvent = run.member(0)): void {
+    this.traceState.check(first);
+    if (this.preCommit.length > 0) for (let k = 0; k < run.length; k++) for (const check of this.preCommit) check(run.member(k), this);
+    if (this.starts === undefined) {
+      // Until now record i was seq i.
+      const starts = new Array<number>(this.log.length);
+      for (let i = 0; i < starts.length; i++) starts[i] = i;
+      this.starts = starts;
+    }
+    this.starts.push(this.count);
+    this.log.push(run);
+    this.count += run.length;
+    this.snapshot = undefined;
+  }
+
+  /** Index of the record holding `seq` (runs stored; `seq` in range). */
+  private recordOf(seq: number): number {
+    const starts = this.starts!;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -164,29 +265,56 @@ export class Session {
 
   /** Frozen snapshot of the whole log, shared until the next append. O(n) after an append. */
   get events(): readonly SessionEvent[] {
-    return (this.snapshot ??= Object.freeze(this.log.slice()));
+    if (this.snapshot === undefined) {
+      const log = this.log;
+      if (this.starts === undefined) this.snapshot = Object.freeze(log.slice() as SessionEvent[]);
+      else {
+        const out = new Array<SessionEvent>(this.count);
+        let seq = 0;
+        for (const slot of log) {
+          if (slot instanceof ChunkRun) for (let k = 0; k < slot.length; k++) out[seq++] = slot.member(k);
+          else out[seq++] = slot;
+        }
+        this.snapshot = Object.freeze(out);
+      }
+    }
+    return this.snapshot;
   }
 
   /** Number of events; also the seq the next event gets. */
   get seq(): number {
-    return this.log.length;
+    return this.count;
   }
   get length(): number {
-    return this.log.length;
+    return this.count;
   }
 
+  /**
+   * The event at `seq`. A chunk of a loaded log is stored compactly and materialised here as an
+   * equal frozen event (not necessarily the same object on every read).
+   */
   at(seq: number): SessionEvent | undefined {
-    return this.log[seq];
+    return this.lookup(seq);
   }
 
   /** Events from `fromSeq` (inclusive) to the end, without copying the whole log. */
   *since(fromSeq: number): IterableIterator<SessionEvent> {
-    for (let i = Math.max(0, fromSeq); i < this.log.length; i++) yield this.log[i]!;
+    for (let seq = Math.max(0, fromSeq); seq < this.count; ) {
+      const slot = this.starts === undefined ? this.log[seq]! : this.log[this.recordOf(seq)]!;
+      if (slot instanceof ChunkRun) {
+        for (let k = seq - slot.seq0; k < slot.length; k++) yield slot.member(k);
+        seq = slot.seq0 + slot.length;
+      } else {
+        yield slot;
+        seq++;
+      }
+    }
   }
 
   /** The model-visible history: cached, O(new surface nodes) per call, frozen. */
   deriveMessages(): readonly Message[] {
-    return this.projection.derive(this.surfaceState, (seq) => this.log[seq]!);
+    // Surface nodes are surface events, never chunks, so their slots hold the events themselves.
+    return this.projection.derive(this.surfaceState, this.surfaceAt);
   }
 
   /** The ordered surface: a frozen snapshot, shared until the surface next changes. */
@@ -204,7 +332,7 @@ export class Session {
   requestHeader(): EpochHeader | undefined {
     if (this.lastHeaderSeq < 0) return undefined;
     if (this.headerCache?.seq !== this.lastHeaderSeq) {
-      const e = this.log[this.lastHeaderSeq] as SessionEvent<'request/header'>;
+      const e = this.lookup(this.lastHeaderSeq) as SessionEvent<'request/header'>;
       this.headerCache = { seq: this.lastHeaderSeq, header: Object.freeze(canonicalHeader(e.data.header)) };
     }
     return this.headerCache.header;
@@ -212,7 +340,7 @@ export class Session {
 
   /** The latest `request/context`, if any. */
   requestContext(): RequestContext | undefined {
-    return this.lastContextSeq < 0 ? undefined : (this.log[this.lastContextSeq] as SessionEvent<'request/context'>).data;
+    return this.lastContextSeq < 0 ? undefined : (this.lookup(this.lastContextSeq) as SessionEvent<'request/context'>).data;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -222,8 +350,10 @@ export class Session {
    * Append one event. Synchronous: when it returns, the event is committed and published.
    * Returns the frozen logged event (read it back rather than your own input).
    */
-  append<K extends SessionEventType>(type: K, data: SessionEventMap[K], ...rest: OptsArg<K>): SessionEvent<K> {
-    const seq = this.log.length;
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K], ...rest: OptsArg<K>): SessionEvent<K>;
+  // The implementation takes the options positionally: no rest array per append.
+  append(type: string, data: unknown, opts?: unknown): SessionEvent {
+    const seq = this.count;
     if (this.busy !== undefined) {
       const where = this.busy === 'publishing' ? 'a session/event listener' : 'another append (a pre-commit check, the clock, or a getter in the data)';
       throw new SessionError('REENTRANT_APPEND', `cannot append "${String(type)}" from inside ${where} (seq ${seq}); schedule it instead`, {
@@ -235,13 +365,13 @@ export class Session {
     this.busy = 'appending';
     let committed: SessionEvent;
     try {
-      committed = this.build(type, data, seq, rest[0]);
+      committed = this.build(type, data, seq, opts);
       this.commit(committed);
     } finally {
       this.busy = undefined;
     }
-    this.publish(committed);
-    return committed as SessionEvent<K>;
+    if (this.listeners.length > 0) this.publish(committed);
+    return committed;
   }
 
   /** Validate and freeze the new event (no state changes). */
@@ -250,16 +380,16 @@ export class Session {
       throw new SessionError('INVALID_EVENT', `event type must be a non-empty string, got ${typeof type === 'string' ? '""' : typeof type}`, { seq, rule: 'envelope' });
     }
     const opts = optsArg as { surfaceOp?: SurfaceOp; sourceEventSeqs?: number[]; ignorable?: true } | undefined;
-    const frozen = snapshotJson(data, { eventType: type, path: '$.data', seq });
-    validateEventData(type, seq, frozen);
+    const frozen = copyJson(data, type, '$.data', seq);
+    validateEventData(type, seq, frozen, NO_VALIDATION);
     const event: Record<string, unknown> = { type, seq, time: this.clock(), data: frozen };
     if (opts !== undefined) {
       if (opts.ignorable !== undefined) {
         if (opts.ignorable !== true) throw new SessionError('INVALID_EVENT', `event "${type}" at seq ${seq}: ignorable must be true when given`, { eventType: type, seq, rule: 'envelope' });
         event.ignorable = true;
       }
-      if (opts.surfaceOp !== undefined) event.surfaceOp = snapshotJson(opts.surfaceOp, { eventType: type, path: '$.surfaceOp', seq });
-      if (opts.sourceEventSeqs !== undefined) event.sourceEventSeqs = snapshotJson(opts.sourceEventSeqs, { eventType: type, path: '$.sourceEventSeqs', seq });
+      if (opts.surfaceOp !== undefined) event.surfaceOp = copyJson(opts.surfaceOp, type, '$.surfaceOp', seq);
+      if (opts.sourceEventSeqs !== undefined) event.sourceEventSeqs = copyJson(opts.sourceEventSeqs, type, '$.sourceEventSeqs', seq);
     }
     const time = event.time;
     if (typeof time !== 'number' || !Number.isSafeInteger(time)) {
@@ -270,10 +400,13 @@ export class Session {
 
   /** Check every rule, then commit; a throw anywhere before the push leaves everything untouched. */
   private commit(event: SessionEvent): void {
-    this.surfaceState.check(event, (s) => this.log[s]);
+    this.surfaceState.check(event, this.lookup);
     this.traceState.check(event);
-    for (const check of this.preCommit) check(event, this);
+    const checks = this.preCommit;
+    for (let i = 0; i < checks.length; i++) checks[i]!(event, this);
     this.log.push(event);
+    this.starts?.push(this.count);
+    this.count++;
     this.snapshot = undefined;
     this.surfaceState.apply(event);
     this.traceState.apply(event);
@@ -282,8 +415,8 @@ export class Session {
   }
 
   private publish(event: SessionEvent): void {
-    if (this.listeners.length === 0) return;
-    const snapshot = this.listeners.slice();
+    // The list is copy-on-write: this reference is the list as it was at commit.
+    const snapshot = this.listeners;
     this.busy = 'publishing';
     try {
       for (const l of snapshot) {
@@ -303,19 +436,25 @@ export class Session {
 
   /** Subscribe to committed events (`session/event`). Returns the disposer. */
   subscribe(listener: SessionListener): () => void {
-    this.listeners.push(listener);
+    this.listeners = [...this.listeners, listener];
+    let subscribed = true;
     return () => {
+      if (!subscribed) return;
+      subscribed = false;
       const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
+      if (i >= 0) this.listeners = [...this.listeners.slice(0, i), ...this.listeners.slice(i + 1)];
     };
   }
 
   /** Add a check that runs before every later commit and may veto it by throwing. */
   addPreCommitCheck(check: PreCommitCheck): () => void {
-    this.preCommit.push(check);
+    this.preCommit = [...this.preCommit, check];
+    let added = true;
     return () => {
+      if (!added) return;
+      added = false;
       const i = this.preCommit.indexOf(check);
-      if (i >= 0) this.preCommit.splice(i, 1);
+      if (i >= 0) this.preCommit = [...this.preCommit.slice(0, i), ...this.preCommit.slice(i + 1)];
     };
   }
 
@@ -328,23 +467,26 @@ export class Session {
    * child shares them rather than copying.
    */
   fork(boundary?: number, opts: SessionOptions = {}): Session {
-    const n = this.log.length;
+    const n = this.count;
     const b = boundary ?? n - 1;
     if (boundary !== undefined && (!Number.isSafeInteger(boundary) || boundary < 0 || boundary >= n)) {
       throw new SessionError('INVALID_BOUNDARY', `fork boundary ${String(boundary)} is not a seq of this session (0…${n - 1})`, { seq: boundary, rule: 'fork-boundary' });
     }
-    const prefix = this.log.slice(0, b + 1);
+    // Records through the one holding b (a run never straddles a valid boundary: its members sit
+    // inside a turn, and a boundary inside a turn is refused below).
+    const prefix = this.log.slice(0, b < 0 ? 0 : (this.starts === undefined ? b : this.recordOf(b)) + 1);
     for (let i = prefix.length - 1; i >= 0; i--) {
-      const t = prefix[i]!.type;
+      const t = slotType(prefix[i]!);
       if (t === 'turn/end') break;
       if (t === 'turn/start') {
-        throw new SessionError('OPEN_TURN', `cannot fork at seq ${b}: turn ${(prefix[i] as SessionEvent<'turn/start'>).data.turn} (opened at seq ${i}) is still open there; pick a seq between turns`, {
+        const start = prefix[i] as SessionEvent<'turn/start'>;
+        throw new SessionError('OPEN_TURN', `cannot fork at seq ${b}: turn ${start.data.turn} (opened at seq ${start.seq}) is still open there; pick a seq between turns`, {
           seq: b,
           rule: 'fork-boundary',
         });
       }
     }
-    const header: Partial<SessionHeader> = { ...opts.header, parentSession: this.id, seedLength: prefix.length };
+    const header: Partial<SessionHeader> = { ...opts.header, parentSession: this.id, seedLength: b + 1 };
     if (this.header.cwd !== undefined && header.cwd === undefined) header.cwd = this.header.cwd;
     if (this.header.delegationDepth !== undefined && header.delegationDepth === undefined) header.delegationDepth = this.header.delegationDepth;
     const childOpts: SessionOptions = { ...opts, header };
@@ -353,11 +495,18 @@ export class Session {
       makeHeader(childOpts),
       childOpts,
       (s) => {
-        for (const e of prefix) s.commit(e);
+        for (const slot of prefix) {
+          if (slot instanceof ChunkRun) s.commitRun(slot);
+          else s.commit(slot);
+        }
       },
       true,
     );
   }
+}
+
+function seedError(err: unknown): unknown {
+  return err instanceof SessionError ? new SessionError(err.code, `seed ${err.message}`, err.details, { cause: err }) : err;
 }
 
 function makeHeader(opts: SessionOptions): SessionHeader {

@@ -59,6 +59,8 @@ function notStarted(data: unknown): boolean {
 
 export class TraceState {
   openTurn: number | undefined;
+  /** Seq of the open turn's turn/start. */
+  openTurnSeq: number | undefined;
   openStep: number | undefined;
   /** Highest turn number seen; the next turn must be lastTurn + 1. */
   lastTurn = 0;
@@ -167,11 +169,13 @@ export class TraceState {
     switch (c.type) {
       case 'turn/start':
         this.openTurn = num(c.data, 'turn');
+        this.openTurnSeq = c.seq;
         this.lastTurn = this.openTurn ?? this.lastTurn;
         this.lastStep = 0;
         return;
       case 'turn/end':
         this.openTurn = undefined;
+        this.openTurnSeq = undefined;
         this.calls.clear();
         return;
       case 'step/start':

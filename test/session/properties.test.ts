@@ -437,6 +437,15 @@ describe('properties of valid sessions', () => {
         }
         // Writing the loaded events again gives the same bytes.
         expect(encodeJsonl(loaded.header, l.events.slice(0, s.length), { pack })).toBe(text);
+        // Random access and suffix reads see the same events (chunk runs are stored compactly).
+        for (let seq = 0; seq < s.length; seq += 7) expect(JSON.stringify(l.at(seq))).toBe(JSON.stringify(s.at(seq)));
+        const from = Math.floor(s.length / 3);
+        expect(JSON.stringify([...l.since(from)].slice(0, s.length - from))).toBe(JSON.stringify(s.events.slice(from)));
+        // A loaded session forks like the original at every between-turn seq.
+        if (!d.openTurn && s.length > 0) {
+          const child = l.fork(s.length - 1);
+          expect(JSON.stringify(child.events.slice(0, s.length))).toBe(JSON.stringify(s.events));
+        }
       }),
       { numRuns: 100 },
     );

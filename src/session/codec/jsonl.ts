@@ -14,7 +14,7 @@
 import type { SessionEvent, SessionHeader } from '../events.js';
 import { KNOWN_EVENT_TYPES } from '../events.js';
 import { SessionError } from '../errors.js';
-import { expandRow, isRowTag, packChunkRuns, RowError, type StorageRecord } from './rows.js';
+import { checkRow, expandParts, isRowTag, packChunkRuns, RowError, type RowParts, type StorageRecord } from './rows.js';
 import { importLegacy } from './legacy.js';
 import { stringifyJson } from '../json.js';
 
@@ -101,107 +101,221 @@ function recordsTurnEnd(line: string): boolean {
   }
 }
 
-/** Split into lines without a regex; a final segment without '\n' is reported as unterminated. */
-function splitLines(text: string): { lines: string[]; terminated: boolean } {
-  const lines: string[] = [];
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    if (nl < 0) break;
-    let end = nl;
-    if (end > start && text.charCodeAt(end - 1) === 13) end--; // tolerate CRLF
-    lines.push(text.slice(start, end));
-    start = nl + 1;
+/**
+ * Where each seq came from, as segments: a run of event lines on consecutive lines is one
+ * segment (line = first line + offset), a packed row is one segment (every member on its line).
+ * A one-event-per-line file is a single segment, however long.
+ */
+export class LineMap {
+  private readonly seqs: number[] = [];
+  private readonly lines: number[] = [];
+  /** Events per segment; a row segment is marked by a negative count. */
+  private readonly counts: number[] = [];
+  private total = 0;
+
+  event(seq: number, line: number): void {
+    const k = this.seqs.length - 1;
+    if (k >= 0 && this.counts[k]! > 0 && this.seqs[k]! + this.counts[k]! === seq && this.lines[k]! + this.counts[k]! === line) this.counts[k]!++;
+    else {
+      this.seqs.push(seq);
+      this.lines.push(line);
+      this.counts.push(1);
+    }
+    this.total = seq + 1;
   }
-  const terminated = start === text.length;
-  if (!terminated) lines.push(text.slice(start));
-  return { lines, terminated };
+
+  row(seq0: number, members: number, line: number): void {
+    this.seqs.push(seq0);
+    this.lines.push(line);
+    this.counts.push(-members);
+    this.total = seq0 + members;
+  }
+
+  lineOf(seq: number): number | undefined {
+    if (!(seq >= 0 && seq < this.total) || this.seqs.length === 0) return undefined;
+    let lo = 0;
+    let hi = this.seqs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.seqs[mid]! <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.counts[lo]! < 0 ? this.lines[lo] : this.lines[lo]! + (seq - this.seqs[lo]!);
+  }
 }
 
-export function decodeJsonl(text: string, opts: DecodeOptions = {}): DecodedLog {
-  const file = opts.file;
-  if (text.length === 0) throw corrupt(file, 1, 'the file is empty (no session header)');
-  const { lines, terminated } = splitLines(text);
-  const header = decodeHeader(lines[0]!, file);
+/** What the line scanner hands its consumer. */
+interface ScanHandlers {
+  /** The header line, decoded (before any event). */
+  start?(header: Record<string, unknown>): void;
+  /** A parsed event line whose seq is the next one. */
+  event(o: Record<string, unknown>, line: number): void;
+  /** A parsed, validated row whose first seq is the next one. */
+  row(r: RowParts, line: number): void;
+}
+
+interface Scanned {
+  header: Record<string, unknown>;
+  count: number;
+  rowCount: number;
+  tornTail?: TornTail;
+  warnings: LogWarning[];
+  lines: LineMap;
+}
+
+/** The lines of a log, one at a time: from a string in memory, or streamed from a file. */
+export interface LineSource {
+  /** Advance to the next line; false at the end of the input. */
+  next(): boolean;
+  /** The current line, without its line end ('\n' or '\r\n'). */
+  readonly line: string;
+  /** Whether the current line ended with '\n' (only the last line of a file may not). */
+  readonly terminated: boolean;
+}
+
+/** Lines of a string. */
+export class StringLines implements LineSource {
+  line = '';
+  terminated = false;
+  private pos = 0;
+  constructor(private readonly text: string) {}
+  next(): boolean {
+    const text = this.text;
+    const at = this.pos;
+    if (at >= text.length) return false;
+    const nl = text.indexOf('\n', at);
+    this.terminated = nl >= 0;
+    let end = nl >= 0 ? nl : text.length;
+    this.pos = nl >= 0 ? nl + 1 : text.length;
+    if (end > at && text.charCodeAt(end - 1) === 13) end--; // tolerate CRLF
+    this.line = text.slice(at, end);
+    return true;
+  }
+}
+
+function isBlank(line: string): boolean {
+  return line.length === 0 || (line.charCodeAt(0) !== 123 && line.trim().length === 0);
+}
+
+/**
+ * Walk the storage lines once: parse each, sort out rows and events, check seq continuity, and
+ * apply the torn-tail rule to any defect. Nothing but the current line is held.
+ */
+function scanJsonl(src: LineSource, file: string | undefined, handlers: ScanHandlers): Scanned {
+  if (!src.next()) throw corrupt(file, 1, 'the file is empty (no session header)');
+  const header = decodeHeader(src.line, file);
+  handlers.start?.(header);
   const warnings: LogWarning[] = [];
-  const events: Record<string, unknown>[] = [];
-  const rowStarts: number[] = []; // first seq of each row
-  const rowLines: number[] = []; // its 1-based line
+  const lines = new LineMap();
+  let count = 0;
   let rowCount = 0;
   let tornTail: TornTail | undefined;
 
-  const defect = (index: number, why: string): boolean => {
-    const line = index + 1;
-    for (let j = index; j < lines.length; j++) {
-      if (recordsTurnEnd(lines[j]!)) {
-        throw corrupt(file, line, `${why}; a later line (${j + 1}) records a turn/end, so this is inside the committed region`);
+  /** A defect on `line`: corruption if a later line records a turn/end, else a torn tail. */
+  const defect = (line: number, why: string): void => {
+    let lineNo = line;
+    let droppedLines = 1;
+    // The defective line itself may record a turn/end (say, with a seq gap): committed too.
+    if (recordsTurnEnd(src.line)) throw corrupt(file, line, `${why}; a later line (${lineNo}) records a turn/end, so this is inside the committed region`);
+    while (src.next()) {
+      lineNo++;
+      droppedLines++;
+      if (recordsTurnEnd(src.line)) {
+        throw corrupt(file, line, `${why}; a later line (${lineNo}) records a turn/end, so this is inside the committed region`);
       }
     }
-    tornTail = { line, droppedLines: lines.length - index, reason: why };
+    tornTail = { line, droppedLines, reason: why };
     warnings.push({
       code: 'TORN_TAIL',
       line,
-      message: `torn tail at line ${line}: ${why}; ${lines.length - index} line(s) after the last committed turn/end were not loaded`,
+      message: `torn tail at line ${line}: ${why}; ${droppedLines} line(s) after the last committed turn/end were not loaded`,
     });
-    return true;
   };
 
-  for (let i = 1; i < lines.length; i++) {
-    const text = lines[i]!;
-    const isLast = i === lines.length - 1;
-    if (text.length === 0 || text.trim().length === 0) {
-      if (!(isLast && !terminated)) warnings.push({ code: 'BLANK_LINE', line: i + 1, message: `line ${i + 1} is blank` });
+  let line = 1;
+  while (src.next()) {
+    line++;
+    const text = src.line;
+    const terminated = src.terminated;
+    if (isBlank(text)) {
+      if (terminated) warnings.push({ code: 'BLANK_LINE', line, message: `line ${line} is blank` });
       continue;
     }
     let v: unknown;
     try {
       v = JSON.parse(text);
     } catch (e) {
-      if (defect(i, isLast && !terminated ? 'the last line is incomplete (no newline, not JSON)' : `line is not JSON (${(e as Error).message})`)) break;
+      defect(line, terminated ? `line is not JSON (${(e as Error).message})` : 'the last line is incomplete (no newline, not JSON)');
+      break;
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      if (defect(i, 'line is not a JSON object')) break;
+      defect(line, 'line is not a JSON object');
+      break;
     }
     const o = v as Record<string, unknown>;
-    const expected = events.length;
-    if (isRowTag(o.type)) {
-      const before = events.length;
+    const tag = o.type;
+    if (isRowTag(tag)) {
+      let r: RowParts;
       try {
-        if (o.seq0 !== expected) throw new RowError(o.type, `seq0 ${String(o.seq0)} where ${expected} belongs`);
-        expandRow(o, o.type, events as unknown as SessionEvent[]);
+        if (o.seq0 !== count) throw new RowError(tag, `seq0 ${String(o.seq0)} where ${count} belongs`);
+        r = checkRow(o, tag);
       } catch (e) {
-        events.length = before;
         if (!(e instanceof RowError)) throw e;
-        if (defect(i, e.message)) break;
+        defect(line, e.message);
+        break;
       }
+      handlers.row(r, line);
+      lines.row(count, r.payload.length, line);
+      count += r.payload.length;
     } else {
-      if (o.seq !== expected) {
-        if (defect(i, `seq gap: expected ${expected}, got ${JSON.stringify(o.seq)}`)) break;
+      if (o.seq !== count) {
+        defect(line, `seq gap: expected ${count}, got ${JSON.stringify(o.seq)}`);
+        break;
       }
-      events.push(o);
+      handlers.event(o, line);
+      lines.event(count, line);
+      count++;
     }
-    rowStarts.push(expected);
-    rowLines.push(i + 1);
     rowCount++;
-    if (isLast && !terminated) {
-      warnings.push({ code: 'MISSING_FINAL_NEWLINE', line: i + 1, message: `line ${i + 1} has no final newline (it parsed, so it was kept)` });
-    }
+    if (!terminated) warnings.push({ code: 'MISSING_FINAL_NEWLINE', line, message: `line ${line} has no final newline (it parsed, so it was kept)` });
   }
-
-  const lineOf = (seq: number): number | undefined => {
-    let lo = 0;
-    let hi = rowStarts.length - 1;
-    if (hi < 0 || seq < 0 || seq >= events.length) return undefined;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (rowStarts[mid]! <= seq) lo = mid;
-      else hi = mid - 1;
-    }
-    return rowLines[lo];
-  };
-  const out: DecodedLog = { header, events, rowCount, warnings, lineOf };
+  const out: Scanned = { header, count, rowCount, warnings, lines };
   if (tornTail) out.tornTail = tornTail;
   return out;
+}
+
+/** Decode a log into raw events (rows expanded into frozen chunk events), header and diagnostics. */
+export function decodeJsonl(text: string, opts: DecodeOptions = {}): DecodedLog {
+  const events: Record<string, unknown>[] = [];
+  const scanned = scanJsonl(new StringLines(text), opts.file, {
+    event: (o) => {
+      events.push(o);
+    },
+    row: (r) => {
+      expandParts(r, events as unknown as SessionEvent[]);
+    },
+  });
+  const out: DecodedLog = {
+    header: scanned.header,
+    events,
+    rowCount: scanned.rowCount,
+    warnings: scanned.warnings,
+    lineOf: (seq) => scanned.lines.lineOf(seq),
+  };
+  if (scanned.tornTail) out.tornTail = scanned.tornTail;
+  return out;
+}
+
+/** The scanner, for the loader: it consumes lines as they are read, keeping nothing else. */
+export { scanJsonl as scanJsonlInternal, type ScanHandlers, type Scanned };
+
+/** The refusal of an event type this build does not know and the writer did not mark ignorable. */
+export function unknownTypeError(type: string, seq: number, line: number | undefined, file: string | undefined): SessionError {
+  return new SessionError(
+    'FORMAT_UNSUPPORTED',
+    `${file ? `${file}:` : ''}${line !== undefined ? `line ${line}: ` : ''}event type "${type}" at seq ${seq} is unknown to this build and not marked ignorable; the log was probably written by a newer harness`,
+    { eventType: type, seq, rule: 'known-types', ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) },
+  );
 }
 
 /**
@@ -217,12 +331,7 @@ export function importEvents(decoded: DecodedLog, sessionId: string, opts: Decod
     if (what) decoded.warnings.push({ code: 'LEGACY_IMPORT', seq, line: decoded.lineOf(seq) ?? 0, message: `seq ${seq}: ${what}` });
     const t = e.type;
     if (typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !(known?.has(t)) && e.ignorable !== true) {
-      const line = decoded.lineOf(seq);
-      throw new SessionError(
-        'FORMAT_UNSUPPORTED',
-        `${opts.file ? `${opts.file}:` : ''}${line !== undefined ? `line ${line}: ` : ''}event type "${t}" at seq ${seq} is unknown to this build and not marked ignorable; the log was probably written by a newer harness`,
-        { eventType: t, seq, rule: 'known-types', ...(line !== undefined ? { line } : {}), ...(opts.file ? { file: opts.file } : {}) },
-      );
+      throw unknownTypeError(t, seq, decoded.lineOf(seq), opts.file);
     }
   }
 }

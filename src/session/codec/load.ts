@@ -1,14 +1,22 @@
 /**
- * Load a dsh v0 JSONL log into a `Session`: decode lines (rows expanded, torn tail reported),
- * apply read-time legacy imports, validate every event exactly as `append` would (errors name the
- * file line, seq and rule), close a turn the writer left open (crash repair), and mark the end of
- * the seed.
+ * Load a dsh v0 JSONL log into a `Session`: scan the lines once (rows and runs of chunk lines
+ * kept compact, torn tail reported), apply read-time legacy imports, validate every event exactly
+ * as a seed is validated (errors name the file line, seq and rule), close a turn the writer left
+ * open (crash repair), and mark the end of the seed.
+ *
+ * Chunk runs never become one object per delta here: a packed row, or three or more consecutive
+ * event lines that a row could hold, is stored as a `ChunkRun` and its members are materialised
+ * only when read. Everything else is the parsed object itself, validated and frozen in place.
  */
-import { Session } from '../session.js';
+import { restoreWith, Session, type SeedSink } from '../session.js';
 import { SessionError } from '../errors.js';
-import type { SessionHeader } from '../events.js';
+import { KNOWN_EVENT_TYPES, type SessionEvent, type SessionHeader } from '../events.js';
 import { interruptedTurnClosers, type EventDraft } from '../repair.js';
-import { decodeJsonl, importEvents, type DecodeOptions, type LogWarning, type TornTail } from './jsonl.js';
+import { scanJsonlInternal, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type TornTail } from './jsonl.js';
+import { FileLines } from './file-lines.js';
+import { importLegacy } from './legacy.js';
+import { MIN_RUN, type RowParts } from './rows.js';
+import { ChunkRun, type RunKind } from '../store.js';
 import type { ValidationOptions } from '../validate.js';
 
 export interface LoadOptions extends DecodeOptions {
@@ -35,21 +43,183 @@ export interface LoadedLog {
   lineOf(seq: number): number | undefined;
 }
 
+type Obj = Record<string, unknown>;
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+
+/** True when `o`'s own enumerable keys are exactly `keys`, in order. */
+function keysInOrder(o: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) {
+    if (k !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+const EVENT_ORDER = ['type', 'seq', 'time', 'data'];
+const DATA_ORDER = ['turn', 'step', 'chunk'];
+const TEXT_ORDER = ['type', 'index', 'text'];
+const CALL_ORDER = ['type', 'index', 'id', 'argumentsDelta'];
+const CALL_NAMED_ORDER = ['type', 'index', 'id', 'name', 'argumentsDelta'];
+
+/**
+ * A parsed event line a run can hold exactly: a delta chunk in canonical field order, with a
+ * safe-integer time and valid turn and step (anything else stays an object and is validated,
+ * and refused, one by one).
+ */
+function runnable(o: Obj): RunKind | undefined {
+  if (o.type !== 'assistant/chunk' || !keysInOrder(o, EVENT_ORDER) || !Number.isSafeInteger(o.time)) return undefined;
+  const d = o.data as Obj;
+  if (typeof d !== 'object' || d === null || !keysInOrder(d, DATA_ORDER) || !isCount(d.turn) || !isCount(d.step)) return undefined;
+  const c = d.chunk as Obj;
+  if (typeof c !== 'object' || c === null || typeof c.index !== 'number') return undefined;
+  switch (c.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return typeof c.text === 'string' && keysInOrder(c, TEXT_ORDER) ? c.type : undefined;
+    case 'tool-call-delta':
+      if (typeof c.id !== 'string' || typeof c.argumentsDelta !== 'string') return undefined;
+      if (keysInOrder(c, CALL_ORDER)) return 'tool-call-delta';
+      return typeof c.name === 'string' && keysInOrder(c, CALL_NAMED_ORDER) ? 'tool-call-delta' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Consecutive runnable chunk lines of one block, gathered until the run breaks. */
+class RunBuilder {
+  kind: RunKind | undefined;
+  private seq0 = 0;
+  private turn = 0;
+  private step = 0;
+  private index = 0;
+  private id: string | undefined;
+  private name: string | undefined;
+  private named = false;
+  private payloads: string[] = [];
+  private times: number[] = [];
+  private objects: Obj[] = [];
+
+  /** Does `o` (runnable as `kind`) continue the current run? */
+  continues(o: Obj, kind: RunKind): boolean {
+    if (kind !== this.kind) return false;
+    const d = o.data as Obj;
+    const c = d.chunk as Obj;
+    if (d.turn !== this.turn || d.step !== this.step || c.index !== this.index) return false;
+    if (kind !== 'tool-call-delta') return true;
+    return c.id === this.id && ('name' in c) === this.named && c.name === this.name;
+  }
+
+  start(o: Obj, kind: RunKind): void {
+    const d = o.data as Obj;
+    const c = d.chunk as Obj;
+    this.kind = kind;
+    this.seq0 = o.seq as number;
+    this.turn = d.turn as number;
+    this.step = d.step as number;
+    this.index = c.index as number;
+    this.id = kind === 'tool-call-delta' ? (c.id as string) : undefined;
+    this.named = kind === 'tool-call-delta' && 'name' in c;
+    this.name = this.named ? (c.name as string) : undefined;
+    this.add(o);
+  }
+
+  add(o: Obj): void {
+    const c = (o.data as Obj).chunk as Obj;
+    this.payloads.push((this.kind === 'tool-call-delta' ? c.argumentsDelta : c.text) as string);
+    this.times.push(o.time as number);
+    this.objects.push(o);
+  }
+
+  /** The gathered run: one ChunkRun when it is long enough to pay off, else its objects. */
+  flush(into: (Obj | ChunkRun)[]): void {
+    if (this.kind === undefined) return;
+    if (this.objects.length >= MIN_RUN) {
+      into.push(new ChunkRun(this.seq0, this.times[0]!, this.turn, this.step, this.index, this.kind, this.id, this.name, this.payloads, this.times));
+    } else {
+      for (const o of this.objects) into.push(o);
+    }
+    this.kind = undefined;
+    this.payloads = [];
+    this.times = [];
+    this.objects = [];
+  }
+}
+
+function runOf(r: RowParts): ChunkRun {
+  return new ChunkRun(r.seq0, r.times[0]!, r.turn, r.step, r.index, r.kind, r.id, r.name, r.payload, r.times);
+}
+
 export function loadJsonl(text: string, opts: LoadOptions = {}): LoadedLog {
-  const decoded = decodeJsonl(text, opts);
-  const warnings = decoded.warnings;
-  const id = typeof decoded.header.id === 'string' ? decoded.header.id : '';
-  importEvents(decoded, id, opts);
-  const eventCount = decoded.events.length;
-  const where = (seq: number | undefined): string => {
-    const line = seq === undefined ? undefined : seq < 0 ? 1 : decoded.lineOf(seq);
-    return line === undefined ? '' : `line ${line}`;
-  };
+  return loadLines(new StringLines(text), opts);
+}
+
+/**
+ * `loadJsonl` straight from a file, streamed: the file is read in chunks and only the current
+ * line is held, so loading costs the session's memory, not the file's on top of it. `file` in
+ * the options defaults to the path.
+ */
+export function loadJsonlFile(path: string, opts: LoadOptions = {}): LoadedLog {
+  const src = new FileLines(path);
+  try {
+    return loadLines(src, { file: path, ...opts });
+  } finally {
+    src.close();
+  }
+}
+
+function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
+  const file = opts.file;
+  const known = opts.knownTypes;
+  const records: (Obj | ChunkRun)[] = [];
+  const legacy: LogWarning[] = [];
+  let sessionId = '';
+  let firstUnknown: { type: string; seq: number; line: number } | undefined;
+  const pending = new RunBuilder();
+
+  const scanned = scanJsonlInternal(src, file, {
+    start: (h) => {
+      sessionId = typeof h.id === 'string' ? h.id : '';
+    },
+    event: (o, line) => {
+      const kind = runnable(o);
+      if (kind !== undefined) {
+        if (pending.continues(o, kind)) pending.add(o);
+        else {
+          pending.flush(records);
+          pending.start(o, kind);
+        }
+        return;
+      }
+      pending.flush(records);
+      const seq = o.seq as number;
+      const what = importLegacy(o, sessionId);
+      if (what) legacy.push({ code: 'LEGACY_IMPORT', seq, line, message: `seq ${seq}: ${what}` });
+      const t = o.type;
+      if (firstUnknown === undefined && typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !known?.has(t) && o.ignorable !== true) {
+        firstUnknown = { type: t, seq, line };
+      }
+      records.push(o);
+    },
+    row: (r) => {
+      pending.flush(records);
+      records.push(runOf(r));
+    },
+  });
+  pending.flush(records);
+  // A newer writer's log: refused before any event is validated, as a decode-time verdict.
+  if (firstUnknown) throw unknownTypeError(firstUnknown.type, firstUnknown.seq, firstUnknown.line, file);
+
+  const warnings = scanned.warnings;
+  warnings.push(...legacy);
+  const lineOf = (seq: number): number | undefined => scanned.lines.lineOf(seq);
+  const eventCount = scanned.count;
 
   const validation: ValidationOptions = {};
   if (opts.placeholders === 'warn') {
     validation.onPlaceholder = ({ seq, path, token, eventType }) => {
-      const line = seq < 0 ? 1 : decoded.lineOf(seq);
+      const line = seq < 0 ? 1 : lineOf(seq);
       const w: LogWarning = {
         code: 'PLACEHOLDER',
         message: `${line !== undefined ? `line ${line}: ` : ''}${seq < 0 ? 'header' : `${eventType} at seq ${seq}`} has the placeholder ${token} at ${path}`,
@@ -61,44 +231,38 @@ export function loadJsonl(text: string, opts: LoadOptions = {}): LoadedLog {
   }
 
   let repaired: EventDraft[] = [];
-  const events = decoded.events;
+  let session: Session;
   try {
-    // Validate the stored events first (a repair must never paper over a defect), then close.
-    const probe = Session.restore(decoded.header, events.slice(), { validation, clock: opts.clock ?? Date.now });
-    if (opts.repair !== false && probe.trace.openTurn !== undefined) {
-      repaired = interruptedTurnClosers(probe.events.slice(0, eventCount));
+    session = Session[restoreWith](scanned.header, { validation, clock: opts.clock ?? Date.now }, (sink: SeedSink) => {
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i]!;
+        if (r instanceof ChunkRun) sink.run(r);
+        else sink.event(r);
+      }
+      records.length = 0;
+      if (opts.repair === false) return;
+      // Validate the stored events first (a repair must never paper over a defect), then close.
+      const open = sink.openTurnEvents();
+      if (open.length === 0) return;
+      repaired = interruptedTurnClosers(open);
       warnings.push({
         code: 'OPEN_TURN',
         seq: eventCount - 1,
-        message: `turn ${probe.trace.openTurn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
+        message: `turn ${(open[0] as SessionEvent<'turn/start'>).data.turn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
       });
-      // Same leniency as the first pass, but its placeholders were reported there already.
-      const again: ValidationOptions = validation.onPlaceholder ? { onPlaceholder: () => {} } : {};
-      const session = Session.restore(decoded.header, [...probe.events.slice(0, eventCount), ...repaired], { validation: again, clock: opts.clock ?? Date.now });
-      return finish(session);
-    }
-    return finish(probe);
+      for (const d of repaired) sink.event(d);
+    });
   } catch (e) {
     if (e instanceof SessionError && !e.details.line) {
-      const w = where(e.details.seq ?? (e.code === 'INVALID_HEADER' ? -1 : undefined));
-      const line = e.details.seq === undefined ? (e.code === 'INVALID_HEADER' ? 1 : undefined) : decoded.lineOf(e.details.seq);
-      const prefix = [opts.file, w].filter(Boolean).join(':');
-      throw new SessionError(e.code, prefix ? `${prefix}: ${e.message}` : e.message, { ...e.details, ...(line !== undefined ? { line } : {}), ...(opts.file ? { file: opts.file } : {}) }, { cause: e });
+      const seq = e.details.seq;
+      const line = seq === undefined ? (e.code === 'INVALID_HEADER' ? 1 : undefined) : seq < 0 ? 1 : lineOf(seq);
+      const prefix = [file, line === undefined ? '' : `line ${line}`].filter(Boolean).join(':');
+      throw new SessionError(e.code, prefix ? `${prefix}: ${e.message}` : e.message, { ...e.details, ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) }, { cause: e });
     }
     throw e;
   }
 
-  function finish(session: Session): LoadedLog {
-    const out: LoadedLog = {
-      session,
-      header: session.header,
-      warnings,
-      rowCount: decoded.rowCount,
-      eventCount,
-      repaired,
-      lineOf: decoded.lineOf,
-    };
-    if (decoded.tornTail) out.tornTail = decoded.tornTail;
-    return out;
-  }
+  const out: LoadedLog = { session, header: session.header, warnings, rowCount: scanned.rowCount, eventCount, repaired, lineOf };
+  if (scanned.tornTail) out.tornTail = scanned.tornTail;
+  return out;
 }

@@ -177,11 +177,24 @@ const TEXT_KEYS = ['turn', 'step', 'index', 'dt', 'texts'] as const;
 const CALL_KEYS = ['turn', 'step', 'index', 'id', 'dt', 'args'] as const;
 const CALL_KEYS_NAMED = ['turn', 'step', 'index', 'id', 'name', 'dt', 'args'] as const;
 
-/**
- * Expand a parsed row into frozen `assistant/chunk` events (validated first: a malformed row is
- * corrupt storage and throws `RowError`, never silently dropping its run).
- */
-export function expandRow(value: Record<string, unknown>, tag: RowTag, out: SessionEvent[]): void {
+/** A validated row, ready to expand or to store compactly. */
+export interface RowParts {
+  tag: RowTag;
+  kind: 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
+  seq0: number;
+  turn: number;
+  step: number;
+  index: number;
+  /** Tool-call rows: the call id, and the name when the row carries one. */
+  id: string | undefined;
+  name: string | undefined;
+  payload: string[];
+  /** Member times (time0 plus the running sum of dt), all safe integers. */
+  times: number[];
+}
+
+/** Validate a parsed row (throws `RowError`: a malformed row is corrupt storage). */
+export function checkRow(value: Record<string, unknown>, tag: RowTag): RowParts {
   if (!exactKeys(value, ['type', 'seq0', 'time0', 'data'])) throw new RowError(tag, 'the row must have exactly type, seq0, time0 and data');
   const seq0 = value.seq0;
   const time0 = value.time0;
@@ -202,9 +215,7 @@ export function expandRow(value: Record<string, unknown>, tag: RowTag, out: Sess
   if (!Array.isArray(payload) || payload.length === 0) throw new RowError(tag, `${isCall ? 'args' : 'texts'} must be a non-empty array`);
   if (!Array.isArray(dt) || dt.length !== payload.length - 1) throw new RowError(tag, `dt must have one entry fewer than the ${payload.length} members`);
   if (!Number.isSafeInteger(seq0 + (payload.length - 1))) throw new RowError(tag, 'member seqs leave the safe-integer range');
-  const chunkType = tag === 'text-chunks' ? 'text-delta' : tag === 'reasoning-chunks' ? 'reasoning-delta' : 'tool-call-delta';
-  const id = d.id as string;
-  const name = d.name as string;
+  const times = new Array<number>(payload.length);
   let time = time0;
   for (let k = 0; k < payload.length; k++) {
     if (k > 0) {
@@ -213,20 +224,49 @@ export function expandRow(value: Record<string, unknown>, tag: RowTag, out: Sess
       time += gap;
       if (!Number.isSafeInteger(time)) throw new RowError(tag, 'member times leave the safe-integer range');
     }
-    const p = payload[k];
-    if (typeof p !== 'string') throw new RowError(tag, `member ${k} must be a string`);
-    const chunk = isCall
-      ? named
-        ? Object.freeze({ type: chunkType, index, id, name, argumentsDelta: p })
-        : Object.freeze({ type: chunkType, index, id, argumentsDelta: p })
-      : Object.freeze({ type: chunkType, index, text: p });
+    if (typeof payload[k] !== 'string') throw new RowError(tag, `member ${k} must be a string`);
+    times[k] = time;
+  }
+  return {
+    tag,
+    kind: tag === 'text-chunks' ? 'text-delta' : tag === 'reasoning-chunks' ? 'reasoning-delta' : 'tool-call-delta',
+    seq0,
+    turn,
+    step,
+    index,
+    id: isCall ? (d.id as string) : undefined,
+    name: named ? (d.name as string) : undefined,
+    payload: payload as string[],
+    times,
+  };
+}
+
+/** Push a validated row's members as frozen `assistant/chunk` events. */
+export function expandParts(r: RowParts, out: SessionEvent[]): void {
+  const { kind, index, id, name, turn, step } = r;
+  for (let k = 0; k < r.payload.length; k++) {
+    const p = r.payload[k]!;
+    const chunk =
+      kind === 'tool-call-delta'
+        ? name !== undefined
+          ? Object.freeze({ type: kind, index, id, name, argumentsDelta: p })
+          : Object.freeze({ type: kind, index, id, argumentsDelta: p })
+        : Object.freeze({ type: kind, index, text: p });
     out.push(
       Object.freeze({
         type: 'assistant/chunk',
-        seq: seq0 + k,
-        time,
+        seq: r.seq0 + k,
+        time: r.times[k]!,
         data: Object.freeze({ turn, step, chunk }),
       }) as unknown as SessionEvent,
     );
   }
+}
+
+/**
+ * Expand a parsed row into frozen `assistant/chunk` events (validated first: a malformed row is
+ * corrupt storage and throws `RowError`, never silently dropping its run).
+ */
+export function expandRow(value: Record<string, unknown>, tag: RowTag, out: SessionEvent[]): void {
+  expandParts(checkRow(value, tag), out);
 }
