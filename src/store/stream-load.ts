@@ -25,6 +25,7 @@ import {
   type LogWarning,
   type SessionEvent,
   type TornTail,
+  type ValidationOptions,
 } from '../session/index.js';
 import type { LogLoad } from './load.js';
 
@@ -37,6 +38,8 @@ export interface StreamLoadOptions {
   knownTypes?: ReadonlySet<string>;
   repair?: boolean;
   clock?: () => number;
+  /** `{{token}}` placeholders (tokenised fixtures): `warn` keeps and reports them, as `loadJsonl` does. */
+  placeholders?: 'warn' | 'error';
   /** Read size (tests use small chunks to cross lines over chunk edges). */
   chunkBytes?: number;
 }
@@ -283,9 +286,23 @@ export async function streamLoadJsonl(fh: FileHandle, size: number, opts: Stream
   }
   for (const d of repaired) events.push(d as unknown as Record<string, unknown>);
 
+  const validation: ValidationOptions = {};
+  if (opts.placeholders === 'warn') {
+    validation.onPlaceholder = ({ seq, path, token, eventType }) => {
+      const line = seq < 0 ? 1 : lineOf(seq);
+      const w: LogWarning = {
+        code: 'PLACEHOLDER',
+        message: `${line !== undefined ? `line ${line}: ` : ''}${seq < 0 ? 'header' : `${eventType} at seq ${seq}`} has the placeholder ${token} at ${path}`,
+      };
+      if (line !== undefined) w.line = line;
+      if (seq >= 0) w.seq = seq;
+      warnings.push(w);
+    };
+  }
+
   let session: Session;
   try {
-    session = Session.restore(header, events, { clock: opts.clock ?? Date.now });
+    session = Session.restore(header, events, { clock: opts.clock ?? Date.now, validation });
   } catch (e) {
     if (e instanceof SessionError && !e.details.line) {
       const seq = e.details.seq;
