@@ -94,7 +94,9 @@ describe('persist(stored)', () => {
       tools: [{ name: 'act', description: 'has an effect', parameters: z.object({}), execute: () => ((ran = true), 'done') }],
     });
     const errors: unknown[] = [];
-    agent.on('agent/error', ({ error }) => errors.push(error));
+    agent.on('agent/error', ({ error }) => {
+      errors.push(error);
+    });
     agent.prompt('go');
     await agent.whenIdle();
     expect(ran).toBe(false);
