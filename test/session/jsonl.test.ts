@@ -136,6 +136,33 @@ describe('torn tail versus corruption', () => {
       expect(loaded.tornTail).toMatchObject({ line: 10, droppedLines: 2 });
     });
   }
+  // Every way a packed row can be malformed, as line 5 (seqs 3-5) before turn 1's turn/end.
+  const rowSpoils: [string, (r: Record<string, unknown> & { data: Record<string, unknown> }) => void][] = [
+    ['an extra key', (r) => (r.extra = 1)],
+    ['no time0', (r) => delete r.time0],
+    ['a negative seq0', (r) => (r.seq0 = -1)],
+    ['a fractional time0', (r) => (r.time0 = 0.5)],
+    ['data an array', (r) => (r.data = [] as never)],
+    ['an extra data key', (r) => (r.data.x = 1)],
+    ['a string index', (r) => (r.data.index = '0')],
+    ['texts not an array', (r) => (r.data.texts = 'a')],
+    ['empty texts', (r) => ((r.data.texts = []), (r.data.dt = []))],
+    ['a short dt', (r) => (r.data.dt = [1])],
+    ['a fractional gap', (r) => (r.data.dt = [1, 1.5])],
+    ['a numeric member', (r) => (r.data.texts = ['a', 1, 'c'])],
+    ['an unknown row tag shape (tool-call row without id)', (r) => ((r.type = 'tool-call-chunks'), (r.data.args = r.data.texts), delete r.data.texts)],
+  ];
+  for (const [name, spoil] of rowSpoils) {
+    it(`a row with ${name} is refused as corrupt at its line`, () => {
+      const lines = closed();
+      const row = JSON.parse(lines[4]!) as Record<string, unknown> & { data: Record<string, unknown> };
+      spoil(row);
+      lines[4] = j(row);
+      const err = loadError(text(lines), 'CORRUPT_LOG');
+      expect(err.details.line).toBe(5);
+      expect(err.message).toMatch(/^f\.jsonl:5: corrupt session log: malformed (text|tool-call)-chunks row: /);
+    });
+  }
   it('a defect on the turn/end line itself is corruption', () => {
     const lines = closed();
     lines[7] = j(ev('turn/end', 9, { turn: 1, reason: { kind: 'completed' } }));
