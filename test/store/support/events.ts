@@ -3,6 +3,7 @@
  * the agent loop writes for one prompt: a streamed answer with a tool call, the call and its
  * result, and a second step with a streamed final answer.
  */
+import { createHash } from 'node:crypto';
 import type { Session } from '../../../src/session/index.js';
 
 export const T0 = 1_755_000_000_000;
@@ -120,4 +121,9 @@ export function fileSeqs(text: string): number[] {
     }
   }
   return out;
+}
+
+/** A short digest of an event's type and data (what crash tests compare across processes). */
+export function eventHash(e: { type: string; data: unknown }): string {
+  return createHash('sha1').update(JSON.stringify({ type: e.type, data: e.data })).digest('hex').slice(0, 16);
 }
