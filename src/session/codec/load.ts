@@ -47,12 +47,17 @@ type Obj = Record<string, unknown>;
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** True when `o`'s own enumerable keys are exactly `keys`, in order. */
 function keysInOrder(o: object, keys: readonly string[]): boolean {
   let i = 0;
   for (const k in o) {
-    if (k !== keys[i]) return false;
-    i++;
+    // Own keys come first in for-in order; anything after them is lent by a (polluted) prototype.
+    if (i < keys.length) {
+      if (k !== keys[i] || !hasOwn.call(o, k)) return false;
+      i++;
+    } else if (hasOwn.call(o, k)) return false;
   }
   return i === keys.length;
 }
@@ -136,7 +141,7 @@ class RunBuilder {
   flush(into: (Obj | ChunkRun)[]): void {
     if (this.kind === undefined) return;
     if (this.objects.length >= MIN_RUN) {
-      into.push(new ChunkRun(this.seq0, this.times[0]!, this.turn, this.step, this.index, this.kind, this.id, this.name, this.payloads, this.times));
+      into.push(new ChunkRun(this.seq0, this.turn, this.step, this.index, this.kind, this.id, this.name, this.payloads, this.times, true));
     } else {
       for (const o of this.objects) into.push(o);
     }
@@ -148,7 +153,8 @@ class RunBuilder {
 }
 
 function runOf(r: RowParts): ChunkRun {
-  return new ChunkRun(r.seq0, r.times[0]!, r.turn, r.step, r.index, r.kind, r.id, r.name, r.payload, r.times);
+  // The row's parsed payload array is kept as is: joining would cost a copy on every load.
+  return new ChunkRun(r.seq0, r.turn, r.step, r.index, r.kind, r.id, r.name, r.payload, r.times, false);
 }
 
 export function loadJsonl(text: string, opts: LoadOptions = {}): LoadedLog {

@@ -41,9 +41,12 @@ export function isRowTag(t: unknown): t is RowTag {
 
 type DeltaKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Own enumerable keys (for-in alone would count keys a polluted Object.prototype lends). */
 function keyCount(o: object): number {
   let n = 0;
-  for (const _ in o) n++;
+  for (const k in o) if (hasOwn.call(o, k)) n++;
   return n;
 }
 
@@ -54,8 +57,11 @@ function keyCount(o: object): number {
 function keysInOrder(o: object, keys: readonly string[]): boolean {
   let i = 0;
   for (const k in o) {
-    if (k !== keys[i]) return false;
-    i++;
+    // Own keys come first in for-in order; anything after them is lent by a (polluted) prototype.
+    if (i < keys.length) {
+      if (k !== keys[i] || !hasOwn.call(o, k)) return false;
+      i++;
+    } else if (hasOwn.call(o, k)) return false;
   }
   return i === keys.length;
 }
