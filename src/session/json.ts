@@ -242,6 +242,39 @@ export function freezeInPlace<T>(value: T, eventType: string, path: string, seq:
   return slowWalk(value, path, false, failer({ eventType, seq })) as T;
 }
 
+/**
+ * Deep-freeze a value this process has just produced with `JSON.parse` (the loader's own parse of
+ * one line, never a caller's object). Such a value holds only ordinary objects and arrays,
+ * strings, booleans, null and numbers; of those only a number can fail to be lossless: `-0`
+ * (from "-0") and ±Infinity (from "1e400"). Anything deep or doubtful takes the full walk.
+ */
+export function freezeParsed<T>(value: T, eventType: string, path: string, seq: number | undefined): T {
+  // for-in would also visit enumerable properties lent by a polluted Object.prototype.
+  let polluted = false;
+  for (const _ in objectProto) {
+    polluted = true;
+    break;
+  }
+  if (parsedFreeze(value, 0, polluted)) return value;
+  return freezeInPlace(value, eventType, path, seq);
+}
+
+function parsedFreeze(v: unknown, depth: number, polluted: boolean): boolean {
+  if (typeof v !== 'object') return typeof v !== 'number' || (v - v === 0 && (v !== 0 || 1 / v > 0));
+  if (v === null) return true;
+  if (depth > FAST_DEPTH_LIMIT) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!parsedFreeze(v[i], depth + 1, polluted)) return false;
+  } else {
+    for (const k in v) {
+      if (polluted && !hasOwn.call(v, k)) continue;
+      if (!parsedFreeze((v as Record<string, unknown>)[k], depth + 1, polluted)) return false;
+    }
+  }
+  Object.freeze(v);
+  return true;
+}
+
 /** True when the value is lossless JSON and now frozen; false means "use the slow walk". */
 function fastFreeze(v: unknown, depth: number): boolean {
   switch (typeof v) {

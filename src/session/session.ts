@@ -29,7 +29,7 @@ import {
   type SurfaceOp,
 } from './events.js';
 import { SessionError } from './errors.js';
-import { copyJson, freezeInPlace, snapshotJson } from './json.js';
+import { copyJson, freezeInPlace, freezeParsed, snapshotJson } from './json.js';
 import { SurfaceState, type EventLookup, type SurfaceReplacement } from './surface.js';
 import { ChunkRun, materialise, slotType, type Slot } from './store.js';
 import { TraceState } from './trace.js';
@@ -81,6 +81,11 @@ type OptsArg<K extends SessionEventType> = K extends 'user/message' | 'assistant
 export interface SeedSink {
   /** A raw stored event; ownership transfers (validated and frozen in place, not copied). */
   event(raw: unknown): void;
+  /**
+   * An event the loader itself has just parsed from one line with `JSON.parse` (ownership
+   * transfers): validated like `event`, with the lossless-JSON walk that such a value needs.
+   */
+  parsed(raw: Record<string, unknown>): void;
   /** A run of chunk deltas the decoder built itself from a row or event lines it parsed. */
   run(run: ChunkRun): void;
   /** Seqs fed so far. */
@@ -154,7 +159,7 @@ export class Session {
       header,
       opts,
       (s) => {
-        if (seed) for (let i = 0; i < seed.length; i++) s.adopt(seed[i], i, true, opts.validation);
+        if (seed) for (let i = 0; i < seed.length; i++) s.adopt(seed[i], i, 'copy', opts.validation);
       },
       seed !== undefined,
     );
@@ -170,7 +175,7 @@ export class Session {
       h,
       opts,
       (s) => {
-        for (let i = 0; i < events.length; i++) s.adopt(events[i], i, false, opts.validation);
+        for (let i = 0; i < events.length; i++) s.adopt(events[i], i, 'own', opts.validation);
       },
       true,
     );
@@ -188,7 +193,8 @@ export class Session {
       opts,
       (s) => {
         const sink: SeedSink = {
-          event: (raw) => s.adopt(raw, s.count, false, validation),
+          event: (raw) => s.adopt(raw, s.count, 'own', validation),
+          parsed: (raw) => s.adopt(raw, s.count, 'parsed', validation),
           run: (run) => s.adoptRun(run),
           get length() {
             return s.count;
@@ -205,11 +211,11 @@ export class Session {
   }
 
   /** Validate and take one stored event (seed path). */
-  private adopt(raw: unknown, index: number, copy: boolean, validation: ValidationOptions | undefined): void {
+  private adopt(raw: unknown, index: number, mode: 'copy' | 'own' | 'parsed', validation: ValidationOptions | undefined): void {
     try {
       validateEnvelope(raw, index);
       const type = (raw as { type: string }).type;
-      const event = (copy ? copyJson(raw, type, '$', index) : freezeInPlace(raw, type, '$', index)) as SessionEvent;
+      const event = (mode === 'copy' ? copyJson(raw, type, '$', index) : mode === 'own' ? freezeInPlace(raw, type, '$', index) : freezeParsed(raw, type, '$', index)) as SessionEvent;
       validateEventData(type, index, event.data, validation);
       this.commit(event);
     } catch (err) {

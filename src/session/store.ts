@@ -3,7 +3,7 @@
  * `assistant/chunk` events; as objects each costs three frozen objects and a boxed time (about
  * 200 bytes on a 64-bit V8), while its payload is a few characters. A `ChunkRun` keeps a run of
  * same-block deltas the way a packed row stores it on disk: shared placement (turn, step, block
- * index, call id and name), the payloads joined into one string with end offsets, and the times.
+ * index, call id and name), the payloads, and the times.
  * Its members are materialised on demand as frozen `SessionEvent`s, identical (field order
  * included) to the events the run was built from.
  *
@@ -17,16 +17,19 @@ export type RunKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
 
 export class ChunkRun {
   readonly length: number;
-  /** Payloads joined; member k is texts.slice(ends[k-1] ?? 0, ends[k]). */
-  private readonly texts: string;
-  private readonly ends: Uint32Array;
-  /** Member times as offsets from time0 when they fit in 32 bits, else absolute times. */
-  private readonly offsets: Int32Array | undefined;
-  private readonly times: Float64Array | undefined;
+  /**
+   * Payloads, either as parsed (a packed row's own array: no copy on the load path) or joined
+   * into one string with end offsets (runs gathered from event lines, whose payload strings
+   * would otherwise each stay a separate heap object).
+   */
+  private readonly parts: readonly string[] | undefined;
+  private readonly texts: string | undefined;
+  private readonly ends: Uint32Array | undefined;
+  /** Member times (safe integers). */
+  private readonly times: readonly number[];
 
   constructor(
     readonly seq0: number,
-    readonly time0: number,
     readonly turn: number,
     readonly step: number,
     readonly index: number,
@@ -36,45 +39,34 @@ export class ChunkRun {
     readonly name: string | undefined,
     payloads: readonly string[],
     times: readonly number[],
+    join: boolean,
   ) {
     const n = payloads.length;
     this.length = n;
-    this.texts = payloads.join('');
-    const ends = new Uint32Array(n);
-    let end = 0;
-    for (let k = 0; k < n; k++) {
-      end += payloads[k]!.length;
-      ends[k] = end;
-    }
-    this.ends = ends;
-    let fits = true;
-    for (let k = 0; k < n; k++) {
-      const d = times[k]! - time0;
-      if (d !== (d | 0)) {
-        fits = false;
-        break;
+    this.times = times;
+    if (join) {
+      this.texts = payloads.join('');
+      const ends = new Uint32Array(n);
+      let end = 0;
+      for (let k = 0; k < n; k++) {
+        end += payloads[k]!.length;
+        ends[k] = end;
       }
-    }
-    if (fits) {
-      const o = new Int32Array(n);
-      for (let k = 0; k < n; k++) o[k] = times[k]! - time0;
-      this.offsets = o;
+      this.ends = ends;
     } else {
-      this.times = Float64Array.from(times);
+      this.parts = payloads;
     }
     Object.freeze(this);
   }
 
-  get lastSeq(): number {
-    return this.seq0 + this.length - 1;
-  }
-
   payload(k: number): string {
-    return this.texts.slice(k === 0 ? 0 : this.ends[k - 1]!, this.ends[k]!);
+    if (this.parts !== undefined) return this.parts[k]!;
+    const ends = this.ends!;
+    return this.texts!.slice(k === 0 ? 0 : ends[k - 1]!, ends[k]!);
   }
 
   time(k: number): number {
-    return this.offsets !== undefined ? this.time0 + this.offsets[k]! : this.times![k]!;
+    return this.times[k]!;
   }
 
   /** Member `k` as a frozen event, in canonical field order. */
@@ -89,7 +81,7 @@ export class ChunkRun {
     return Object.freeze({
       type: 'assistant/chunk',
       seq: this.seq0 + k,
-      time: this.time(k),
+      time: this.times[k]!,
       data: Object.freeze({ turn: this.turn, step: this.step, chunk }),
     }) as unknown as SessionEvent;
   }

@@ -236,6 +236,45 @@ describe('event validation on load names file, line, seq and rule', () => {
   });
 });
 
+describe('lossless JSON on load', () => {
+  const withTitle = (raw: string) => `${closed().join('\n')}\n{"type":"session/title","seq":9,"time":${T0},"data":${raw}}\n`;
+  it('refuses -0 and numbers that parse to ±Infinity, with line and path', () => {
+    for (const [raw, path] of [
+      ['{"title":"t","n":-0}', '$.data.n'],
+      ['{"title":"t","deep":[1,{"x":1e400}]}', '$.data.deep[1].x'],
+      ['{"title":"t","neg":-1e999}', '$.data.neg'],
+      ['{"title":"t","z":-0.0e5}', '$.data.z'],
+    ] as const) {
+      const err = loadError(withTitle(raw), 'NON_JSON');
+      expect(err.details).toMatchObject({ line: 9, seq: 9, path, eventType: 'session/title' });
+    }
+  });
+  it('keeps a "__proto__" key as an own key, frozen', () => {
+    const l = loadJsonl(withTitle('{"title":"t","__proto__":{"x":1}}')).session;
+    const data = l.events[9]!.data as Record<string, unknown>;
+    expect(Object.prototype.hasOwnProperty.call(data, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.isFrozen(Object.getOwnPropertyDescriptor(data, '__proto__')!.value)).toBe(true);
+  });
+  it('freezes every loaded value even when Object.prototype is polluted, without copying inherited keys', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = { not: 'data' };
+    try {
+      const l = loadJsonl(withTitle('{"title":"t","nested":{"a":[1,{"b":2}]}}')).session;
+      const data = l.events[9]!.data as { nested: { a: [number, object] } };
+      expect(Object.isFrozen(data.nested.a[1])).toBe(true);
+      expect(Object.keys(data)).toEqual(['title', 'nested']);
+      expect(Object.isFrozen(proto.polluted)).toBe(false);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+  it('deeply nested loaded data is checked and frozen without a stack overflow', () => {
+    const deep = `${'{"d":'.repeat(50_000)}-0${'}'.repeat(50_000)}`;
+    expect(loadError(withTitle(`{"title":"t","v":${deep}}`), 'NON_JSON').details.path).toBe(`$.data.v${'.d'.repeat(50_000)}`);
+  });
+});
+
 describe('unknown and ignorable types', () => {
   const withPlugin = (e: Record<string, unknown>) => {
     const lines = closed();

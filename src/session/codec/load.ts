@@ -243,7 +243,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
       for (let i = 0; i < records.length; i++) {
         const r = records[i]!;
         if (r instanceof ChunkRun) sink.run(r);
-        else sink.event(r);
+        else sink.parsed(r);
       }
       records.length = 0;
       if (opts.repair === false) return;
