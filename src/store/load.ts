@@ -1,13 +1,16 @@
 /**
- * Reading a stored log into a `Session`. Files up to a threshold (64 MiB by default) are read
- * whole and handed to the codec's `loadJsonl`, the reference loader; bigger files are streamed
- * (`stream-load.ts`), which never builds a whole-file string. Both report, besides the loaded
- * log, where its good bytes end: a torn tail starts there, and an open for writing moves what
- * follows into a sidecar before truncating.
+ * Reading a stored log into a `Session` with the codec's own loaders, so a stored log means
+ * exactly what `dsh log check` says it means. Files up to a threshold (64 MiB by default) are
+ * read whole and handed to `loadJsonl`; bigger files go to `loadJsonlFile`, which streams the
+ * file in chunks and never holds its text (the session's compact chunk runs are the only copy).
+ *
+ * Besides the loaded log, the store needs to know where the good bytes end: a torn tail starts
+ * there, and an open for writing moves what follows into a sidecar before truncating. The codec
+ * reports the torn tail by line; the byte offset is found by counting newlines.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { loadJsonl, type LoadedLog } from '../session/index.js';
-import { streamLoadJsonl } from './stream-load.js';
+import { loadJsonl, loadJsonlFile, type LoadedLog, type LoadOptions } from '../session/index.js';
 
 export const DEFAULT_STREAM_THRESHOLD = 64 * 1024 * 1024;
 
@@ -26,10 +29,36 @@ export interface ReadLogOptions {
   clock?: () => number;
   /** Files larger than this are streamed (default 64 MiB). */
   streamThreshold?: number;
+  /** `{{token}}` placeholders (tokenised fixtures only): see `LoadOptions`. */
+  placeholders?: 'warn' | 'error';
 }
 
-/** Byte offset where 1-based `line` starts in `buf`. */
-function lineStart(buf: Buffer, line: number): number {
+/** Byte offset where 1-based `line` starts, reading the file in chunks from the start. */
+function lineStartInFile(path: string, line: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let base = 0;
+    let toSkip = line - 1;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, base);
+      if (n === 0) return base;
+      let pos = 0;
+      while (toSkip > 0) {
+        const nl = buf.indexOf(0x0a, pos);
+        if (nl < 0 || nl >= n) break;
+        pos = nl + 1;
+        toSkip--;
+      }
+      if (toSkip === 0) return base + pos;
+      base += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function lineStartInBuffer(buf: Buffer, line: number): number {
   let pos = 0;
   for (let l = 1; l < line; l++) {
     const nl = buf.indexOf(0x0a, pos);
@@ -37,6 +66,13 @@ function lineStart(buf: Buffer, line: number): number {
     pos = nl + 1;
   }
   return pos;
+}
+
+function lastByteIsNewline(fh: FileHandle | number, at: number): boolean {
+  if (at === 0) return true;
+  const b = Buffer.alloc(1);
+  readSync(typeof fh === 'number' ? fh : fh.fd, b, 0, 1, at - 1);
+  return b[0] === 0x0a;
 }
 
 async function readWhole(fh: FileHandle, size: number): Promise<Buffer> {
@@ -50,16 +86,20 @@ async function readWhole(fh: FileHandle, size: number): Promise<Buffer> {
   return off === size ? buf : buf.subarray(0, off);
 }
 
-/** Load the first `size` bytes of an open log. */
-export async function readLog(fh: FileHandle, size: number, opts: ReadLogOptions = {}): Promise<LogLoad> {
-  const common: { file?: string; knownTypes?: ReadonlySet<string>; clock?: () => number } = {};
-  if (opts.file !== undefined) common.file = opts.file;
-  if (opts.knownTypes !== undefined) common.knownTypes = opts.knownTypes;
-  if (opts.clock !== undefined) common.clock = opts.clock;
-  if (size > (opts.streamThreshold ?? DEFAULT_STREAM_THRESHOLD)) return streamLoadJsonl(fh, size, common);
+/** Load the log at `path` (open as `fh`, `size` bytes long). */
+export async function readLog(fh: FileHandle, path: string, size: number, opts: ReadLogOptions = {}): Promise<LogLoad> {
+  const lo: LoadOptions = { file: opts.file ?? path };
+  if (opts.knownTypes !== undefined) lo.knownTypes = opts.knownTypes;
+  if (opts.clock !== undefined) lo.clock = opts.clock;
+  if (opts.placeholders !== undefined) lo.placeholders = opts.placeholders;
+  if (size > (opts.streamThreshold ?? DEFAULT_STREAM_THRESHOLD)) {
+    const loaded = loadJsonlFile(path, lo);
+    const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;
+    return { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), streamed: true };
+  }
   const buf = await readWhole(fh, size);
-  const loaded = loadJsonl(buf.toString('utf8'), common);
-  const goodLength = loaded.tornTail ? lineStart(buf, loaded.tornTail.line) : buf.length;
+  const loaded = loadJsonl(buf.toString('utf8'), lo);
+  const goodLength = loaded.tornTail ? lineStartInBuffer(buf, loaded.tornTail.line) : buf.length;
   return { ...loaded, goodLength, endsWithNewline: goodLength === 0 || buf[goodLength - 1] === 0x0a, streamed: false };
 }
 
@@ -68,7 +108,7 @@ export async function readLogFile(path: string, opts: ReadLogOptions = {}): Prom
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
-    return await readLog(fh, size, { file: path, ...opts });
+    return await readLog(fh, path, size, opts);
   } finally {
     await fh.close();
   }

@@ -213,7 +213,7 @@ export class SessionStore {
     let size: number;
     try {
       size = (await fh.stat()).size;
-      load = await readLog(fh, size, this.readOptions(path));
+      load = await readLog(fh, path, size, this.readOptions(path));
     } finally {
       await fh.close();
     }

@@ -1,14 +1,15 @@
 /**
- * The streaming reader must agree with the codec's `loadJsonl` (the reference) on every verdict:
- * same events, warnings, torn tail, repair closers, or the same refusal. Small read sizes put
- * line breaks (and multi-byte characters) across chunk edges.
+ * How the store reads a log: whole (`loadJsonl`) up to the stream threshold, streamed
+ * (`loadJsonlFile`) above it. Both must give the reference verdict (`loadJsonl` on the file's
+ * text: same events, warnings, torn tail, repair, or the same refusal), and the same good-byte
+ * length, which must be exactly the lines before the torn tail.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Session, encodeJsonl, loadJsonl } from '../../src/session/index.js';
-import { streamLoadJsonl } from '../../src/store/stream-load.js';
+import { readLog } from '../../src/store/load.js';
 import { SessionStore } from '../../src/store/index.js';
 import { appendTurn, fixedClock, T0 } from './support/events.js';
 import { tempDir } from './support/tmp.js';
@@ -36,25 +37,29 @@ function summarize(run: () => { session: Session; eventCount: number; rowCount: 
   }
 }
 
-async function both(text: string | Buffer, chunkBytes: number, placeholders?: 'warn'): Promise<[Verdict, Verdict]> {
-  const dir = tempDir();
-  const file = join(dir, 'session.jsonl');
+/** The reference verdict, and the store's whole and streamed reads (with their good lengths). */
+async function verdicts(text: string | Buffer, placeholders?: 'warn'): Promise<{ ref: Verdict; whole: Verdict; streamed: Verdict; good: (number | boolean)[][] }> {
+  const file = join(tempDir(), 'session.jsonl');
   writeFileSync(file, text);
   const p = placeholders ? { placeholders } : {};
   const ref = summarize(() => loadJsonl(readFileSync(file, 'utf8'), { file, clock: () => T0, ...p }));
-  const fh = await open(file, 'r');
-  let streamed: Verdict;
-  try {
-    const size = (await fh.stat()).size;
-    const r = await streamLoadJsonl(fh, size, { file, clock: () => T0, chunkBytes, ...p }).then(
-      (x) => ({ ok: x }),
-      (e: unknown) => ({ err: e }),
-    );
-    streamed = 'ok' in r ? summarize(() => r.ok) : summarize(() => { throw r.err; });
-  } finally {
-    await fh.close();
+  const out: Verdict[] = [];
+  const good: (number | boolean)[][] = [];
+  for (const streamThreshold of [Infinity, 0]) {
+    const fh = await open(file, 'r');
+    try {
+      const size = (await fh.stat()).size;
+      const r = await readLog(fh, file, size, { clock: () => T0, streamThreshold, ...p }).then(
+        (x) => ({ ok: x }),
+        (e: unknown) => ({ err: e }),
+      );
+      if ('ok' in r) good.push([r.ok.goodLength, r.ok.endsWithNewline, r.ok.streamed]);
+      out.push('ok' in r ? summarize(() => r.ok) : summarize(() => { throw r.err; }));
+    } finally {
+      await fh.close();
+    }
   }
-  return [ref, streamed];
+  return { ref, whole: out[0]!, streamed: out[1]!, good };
 }
 
 function sampleLog(turns = 2, opts: { openTurnAfter?: number } = {}): string {
@@ -104,6 +109,17 @@ const CASES: [string, () => string | Buffer][] = [
     s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
     return encodeJsonl(s.header, s.events);
   }],
+  ['a log bigger than a read chunk, with multi-byte text, torn', () => {
+    const s = Session.create({ id: 'big', header: { cwd: '/w' }, clock: fixedClock() });
+    for (let t = 1; t <= 40; t++) {
+      s.append('turn/start', { turn: t });
+      s.append('step/start', { turn: t, step: 1 });
+      s.append('user/message', { id: `u${t}`, role: 'user', content: [{ type: 'text', text: `${t} héllo — 😀 日本語 `.repeat(3000) }], source: { kind: 'user' } }, { surfaceOp: 'append' });
+      s.append('step/end', { turn: t, step: 1 });
+      s.append('turn/end', { turn: t, reason: { kind: 'completed' } });
+    }
+    return `${encodeJsonl(s.header, s.events)}{"type":"turn/start","seq":200,"time":1,"data":{"tu`;
+  }],
   ['a malformed row at the tail', () => {
     const t = sampleLog(1, { openTurnAfter: 6 });
     return `${t}{"type":"text-chunks","seq0":999,"time0":1,"data":{}}\n`;
@@ -129,23 +145,36 @@ const CASES: [string, () => string | Buffer][] = [
   ['a header without delegationDepth', () => '{"type":"session","version":0,"id":"x","createdAt":1}\n'],
 ];
 
-describe('streamLoadJsonl agrees with loadJsonl', () => {
+describe('whole and streamed reads agree with loadJsonl', () => {
   for (const [name, make] of CASES) {
     it(name, async () => {
       const text = make();
-      for (const chunk of [1 << 20, 64, 7]) {
-        const [ref, streamed] = await both(text, chunk);
-        expect(streamed, `chunk ${chunk}`).toEqual(ref);
+      const raw = Buffer.from(text);
+      const { ref, whole, streamed, good } = await verdicts(text);
+      expect(whole).toEqual(ref);
+      expect(streamed).toEqual(ref);
+      if ('error' in ref) return;
+      expect(good.map(([g, nl]) => [g, nl])).toEqual([good[0]!.slice(0, 2), good[0]!.slice(0, 2)]);
+      expect(good.map((g) => g[2])).toEqual([false, true]);
+      const [goodLength] = good[0]! as [number];
+      const torn = ref.tornTail as { line: number } | null;
+      if (torn) {
+        // Exactly the lines before the torn one.
+        const prefix = raw.subarray(0, goodLength).toString('utf8');
+        expect(prefix.endsWith('\n')).toBe(true);
+        expect(prefix.split('\n').length - 1).toBe(torn.line - 1);
+      } else {
+        expect(goodLength).toBe(raw.length);
       }
     });
   }
 
   const real = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
-  it.runIf(real.length > 0)(`on the ${real.length} real dsh logs (placeholders kept, as the CLI's check does for fixtures)`, async () => {
+  it.runIf(real.length > 0)(`on the ${real.length} real dsh logs (placeholders kept, as for fixtures)`, async () => {
     let loaded = 0;
     for (const f of real) {
-      const text = readFileSync(sharedPath('fixtures', 'dsh', f));
-      const [ref, streamed] = await both(text, 4096, 'warn');
+      const { ref, whole, streamed } = await verdicts(readFileSync(sharedPath('fixtures', 'dsh', f)), 'warn');
+      expect(whole, f).toEqual(ref);
       expect(streamed, f).toEqual(ref);
       if (!('error' in ref)) loaded++;
     }
