@@ -4,7 +4,7 @@
  * with EEXIST instead of replacing (rename would silently overwrite a log a racing process just
  * published), and the directory is fsynced so the new entry itself survives a power loss.
  */
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { isErrno } from './errors.js';
@@ -87,4 +87,30 @@ export function publishNew(finalPath: string, data: Buffer, opts: PublishOptions
       // Only the redundant temp name is left; the published file (if any) is intact.
     }
   }
+}
+
+/**
+ * Remove temp files that dead processes left in `dir` (a publish or lock attempt cut short).
+ * A temp file's name carries its writer's pid; a live (or reused) pid keeps its file.
+ */
+export function sweepTemps(dir: string, isDead: (pid: number) => boolean): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!isTempName(name)) continue;
+    const m = /\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name);
+    if (!m || !isDead(Number(m[1]))) continue;
+    try {
+      unlinkSync(join(dir, name));
+      removed.push(name);
+    } catch {
+      // already gone, or not ours to remove
+    }
+  }
+  return removed;
 }

@@ -87,3 +87,14 @@ export function liveness(holder: ProcessIdentity): Liveness {
   }
   return 'alive';
 }
+
+/** Is `pid` certainly gone on this host? (For files named by pid; a live or reused pid is kept.) */
+export function pidIsDead(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return errnoOf(e) === 'ESRCH';
+  }
+}

@@ -14,7 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type SessionHeader, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing } from './discover.js';
-import { mkdirDurable, publishNew, writeAll, type PublishOptions } from './durable.js';
+import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
+import { pidIsDead } from './process-identity.js';
 import { flushAllSync } from './exit.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, defaultRoot, logPath, sessionDir } from './layout.js';
 import { readLog, readLogFile, type LogLoad } from './load.js';
@@ -139,6 +140,7 @@ export class SessionStore {
     mkdirDurable(dir);
     const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(session.id));
     try {
+      sweepTemps(dir, pidIsDead); // an earlier creator's publish cut short by a crash
       const events = session.events;
       const data = Buffer.from(encodeHeaderLine(session.header) + encodeEvents(events), 'utf8');
       const publishOpts: PublishOptions = {};
@@ -208,6 +210,7 @@ export class SessionStore {
   }
 
   private async openLocked(id: string, path: string, lock: SessionLock): Promise<StoredSession> {
+    sweepTemps(dirname(path), pidIsDead);
     const fh = await openHandle(path, 'r');
     let load: LogLoad;
     let size: number;

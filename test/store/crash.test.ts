@@ -111,8 +111,10 @@ describe('SIGKILL during the header publish', () => {
     expect(existsSync(join(dir, 'session.jsonl'))).toBe(false);
     const st = new SessionStore({ root });
     expect(await st.list()).toEqual({ sessions: [], problems: [] });
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toHaveLength(1); // the dead child's temp header
     const s = await st.create({ cwd: '/w', id: 'h1' }); // takes over the dead child's lock
     expect((await s.close()).ok).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('after the link: the log is complete and opens', async () => {
