@@ -101,6 +101,22 @@ describe('SIGKILL while appending', () => {
   });
 });
 
+describe('exit hooks', () => {
+  it.each(['exit', 'uncaught'])('events still queued at %s are written before the process ends', async (how) => {
+    const root = tempDir();
+    const child = new Child(['exit-now', root, 'x', how]);
+    const { code } = await child.exited;
+    expect(code).toBe(how === 'exit' ? 0 : 1);
+    const appended = Number((await child.waitFor('appended ')).split(' ')[1]);
+    const ledger: Ledger = { expected: new Map(), durable: appended }; // every committed event must be there
+    absorb(ledger, child);
+    expect(ledger.expected.size).toBe(5);
+    expect(await recoverAndCheck(root, 'x', join(root, '--w--', 'x', 'session.jsonl'), ledger)).toBe(false);
+    // The lock was released by the exit hook, or taken over after the crash: either way it is gone.
+    expect(existsSync(join(root, '--w--', 'x', 'session.lock'))).toBe(false);
+  });
+});
+
 describe('SIGKILL during the header publish', () => {
   it('before the link: no log appears, and the id can be created afterwards', async () => {
     const root = tempDir();

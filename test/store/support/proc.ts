@@ -66,7 +66,7 @@ export class Child {
 
 /** A pid that no longer names a process: a child that has exited and been reaped. */
 export async function deadPid(): Promise<number> {
-  const p = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+  const p = spawn('true', [], { stdio: 'ignore' });
   await new Promise((r) => p.on('exit', r));
   return p.pid!;
 }
