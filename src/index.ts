@@ -21,3 +21,4 @@ export { retryPolicy, backoffDelay, DEFAULT_RETRYABLE_CODES, type RetryPolicyOpt
 export * from './coding/index.js';
 export * from './config/index.js';
 export * from './replay/index.js';
+export * from './store/index.js';
