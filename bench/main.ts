@@ -1,0 +1,387 @@
+/**
+ * `npm run bench`: the session-log benchmark of issue 2 item 9. See bench/README.md.
+ *
+ *   node --expose-gc dist-bench/bench/main.js                 full run (2,000 turns, ~970k events)
+ *   node --expose-gc dist-bench/bench/main.js --quick         200 turns, fewer repetitions
+ *   node dist-bench/bench/main.js --write FILE [--no-pack]    write the workload as a dsh v0 JSONL file
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { deriveMessagesFrom, encodeJsonl, loadJsonl, MessageProjection, Session, type SessionEvent, type SessionHeader } from '../src/session/index.js';
+import { generateWorkload, type Draft } from './generate.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '..', '..');
+
+const { values: args } = parseArgs({
+  options: {
+    write: { type: 'string' },
+    'no-pack': { type: 'boolean', default: false },
+    turns: { type: 'string' },
+    reps: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+
+const HEADER: SessionHeader = { version: 0, id: 'bench-session', createdAt: 1_755_000_000_000, cwd: '/work/repo', delegationDepth: 0 };
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const gc = (): void => {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (g) {
+    g();
+    g();
+  }
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** One untimed warm-up, then `reps` timed runs with a GC before each; returns the median ms. */
+function time(reps: number, run: () => void, setup?: () => void): { ms: number; all: number[] } {
+  setup?.();
+  run();
+  const all: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    setup?.();
+    gc();
+    const t0 = performance.now();
+    run();
+    all.push(performance.now() - t0);
+  }
+  return { ms: median(all), all };
+}
+
+/**
+ * A baseline and the measured operation, each warmed up once, then run alternately `reps`
+ * times with a GC before each run, so a change in machine load hits both alike. Medians.
+ */
+function pair(reps: number, baseline: () => void, ours: () => void, setup?: () => void): { base: number; ours: number } {
+  setup?.();
+  baseline();
+  setup?.();
+  ours();
+  const b: number[] = [];
+  const o: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    for (const [fn, into] of [
+      [baseline, b],
+      [ours, o],
+    ] as const) {
+      setup?.();
+      gc();
+      const t0 = performance.now();
+      fn();
+      into.push(performance.now() - t0);
+    }
+  }
+  return { base: median(b), ours: median(o) };
+}
+
+let sink = 0; // keeps results observable so nothing is optimised away
+
+function appendOpts(d: Draft): { surfaceOp: NonNullable<Draft['surfaceOp']>; sourceEventSeqs?: number[] } | undefined {
+  if (d.surfaceOp === undefined) return undefined;
+  return d.sourceEventSeqs === undefined ? { surfaceOp: d.surfaceOp } : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs };
+}
+
+/** Append every draft to a new session with the workload's own clock. */
+function appendAll(drafts: readonly Draft[], opts: readonly (ReturnType<typeof appendOpts>)[], onDraft?: (s: Session, i: number) => void): Session {
+  let now = 0;
+  const s = Session.create({ id: HEADER.id, header: { cwd: HEADER.cwd!, delegationDepth: 0, createdAt: HEADER.createdAt }, clock: () => now });
+  const append = s.append as unknown as (type: string, data: unknown, o?: unknown) => SessionEvent;
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i]!;
+    onDraft?.(s, i);
+    now = d.time;
+    append.call(s, d.type, d.data, opts[i]);
+  }
+  return s;
+}
+
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+const rate = (n: number, ms: number): number => (n / ms) * 1000;
+const fmtRate = (n: number, ms: number, unit: string): string => `${(rate(n, ms) / 1e6).toFixed(2)} M${unit}/s`;
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+interface Row {
+  metric: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  ok: string;
+}
+const rows: Row[] = [];
+function row(metric: string, value: string, baseline = '', ratio = '', target = '', ok?: boolean): void {
+  rows.push({ metric, value, baseline, ratio, target, ok: ok === undefined ? '' : ok ? 'met' : 'MISSED' });
+  console.log(`  ${metric}: ${value}${baseline ? `  | baseline ${baseline}` : ''}${ratio ? `  | ratio ${ratio}` : ''}${target ? `  | target ${target} ${ok ? 'met' : 'MISSED'}` : ''}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modes
+
+if (args.write !== undefined) {
+  writeMode(args.write);
+} else {
+  main();
+}
+
+function writeMode(file: string): void {
+  const turns = Number(args.turns ?? 2000);
+  const drafts = generateWorkload({ turns });
+  const s = appendAll(drafts, drafts.map(appendOpts));
+  const text = encodeJsonl(HEADER, s.events, { pack: !args['no-pack'] });
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  writeFileSync(file, text);
+  console.log(`wrote ${file}: ${s.length} events, ${text.split('\n').length - 2} storage lines, ${mb(Buffer.byteLength(text))}${args['no-pack'] ? ' (one event per line)' : ' (packed chunk rows)'}`);
+}
+
+function main(): void {
+  const quick = args.quick ?? false;
+  const turns = Number(args.turns ?? (quick ? 200 : 2000));
+  const reps = Number(args.reps ?? (quick ? 3 : 5));
+  const only = args.only?.split(',');
+  const want = (k: string): boolean => !only || only.includes(k);
+  console.log(`dsh session-log benchmark — node ${process.version}, ${turns} turns, median of ${reps} runs after a warm-up${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for GC between runs)'}`);
+
+  const drafts = generateWorkload({ turns });
+  const opts = drafts.map(appendOpts);
+  const n = drafts.length;
+  const chunks = drafts.filter((d) => d.type === 'assistant/chunk').length;
+  console.log(`workload: ${n} events (${chunks} assistant/chunk), ${drafts.filter((d) => d.type === 'step/start').length} steps`);
+
+  // -- append + validate -----------------------------------------------------------------------
+  let session: Session | undefined;
+  const appendPair = pair(
+    reps,
+    () => {
+      let total = 0;
+      for (let i = 0; i < n; i++) {
+        const d = drafts[i]!;
+        total += JSON.stringify({ type: d.type, seq: i, time: d.time, data: d.data, surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs }).length;
+      }
+      sink += total;
+    },
+    () => {
+      session = appendAll(drafts, opts);
+    },
+    () => {
+      session = undefined;
+    },
+  );
+  const stringifyEach = { ms: appendPair.base };
+  const append = { ms: appendPair.ours };
+  session = appendAll(drafts, opts);
+  const s = session!;
+  const appendRatio = stringifyEach.ms / append.ms;
+  console.log('\nappend');
+  row('append+validate', fmtRate(n, append.ms, 'events'), `${fmtRate(n, stringifyEach.ms, 'events')} (JSON.stringify of each event)`, pct(appendRatio), '≥ 50%', appendRatio >= 0.5);
+
+  // -- incremental derivation, once per step (when the step's request would be built) ----------
+  // Wall time inside the calls as they interleave with the appends (collector pauses an
+  // allocation in a call happens to trigger included). Measured twice: as shipped, where each
+  // call that sees new messages hands out a fresh frozen array (an O(history) copy the API
+  // promises: a caller's earlier array never changes), and with that copy switched off (the
+  // projection's own work: each new surface node projected once), to show where the time goes.
+  const events = s.events;
+  if (want('derive')) {
+    console.log('\nderivation');
+    const isPoint = new Uint8Array(n);
+    let calls = 0;
+    for (let i = 1; i < n; i++) {
+      if (drafts[i]!.type === 'assistant/chunk' && drafts[i - 1]!.type !== 'assistant/chunk') {
+        isPoint[i] = 1;
+        calls++;
+      }
+    }
+    const measureCalls = (): number => {
+      const totals: number[] = [];
+      for (let r = 0; r < Math.max(1, Math.min(reps, 3)); r++) {
+        let total = 0;
+        session = undefined;
+        gc();
+        session = appendAll(drafts, opts, (sess, i) => {
+          if (isPoint[i]) {
+            const t0 = performance.now();
+            sink += sess.deriveMessages().length;
+            total += performance.now() - t0;
+          }
+        });
+        totals.push(total);
+      }
+      session = undefined;
+      return median(totals);
+    };
+    const shipped = measureCalls();
+    const proto = MessageProjection.prototype as unknown as { freshView: (p: unknown[]) => unknown };
+    const freshView = proto.freshView;
+    proto.freshView = (projected) => projected;
+    let projectionOnly: number;
+    try {
+      projectionOnly = measureCalls();
+    } finally {
+      proto.freshView = freshView;
+    }
+    row('incremental deriveMessages(), total', `${shipped.toFixed(1)} ms over ${calls} calls (${((shipped / calls) * 1000).toFixed(1)} µs/call)`, `append time ${append.ms.toFixed(0)} ms`, pct(shipped / append.ms), '< 1% of append', shipped / append.ms < 0.01);
+    row('  of which projection (fresh-array copy off)', `${projectionOnly.toFixed(1)} ms (${((projectionOnly / calls) * 1000).toFixed(2)} µs/call)`, `append time ${append.ms.toFixed(0)} ms`, pct(projectionOnly / append.ms));
+    const cold = time(reps, () => {
+      sink += deriveMessagesFrom(events).length;
+    });
+    row('cold derive (deriveMessagesFrom, whole log)', `${cold.ms.toFixed(1)} ms (${s.deriveMessages().length} messages)`, `append time ${append.ms.toFixed(0)} ms`, pct(cold.ms / append.ms));
+  }
+
+  // -- seed and restore -----------------------------------------------------------------------
+  console.log('\nseed / restore');
+  const plainText = encodeJsonl(HEADER, events, { pack: false });
+  const packedText = encodeJsonl(HEADER, events);
+  const parseLines = (text: string): unknown[] => {
+    const out: unknown[] = [];
+    let start = text.indexOf('\n') + 1;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl < 0) break;
+      out.push(JSON.parse(text.slice(start, nl)));
+      start = nl + 1;
+    }
+    return out;
+  };
+  let plain = parseLines(plainText);
+  const stringifyPlain = (): void => {
+    let total = 0;
+    for (const e of plain) total += JSON.stringify(e).length;
+    sink += total;
+  };
+  if (want('seed')) {
+    const seed = pair(reps, stringifyPlain, () => {
+      sink += Session.create({ seed: plain, clock: () => 0 }).length;
+    });
+    row('seed (Session.create({seed}), copies)', fmtRate(n, seed.ours, 'events'), `${fmtRate(n, seed.base, 'events')} (JSON.stringify of each event)`, pct(seed.base / seed.ours));
+    let fresh: unknown[] = [];
+    const restore = pair(
+      reps,
+      stringifyPlain,
+      () => {
+        sink += Session.restore(HEADER, fresh as unknown[], { clock: () => 0 }).length;
+      },
+      () => {
+        fresh = [];
+        gc();
+        fresh = parseLines(plainText);
+      },
+    );
+    row('restore (Session.restore, in place)', fmtRate(n, restore.ours, 'events'), `${fmtRate(n, restore.base, 'events')} (JSON.stringify of each event)`, pct(restore.base / restore.ours));
+    fresh = [];
+  }
+  plain = [];
+
+  // -- JSONL encode ---------------------------------------------------------------------------
+  const packedBytes = Buffer.byteLength(packedText);
+  const plainBytes = Buffer.byteLength(plainText);
+  console.log(`\nJSONL sizes: packed (as dsh writes it) ${mb(packedBytes)} in ${packedText.split('\n').length - 2} lines; one event per line ${mb(plainBytes)} (${pct(packedBytes / plainBytes)} of it)`);
+  if (want('encode')) encodeBench();
+  function encodeBench(): void {
+    console.log('\nJSONL encode');
+    const stringifyLines = (): void => {
+      let out = '';
+      for (let i = 0; i < n; i++) out += `${JSON.stringify(events[i])}\n`;
+      sink += out.length;
+    };
+    const encPacked = pair(reps, stringifyLines, () => {
+      sink += encodeJsonl(HEADER, events).length;
+    });
+    const encPlain = pair(reps, stringifyLines, () => {
+      sink += encodeJsonl(HEADER, events, { pack: false }).length;
+    });
+    for (const [label, r, bytes] of [
+      ['encode, packed', encPacked, packedBytes],
+      ['encode, one event per line', encPlain, plainBytes],
+    ] as const) {
+      row(label, `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`, `${fmtRate(plainBytes, r.base, 'B')} = ${fmtRate(n, r.base, 'events')} (JSON.stringify of each event, one per line)`, `${pct(r.base / r.ours)} (events/s)`);
+  }
+
+  }
+
+  // -- JSONL decode + load --------------------------------------------------------------------
+  if (want('decode')) decodeBench();
+  function decodeBench(): void {
+    console.log('\nJSONL decode + load');
+    for (const [label, text, bytes] of [
+      ['packed file', packedText, packedBytes],
+      ['one-event-per-line file', plainText, plainBytes],
+    ] as const) {
+      let keep: unknown;
+      const r = pair(
+        reps,
+        () => {
+          keep = parseLines(text);
+        },
+        () => {
+          keep = loadJsonl(text).session;
+        },
+        () => {
+          keep = undefined;
+        },
+      );
+      sink += keep === undefined ? 0 : 1;
+      row(`decode+load, ${label}`, `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`, `${fmtRate(bytes, r.base, 'B')} (JSON.parse of each line of the same file, objects kept)`, pct(r.base / r.ours), '≥ 75%', r.base / r.ours >= 0.75);
+  }
+
+  }
+
+  // -- peak RSS, each in a fresh child that only loads the file ---------------------------------
+  if (want('rss')) rssBench();
+  function rssBench(): void {
+    console.log('\npeak RSS (fresh child process per measurement)');
+    const dir = join(repoRoot, '.bench-data');
+    mkdirSync(dir, { recursive: true });
+    const files = { packed: join(dir, 'bench-packed.jsonl'), plain: join(dir, 'bench-plain.jsonl') };
+    writeFileSync(files.packed, packedText);
+    writeFileSync(files.plain, plainText);
+    const probe = join(here, 'rss-child.js');
+    const child = (mode: 'stream' | 'text' | 'json', file: string): { idle: number; peak: number; count: number } => {
+      const r = spawnSync(process.execPath, ['--expose-gc', probe, mode, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      if (r.status !== 0) throw new Error(`rss child failed: ${r.stderr}`);
+      return JSON.parse(r.stdout) as { idle: number; peak: number; count: number };
+    };
+    for (const [label, file] of [
+      ['packed file', files.packed],
+      ['one-event-per-line file', files.plain],
+    ] as const) {
+      const size = statSync(file).size;
+      const json = child('json', file);
+      for (const [how, mode] of [
+        ['streamed (loadJsonlFile)', 'stream'],
+        ['read whole (readFileSync + loadJsonl)', 'text'],
+      ] as const) {
+        const ours = child(mode, file);
+        const r = ours.peak / size;
+        row(
+          `peak RSS, ${label} (${mb(size)}), ${how}`,
+          `${mb(ours.peak)} = ${r.toFixed(2)}× the file; ${((ours.peak - ours.idle) / size).toFixed(2)}× above the idle process (${mb(ours.idle)})`,
+          `${mb(json.peak)} = ${(json.peak / size).toFixed(2)}× (readFileSync + JSON.parse of each line, objects kept)`,
+          `${(ours.peak / json.peak).toFixed(2)}× baseline`,
+          '< 2× the JSONL size',
+          r < 2,
+        );
+      }
+  }
+
+  }
+
+  console.log('\nsummary');
+  const w = (k: keyof Row): number => Math.max(k.length, ...rows.map((r) => r[k].length));
+  const keys: (keyof Row)[] = ['metric', 'value', 'ratio', 'target', 'ok'];
+  console.log(keys.map((k) => k.padEnd(w(k))).join('  '));
+  for (const r of rows) console.log(keys.map((k) => r[k].padEnd(w(k))).join('  '));
+  if (sink === 42) console.log('');
+}
