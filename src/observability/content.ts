@@ -121,3 +121,24 @@ export function capJsonArray(items: readonly unknown[], cap: number): { value: s
   }
   return { value: JSON.stringify(clip(kept, lo)), truncated: true };
 }
+
+/**
+ * What a call saw, capped: messages are converted newest first and only until the cap is surely
+ * exceeded, so a long session does not convert its whole history again for every call.
+ */
+export function capMessages(messages: readonly Message[], cap: number): { value: string; truncated: boolean } {
+  const suffix: OtelMessage[] = [];
+  let size = 2;
+  let cut = false;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (size > cap) {
+      cut = true;
+      break;
+    }
+    const m = toOtelMessage(messages[i]!);
+    suffix.push(m);
+    size += JSON.stringify(m).length + 1;
+  }
+  const r = capJsonArray(suffix.reverse(), cap);
+  return { value: r.value, truncated: r.truncated || cut };
+}

@@ -17,17 +17,16 @@
  * taken as the running maximum of the times up to it, so every span ends at or after it starts
  * and children sit inside their parent.
  */
-import type { AssistantMessage, Message, UserMessage } from '../model/message.js';
+import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../model/message.js';
 import type { FinishReason } from '../model/stream.js';
 import { toOtelUsage, type TokenUsage } from '../model/usage.js';
 import type { LlmFailure } from '../model/failure.js';
 import type { EpochHeader, LlmRetryData, RequestContext, SessionEvent, SessionHeader, TurnEndReason } from '../session/events.js';
-import type { ToolResultMessage } from '../model/message.js';
 import { SurfaceState } from '../session/surface.js';
 import { MessageProjection } from '../session/derive.js';
 import { toolResultCallId } from '../session/trace.js';
 import { spanIdFor, traceIdFor } from './ids.js';
-import { blocksText, capJsonArray, capString, toOtelMessage } from './content.js';
+import { blocksText, capJsonArray, capMessages, capString, toOtelMessage } from './content.js';
 import { applyRedaction } from './redact.js';
 import { DEFAULT_MAX_CONTENT_LENGTH, type DshSpan, type MappedTurn, type MappingOptions, type SpanAttributes } from './spans.js';
 
@@ -246,7 +245,7 @@ export class SpanMapper {
       }
       case 'llm/retry': {
         const a = turn.lastAttempt;
-        if (a && e.data.step === turn.step) {
+        if (a && e.data.turn === turn.turn && e.data.step === turn.step) {
           a.retryEvent = { time: t, data: e.data };
           a.lastSeq = e.seq;
           a.end = t;
@@ -415,8 +414,15 @@ export class SpanMapper {
       if (a.header?.system !== undefined && typeof a.header.system === 'string') {
         this.putJson(attrs, 'gen_ai.system_instructions', [{ type: 'text', content: a.header.system }], truncated);
       }
-      if (a.input) this.putJson(attrs, 'gen_ai.input.messages', a.input.map((m) => toOtelMessage(m)), truncated);
-      if (a.message) this.putJson(attrs, 'gen_ai.output.messages', [toOtelMessage(a.message, f ? (FINISH_REASON[f.kind] ?? f.kind) : 'stop')], truncated);
+      if (a.input) {
+        const r = capMessages(a.input, this.cap);
+        attrs['gen_ai.input.messages'] = r.value;
+        if (r.truncated) truncated.push('gen_ai.input.messages');
+      }
+      if (a.message) {
+        const reason = f ? (FINISH_REASON[f.kind] ?? f.kind) : a.interrupted ? 'interrupted' : 'unknown';
+        this.putJson(attrs, 'gen_ai.output.messages', [toOtelMessage(a.message, reason)], truncated);
+      }
     }
     if (truncated.length > 0) attrs['dsh.truncated'] = truncated;
 

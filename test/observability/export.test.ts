@@ -2,6 +2,8 @@
  * Offline export end to end: the official OTLP/HTTP exporter sends to a local receiver, which
  * decodes what arrived; failures come back as typed errors.
  */
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { SpanKind } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { exportSessionToOtlp, OtelExportError } from '../../src/observability/index.js';
@@ -80,6 +82,23 @@ describe('exportSessionToOtlp', () => {
     expect(rx.requests).toHaveLength(0);
   });
 
+  it('goes through a caller\'s own SpanExporter when given one (and leaves it running)', async () => {
+    const mem = new InMemorySpanExporter();
+    const summary = await exportSessionToOtlp(referenceLog(), { exporter: mem });
+    expect(summary.requests).toBe(1);
+    const spans = mem.getFinishedSpans();
+    expect(spans.map((s) => [s.name, s.kind, s.parentSpanContext?.spanId === spans[0]!.spanContext().spanId])).toEqual([
+      ['invoke_agent dsh', SpanKind.INTERNAL, false],
+      ['chat deepseek-chat', SpanKind.CLIENT, true],
+      ['execute_tool ls', SpanKind.INTERNAL, true],
+      ['chat deepseek-chat', SpanKind.CLIENT, true],
+    ]);
+    expect(spans[0]!.startTime).toEqual([1, 0]); // 1000 ms
+    expect(spans[1]!.endTime).toEqual([1, 150_000_000]); // 1150 ms
+    await exportSessionToOtlp(referenceLog(), { exporter: mem });
+    expect(mem.getFinishedSpans()).toHaveLength(8);
+  });
+
   it('names service and resource as asked', async () => {
     await exportSessionToOtlp(referenceLog(), { url: rx.url, serviceName: 'ci-agent', resourceAttributes: { 'deployment.environment': 'ci' } });
     expect(rx.spans()[0]!.resource).toEqual({ 'service.name': 'ci-agent', 'deployment.environment': 'ci' });
@@ -101,6 +120,13 @@ describe('export failures', () => {
     expect(err.code).toBe('HTTP_STATUS');
     expect(err.details).toMatchObject({ status: 401, body: '{"error":"bad credentials"}' });
     expect(err.message).toContain('HTTP 401');
+  });
+
+  it('an endpoint that stays unavailable: RETRIES_EXHAUSTED once the export deadline leaves no room to retry', async () => {
+    rx.respondWith(503);
+    const err = await failure(exportSessionToOtlp(referenceLog(), { url: rx.url, timeoutMillis: 500 }));
+    expect(err.code).toBe('RETRIES_EXHAUSTED');
+    expect(rx.requests.length).toBeGreaterThanOrEqual(1);
   });
 
   it('a redaction hook that throws: REDACTION_FAILED, and nothing sent', async () => {
