@@ -19,9 +19,23 @@ export type CliErrorCode =
   | 'BINARY_FILE'
   /** An option names a seq or turn the log does not have. */
   | 'SEQ_OUT_OF_RANGE'
-  | 'TURN_NOT_FOUND';
+  | 'TURN_NOT_FOUND'
+  /** `dsh run` got no task (no arguments and nothing on standard input). */
+  | 'NO_TASK'
+  /** `--cwd` is missing or not a directory. */
+  | 'NOT_A_DIRECTORY'
+  /** No stored session has this id (or prefix); `--continue` found none for the workspace. */
+  | 'SESSION_NOT_FOUND'
+  /** An id prefix matches more than one stored session. */
+  | 'AMBIGUOUS_SESSION'
+  /** `--out` could not be written. */
+  | 'WRITE_FAILED';
 
-const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND']);
+const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'NO_TASK']);
+
+/** Exit statuses of the agent commands beyond 0/1/2: killed by SIGINT or SIGTERM (128 + signal). */
+export const EXIT_SIGINT = 130;
+export const EXIT_SIGTERM = 143;
 
 export class CliError extends Error {
   readonly code: CliErrorCode;

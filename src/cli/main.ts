@@ -2,8 +2,9 @@
  * The `dsh` command line. `main` parses, runs one command and returns the exit status; it never
  * exits the process itself, so it can run in tests and the shim (`bin/dsh.js`) sets the status.
  *
- * Exit status: 0 ok; 1 problems found or the command failed; 2 usage error. Failures print one
- * line to stderr (`dsh: …`); `DSH_DEBUG=1` adds the stack trace.
+ * Exit status: 0 ok; 1 problems found or the command failed; 2 usage error; the agent commands
+ * add 130 (SIGINT) and 143 (SIGTERM). Failures print one line to stderr (`dsh: …`);
+ * `DSH_DEBUG=1` adds the stack trace.
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
@@ -14,8 +15,10 @@ import { formatProblem, problemFromError } from './problems.js';
 import { block, oneLine } from './text.js';
 import { registerLog } from './log/index.js';
 import { registerConfig } from './config.js';
+import { registerAgentCommands } from './commands.js';
 import { ConfigError } from '../config/index.js';
 import { LlmError } from '../model/failure.js';
+import { StoreError } from '../store/errors.js';
 
 function version(): string {
   try {
@@ -47,9 +50,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'after',
       `
 Exit status: 0 ok; 1 problems found or the command failed; 2 usage error.
-Environment: NO_COLOR disables colour, FORCE_COLOR forces it; DSH_DEBUG=1 prints stack traces.
+run and chat: 130 after Ctrl-C (SIGINT), 143 after SIGTERM.
+Environment: DEEPSEEK_API_KEY (or the selected provider's key), DSH_MODEL, DSH_HOME (config and
+sessions, default ~/.dsh); NO_COLOR disables colour, FORCE_COLOR forces it; DSH_DEBUG=1 prints
+stack traces.
 Docs: docs/cli.md`,
     );
+  registerAgentCommands(program, io, setExit);
   registerLog(program, io, setExit);
   registerConfig(program, io, setExit);
   return program;
@@ -65,7 +72,7 @@ function reportFailure(e: unknown, io: Io): number {
     io.err.line(`dsh: ${oneLine(e.message)} [${e.code}]`);
     return EXIT_PROBLEM;
   }
-  if (e instanceof LlmError) {
+  if (e instanceof LlmError || e instanceof StoreError) {
     io.err.line(`dsh: ${oneLine(e.message)} [${e.code}]`);
     return EXIT_PROBLEM;
   }

@@ -26,9 +26,12 @@ export class Output {
   private buf: string[] = [];
   private size = 0;
   readonly color: boolean;
+  /** Writes reach a terminal (where stdout and stderr share one screen). */
+  readonly tty: boolean;
 
   constructor(private readonly sink: Sink, color?: boolean) {
     this.color = color ?? colorWanted(sink);
+    this.tty = sink.isTTY === true;
   }
 
   style(s: Style, text: string): string {
@@ -41,6 +44,14 @@ export class Output {
     if (this.size >= 65536) this.flush();
   }
 
+  /** Text without a line end (streamed output); the caller flushes when it wants it seen. */
+  write(text: string): void {
+    if (text.length === 0) return;
+    this.buf.push(text);
+    this.size += text.length;
+    if (this.size >= 65536) this.flush();
+  }
+
   flush(): void {
     if (this.buf.length === 0) return;
     this.sink.write(this.buf.join(''));
@@ -49,10 +60,27 @@ export class Output {
   }
 }
 
+/** Standard input as the agent commands read it (a task for `run`, lines for `chat`). */
+export type Input = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+
+/**
+ * What only a real process has. Absent when `main` runs inside another program (the tests): then
+ * no signal handler is installed and nothing exits the process.
+ */
+export interface ProcessHooks {
+  /** Install a signal handler; returns its remover. */
+  onSignal(signal: 'SIGINT' | 'SIGTERM', handler: () => void): () => void;
+  /** Leave now with this status (after the caller's synchronous flush). */
+  exitNow(code: number): never;
+}
+
 export interface Io {
   out: Output;
   err: Output;
   env: NodeJS.ProcessEnv;
+  /** Standard input; the agent commands fall back to "no input" without it. */
+  stdin?: Input;
+  proc?: ProcessHooks;
 }
 
 let pipeGuard = false;
@@ -66,5 +94,19 @@ export function processIo(): Io {
       throw e;
     });
   }
-  return { out: new Output(process.stdout), err: new Output(process.stderr), env: process.env };
+  return {
+    out: new Output(process.stdout),
+    err: new Output(process.stderr),
+    env: process.env,
+    stdin: process.stdin,
+    proc: {
+      onSignal(signal, handler) {
+        process.on(signal, handler);
+        return () => void process.off(signal, handler);
+      },
+      exitNow(code) {
+        process.exit(code);
+      },
+    },
+  };
 }

@@ -1,6 +1,7 @@
 /** The `dsh log` command group: reading session logs. One module per subcommand. */
 import { Command, InvalidArgumentError } from 'commander';
 import type { Io } from '../output.js';
+import { resolveLogArg } from '../session-ref.js';
 import { runCheck, type CheckOptions } from './check.js';
 import { runMessages, type MessagesOptions } from './messages.js';
 import { runShow, type ShowOptions } from './show.js';
@@ -23,7 +24,7 @@ export function registerLog(program: Command, io: Io, setExit: SetExit): void {
   log
     .command('check')
     .description('validate session logs: each problem with file, line, seq and rule, then a summary per file')
-    .argument('<file...>', 'session log files (.jsonl); - reads standard input')
+    .argument('<file...>', 'session log files (.jsonl) or stored session ids; - reads standard input')
     .option('--strict', 'fail on warnings too (placeholders, torn tail, crash repair, legacy imports)')
     .option('-q, --quiet', 'print errors and summaries only, not warnings')
     .option('--json', 'print one JSON report instead of text')
@@ -37,12 +38,15 @@ Examples:
   dsh log check examples/fix-typo.jsonl
   dsh log check --strict --json logs/*.jsonl`,
     )
-    .action((files: string[], opts: CheckOptions) => setExit(runCheck(files, opts, io)));
+    .action(async (files: string[], opts: CheckOptions) => {
+      const paths = await Promise.all(files.map((f) => resolveLogArg(f, io.env)));
+      setExit(runCheck(paths, opts, io));
+    });
 
   log
     .command('show')
     .description('print a log as a timeline: turns, steps, messages, tool calls and results, usage')
-    .argument('<file>', 'session log file (.jsonl); - reads standard input')
+    .argument('<file>', 'session log file (.jsonl) or stored session id; - reads standard input')
     .option('--turn <n>', 'show only turn N', integer(1, 'a turn number'))
     .option('--full', 'do not truncate previews (text, arguments, tool output)')
     .addHelpText(
@@ -56,12 +60,12 @@ Examples:
   dsh log show examples/fix-typo.jsonl
   dsh log show --turn 2 --full examples/fix-typo.jsonl`,
     )
-    .action((file: string, opts: ShowOptions) => setExit(runShow(file, opts, io)));
+    .action(async (file: string, opts: ShowOptions) => setExit(runShow(await resolveLogArg(file, io.env), opts, io)));
 
   log
     .command('messages')
     .description('print the model-visible history derived from the log, as of any seq')
-    .argument('<file>', 'session log file (.jsonl); - reads standard input')
+    .argument('<file>', 'session log file (.jsonl) or stored session id; - reads standard input')
     .option('--at <seq>', 'history after the event with this seq (default: the end of the log)', integer(0, 'a seq'))
     .option('--json', 'print the exact message objects as a JSON array')
     .option('--brief', 'one line per content block')
@@ -72,5 +76,5 @@ Examples:
   dsh log messages examples/fix-typo.jsonl
   dsh log messages --at 40 --json examples/fix-typo.jsonl`,
     )
-    .action((file: string, opts: MessagesOptions) => setExit(runMessages(file, opts, io)));
+    .action(async (file: string, opts: MessagesOptions) => setExit(runMessages(await resolveLogArg(file, io.env), opts, io)));
 }

@@ -1,0 +1,269 @@
+/**
+ * What an agent command shows while the agent works, read from the session's committed events
+ * (`session.subscribe()`), never from a side channel: the answer streamed to stdout from
+ * `assistant/chunk` text deltas, tool calls and their outcomes compactly on stderr, retries and
+ * unfinished turns. Everything shown came from a model or a tool, so it is escaped like log
+ * text (`text.ts`).
+ *
+ * Modes: `stream` (the default), `json` (each committed event as one JSON line on stdout, for
+ * scripts), `quiet` (only the final answer, at the end).
+ */
+import type { SessionEvent, TurnEndReason } from '../../session/index.js';
+import type { Session } from '../../session/session.js';
+import { addUsage, type TokenUsage } from '../../model/usage.js';
+import { argsPreview, formatFailure, formatTurnEnd, formatUsage } from '../format.js';
+import type { Io } from '../output.js';
+import { block, oneLine, plural, safeJson, truncate } from '../text.js';
+
+export type RenderMode = 'stream' | 'json' | 'quiet';
+
+export interface RendererOptions {
+  mode: RenderMode;
+  /** Show user prompts as they enter the log (replay, where nobody typed them). */
+  echoPrompts?: boolean;
+  /** Who could have approved a refused call: `run` prints how to allow it next time. */
+  approvalHints?: boolean;
+}
+
+/** What one turn did, for summaries. */
+export interface TurnStats {
+  turn: number;
+  steps: number;
+  usage: TokenUsage | undefined;
+  reason: TurnEndReason | undefined;
+}
+
+const ARGS_WIDTH = 72;
+
+/** Single-quote for a POSIX shell, so a suggested flag can be pasted as is. */
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The narrowest rule that would allow this call (`bash(<command>)`, `edit(<path>)`, or the tool). */
+export function ruleFor(name: string, args: string): string {
+  let parsed: Record<string, unknown> = {};
+  try {
+    const v = JSON.parse(args) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v as Record<string, unknown>;
+  } catch {
+    // the model's arguments were not JSON: fall back to the tool name
+  }
+  if (name === 'bash' && typeof parsed.command === 'string' && !/[()\n]/.test(parsed.command)) return `bash(${parsed.command})`;
+  const path = parsed.file_path ?? parsed.path;
+  if (['read', 'write', 'edit', 'glob', 'grep'].includes(name) && typeof path === 'string' && !/[()\n]/.test(path)) return `${name}(${path})`;
+  return name;
+}
+
+export class LiveRenderer {
+  /** Usage, steps and end of every turn seen, in order. */
+  readonly turns: TurnStats[] = [];
+  /** The last non-empty assistant text (the answer `--quiet` prints). */
+  finalText = '';
+  private current: TurnStats | undefined;
+  private midLine = false;
+  /** A high surrogate that ended a delta, held until its pair arrives (never split on write). */
+  private pendingHigh = '';
+  private readonly calls = new Map<string, { name: string; args: string; askedBecause?: string }>();
+  private readonly hinted = new Set<string>();
+  private readonly listeners: ((e: SessionEvent) => void)[] = [];
+
+  constructor(
+    private readonly io: Io,
+    private readonly opts: RendererOptions,
+  ) {}
+
+  get mode(): RenderMode {
+    return this.opts.mode;
+  }
+
+  attach(session: Session): () => void {
+    return session.subscribe((e) => this.onEvent(e));
+  }
+
+  /** Extra observers of the same events (chat's per-turn line). */
+  onCommitted(fn: (e: SessionEvent) => void): void {
+    this.listeners.push(fn);
+  }
+
+  get lastTurn(): TurnStats | undefined {
+    return this.turns.at(-1);
+  }
+
+  /** Usage summed over the turns seen. */
+  totalUsage(): TokenUsage | undefined {
+    return this.turns.reduce<TokenUsage | undefined>((sum, t) => (t.usage ? (sum ? addUsage(sum, t.usage) : t.usage) : sum), undefined);
+  }
+
+  /**
+   * A line on stderr. On a terminal the answer line in progress is ended first, or the note
+   * would land in the middle of it; into a pipe the answer is left as the model wrote it.
+   */
+  note(text: string, style?: 'dim' | 'yellow' | 'red' | 'bold'): void {
+    if (this.io.out.tty && this.io.err.tty) this.endLine();
+    this.io.err.line(style ? this.io.err.style(style, text) : text);
+    this.io.err.flush();
+  }
+
+  /** A line on stdout (the answer channel), after ending any line in progress. */
+  say(text: string): void {
+    this.endLine();
+    this.io.out.line(text);
+    this.io.out.flush();
+  }
+
+  /** End the streamed answer's line, if one is open. */
+  endLine(): void {
+    if (this.pendingHigh) this.writeText('');
+    if (!this.midLine) return;
+    this.io.out.write('\n');
+    this.io.out.flush();
+    this.midLine = false;
+  }
+
+  private writeText(text: string): void {
+    let t = this.pendingHigh + text;
+    this.pendingHigh = '';
+    const last = t.charCodeAt(t.length - 1);
+    if (text !== '' && last >= 0xd800 && last <= 0xdbff) {
+      this.pendingHigh = t.slice(-1);
+      t = t.slice(0, -1);
+    }
+    if (t === '') return;
+    this.io.out.write(block(t));
+    this.io.out.flush();
+    this.midLine = !t.endsWith('\n');
+  }
+
+  private onEvent(e: SessionEvent): void {
+    if (this.opts.mode === 'json') {
+      this.io.out.line(safeJson(e));
+      this.io.out.flush();
+    }
+    this.track(e);
+    if (this.opts.mode === 'stream') this.show(e);
+    if (e.type === 'tool/result' && this.opts.approvalHints && this.opts.mode !== 'json' && e.data.error?.code === 'APPROVAL_UNAVAILABLE') this.approvalHint(e);
+    for (const l of this.listeners) l(e);
+  }
+
+  private track(e: SessionEvent): void {
+    switch (e.type) {
+      case 'turn/start':
+        this.current = { turn: e.data.turn, steps: 0, usage: undefined, reason: undefined };
+        this.turns.push(this.current);
+        break;
+      case 'step/start':
+        if (this.current) this.current.steps++;
+        break;
+      case 'assistant/message': {
+        if (this.current && e.data.usage) this.current.usage = this.current.usage ? addUsage(this.current.usage, e.data.usage) : e.data.usage;
+        const text = e.data.message.content
+          .filter((b) => b.type === 'text')
+          .map((b) => (b as { text: string }).text)
+          .join('');
+        if (text.trim() !== '') this.finalText = text;
+        break;
+      }
+      case 'tool/call':
+        this.calls.set(e.data.callId, { name: e.data.name, args: e.data.arguments });
+        break;
+      case 'approval/asked': {
+        const c = e.data.callId === undefined ? undefined : this.calls.get(e.data.callId);
+        if (c && e.data.reason !== undefined) c.askedBecause = e.data.reason;
+        break;
+      }
+      case 'turn/end':
+        if (this.current && this.current.turn === e.data.turn) this.current.reason = e.data.reason;
+        break;
+      default:
+        break;
+    }
+  }
+
+  private show(e: SessionEvent): void {
+    const err = this.io.err;
+    switch (e.type) {
+      case 'assistant/chunk':
+        if (e.data.chunk.type === 'text-delta') this.writeText(e.data.chunk.text);
+        break;
+      case 'user/message':
+        if (this.opts.echoPrompts && e.data.source.kind === 'user') {
+          const text = e.data.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
+          this.say(this.io.out.style('bold', `› ${oneLine(text)}`));
+        }
+        break;
+      case 'tool/call':
+        this.note(`${err.style('cyan', `→ ${oneLine(e.data.name)}`)} ${err.style('dim', argsPreview(e.data.arguments, ARGS_WIDTH))}`);
+        break;
+      case 'tool/result': {
+        const call = this.calls.get(e.data.message.content[0].toolCallId);
+        const name = oneLine(call?.name ?? 'tool');
+        const block0 = e.data.message.content[0];
+        if (!block0.isError) {
+          this.note(`${err.style('cyan', `← ${name}`)} ${err.style('green', 'ok')}`);
+          break;
+        }
+        const text = block0.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ').replace(/^Error:\s*/, '');
+        const code = e.data.error?.code ?? 'error';
+        this.note(`${err.style('cyan', `← ${name}`)} ${err.style('red', `error ${oneLine(code)}`)}: ${oneLine(truncate(text.replace(/\s+/g, ' ').trim(), 160))}`);
+        break;
+      }
+      case 'llm/retry': {
+        const d = e.data;
+        const of = d.maxRetries !== undefined ? `/${d.maxRetries}` : '';
+        this.note(`retry ${d.retry}${of} after ${formatFailure(d.failure)}; waiting ${(d.delayMs / 1000).toFixed(1)} s`, 'yellow');
+        break;
+      }
+      case 'assistant/message':
+      case 'turn/end':
+        // Each answer ends its line, so the next step's text starts on a fresh one.
+        this.endLine();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private approvalHint(e: SessionEvent<'tool/result'>): void {
+    const call = this.calls.get(e.data.message.content[0].toolCallId);
+    const name = oneLine(call?.name ?? 'a tool');
+    const rule = ruleFor(call?.name ?? 'tool', call?.args ?? '');
+    const why = call?.askedBecause ?? '';
+    // What would let it run depends on why it asked: an ask rule outranks allow rules and
+    // --full-auto (which turns it into a denial), so only a person can approve that call.
+    let hint: string;
+    if (why.startsWith('it matches the ask rule')) hint = `${name} ${oneLine(why.slice(3))}, so only a person can approve it: use dsh chat, or remove that rule`;
+    else if (why.startsWith('escalate sandbox')) hint = `${name} asked to leave the sandbox; an allow rule approves that: run again with --allow ${oneLine(shellQuote(rule))}`;
+    else hint = `${name} needed approval, and dsh run cannot ask; to allow it, run again with --allow ${oneLine(shellQuote(rule))} (or --full-auto), or use dsh chat`;
+    if (this.hinted.has(hint)) return;
+    this.hinted.add(hint);
+    this.note(`hint: ${hint}`, 'yellow');
+  }
+}
+
+/** `turn 3 · 4 steps · in 1 850 · out 120 (reasoning 16) · cache read 0 · completed` */
+export function turnLine(t: TurnStats): string {
+  return [`turn ${t.turn}`, plural(t.steps, 'step'), formatUsage(t.usage), t.reason ? formatTurnEnd(t.reason) : 'not ended'].join(' · ');
+}
+
+/**
+ * The closing line of an agent command: `session <id> · log <path> · turn 3 · 4 steps · usage ·
+ * end reason` (steps and usage summed over the turns this command ran; the turn and end reason
+ * are the last one's).
+ */
+export function closingLine(id: string, path: string | undefined, r: LiveRenderer): string {
+  const parts = [`session ${oneLine(id)}`, path ? `log ${oneLine(path)}` : 'log not persisted (--no-persist)'];
+  const last = r.lastTurn;
+  if (!last) parts.push('no turn ran');
+  else {
+    const steps = r.turns.reduce((n, t) => n + t.steps, 0);
+    const turns = r.turns.length > 1 ? `turns ${r.turns[0]!.turn}–${last.turn}` : `turn ${last.turn}`;
+    parts.push(turns, plural(steps, 'step'), formatUsage(r.totalUsage()), last.reason ? formatTurnEnd(last.reason) : 'not ended');
+  }
+  return parts.join(' · ');
+}
+
+/** Text of the answer, as `--quiet` prints it. */
+export function answerText(text: string): string {
+  return block(text.replace(/\s+$/, ''));
+}

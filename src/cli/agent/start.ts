@@ -1,0 +1,157 @@
+/**
+ * Starting an agent session for `dsh run` and `dsh chat`, in an order that fails early and
+ * leaves nothing behind: find the session to continue (headers only, no lock), read the config,
+ * select the model and check its key, and only then create or open the log. The coding agent is
+ * built on that log with `persist()`, so every event it commits reaches the file.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
+import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
+import { createAdapter, resolveProvider, selectModelRef, type ModelRef } from '../../llm/select.js';
+import type { LlmAdapter } from '../../llm/adapter.js';
+import type { Plugin } from '../../agent/agent.js';
+import { Session, type LogWarning } from '../../session/index.js';
+import { persist, type SessionInfo, type SessionStore, type StoredSession } from '../../store/index.js';
+import type { ApprovalHandler } from '../../tools/pipeline.js';
+import { CliError } from '../errors.js';
+import type { Io } from '../output.js';
+import { findSession, storeFor } from '../session-ref.js';
+import { oneLine } from '../text.js';
+import { checkFlags, policyFlags, type AgentFlags } from './flags.js';
+
+/** The workspace as an absolute, symlink-free path (what the session header and store key use). */
+export function workspaceDir(dir: string | undefined): string {
+  const path = resolve(dir ?? process.cwd());
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    throw new CliError('NOT_A_DIRECTORY', 'no such directory', { file: path });
+  }
+  if (!statSync(real).isDirectory()) throw new CliError('NOT_A_DIRECTORY', 'not a directory', { file: path });
+  return real;
+}
+
+/** This workspace's session with the latest write. */
+async function latestIn(store: SessionStore, cwd: string): Promise<SessionInfo> {
+  const { sessions } = await store.list();
+  const here = sessions.filter((s) => s.header.cwd === cwd);
+  if (here.length === 0) throw new CliError('SESSION_NOT_FOUND', `no stored session for ${cwd} under ${store.root}; start one without --continue`);
+  return here.reduce((a, b) => (b.mtimeMs > a.mtimeMs ? b : a));
+}
+
+export interface AgentSession {
+  cwd: string;
+  config: DshConfig;
+  configWarnings: ConfigWarning[];
+  ref: ModelRef;
+  adapter: LlmAdapter;
+  session: Session;
+  store: SessionStore | undefined;
+  stored: StoredSession | undefined;
+  /** The log file; undefined with --no-persist. */
+  path: string | undefined;
+  resumed: boolean;
+  /** What opening a stored log found and repaired (torn tail, turn left open). */
+  openWarnings: readonly LogWarning[];
+  /** Options for `createCodingAgent` besides the session, the approval callback and plugins. */
+  coding: CodingAgentOptions;
+}
+
+export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSession> {
+  checkFlags(flags);
+  const store = flags.persist ? storeFor(io.env) : undefined;
+  let resume: SessionInfo | undefined;
+  let cwd: string;
+  if (store && flags.resume !== undefined) {
+    resume = await findSession(store, flags.resume);
+    // A resumed session keeps its workspace unless one is named.
+    cwd = workspaceDir(flags.cwd ?? resume.header.cwd);
+  } else {
+    cwd = workspaceDir(flags.cwd);
+    if (store && flags.continue) resume = await latestIn(store, cwd);
+  }
+
+  const loaded = loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
+  const llm = llmSection(loaded.config);
+  // Selected against the CLI's environment (not whatever the process had), so the key check
+  // below and the adapter agree; a missing key fails here, before any log exists.
+  const ref = selectModelRef({ model: flags.model, env: io.env, config: llm });
+  const adapter = createAdapter(resolveProvider(ref.provider, { env: io.env, config: llm }));
+
+  let stored: StoredSession | undefined;
+  let session: Session;
+  if (!store) session = Session.create({ header: { cwd } });
+  else {
+    stored = resume ? await store.open(resume.id) : await store.create({ cwd });
+    session = stored.session;
+  }
+
+  const coding: CodingAgentOptions = {
+    cwd,
+    model: `${ref.provider}:${ref.model}`,
+    config: loaded.config,
+    adapters: [adapter],
+    ...policyFlags(flags),
+  };
+  if (flags.reasoningEffort !== undefined) coding.reasoningEffort = flags.reasoningEffort;
+  if (flags.maxTokens !== undefined) coding.maxTokens = flags.maxTokens;
+  if (flags.allow.length) coding.allow = flags.allow;
+  if (flags.ask.length) coding.ask = flags.ask;
+  if (flags.deny.length) coding.deny = flags.deny;
+
+  return {
+    cwd,
+    config: loaded.config,
+    configWarnings: loaded.warnings,
+    ref,
+    adapter,
+    session,
+    store,
+    stored,
+    path: stored?.path,
+    resumed: resume !== undefined,
+    openWarnings: stored?.warnings ?? [],
+    coding,
+  };
+}
+
+/** The coding agent on the session's log; `persist()` first, so checkpoints precede everything. */
+export async function buildAgent(s: Pick<AgentSession, 'coding' | 'stored'>, session: Session, extra: { approve?: ApprovalHandler; plugins?: Plugin[] } = {}): Promise<CodingAgent> {
+  const plugins: Plugin[] = [];
+  if (s.stored) plugins.push(persist(s.stored));
+  plugins.push(...(extra.plugins ?? []));
+  return createCodingAgent({ ...s.coding, session, plugins, ...(extra.approve ? { approve: extra.approve } : {}) });
+}
+
+/** Warnings worth a line before the work starts: config, sandbox, MCP, log recovery. */
+export function startWarnings(s: AgentSession, coding: CodingAgent): string[] {
+  const out: string[] = [];
+  for (const w of s.configWarnings) out.push(`${oneLine(w.file)}: ${oneLine(w.path)}: ${oneLine(w.message)}`);
+  for (const w of s.openWarnings) out.push(`${oneLine(s.path ?? 'session log')}: ${oneLine(w.message)}`);
+  out.push(...agentWarnings(coding));
+  return out;
+}
+
+export function agentWarnings(coding: CodingAgent): string[] {
+  const out: string[] = [];
+  const sb = coding.sandbox;
+  if (sb.enforcement === 'partial') {
+    out.push(`the ${sb.mode} sandbox is only partially enforced on this machine (${oneLine(sb.reason ?? 'no reason given')}): bash runs without a file sandbox, so under --approval ask each command needs approval`);
+  }
+  for (const [name, reason] of coding.mcpFailures) out.push(`MCP server ${oneLine(name)} did not start: ${oneLine(reason)}`);
+  return out;
+}
+
+/** Dispose the agent (and MCP servers), then flush and close the log. */
+export async function closeSession(coding: CodingAgent | undefined, stored: StoredSession | undefined, io: Io): Promise<void> {
+  try {
+    await coding?.close();
+  } finally {
+    if (stored) {
+      const r = await stored.close();
+      if (!r.ok) io.err.line(`dsh: the session log could not be closed cleanly: ${oneLine(r.error.message)} [${r.error.code}]`);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Chat's slash commands. Each reads or changes the chat through the small `ChatControl` surface,
+ * so the command logic does not reach into the REPL's input handling.
+ */
+import { addUsage, type TokenUsage } from '../../model/usage.js';
+import type { Session } from '../../session/session.js';
+import { SessionError } from '../../session/index.js';
+import { StoreError } from '../../store/index.js';
+import { LlmError } from '../../model/failure.js';
+import { formatUsage } from '../format.js';
+import { oneLine, plural } from '../text.js';
+
+export interface ChatControl {
+  session(): Session;
+  path(): string | undefined;
+  running(): boolean;
+  model(): string;
+  /** Lines to show the user (stdout). */
+  say(text: string): void;
+  /** A one-line refusal or problem (stderr). */
+  warn(text: string): void;
+  cancel(): void;
+  exit(): Promise<void>;
+  fork(seq: number | undefined): Promise<void>;
+  /** Throws an LlmError when the model cannot be selected (unknown provider, missing key). */
+  setModel(ref: string): void;
+}
+
+export const HELP = [
+  'Type a prompt and press Enter. A line typed while the agent works steers it (it enters at the next step).',
+  '  /help              this help',
+  '  /session           session id, log path, turns and token usage',
+  '  /cancel            cancel the running turn (Ctrl-C does the same)',
+  '  /fork [SEQ]        fork the session at a seq between turns (default: now) and continue in the fork',
+  '  /model P:M         use this model for the next requests (e.g. /model deepseek:deepseek-v4-pro)',
+  '  /exit              leave (Ctrl-D, or Ctrl-C at an idle prompt)',
+];
+
+function sessionUsage(session: Session): { usage: TokenUsage | undefined; turns: number } {
+  let usage: TokenUsage | undefined;
+  for (const e of session.events) {
+    if (e.type === 'assistant/message' && e.data.usage) usage = usage ? addUsage(usage, e.data.usage) : e.data.usage;
+  }
+  return { usage, turns: session.trace.lastTurn };
+}
+
+/** Runs one slash command line; unknown commands are refused with a pointer to /help. */
+export async function runCommand(line: string, c: ChatControl): Promise<void> {
+  const [name = '', ...args] = line.trim().split(/\s+/);
+  switch (name) {
+    case '/help':
+    case '/?':
+      for (const l of HELP) c.say(l);
+      return;
+    case '/exit':
+    case '/quit':
+      await c.exit();
+      return;
+    case '/cancel':
+      if (c.running()) c.cancel();
+      else c.warn('nothing to cancel: the agent is idle');
+      return;
+    case '/session': {
+      const s = c.session();
+      const { usage, turns } = sessionUsage(s);
+      c.say(`session ${oneLine(s.id)}${s.header.parentSession ? ` (fork of ${oneLine(s.header.parentSession)})` : ''}`);
+      c.say(`log     ${c.path() ? oneLine(c.path()!) : 'not persisted (--no-persist)'}`);
+      c.say(`turns   ${turns} · ${plural(s.length, 'event')} · ${c.running() ? 'running' : 'idle'}`);
+      c.say(`usage   ${formatUsage(usage)}`);
+      c.say(`model   ${oneLine(c.model())}`);
+      return;
+    }
+    case '/fork': {
+      if (args.length > 1 || (args[0] !== undefined && !/^\d+$/.test(args[0]))) {
+        c.warn('usage: /fork [SEQ] (a seq between turns; dsh log show lists them)');
+        return;
+      }
+      if (c.running()) {
+        c.warn('cannot fork while a turn runs: wait for it to end, or /cancel');
+        return;
+      }
+      try {
+        await c.fork(args[0] === undefined ? undefined : Number(args[0]));
+      } catch (e) {
+        if (e instanceof SessionError || e instanceof StoreError) c.warn(`cannot fork: ${oneLine(e.message)} [${e.code}]`);
+        else throw e;
+      }
+      return;
+    }
+    case '/model': {
+      if (args.length !== 1) {
+        c.warn(`usage: /model provider:model (now ${oneLine(c.model())})`);
+        return;
+      }
+      try {
+        c.setModel(args[0]!);
+      } catch (e) {
+        if (e instanceof LlmError) c.warn(`${oneLine(e.message)} [${e.code}]`);
+        else throw e;
+      }
+      return;
+    }
+    default:
+      c.warn(`unknown command ${oneLine(name)}: /help lists the commands`);
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * `dsh chat`: an interactive session on one stored log. A line is a prompt (`followup`) when the
+ * agent is idle and steering (`steer`, entered at the next step) while it works; a line starting
+ * with `/` is a command. Approvals are asked here: the call, its arguments and the reason, then
+ * y (allowed once) or anything else (rejected); end of input or Ctrl-C cancels the question.
+ *
+ * On a terminal it is a readline prompt. When standard input is not a terminal it reads lines as
+ * they come, with the same meaning (a line arriving while a turn runs steers it), so scripts and
+ * tests can drive it through a pipe; end of input waits for the running turn, then leaves.
+ *
+ * Ctrl-C cancels the running turn (a second one while it winds down quits at once, the log
+ * flushed); at an idle prompt it leaves, as do Ctrl-D and /exit. SIGTERM cancels, then leaves
+ * with 143.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import type { CodingAgent } from '../../coding/agent.js';
+import type { Plugin } from '../../agent/agent.js';
+import type { LlmAdapter } from '../../llm/adapter.js';
+import { createAdapter, parseModelRef, resolveProvider } from '../../llm/select.js';
+import { llmSection } from '../../config/config.js';
+import type { Session } from '../../session/session.js';
+import type { ApprovalOutcome } from '../../session/index.js';
+import { SessionStore, type StoredSession } from '../../store/index.js';
+import type { ApprovalHandler } from '../../tools/pipeline.js';
+import { CliError, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM } from '../errors.js';
+import type { Io } from '../output.js';
+import type { AgentFlags } from '../agent/flags.js';
+import { agentWarnings, buildAgent, closeSession, startSession, startWarnings } from '../agent/start.js';
+import { closingLine, LiveRenderer, turnLine } from '../agent/render.js';
+import { argsPreview } from '../format.js';
+import { oneLine } from '../text.js';
+import { banner } from '../run.js';
+import { runCommand, type ChatControl } from './commands.js';
+
+export type ChatOptions = AgentFlags;
+
+interface Current {
+  coding: CodingAgent;
+  session: Session;
+  stored: StoredSession | undefined;
+  path: string | undefined;
+  release: () => void;
+}
+
+function argsText(args: unknown): string {
+  try {
+    return JSON.stringify(args) ?? String(args);
+  } catch {
+    return String(args);
+  }
+}
+
+export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
+  const stdin = io.stdin;
+  if (!stdin) throw new CliError('USAGE', 'dsh chat reads prompts from standard input, and there is none here');
+  const s = await startSession(opts, io);
+  // Only a real process has a terminal to drive; in-process callers always get the line mode.
+  const tty = stdin.isTTY === true && io.proc !== undefined;
+  const renderer = new LiveRenderer(io, { mode: 'stream' });
+  const llm = llmSection(s.config);
+
+  // ---- /model: a request-time override, so the change is logged as a request/header change.
+  let override: { provider: string; model: string } | undefined;
+  const extraAdapters: LlmAdapter[] = [];
+  const modelPlugin: Plugin = (host) => {
+    for (const a of extraAdapters) if (a.providers.every((p) => !host.agent.adapters.get(p))) host.adapter(a);
+    return host.on(
+      'agent/request',
+      async (p, next) => {
+        const c = await next(p);
+        if (!override) return c;
+        const out = { ...c, provider: override.provider, model: override.model };
+        // An effort label means something only to the provider it was chosen for.
+        if (override.provider !== c.provider) delete out.reasoningEffort;
+        return out;
+      },
+      { name: 'dsh:cli/model' },
+    );
+  };
+
+  // ---- input
+  let rl: Interface | undefined;
+  let inputClosed = false;
+  let pending: { done: (o: ApprovalOutcome) => void } | undefined;
+  const ask = (question: string): void => {
+    if (tty && rl) {
+      renderer.endLine();
+      rl.setPrompt(question);
+      rl.prompt();
+    } else renderer.note(question.trimEnd(), 'yellow');
+  };
+  const approve: ApprovalHandler = (req, signal) =>
+    new Promise<ApprovalOutcome>((resolve) => {
+      if (inputClosed || signal.aborted) return resolve('cancelled');
+      const entry = {
+        done: (o: ApprovalOutcome): void => {
+          if (pending !== entry) return;
+          pending = undefined;
+          signal.removeEventListener('abort', onAbort);
+          resolve(o);
+        },
+      };
+      const onAbort = (): void => entry.done('cancelled');
+      pending = entry;
+      signal.addEventListener('abort', onAbort, { once: true });
+      renderer.note(`approval needed: ${oneLine(req.toolName)} ${argsPreview(argsText(req.args), 160)}`, 'yellow');
+      if (req.reason) renderer.note(`  because ${oneLine(req.reason)}`, 'yellow');
+      ask('allow once? [y/N] ');
+    });
+
+  // ---- the agent (replaced by /fork)
+  let cur!: Current;
+  let exitCode: number | undefined;
+  let exitWhenIdle: number | undefined;
+  let cancelling = false;
+  let finishResolve!: (code: number) => void;
+  const finished = new Promise<number>((r) => (finishResolve = r));
+  const finish = (code: number): void => {
+    if (exitCode !== undefined) return;
+    exitCode = code;
+    finishResolve(code);
+  };
+  const running = (): boolean => cur.coding.agent.status === 'running';
+  const showPrompt = (): void => {
+    if (tty && rl && exitCode === undefined && !pending) {
+      rl.setPrompt('› ');
+      rl.prompt();
+    }
+  };
+  const onIdle = (): void => {
+    cancelling = false;
+    if (exitWhenIdle !== undefined) finish(exitWhenIdle);
+    else showPrompt();
+  };
+  const leaveWhenIdle = (code: number): void => {
+    exitWhenIdle ??= code;
+    if (!running()) finish(exitWhenIdle);
+  };
+
+  const start = async (session: Session, stored: StoredSession | undefined): Promise<Current> => {
+    const coding = await buildAgent({ coding: s.coding, stored }, session, { approve, plugins: [modelPlugin] });
+    const detach = renderer.attach(session);
+    const offStatus = coding.agent.on('agent/status', ({ status }) => {
+      if (status === 'idle') onIdle();
+    });
+    return { coding, session, stored, path: stored?.path, release: () => (offStatus(), detach()) };
+  };
+  const stop = async (c: Current): Promise<void> => {
+    c.release();
+    await closeSession(c.coding, c.stored, io);
+  };
+
+  try {
+    cur = await start(s.session, s.stored);
+  } catch (e) {
+    await closeSession(undefined, s.stored, io);
+    throw e;
+  }
+  renderer.onCommitted((e) => {
+    if (e.type === 'turn/end' && renderer.lastTurn) renderer.note(turnLine(renderer.lastTurn), 'dim');
+  });
+  for (const w of startWarnings(s, cur.coding)) renderer.note(`warning: ${w}`, 'yellow');
+  renderer.note(banner(s, cur.coding), 'dim');
+  renderer.note('type a prompt; /help lists the commands, /exit leaves', 'dim');
+
+  const control: ChatControl = {
+    session: () => cur.session,
+    path: () => cur.path,
+    running,
+    model: () => (override ? `${override.provider}:${override.model}` : `${s.ref.provider}:${s.ref.model}`),
+    say: (text) => renderer.say(text),
+    warn: (text) => renderer.note(text, 'yellow'),
+    cancel: () => {
+      cancelling = true;
+      cur.coding.agent.cancel({ kind: 'user' });
+    },
+    exit: async () => {
+      if (running()) cur.coding.agent.cancel({ kind: 'user' });
+      leaveWhenIdle(EXIT_OK);
+      await finished;
+    },
+    fork: async (seq) => {
+      const old = cur;
+      const boundary = seq ?? old.session.length - 1;
+      let childStored: StoredSession | undefined;
+      let child: Session;
+      if (s.store && old.stored) {
+        childStored = await s.store.fork(old.session.id, boundary);
+        child = childStored.session;
+      } else child = old.session.fork(boundary);
+      // The fork's agent exists before the old one goes, so a failure leaves the chat working.
+      let next: Current;
+      try {
+        next = await start(child, childStored);
+      } catch (e) {
+        await closeSession(undefined, childStored, io);
+        throw e;
+      }
+      cur = next;
+      await stop(old);
+      for (const w of agentWarnings(next.coding)) renderer.note(`warning: ${w}`, 'yellow');
+      renderer.say(`forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}${next.path ? ` (${oneLine(next.path)})` : ''}`);
+    },
+    setModel: (ref) => {
+      const parsed = parseModelRef(ref, llm);
+      if (!cur.coding.agent.adapters.get(parsed.provider)) {
+        const a = createAdapter(resolveProvider(parsed.provider, { env: io.env, config: llm }));
+        cur.coding.agent.adapters.register(a);
+        extraAdapters.push(a);
+      }
+      override = parsed;
+      renderer.say(`model ${oneLine(`${parsed.provider}:${parsed.model}`)} from the next request on`);
+    },
+  };
+
+  const handleLine = async (line: string): Promise<void> => {
+    if (exitCode !== undefined) return;
+    const text = line.trim();
+    if (text === '') {
+      if (!running()) showPrompt();
+      return;
+    }
+    if (text.startsWith('/')) {
+      await runCommand(text, control);
+      if (!running()) showPrompt();
+      return;
+    }
+    const agent = cur.coding.agent;
+    if (agent.status === 'running') {
+      agent.steer(text);
+      renderer.note('(steering: it enters at the next step)', 'dim');
+    } else agent.followup(text);
+  };
+
+  const interrupt = (): void => {
+    if (pending) pending.done('cancelled');
+    if (running()) {
+      if (cancelling) {
+        SessionStore.flushAllSync();
+        io.out.flush();
+        io.err.flush();
+        io.proc?.exitNow(EXIT_SIGINT);
+      }
+      cancelling = true;
+      cur.coding.agent.cancel({ kind: 'user' });
+      renderer.note('cancelling the turn (Ctrl-C again quits at once)', 'yellow');
+      return;
+    }
+    finish(EXIT_OK);
+  };
+
+  const removers: (() => void)[] = [];
+  rl = createInterface({ input: stdin, terminal: tty, ...(tty ? { output: process.stdout } : {}) });
+  let chain: Promise<void> = Promise.resolve();
+  rl.on('line', (line) => {
+    if (pending) {
+      // The answer to the question on screen, not a prompt: never queued behind other input.
+      const yes = /^\s*(y|yes)\s*$/i.test(line);
+      renderer.note(yes ? '(allowed once)' : '(rejected)', 'dim');
+      pending.done(yes ? 'allowed-once' : 'rejected');
+      return;
+    }
+    chain = chain.then(() => handleLine(line)).catch((e: unknown) => renderer.note(`dsh: ${oneLine(e instanceof Error ? e.message : String(e))}`, 'red'));
+  });
+  rl.on('close', () => {
+    inputClosed = true;
+    pending?.done('cancelled');
+    chain = chain.then(() => leaveWhenIdle(EXIT_OK));
+  });
+  if (tty) rl.on('SIGINT', interrupt);
+  else if (io.proc) removers.push(io.proc.onSignal('SIGINT', interrupt));
+  if (io.proc) {
+    removers.push(
+      io.proc.onSignal('SIGTERM', () => {
+        if (running()) cur.coding.agent.cancel({ kind: 'disposed' });
+        leaveWhenIdle(EXIT_SIGTERM);
+      }),
+    );
+  }
+  showPrompt();
+
+  const code = await finished;
+  rl.close();
+  for (const r of removers) r();
+  await chain.catch(() => undefined);
+  try {
+    await stop(cur);
+  } finally {
+    // A pipe left open by the caller must not keep the process alive once the chat is over.
+    if (stdin === process.stdin) process.stdin.destroy();
+  }
+  renderer.endLine();
+  // Leaving from the prompt (Ctrl-C, Ctrl-D) leaves the cursor after it.
+  if (tty) {
+    io.out.write('\n');
+    io.out.flush();
+  }
+  io.err.line(closingLine(cur.session.id, cur.path, renderer));
+  return code;
+}

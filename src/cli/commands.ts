@@ -1,0 +1,111 @@
+/**
+ * The agent commands' command-line surface: `run`, `chat`, `replay`, `sessions`. Only options
+ * and help live here; each command's module is imported when it runs, so `dsh log …` does not
+ * load the agent, the tools or the replay harness.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import type { Io } from './output.js';
+import { addAgentFlags } from './agent/flags.js';
+import type { RunOptions } from './run.js';
+import type { ChatOptions } from './chat/index.js';
+import type { ReplayOptions } from './replay.js';
+import type { ListOptions } from './sessions.js';
+
+type SetExit = (code: number) => void;
+
+const EXIT_HELP = `
+Exit status: 0 when the final turn ended completed; 1 when it ended otherwise (error, blocked,
+max-tokens) or could not start (config, missing API key, session); 2 usage error; 130 after
+Ctrl-C (SIGINT); 143 after SIGTERM.`;
+
+export function registerAgentCommands(program: Command, io: Io, setExit: SetExit): void {
+  addAgentFlags(
+    program
+      .command('run')
+      .description('run one task headless: stream the answer, persist the session, exit 0 only if the turn completed')
+      .argument('[task...]', 'the task; absent or - reads it from standard input'),
+  )
+    .option('--json', 'print every committed session event as one JSON line on stdout instead of the answer')
+    .option('-q, --quiet', 'print only the final answer (no tool lines, no summary)')
+    .addHelpText(
+      'after',
+      `
+Nothing can be approved in a headless run: a call that would ask for approval is refused, and
+the refusal says which --allow rule (or --full-auto) would let it run.
+${EXIT_HELP}
+
+Examples:
+  DEEPSEEK_API_KEY=… dsh run "fix the typo in README.md"
+  dsh run --full-auto --allow "bash(npm test)" "make the tests pass"
+  dsh run --continue "now update the changelog"
+  git diff | dsh run - --json > events.jsonl`,
+    )
+    .action(async (task: string[], opts: RunOptions) => {
+      const { runRun } = await import('./run.js');
+      setExit(await runRun(task, opts, io));
+    });
+
+  addAgentFlags(program.command('chat').description('interactive session: prompts, steering while it works, approvals, slash commands'))
+    .addHelpText(
+      'after',
+      `
+Each line is a prompt; a line typed while the agent works steers it (it enters at the next step).
+Ctrl-C cancels the running turn; Ctrl-C at an idle prompt, Ctrl-D or /exit leaves.
+Slash commands: /help, /exit, /cancel, /session, /fork [SEQ], /model provider:model.
+Exit status: 0 when you leave; 1 when it cannot start; 143 after SIGTERM.`,
+    )
+    .action(async (opts: ChatOptions) => {
+      const { runChat } = await import('./chat/index.js');
+      setExit(await runChat(opts, io));
+    });
+
+  program
+    .command('replay')
+    .description('re-run a recorded session through the real agent loop with no model (and, by default, recorded tool results)')
+    .argument('<log>', 'session log file, or a stored session id')
+    .option('--live-tools', 'run the real built-in tools in --cwd instead of answering from the recording')
+    .option('-C, --cwd <dir>', 'workspace for --live-tools (required with it: the recorded calls really run there)')
+    .option('--strict', 'also fail when a request the loop builds differs from the recorded one (and stop there)')
+    .option('-o, --out <file>', 'write the replayed session log to this file')
+    .option('--json', 'print one JSON report instead of the transcript and summary')
+    .addHelpText(
+      'after',
+      `
+No API key and no network: model output comes from the log. What must match (turns, steps,
+entered input, chunks, assistant messages, tool calls, end reasons, retries, todos) decides the
+exit status: 0 when it matches, 1 otherwise. Tool results and request headers are reported.
+
+Examples:
+  dsh replay examples/fix-typo.jsonl
+  dsh replay --live-tools --cwd /tmp/demo examples/fix-typo.jsonl --out replayed.jsonl`,
+    )
+    .action(async (log: string, opts: ReplayOptions) => {
+      const { runReplay } = await import('./replay.js');
+      setExit(await runReplay(log, opts, io));
+    });
+
+  const sessions = program.command('sessions').description('stored sessions under $DSH_HOME/sessions');
+  sessions
+    .command('list', { isDefault: true })
+    .description("list this workspace's sessions, newest first (reads only each log's header and ends)")
+    .option('-a, --all', 'every workspace')
+    .option('-C, --cwd <dir>', 'the workspace (default: the current directory)')
+    .option('-n, --limit <n>', 'at most N sessions', (v: string) => {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+      return n;
+    })
+    .option('--json', 'print one JSON array')
+    .action(async (opts: ListOptions) => {
+      const { runSessionsList } = await import('./sessions.js');
+      setExit(await runSessionsList(opts, io));
+    });
+  sessions
+    .command('path')
+    .description("print a session's log path")
+    .argument('<id>', 'session id, or a unique prefix of at least 4 characters')
+    .action(async (id: string) => {
+      const { runSessionsPath } = await import('./sessions.js');
+      setExit(await runSessionsPath(id, io));
+    });
+}

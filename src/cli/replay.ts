@@ -1,0 +1,101 @@
+/**
+ * `dsh replay <log>`: run a recorded session again through the real agent loop, with no model
+ * (the recorded streams are served back) and, by default, no tools (each call is answered with
+ * its recorded result). Then compare the new log with the recording: what must match decides the
+ * exit status (0 or 1), what may differ is reported, and what the replay did not re-enact is
+ * listed (docs/replay.md).
+ *
+ * `--live-tools` runs the real built-in tools instead, in a workspace that must be named: the
+ * recorded calls (writes, shell commands) really happen there, inside the default sandbox, and a
+ * call that would need approval is refused as in any headless run.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { replaySession, type ReplayResult, type ReplaySessionOptions } from '../replay/harness.js';
+import { encodeJsonl } from '../session/index.js';
+import { codingTools } from '../tools/coding-tools.js';
+import { permissions } from '../tools/permissions/plugin.js';
+import type { Plugin } from '../agent/agent.js';
+import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
+import type { Io } from './output.js';
+import { readLogText, STDIN, displayName } from './read-log.js';
+import { resolveLogArg } from './session-ref.js';
+import { workspaceDir } from './agent/start.js';
+import { LiveRenderer } from './agent/render.js';
+import { block, oneLine, plural, safeJson, truncate } from './text.js';
+
+export interface ReplayOptions {
+  liveTools?: boolean;
+  cwd?: string;
+  strict?: boolean;
+  out?: string;
+  json?: boolean;
+}
+
+function report(r: ReplayResult, opts: ReplayOptions, file: string, ok: boolean): unknown {
+  const { summary: _summary, ...comparison } = r.comparison;
+  return {
+    file,
+    ok,
+    matches: r.comparison.matches,
+    strict: opts.strict === true,
+    liveTools: opts.liveTools === true,
+    out: opts.out ?? null,
+    comparison,
+    divergences: r.divergences.map((d) => ({ turn: d.turn, step: d.step, attempt: d.attempt, field: d.field, path: d.path, message: d.message })),
+    unsupported: r.unsupported,
+    notes: r.notes,
+  };
+}
+
+function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io): void {
+  const out = io.out;
+  out.line();
+  out.line(block(r.comparison.summary));
+  if (r.divergences.length > 0) {
+    out.line(`  requests: ${plural(r.divergences.length, 'live request')} differed from the recorded one${opts.strict ? '' : ' (served anyway; --strict stops there)'}`);
+    for (const d of r.divergences.slice(0, 3)) out.line(`    - ${oneLine(truncate(d.message, 200))}`);
+  }
+  for (const u of r.unsupported) out.line(`  cannot replay faithfully: ${oneLine(u)}`);
+  for (const n of r.notes) out.line(`  note: ${oneLine(n)}`);
+  if (opts.out) out.line(`replayed log written to ${oneLine(opts.out)}`);
+  out.line(ok ? out.style('green', 'replay: ok') : out.style('red', `replay: FAILED${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
+}
+
+export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promise<number> {
+  if (opts.liveTools && opts.cwd === undefined) {
+    throw new CliError('USAGE', '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR');
+  }
+  if (!opts.liveTools && opts.cwd !== undefined) throw new CliError('USAGE', '--cwd names the workspace for --live-tools; without it, no tool runs');
+  const path = await resolveLogArg(arg, io.env);
+  if (opts.out !== undefined && path !== STDIN && resolve(opts.out) === resolve(path)) {
+    throw new CliError('USAGE', '--out names the recording itself; write the replayed log somewhere else');
+  }
+  const text = readLogText(path);
+  const cwd = opts.liveTools ? workspaceDir(opts.cwd) : process.cwd();
+
+  const plugins: Plugin[] = [];
+  if (!opts.json) {
+    const renderer = new LiveRenderer(io, { mode: 'stream', echoPrompts: true });
+    plugins.push((host) => renderer.attach(host.session));
+  }
+  const options: ReplaySessionOptions = { mode: opts.strict ? 'strict' : 'report', cwd, plugins };
+  if (opts.liveTools) {
+    options.tools = [];
+    // The built-in tools in the default sandbox; nobody can approve, so what would ask is refused.
+    plugins.unshift(codingTools(), permissions({ sandbox: 'workspace-write', approval: 'ask' }));
+  }
+  const r = await replaySession(text, options);
+  await r.agent.dispose();
+  const ok = r.comparison.matches && !(opts.strict && r.divergences.length > 0);
+  if (opts.out !== undefined) {
+    try {
+      writeFileSync(opts.out, encodeJsonl(r.session.header, r.session.events));
+    } catch (e) {
+      throw new CliError('WRITE_FAILED', `cannot write the replayed log: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: opts.out, cause: e });
+    }
+  }
+  if (opts.json) io.out.line(safeJson(report(r, opts, displayName(path), ok), 2));
+  else printSummary(r, opts, ok, io);
+  return ok ? EXIT_OK : EXIT_PROBLEM;
+}

@@ -1,0 +1,156 @@
+/**
+ * `dsh sessions list|path`: the stored sessions. A listing must stay fast with thousands of big
+ * logs (a picker that parses every file is a known failure of other agents), so it reads each
+ * log's header line (the store's listing), then a bounded window at each end of the file: the
+ * head for a title (the first prompt, or a recorded `session/title`), the tail for the latest turn
+ * number. Turn numbers continue across resume and fork, so the last one is the session's turn
+ * count. A value not found in its window is left out, never guessed.
+ */
+import { open } from 'node:fs/promises';
+import type { SessionInfo } from '../store/index.js';
+import { EXIT_OK } from './errors.js';
+import type { Io } from './output.js';
+import { findSession, storeFor } from './session-ref.js';
+import { workspaceDir } from './agent/start.js';
+import { isoTime, oneLine, plural, safeJson, truncate } from './text.js';
+
+export interface ListOptions {
+  all?: boolean;
+  cwd?: string;
+  limit?: number;
+  json?: boolean;
+}
+
+const WINDOW = 64 * 1024;
+
+interface Row {
+  type?: unknown;
+  data?: { turn?: unknown; title?: unknown; source?: { kind?: unknown }; content?: unknown };
+}
+
+function parse(line: string): Row | undefined {
+  try {
+    const v = JSON.parse(line) as unknown;
+    return v && typeof v === 'object' ? (v as Row) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function textOf(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const t = content.map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : '')).join(' ');
+  return t.trim() === '' ? undefined : t;
+}
+
+async function readWindow(path: string, size: number, fromEnd: boolean): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    const len = Math.min(WINDOW, size);
+    const buf = Buffer.alloc(len);
+    const { bytesRead } = await fh.read(buf, 0, len, fromEnd ? size - len : 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Complete lines only: a window cut mid-line leaves a fragment at each open end. */
+function lines(text: string, cutStart: boolean, cutEnd: boolean): string[] {
+  const all = text.split('\n');
+  return all.slice(cutStart ? 1 : 0, cutEnd ? -1 : undefined).filter((l) => l !== '');
+}
+
+export interface SessionSummary {
+  id: string;
+  cwd: string | null;
+  createdAt: number;
+  modifiedAt: number;
+  bytes: number;
+  path: string;
+  turns: number | null;
+  title: string | null;
+  parentSession: string | null;
+  lockedByPid: number | null;
+}
+
+async function summarizeInfo(info: SessionInfo): Promise<SessionSummary> {
+  let title: string | undefined;
+  let turns: number | undefined;
+  try {
+    const head = await readWindow(info.path, info.size, false);
+    let prompt: string | undefined;
+    for (const l of lines(head, false, info.size > WINDOW).slice(1)) {
+      const r = parse(l);
+      if (r?.type === 'session/title' && typeof r.data?.title === 'string') {
+        title = r.data.title;
+        break;
+      }
+      if (prompt === undefined && r?.type === 'user/message' && r.data?.source?.kind === 'user') prompt = textOf(r.data.content);
+    }
+    title ??= prompt;
+    const tail = info.size > WINDOW ? await readWindow(info.path, info.size, true) : head;
+    const rows = lines(tail, info.size > WINDOW, false);
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const t = parse(rows[i]!)?.data?.turn;
+      if (typeof t === 'number' && Number.isSafeInteger(t)) {
+        turns = t;
+        break;
+      }
+    }
+    // A log whose tail has no turn-bearing row but that fits in the window has no turns yet.
+    if (turns === undefined && info.size <= WINDOW) turns = 0;
+  } catch {
+    // Unreadable beyond the header: list what the header says.
+  }
+  return {
+    id: info.id,
+    cwd: info.header.cwd ?? null,
+    createdAt: info.header.createdAt,
+    modifiedAt: Math.round(info.mtimeMs),
+    bytes: info.size,
+    path: info.path,
+    turns: turns ?? null,
+    title: title === undefined ? null : title.replace(/\s+/g, ' ').trim(),
+    parentSession: info.header.parentSession ?? null,
+    lockedByPid: info.lockedBy?.pid ?? null,
+  };
+}
+
+function humanTime(ms: number): string {
+  return isoTime(ms).replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z');
+}
+
+export async function runSessionsList(opts: ListOptions, io: Io): Promise<number> {
+  const store = storeFor(io.env);
+  const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
+  const { sessions, problems } = await store.list();
+  let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
+  chosen = [...chosen].sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
+  if (opts.limit !== undefined) chosen = chosen.slice(0, opts.limit);
+  const rows = await Promise.all(chosen.map(summarizeInfo));
+  if (opts.json) {
+    io.out.line(safeJson(rows, 2));
+    return EXIT_OK;
+  }
+  for (const p of problems) io.err.line(`${io.err.style('yellow', 'warning')}: ${oneLine(p.path)}: ${oneLine(p.error.message)} [${p.error.code}]`);
+  if (rows.length === 0) {
+    io.err.line(cwd === undefined ? `no sessions under ${oneLine(store.root)}` : `no sessions for ${oneLine(cwd)} under ${oneLine(store.root)} (--all lists every workspace)`);
+    return EXIT_OK;
+  }
+  for (const r of rows) {
+    const facts = [humanTime(r.createdAt), r.turns === null ? 'turns ?' : plural(r.turns, 'turn')];
+    if (r.parentSession) facts.push(`fork of ${oneLine(r.parentSession.slice(0, 8))}`);
+    if (r.lockedByPid !== null) facts.push(`open in pid ${r.lockedByPid}`);
+    if (cwd === undefined && r.cwd) facts.push(oneLine(r.cwd));
+    io.out.line(`${io.out.style('bold', oneLine(r.id))}  ${facts.join(' · ')}${r.title ? `  "${oneLine(truncate(r.title, 60))}"` : ''}`);
+    io.out.line(`  ${io.out.style('dim', oneLine(r.path))}`);
+  }
+  return EXIT_OK;
+}
+
+export async function runSessionsPath(ref: string, io: Io): Promise<number> {
+  const info = await findSession(storeFor(io.env), ref);
+  io.out.line(oneLine(info.path));
+  return EXIT_OK;
+}
