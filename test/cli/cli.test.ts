@@ -1,6 +1,7 @@
 /**
  * The executable itself: help, version, usage errors and exit statuses, colour rules, debug
- * traces, and the shim's message when the build is missing.
+ * traces, and the shim's message when the build is missing. Help and usage errors are decided in
+ * `main()` and run in this process; version, colour, traces and the shim need the real binary.
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
 import { examplePath, scratch } from './support/files.js';
 import { dsh } from './support/run.js';
+import { dshIn } from './support/inproc.js';
 
 const file = scratch();
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
@@ -27,18 +29,25 @@ describe('dsh', () => {
   });
 
   it('--help works at every level and documents exit statuses', async () => {
-    const top = await dsh(['--help']);
+    const top = await dshIn(['--help']);
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/^Usage: dsh \[options\] \[command\]/);
     expect(top.stdout).toContain('Exit status: 0 ok; 1 problems found or the command failed; 2 usage error.');
-    const log = await dsh(['log', '--help']);
+    const log = await dshIn(['log', '--help']);
     expect(log.code).toBe(0);
     for (const c of ['check', 'show', 'messages']) expect(log.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
-    const check = await dsh(['log', 'check', '--help']);
+    const check = await dshIn(['log', 'check', '--help']);
     expect(check.stdout).toContain('--strict');
     expect(check.stdout).toContain('Exit status: 0 when every file loads');
-    expect((await dsh(['log', 'show', '-h'])).stdout).toContain('--turn <n>');
-    expect((await dsh(['log', 'messages', '--help'])).stdout).toContain('--at <seq>');
+    expect((await dshIn(['log', 'show', '-h'])).stdout).toContain('--turn <n>');
+    expect((await dshIn(['log', 'messages', '--help'])).stdout).toContain('--at <seq>');
+    for (const c of ['run', 'chat', 'replay', 'sessions', 'log', 'config']) expect(top.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    const run = await dshIn(['run', '--help']);
+    for (const o of ['--resume <id>', '--continue', '--full-auto', '--allow <rule>', '--json', '--quiet', '--no-persist']) expect(run.stdout).toContain(o);
+    expect(run.stdout).toContain('130 after\nCtrl-C (SIGINT); 143 after SIGTERM.');
+    expect((await dshIn(['chat', '--help'])).stdout).toContain('/fork [SEQ]');
+    expect((await dshIn(['replay', '--help'])).stdout).toContain('--live-tools');
+    expect((await dshIn(['sessions', '--help'])).stdout).toMatch(/^ {2}path /m);
   });
 
   it('usage errors exit 2 with one line on stderr', async () => {
@@ -50,7 +59,7 @@ describe('dsh', () => {
       [['log', 'show', examplePath, examplePath], /^dsh: error: too many arguments for 'show'\. Expected 1 argument but got 2\. \(add --help for usage\)$/],
     ];
     for (const [argv, message] of cases) {
-      const r = await dsh(argv);
+      const r = await dshIn(argv);
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trimEnd(), argv.join(' ')).toMatch(message);
@@ -59,7 +68,7 @@ describe('dsh', () => {
 
   it('a command group without a subcommand prints its help and exits 2', async () => {
     for (const argv of [[], ['log']]) {
-      const r = await dsh(argv);
+      const r = await dshIn(argv);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^Usage: dsh /);
     }

@@ -1,0 +1,113 @@
+/**
+ * `dsh replay`: the bundled example and real dsh logs re-run through the agent loop with no model,
+ * compared with their recordings; exit 0 when what must match matches, 1 otherwise.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeShared, sharedPath } from '../support/shared.js';
+import { runMain } from './support/inproc.js';
+import { examplePath, exampleLines, scratch } from './support/files.js';
+import { FIXED_README, logEvents, tempDir, TYPO_README, turnEnds } from './support/agent.js';
+
+const file = scratch();
+
+describe('dsh replay', () => {
+  it('re-runs the example with no model and no key: the transcript, then MATCH and exit 0', async () => {
+    const r = await runMain(['replay', examplePath], {});
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = r.stdout.split('\n');
+    expect(out.slice(0, 4)).toEqual([
+      '› Fix the typo in README.md',
+      'Fixed the typo in README.md: line 5 said "recieve", it now says "receive".',
+      '› Also fix it in docs/usage.md',
+      'There is no docs/usage.md in this repository, so there is nothing more to fix; README.md was the only file with the typo.',
+    ]);
+    expect(out).toContain('MATCH (recorded 2 turn(s), 6 step(s), 6 attempt(s), 152 chunk(s), 4 tool call(s))');
+    for (const cat of ['structure', 'inputs', 'chunks', 'assistant', 'toolCalls', 'endReasons', 'retries', 'todos']) expect(out).toContain(`  ${cat}: ok`);
+    expect(out).toContain('  tool results: same');
+    expect(out.at(-2)).toBe('replay: ok');
+    expect(r.stderr.split('\n')).toEqual([
+      '→ grep {"pattern":"recieve|teh|occured|seperate","path":"README.md"}',
+      '← grep ok',
+      '→ read {"file_path":"README.md"}',
+      '← read ok',
+      expect.stringMatching(/^→ edit \{"file_path":"README.md","old_string":"to recieve only"/),
+      '← edit ok',
+      '→ read {"file_path":"docs/usage.md"}',
+      '← read error FS_NOT_FOUND: cannot read "/tmp/demo-repo/docs/usage.md": not found',
+      '',
+    ]);
+  });
+
+  it('--json prints one report; --out writes the replayed log, which loads and ends its turns as recorded', async () => {
+    const out = join(tempDir(), 'replayed.jsonl');
+    const r = await runMain(['replay', '--json', '--out', out, examplePath], {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout) as { ok: boolean; matches: boolean; out: string; comparison: { checked: Record<string, number>; differences: unknown[] }; divergences: unknown[] };
+    expect(report).toMatchObject({ ok: true, matches: true, out, divergences: [] });
+    expect(report.comparison.differences).toEqual([]);
+    // Calls are compared per step and end reasons per turn: the example has 6 steps in 2 turns
+    // (a vacuous comparison would count 0).
+    expect(report.comparison.checked.toolCalls).toBe(6);
+    expect(report.comparison.checked.endReasons).toBe(2);
+    const check = await runMain(['log', 'check', out]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(turnEnds(logEvents(out)).map((e) => e.data.reason)).toEqual(turnEnds(logEvents(examplePath)).map((e) => e.data.reason));
+  });
+
+  it('a recording the loop does not reproduce fails with exit 1 and names the difference', async () => {
+    // Claim that turn 2 hit the token limit; the recorded stream says it stopped normally.
+    const lines = exampleLines();
+    const last = JSON.parse(lines.at(-1)!) as { type: string; data: { reason: { kind: string } } };
+    expect(last.type).toBe('turn/end');
+    last.data.reason = { kind: 'max-tokens' };
+    const altered = file('altered.jsonl', [...lines.slice(0, -1), JSON.stringify(last), ''].join('\n'));
+    const r = await runMain(['replay', altered], {});
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^DIFFERS: 1 must-match difference\(s\)/m);
+    expect(r.stdout).toMatch(/^ {2}endReasons: 1 difference\(s\)$/m);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: FAILED');
+  });
+
+  it('--live-tools runs the real tools in the named workspace: the typo is really fixed', async () => {
+    const ws = tempDir();
+    writeFileSync(join(ws, 'README.md'), TYPO_README);
+    const r = await runMain(['replay', '--live-tools', '--cwd', ws, examplePath], {});
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(ws, 'README.md'), 'utf8')).toBe(FIXED_README);
+    // Real tools word their results differently from the recording: reported, allowed.
+    expect(r.stdout).toMatch(/^ {2}tool results: 4 differ \(allowed\)$/m);
+    expect(r.stderr).toContain(`← read error FS_NOT_FOUND: cannot read "${join(ws, 'docs/usage.md')}": not found`);
+  });
+
+  it('--live-tools needs --cwd, and --out may not overwrite the recording', async () => {
+    const a = await runMain(['replay', '--live-tools', examplePath], {});
+    expect(a.code).toBe(2);
+    expect(a.stderr).toBe('dsh: --live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR [USAGE]\n');
+    const b = await runMain(['replay', '--out', examplePath, examplePath], {});
+    expect(b.code).toBe(2);
+    expect(b.stderr).toBe('dsh: --out names the recording itself; write the replayed log somewhere else [USAGE]\n');
+    const c = await runMain(['replay', join(tempDir(), 'missing.jsonl')], {});
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/: no such file \[FILE_NOT_FOUND\]\n$/);
+  });
+});
+
+describeShared('dsh replay on real dsh logs', () => {
+  const real = (name: string): string => sharedPath('fixtures', 'dsh', name);
+
+  it.each(['acp-agent__fs-read.jsonl', 'acp-agent__todo-write.jsonl', 'acp-agent__cancel.jsonl', 'acp-agent__empty-response-retry.jsonl'])('%s matches its recording', async (name) => {
+    const r = await runMain(['replay', '--strict', real(name)], {});
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/^MATCH \(recorded \d+ turn\(s\)/m);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok');
+  });
+
+  it('a log the harness cannot reproduce (compaction rewrote history) fails with exit 1', async () => {
+    const r = await runMain(['replay', real('headless-agent__compaction-recovery.jsonl')], {});
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^DIFFERS: /m);
+  });
+});

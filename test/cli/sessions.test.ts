@@ -1,0 +1,144 @@
+/**
+ * `dsh sessions list|path`, and `dsh log …` naming a stored session by id. Sessions are made
+ * through the store's own API with a fixed clock, so times, ids and turn counts are known.
+ */
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SessionStore } from '../../src/store/index.js';
+import { runMain } from './support/inproc.js';
+import { examplePath } from './support/files.js';
+import { tempDir } from './support/agent.js';
+
+interface Made {
+  id: string;
+  path: string;
+}
+
+async function makeSession(root: string, cwd: string, id: string, createdAt: number, prompts: string[]): Promise<Made> {
+  let now = createdAt;
+  const store = new SessionStore({ root, clock: () => now++ });
+  const stored = await store.create({ cwd, id });
+  const s = stored.session;
+  prompts.forEach((text, i) => {
+    const turn = i + 1;
+    s.append('turn/start', { turn });
+    s.append('step/start', { turn, step: 1 });
+    s.append('user/message', { id: `m${turn}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, { surfaceOp: 'append' });
+    s.append('step/end', { turn, step: 1 });
+    s.append('turn/end', { turn, reason: { kind: 'completed' } });
+  });
+  const path = stored.path;
+  await store.close();
+  return { id, path };
+}
+
+const T1 = Date.UTC(2026, 0, 2, 3, 4, 5);
+const T2 = Date.UTC(2026, 0, 3, 10, 20, 30);
+const T3 = Date.UTC(2026, 0, 4, 0, 0, 0);
+
+async function fixture(): Promise<{ home: string; a: string; b: string; older: Made; newer: Made; other: Made }> {
+  const home = tempDir();
+  const root = join(home, 'sessions');
+  const a = tempDir();
+  const b = tempDir();
+  const older = await makeSession(root, a, 'aaaa1111-0000-4000-8000-000000000001', T1, ['Fix the typo\nin README.md', 'and the other one']);
+  const newer = await makeSession(root, a, 'aaaa2222-0000-4000-8000-000000000002', T2, ['Add a test']);
+  const other = await makeSession(root, b, 'bbbb3333-0000-4000-8000-000000000003', T3, []);
+  return { home, a, b, older, newer, other };
+}
+
+describe('dsh sessions', () => {
+  it("list shows the workspace's sessions, newest first: id, created, turns, title, path", async () => {
+    const f = await fixture();
+    const r = await runMain(['sessions', 'list', '--cwd', f.a], { DSH_HOME: f.home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      `${f.newer.id}  2026-01-03 10:20Z · 1 turn  "Add a test"`,
+      `  ${f.newer.path}`,
+      `${f.older.id}  2026-01-02 03:04Z · 2 turns  "Fix the typo in README.md"`,
+      `  ${f.older.path}`,
+      '',
+    ]);
+    // `sessions` alone is `sessions list`.
+    const bare = await runMain(['sessions', '--cwd', f.a], { DSH_HOME: f.home });
+    expect(bare.stdout).toBe(r.stdout);
+  });
+
+  it('--all lists every workspace (with its directory); --json gives the fields', async () => {
+    const f = await fixture();
+    const all = await runMain(['sessions', 'list', '--all'], { DSH_HOME: f.home });
+    expect(all.stdout.split('\n').filter((l) => !l.startsWith(' '))).toEqual([
+      `${f.other.id}  2026-01-04 00:00Z · 0 turns · ${f.b}`,
+      `${f.newer.id}  2026-01-03 10:20Z · 1 turn · ${f.a}  "Add a test"`,
+      `${f.older.id}  2026-01-02 03:04Z · 2 turns · ${f.a}  "Fix the typo in README.md"`,
+      '',
+    ]);
+    const json = await runMain(['sessions', 'list', '--all', '--json', '--limit', '2'], { DSH_HOME: f.home });
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ id: f.other.id, cwd: f.b, createdAt: T3, turns: 0, title: null, path: f.other.path, parentSession: null, lockedByPid: null }),
+      expect.objectContaining({ id: f.newer.id, cwd: f.a, createdAt: T2, turns: 1, title: 'Add a test', path: f.newer.path }),
+    ]);
+  });
+
+  it('reads a bounded window at each end of a big log: the turn count from the tail, no title guessed from a cut line', async () => {
+    const home = tempDir();
+    const cwd = tempDir();
+    const big = await makeSession(join(home, 'sessions'), cwd, 'dddd4444-0000-4000-8000-000000000004', T1, ['x'.repeat(200_000), 'second', 'third']);
+    const r = await runMain(['sessions', 'list', '--json', '--cwd', cwd], { DSH_HOME: home });
+    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ id: big.id, turns: 3, title: null })]);
+  });
+
+  it('an empty workspace says so on stderr and exits 0', async () => {
+    const f = await fixture();
+    const empty = tempDir();
+    const r = await runMain(['sessions', 'list', '--cwd', empty], { DSH_HOME: f.home });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`no sessions for ${empty} under ${join(f.home, 'sessions')} (--all lists every workspace)\n`);
+  });
+
+  it('path prints the log of an id or a unique prefix; ambiguous and unknown ids fail with one line', async () => {
+    const f = await fixture();
+    const env = { DSH_HOME: f.home };
+    expect((await runMain(['sessions', 'path', f.older.id], env)).stdout).toBe(`${f.older.path}\n`);
+    expect((await runMain(['sessions', 'path', 'bbbb'], env)).stdout).toBe(`${f.other.path}\n`);
+    const ambiguous = await runMain(['sessions', 'path', 'aaaa'], env);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toBe(`dsh: 2 sessions start with "aaaa" (${f.newer.id}, ${f.older.id}); give more of the id [AMBIGUOUS_SESSION]\n`);
+    const unknown = await runMain(['sessions', 'path', 'cccc'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(`dsh: no session "cccc" under ${join(f.home, 'sessions')}; dsh sessions list shows them [SESSION_NOT_FOUND]\n`);
+    const short = await runMain(['sessions', 'path', 'aa'], env);
+    expect(short.stderr).toContain('(a prefix needs at least 4 characters)');
+  });
+
+  it('dsh log show/check/messages accept a session id; an existing file of that name wins', async () => {
+    const f = await fixture();
+    const env = { DSH_HOME: f.home };
+    const show = await runMain(['log', 'show', 'aaaa1111'], env);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout.split('\n')[0]).toBe(`session ${f.older.id} · created 2026-01-02T03:04:05.000Z · cwd ${f.a}`);
+    const check = await runMain(['log', 'check', f.newer.id, 'bbbb3333'], env);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain(`${f.newer.path}: ok · `);
+    expect(check.stdout).toContain(`${f.other.path}: ok · `);
+    const messages = await runMain(['log', 'messages', '--brief', 'aaaa2222'], env);
+    expect(messages.stdout).toContain('text "Add a test"');
+
+    // A file named like the prefix, in the current directory, is read instead of the session.
+    const dir = tempDir();
+    copyFileSync(examplePath, join(dir, 'aaaa1111'));
+    const was = process.cwd();
+    process.chdir(dir);
+    try {
+      const byFile = await runMain(['log', 'check', 'aaaa1111'], env);
+      expect(byFile.stdout).toMatch(/^aaaa1111: ok · \d+ events in \d+ rows · 2 turns · 6 steps/);
+    } finally {
+      process.chdir(was);
+    }
+    const missing = await runMain(['log', 'show', 'cccc4444'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('dsh: cccc4444: no such file [FILE_NOT_FOUND]\n');
+  });
+});
