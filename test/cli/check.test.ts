@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examplePath, exampleLines, exampleText, lineOf, scratch } from './support/files.js';
 import { parseRaw } from './support/raw-log.js';
-import { dsh } from './support/run.js';
+import { dsh as dshProcess } from './support/run.js';
+import { dshIn as dsh } from './support/inproc.js';
 
 const file = scratch();
 
@@ -49,7 +50,7 @@ describe('dsh log check on the example', () => {
   });
 
   it('reads standard input with -', async () => {
-    const r = await dsh(['log', 'check', '-'], { input: exampleText() });
+    const r = await dshProcess(['log', 'check', '-'], { input: exampleText() });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^<stdin>: ok · /);
   });

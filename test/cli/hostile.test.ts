@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { encodeJsonl, Session } from '../../src/session/index.js';
 import { scratch } from './support/files.js';
-import { dsh, dshAll, type Run } from './support/run.js';
+import type { Run } from './support/run.js';
+import { dshIn as dsh, dshAllIn as dshAll } from './support/inproc.js';
 
 const file = scratch();
 const ESC = '\x1b';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { examplePath, exampleLines, exampleText, lineOf, scratch } from './support/files.js';
 import { deriveAt, parseRaw } from './support/raw-log.js';
-import { dsh, dshAll } from './support/run.js';
+import { dshIn as dsh, dshAllIn as dshAll } from './support/inproc.js';
 
 const file = scratch();
 const { events } = parseRaw(exampleText());

@@ -10,8 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { describeShared, hasShared, sharedPath } from '../support/shared.js';
 import { chunkRuns, parseRaw } from './support/raw-log.js';
-import { runMain, type InprocRun } from './support/inproc.js';
-import { dsh } from './support/run.js';
+import { dshIn as dsh, runMain, type InprocRun } from './support/inproc.js';
 
 interface Oracle {
   ok: boolean;

@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { examplePath, exampleLines, exampleText, lineOf, scratch } from './support/files.js';
 import { chunkRuns, parseRaw, type RawEvent } from './support/raw-log.js';
-import { dsh, type Run } from './support/run.js';
+import type { Run } from './support/run.js';
+import { dshIn as dsh } from './support/inproc.js';
 
 const file = scratch();
 const { events } = parseRaw(exampleText());
