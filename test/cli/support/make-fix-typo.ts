@@ -140,7 +140,7 @@ export function makeFixTypo(): string {
         message: {
           id: id('msg'),
           role: 'user',
-          content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: result }], ...(error ? { isError: true } : {}) }],
+          content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: result }], isError: error !== undefined }],
           source: { kind: 'tool', callId },
         },
         ...(error ? { error } : {}),
