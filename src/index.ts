@@ -22,3 +22,4 @@ export * from './coding/index.js';
 export * from './config/index.js';
 export * from './replay/index.js';
 export * from './store/index.js';
+export * from './observability/index.js';

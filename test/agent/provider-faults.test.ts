@@ -16,7 +16,8 @@ import { encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { startFakeProvider, type FakeProvider, type FakeResponse } from '../support/fake-provider.js';
 import { FAULT_CODES, FAULT_NAMES, fault, streamFor, type Flavor } from '../support/faults.js';
 
-const IDLE_MS = 150;
+// Long enough that a loaded CI machine never mistakes slow processing for a stall.
+const IDLE_MS = 1000;
 let server: FakeProvider | undefined;
 afterEach(async () => {
   await server?.close();
