@@ -1,0 +1,17 @@
+// The server's JSON API. URLs are relative: the page lives under its token path, and so do they.
+
+export class ApiError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export async function api(route, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
+  const res = await fetch('api/' + route + (q.size ? '?' + q : ''), { headers: { Accept: 'application/json' } });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(body?.error?.code ?? 'HTTP_' + res.status, body?.error?.message ?? res.statusText);
+  return body;
+}
