@@ -111,12 +111,22 @@ interface Frame {
   dst: Record<string, unknown> | unknown[];
   keys: string[] | null; // null for arrays
   i: number;
-  path: string;
+}
+
+/** The JSON path of the value a walk is at: built only when a walk fails. */
+function pathOf(rootPath: string, stack: readonly Frame[]): string {
+  const parts = [rootPath];
+  for (const f of stack) {
+    const idx = f.i - 1;
+    parts.push(f.keys ? pathKey(f.keys[idx]!) : `[${idx}]`);
+  }
+  return parts.join('');
 }
 
 /**
- * The reference walk: iterative, cycle-aware, path-tracking. `copy` false validates and freezes
- * in place.
+ * The reference walk: iterative (no depth limit), cycle-aware, path-reporting. `copy` false
+ * validates and freezes in place. The path of the current value is the chain of open frames,
+ * so it is assembled only for the error message.
  */
 function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: string, why: string) => never): unknown {
   const leaf = leafProblem(root);
@@ -124,20 +134,17 @@ function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: s
   if (typeof root !== 'object' || root === null) return root;
 
   const onPath = new Set<object>();
-  const makeContainer = (src: object): Record<string, unknown> | unknown[] =>
-    !copy ? (src as Record<string, unknown>) : Array.isArray(src) ? new Array(src.length) : {};
-  const open = (src: object, path: string): Frame => {
+  const open = (src: object): Frame => {
     onPath.add(src);
     const isArr = Array.isArray(src);
     return {
       src: src as Record<string, unknown>,
-      dst: makeContainer(src),
+      dst: !copy ? (src as Record<string, unknown>) : isArr ? new Array((src as unknown[]).length) : {},
       keys: isArr ? null : Object.keys(src),
       i: 0,
-      path,
     };
   };
-  const rootFrame = open(root, rootPath);
+  const rootFrame = open(root);
   const stack: Frame[] = [rootFrame];
   while (stack.length > 0) {
     const f = stack[stack.length - 1]!;
@@ -153,24 +160,18 @@ function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: s
       continue;
     }
     const idx = f.i++;
-    let key: string;
     let value: unknown;
-    let path: string;
     if (f.keys) {
-      key = f.keys[idx]!;
-      value = (f.src as Record<string, unknown>)[key];
-      path = f.path + pathKey(key);
+      value = (f.src as Record<string, unknown>)[f.keys[idx]!];
     } else {
-      key = String(idx);
-      path = `${f.path}[${idx}]`;
-      if (!(idx in (f.src as unknown[]))) fail(path, 'a sparse array hole is not JSON (it reads back as null)');
+      if (!(idx in (f.src as unknown[]))) fail(pathOf(rootPath, stack), 'a sparse array hole is not JSON (it reads back as null)');
       value = (f.src as unknown[])[idx];
     }
     const why = leafProblem(value);
-    if (why) fail(path, why);
+    if (why) fail(pathOf(rootPath, stack), why);
     if (typeof value === 'object' && value !== null) {
-      if (onPath.has(value)) fail(path, 'a cycle is not JSON (this value contains itself)');
-      stack.push(open(value, path));
+      if (onPath.has(value)) fail(pathOf(rootPath, stack), 'a cycle is not JSON (this value contains itself)');
+      stack.push(open(value));
     } else if (copy) {
       assign(f, idx, value);
     }
