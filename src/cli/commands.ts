@@ -1,7 +1,8 @@
 /**
- * The agent commands' command-line surface: `run`, `chat`, `replay`, `sessions`. Only options
- * and help live here; each command's module is imported when it runs, so `dsh log …` does not
- * load the agent, the tools or the replay harness.
+ * The command-line surface of `run`, `chat`, `replay`, `sessions` and `config`. Only options and
+ * help live here; each command's module is imported when it runs, so `dsh log …` and
+ * `dsh --version` do not load the agent, the tools, the provider SDKs or the replay harness
+ * (about half a second of every start).
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { Io } from './output.js';
@@ -10,6 +11,7 @@ import type { RunOptions } from './run.js';
 import type { ChatOptions } from './chat/index.js';
 import type { ReplayOptions } from './replay.js';
 import type { ListOptions } from './sessions.js';
+import type { ConfigShowOptions } from './config.js';
 
 type SetExit = (code: number) => void;
 
@@ -107,5 +109,26 @@ Examples:
     .action(async (id: string) => {
       const { runSessionsPath } = await import('./sessions.js');
       setExit(await runSessionsPath(id, io));
+    });
+}
+
+export function registerConfig(program: Command, io: Io, setExit: SetExit): void {
+  const config = program.command('config').description('show where configuration comes from and what it resolves to');
+  config
+    .command('show', { isDefault: true })
+    .description('print the config files read, the effective config (secrets masked) and the selected model')
+    .option('--json', 'print one JSON document')
+    .option('-c, --config <file>', 'also read this config file (after the user and project files)')
+    .addHelpText(
+      'after',
+      `
+Files: $DSH_HOME/config.json (DSH_HOME defaults to ~/.dsh), then ./.dsh/config.json.
+A project config may not loosen permissions, sandbox, MCP commands or provider endpoints unless
+the user config lists the workspace in "trustedProjects"; such keys are dropped with a warning.
+The model comes from --model, then DSH_MODEL, then "model" in the config, then the default.`,
+    )
+    .action(async (opts: ConfigShowOptions) => {
+      const { runConfigShow } = await import('./config.js');
+      setExit(runConfigShow(opts, io));
     });
 }

@@ -2,7 +2,6 @@
  * `dsh config`: where configuration comes from and what it resolves to. Keys are never printed:
  * literal secrets are masked, and for the selected provider only whether a key was found is shown.
  */
-import type { Command } from 'commander';
 import { configLocations, loadConfig, llmSection, redactConfig, type LoadedConfig } from '../config/index.js';
 import { resolveProvider, selectModelRef } from '../llm/select.js';
 import { LlmError } from '../model/failure.js';
@@ -59,22 +58,4 @@ export function runConfigShow(opts: ConfigShowOptions, io: Io): number {
   io.out.line('effective config (secrets masked):');
   io.out.line(JSON.stringify(redactConfig(loaded.config), null, 2));
   return EXIT_OK;
-}
-
-export function registerConfig(program: Command, io: Io, setExit: (code: number) => void): void {
-  const config = program.command('config').description('show where configuration comes from and what it resolves to');
-  config
-    .command('show', { isDefault: true })
-    .description('print the config files read, the effective config (secrets masked) and the selected model')
-    .option('--json', 'print one JSON document')
-    .option('-c, --config <file>', 'also read this config file (after the user and project files)')
-    .addHelpText(
-      'after',
-      `
-Files: $DSH_HOME/config.json (DSH_HOME defaults to ~/.dsh), then ./.dsh/config.json.
-A project config may not loosen permissions, sandbox, MCP commands or provider endpoints unless
-the user config lists the workspace in "trustedProjects"; such keys are dropped with a warning.
-The model comes from --model, then DSH_MODEL, then "model" in the config, then the default.`,
-    )
-    .action((opts: ConfigShowOptions) => setExit(runConfigShow(opts, io)));
 }
