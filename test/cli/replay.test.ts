@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeShared, sharedPath } from '../support/shared.js';
+import { describeShared, repoRoot, sharedPath } from '../support/shared.js';
 import { runMain } from './support/inproc.js';
 import { examplePath, exampleLines, scratch } from './support/files.js';
 import { FIXED_README, logEvents, tempDir, TYPO_README, turnEnds } from './support/agent.js';
@@ -38,6 +38,18 @@ describe('dsh replay', () => {
       '← read error FS_NOT_FOUND: cannot read "/tmp/demo-repo/docs/usage.md": not found',
       '',
     ]);
+  });
+
+  it("is what the README's quick start shows", async () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    expect(readme).toContain('npm ci && npx dsh replay examples/fix-typo.jsonl\n');
+    const start = readme.indexOf('```\n› Fix the typo in README.md');
+    expect(start).toBeGreaterThan(0);
+    const shown = readme.slice(start + 4, readme.indexOf('```', start + 4)).trimEnd().split('\n').filter((l) => l.trim() !== '…');
+    const r = await runMain(['replay', examplePath], {});
+    const printed = new Set([...r.stdout.split('\n'), ...r.stderr.split('\n')]);
+    expect(shown.filter((l) => !printed.has(l))).toEqual([]);
+    expect(shown.length).toBeGreaterThan(15);
   });
 
   it('--json prints one report; --out writes the replayed log, which loads and ends its turns as recorded', async () => {
