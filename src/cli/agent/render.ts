@@ -40,19 +40,23 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The narrowest rule that would allow this call (`bash(<command>)`, `edit(<path>)`, or the tool). */
-export function ruleFor(name: string, args: string): string {
+/**
+ * The narrowest rule that would allow this call: `bash(<the command>)`, `edit(<the path>)`, or the
+ * tool's name for tools without a subject (MCP tools). Undefined when no rule can name just this
+ * call on one line (a multi-line command): never a blanket `bash`.
+ */
+export function ruleFor(name: string, args: string): string | undefined {
   let parsed: Record<string, unknown> = {};
   try {
     const v = JSON.parse(args) as unknown;
     if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v as Record<string, unknown>;
   } catch {
-    // the model's arguments were not JSON: fall back to the tool name
+    return undefined;
   }
-  if (name === 'bash' && typeof parsed.command === 'string' && !/[()\n]/.test(parsed.command)) return `bash(${parsed.command})`;
-  const path = parsed.file_path ?? parsed.path;
-  if (['read', 'write', 'edit', 'glob', 'grep'].includes(name) && typeof path === 'string' && !/[()\n]/.test(path)) return `${name}(${path})`;
-  return name;
+  const subject = name === 'bash' ? parsed.command : ['read', 'write', 'edit', 'glob', 'grep'].includes(name) ? (parsed.file_path ?? parsed.path) : null;
+  if (subject === null) return name;
+  if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
+  return `${name}(${subject.trim()})`;
 }
 
 export class LiveRenderer {
@@ -183,9 +187,13 @@ export class LiveRenderer {
   private show(e: SessionEvent): void {
     const err = this.io.err;
     switch (e.type) {
-      case 'assistant/chunk':
-        if (e.data.chunk.type === 'text-delta') this.writeText(e.data.chunk.text);
+      case 'assistant/chunk': {
+        const c = e.data.chunk;
+        if (c.type === 'text-delta') this.writeText(c.text);
+        // Reasoning is not printed, but on a terminal a long silence needs a word.
+        else if (c.type === 'block-start' && c.blockType === 'reasoning' && this.io.err.tty) this.note('thinking…', 'dim');
         break;
+      }
       case 'user/message':
         if (this.opts.echoPrompts && e.data.source.kind === 'user') {
           const text = e.data.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
@@ -228,13 +236,14 @@ export class LiveRenderer {
     const call = this.calls.get(e.data.message.content[0].toolCallId);
     const name = oneLine(call?.name ?? 'a tool');
     const rule = ruleFor(call?.name ?? 'tool', call?.args ?? '');
+    const allow = rule === undefined ? 'an --allow rule that matches it (docs/tools.md, "Rule syntax")' : `--allow ${oneLine(shellQuote(rule))}`;
     const why = call?.askedBecause ?? '';
     // What would let it run depends on why it asked: an ask rule outranks allow rules and
     // --full-auto (which turns it into a denial), so only a person can approve that call.
     let hint: string;
     if (why.startsWith('it matches the ask rule')) hint = `${name} ${oneLine(why.slice(3))}, so only a person can approve it: use dsh chat, or remove that rule`;
-    else if (why.startsWith('escalate sandbox')) hint = `${name} asked to leave the sandbox; an allow rule approves that: run again with --allow ${oneLine(shellQuote(rule))}`;
-    else hint = `${name} needed approval, and dsh run cannot ask; to allow it, run again with --allow ${oneLine(shellQuote(rule))} (or --full-auto), or use dsh chat`;
+    else if (why.startsWith('escalate sandbox')) hint = `${name} asked to leave the sandbox; an allow rule approves that: run again with ${allow}`;
+    else hint = `${name} needed approval, and dsh run cannot ask; to allow it, run again with ${allow} (or --full-auto), or use dsh chat`;
     if (this.hinted.has(hint)) return;
     this.hinted.add(hint);
     this.note(`hint: ${hint}`, 'yellow');

@@ -42,7 +42,8 @@ export function gitRepo(files: Record<string, string> = { 'README.md': TYPO_READ
 
 /** Environment for an agent command against a fake provider, with its own DSH_HOME. */
 export function agentEnv(url: string, home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { DEEPSEEK_BASE_URL: url, DEEPSEEK_API_KEY: 'test', DSH_HOME: home, NO_COLOR: '1', ...extra };
+  // DSH_MODEL empty: a developer's own model choice must not leak into a spawned run.
+  return { DEEPSEEK_BASE_URL: url, DEEPSEEK_API_KEY: 'test', DSH_HOME: home, DSH_MODEL: '', NO_COLOR: '1', ...extra };
 }
 
 export function text(parts: string[], usage?: { input: number; output: number }): FakeResponse {
