@@ -3,13 +3,21 @@
  * until the streamed text has reached stdout (so the turn is provably running), then signals the
  * process. The log must close the turn `aborted` with the right cause before the process exits.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream } from '../support/faults.js';
+import { runMain } from './support/inproc.js';
 import { startGatedProvider, type GatedProvider } from './support/gated-provider.js';
 import { spawnDsh } from './support/driver.js';
-import { agentEnv, gitRepo, logEvents, logPathFrom, tempDir, turnEnds } from './support/agent.js';
+import { agentEnv, gitRepo, logEvents, logPathFrom, storedLogs, tempDir, turnEnds } from './support/agent.js';
 
 let provider: GatedProvider | undefined;
+
+async function waitUntil(test: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !test(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!test()) throw new Error('condition never became true');
+}
 afterEach(async () => {
   await provider?.close();
   provider = undefined;
@@ -47,6 +55,42 @@ describe('signals', () => {
     expect(await run.done).toBe(143);
     const events = logEvents(logPathFrom(run.transcript.stderr));
     expect(turnEnds(events).map((e) => e.data.reason)).toEqual([{ kind: 'aborted', reason: { kind: 'disposed' } }]);
+  });
+
+  it('a second SIGINT while the turn winds down exits at once, the log flushed up to that point', async () => {
+    // A command that ignores SIGTERM keeps the cancelled turn waiting for its kill grace period;
+    // the second signal must not wait for it.
+    const repo = gitRepo();
+    const marker = join(repo, 'started');
+    const command = `trap '' TERM; echo $$ > ${marker}; sleep 20`;
+    provider = await startGatedProvider([{ sse: chatStream({ toolCalls: [{ id: 'call_sleep', name: 'bash', args: [JSON.stringify({ command })] }] }) }]);
+    const home = tempDir();
+    const run = spawnDsh(['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--cwd', repo, 'Wait'], { env: agentEnv(provider.url, home) });
+    let group: number | undefined;
+    try {
+      await run.transcript.waitFor('stderr', /^→ bash /m);
+      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('\n'));
+      group = Number(readFileSync(marker, 'utf8'));
+      run.kill('SIGINT');
+      await run.transcript.waitFor('stderr', /cancelling the turn/);
+      run.kill('SIGINT');
+      expect(await run.done).toBe(130);
+    } finally {
+      // The command outlives dsh (it ignores SIGTERM and dsh left before its SIGKILL): end it.
+      try {
+        if (group) process.kill(-group, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    // No closing line: it left at once. The call is on disk; the turn never closed, so loading
+    // the log runs crash repair.
+    expect(run.transcript.stderr).not.toMatch(/· log /);
+    const [path] = storedLogs(home);
+    const check = await runMain(['log', 'check', path!]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(check.stdout).toMatch(/warning OPEN_TURN/);
+    expect(logEvents(path!).some((e) => e.type === 'tool/call')).toBe(true);
   });
 
   it('chat: Ctrl-C cancels the running turn and the chat goes on; Ctrl-C at the idle prompt leaves', async () => {
