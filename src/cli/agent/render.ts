@@ -77,10 +77,6 @@ export class LiveRenderer {
     private readonly opts: RendererOptions,
   ) {}
 
-  get mode(): RenderMode {
-    return this.opts.mode;
-  }
-
   attach(session: Session): () => void {
     return session.subscribe((e) => this.onEvent(e));
   }
