@@ -19,7 +19,7 @@ export interface Caps {
 
 export const PREVIEW_CAPS: Caps = { text: 4000, args: 4000, name: 200, json: 400 };
 /** `full=1`: the whole text, for the page's "show all" (still bounded, against absurd logs). */
-export const FULL_CAPS: Caps = { text: 64 << 20, args: 64 << 20, name: 10_000, json: 1 << 20 };
+export const FULL_CAPS: Caps = { text: 32 << 20, args: 32 << 20, name: 10_000, json: 1 << 20 };
 
 type Obj = Record<string, unknown>;
 

@@ -23,22 +23,45 @@ export function visible(s) {
   });
 }
 
-/** Text (a Text node, or a fragment with <mark>s around search hits). */
+// A long run without spaces (minified code, base64, a hostile 'AAAA…') is very slow for the
+// browser to wrap: seconds for tens of kilobytes. Such runs get a <wbr> break opportunity every
+// RUN characters; the text itself (and what a copy gives) is unchanged.
+const RUN = 64;
+const LONG_RUN = /\S{64,}/g;
+
+function appendBreakable(parent, text) {
+  LONG_RUN.lastIndex = 0;
+  let pos = 0;
+  for (let m = LONG_RUN.exec(text); m; m = LONG_RUN.exec(text)) {
+    const end = m.index + m[0].length;
+    for (let k = m.index + RUN; k < end; k += RUN) {
+      parent.append(document.createTextNode(text.slice(pos, k)), document.createElement('wbr'));
+      pos = k;
+    }
+  }
+  parent.append(document.createTextNode(text.slice(pos)));
+}
+
+/** Text: text nodes, with <mark>s around search hits and <wbr>s in long unbroken runs. */
 export function txt(s) {
   const v = visible(String(s));
-  if (!term) return document.createTextNode(v);
-  const lower = v.toLowerCase();
-  if (lower.length !== v.length || !lower.includes(term)) return document.createTextNode(v);
+  const lower = term ? v.toLowerCase() : '';
+  const marks = term && lower.length === v.length && lower.includes(term);
+  if (!marks && (v.length < RUN || !/\S{64}/.test(v))) return document.createTextNode(v);
   const frag = document.createDocumentFragment();
+  if (!marks) {
+    appendBreakable(frag, v);
+    return frag;
+  }
   let pos = 0;
   for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, pos)) {
-    if (at > pos) frag.append(document.createTextNode(v.slice(pos, at)));
+    if (at > pos) appendBreakable(frag, v.slice(pos, at));
     const m = document.createElement('mark');
-    m.textContent = v.slice(at, at + term.length);
+    appendBreakable(m, v.slice(at, at + term.length));
     frag.append(m);
     pos = at + term.length;
   }
-  if (pos < v.length) frag.append(document.createTextNode(v.slice(pos)));
+  if (pos < v.length) appendBreakable(frag, v.slice(pos));
   return frag;
 }
 

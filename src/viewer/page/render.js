@@ -1,6 +1,6 @@
 // Drawing rows: turns, steps and items (the API's `Item` kinds). Log strings only ever reach the
 // DOM through `h`/`txt` (text nodes) and `title` attributes (attribute text).
-import { button, h } from './dom.js';
+import { button, clear, h, txt } from './dom.js';
 import { duration, messageUsage, num, plural, short, usageParts, usageTitle } from './format.js';
 
 const END_TONE = { completed: 'ok', error: 'error', interrupted: 'error', aborted: 'warn', blocked: 'warn', 'max-tokens': 'warn' };
@@ -29,10 +29,34 @@ function usage(u) {
   return s;
 }
 
+// Laying out megabytes of text in one element takes a browser seconds per pass (far worse for
+// one long unbroken word), so a long text is shown a window at a time.
+const WINDOW = 65536;
+
 /** A possibly cut string: its text, and what was left out with a way to get it all. */
 function textBlock(t, cls, onFull) {
   const wrap = h('div', 'text-wrap');
-  wrap.append(h('pre', cls || 'text', t.text));
+  const pre = h('pre', cls || 'text');
+  wrap.append(pre);
+  if (t.text.length <= WINDOW) {
+    pre.append(txt(t.text));
+  } else {
+    const nav = h('div', 'cut window');
+    let at = 0;
+    const show = () => {
+      clear(pre);
+      pre.append(txt(t.text.slice(at, at + WINDOW)));
+      pre.scrollTop = 0;
+      clear(nav);
+      nav.append(
+        'characters ' + num(at + 1) + '–' + num(Math.min(at + WINDOW, t.text.length)) + ' of ' + num(t.text.length) + ' ',
+        at > 0 ? button('‹ previous', 'link', () => ((at -= WINDOW), show())) : '',
+        at + WINDOW < t.text.length ? button('next ›', 'link', () => ((at += WINDOW), show())) : '',
+      );
+    };
+    show();
+    wrap.append(nav);
+  }
   if (t.total !== undefined) {
     wrap.append(
       h('div', 'cut', '… showing ' + num(t.text.length) + ' of ' + num(t.total) + ' characters ', onFull ? button('show all', 'link', onFull) : null),

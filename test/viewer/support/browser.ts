@@ -63,7 +63,11 @@ export function watchErrors(page: Page): string[] {
 export async function openViewer(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]');
-  await page.waitForFunction("document.querySelectorAll('#rows .row').length > 0 || document.body.dataset.events === '0'");
+  // A function, not a string: the page's CSP forbids eval, which string predicates need.
+  await page.waitForFunction(() => {
+    const d = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number }; body: { dataset: Record<string, string> } } }).document;
+    return d.querySelectorAll('#rows .row').length > 0 || d.body.dataset.events === '0';
+  });
 }
 
 export function artifactPath(name: string): string {
