@@ -119,9 +119,11 @@ describeBrowser('the page, on the example log', () => {
 
   it('jumps to a seq and navigates with the keyboard', async () => {
     const failed = facts.flatMap((f) => f.results).find((r) => r.error)!;
+    const call = facts.flatMap((f) => f.toolCalls).find((c) => c.callId === failed.callId)!;
+    // Jumping to a result selects the tool item of its call (which shows the result).
     await page.fill('#jump', String(failed.seq));
     await page.press('#jump', 'Enter');
-    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(q: string): unknown } }).document.querySelector('#rows .row.selected .item[data-item="tool"]') !== null);
+    await page.waitForSelector(`#rows .row.selected .item[data-item="tool"][data-seq="${call.seq}"]`);
     expect(await page.locator('#rows .row.selected').textContent()).toContain(failed.error!);
     await page.keyboard.press('Escape');
     await page.keyboard.press('Home');
@@ -149,7 +151,7 @@ describeBrowser('the page, on the example log', () => {
     const call = facts[0]!.toolCalls[0]!;
     await page.fill('#jump', String(call.seq));
     await page.press('#jump', 'Enter');
-    await page.waitForSelector('#rows .row.selected .item[data-item="tool"]');
+    await page.waitForSelector(`#rows .row.selected .item[data-item="tool"][data-seq="${call.seq}"]`);
     await page.keyboard.press('Escape');
     await page.keyboard.press('m');
     await page.waitForSelector('#model-list .msg');
