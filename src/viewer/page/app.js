@@ -199,6 +199,8 @@ document.addEventListener('keydown', (e) => {
     return;
   }
   if (e.ctrlKey || e.metaKey || e.altKey) return;
+  // A focused control keeps its own activation keys.
+  if ((e.key === 'Enter' || e.key === ' ') && e.target instanceof Element && e.target.closest('button, summary, a')) return;
   const i = timeline.selectedIndex();
   const row = i >= 0 ? list.rows[i] : undefined;
   switch (e.key) {

@@ -187,8 +187,16 @@ export class Timeline {
     this.expanded.delete(seg);
     const i = this.list.indexOfKey('s' + seg);
     if (i < 0) return;
-    this.list.splice(i + 1, this.childCount(i), []);
+    this.removeChildren(i);
     this.redrawSeg(seg);
+  }
+
+  /** Remove row i's children; a selection among them moves to row i. */
+  removeChildren(i) {
+    const n = this.childCount(i);
+    const sel = this.selectedIndex();
+    this.list.splice(i + 1, n, []);
+    if (sel > i && sel <= i + n) this.select(i, false);
   }
 
   async segChildren(seg, limit = PART_PAGE) {
@@ -246,7 +254,7 @@ export class Timeline {
     if (i < 0) return;
     this.stepState.set(seg + '/' + step, false);
     this.list.update(i, { ...this.list.rows[i], open: false, ver: ++version });
-    this.list.splice(i + 1, this.childCount(i), []);
+    this.removeChildren(i);
   }
 
   async loadMore(row) {
