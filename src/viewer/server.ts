@@ -141,7 +141,7 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
       return asset ? send(res, 200, asset.type, asset.body, head) : notFound(res, head);
     }
     const route = rest.slice(4);
-    if (route === 'follow') return openStream(res);
+    if (route === 'follow') return head ? send(res, 200, 'text/event-stream; charset=utf-8', '', true) : openStream(res);
     try {
       sendJson(res, 200, api.handle(route, new URLSearchParams(q < 0 ? '' : raw.slice(q + 1))), head);
     } catch (e) {
