@@ -79,8 +79,9 @@ export class ViewerApi {
       case 'items': {
         const from = this.seqParam(params, 'from');
         const to = Math.min(int(params, 'to', this.index.length - 1), this.index.length - 1);
+        // Whole texts are for one item at a time (the page's "show all"), or an answer could be gigabytes.
         const full = params.get('full') === '1';
-        return buildItems(this.src, this.index, from, to, { limit: limitOf(params, 200), caps: full ? FULL_CAPS : PREVIEW_CAPS });
+        return buildItems(this.src, this.index, from, to, { limit: full ? 1 : limitOf(params, 200), caps: full ? FULL_CAPS : PREVIEW_CAPS });
       }
       case 'event': {
         const seq = this.seqParam(params);
@@ -88,9 +89,7 @@ export class ViewerApi {
         return { seq, json: cap(text, RAW_EVENT_CAP) };
       }
       case 'history': {
-        const seq = this.seqParam(params);
-        const caps = params.get('full') === '1' ? FULL_CAPS : PREVIEW_CAPS;
-        return this.history.view(seq, int(params, 'from', 0), limitOf(params, 100), caps);
+        return this.history.view(this.seqParam(params), int(params, 'from', 0), limitOf(params, 100), PREVIEW_CAPS);
       }
       case 'search': {
         const q = params.get('q') ?? '';

@@ -260,6 +260,16 @@ describe("a turn's events", () => {
   });
 });
 
+describe('whole texts', () => {
+  it('come one item at a time, whatever the limit asked', async () => {
+    const preview = await json(viewer.url, 'items', { from: 0, limit: 50 });
+    const full = await json(viewer.url, 'items', { from: 0, limit: 50, full: 1 });
+    expect(preview.items.length).toBeGreaterThan(1);
+    expect(full.items).toEqual(preview.items.slice(0, 1));
+    expect(full.next).toBe(preview.items[1].seq);
+  });
+});
+
 describe('the model view', () => {
   it('at every seq, is the history deriveMessagesFrom gives for that seq', async () => {
     for (let seq = 0; seq < loaded.eventCount; seq++) {
