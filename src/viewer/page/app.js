@@ -131,10 +131,15 @@ async function gotoMatch(k) {
   if (n === 0) return;
   search.at = ((k % n) + n) % n;
   const m = search.matches[search.at];
+  try {
+    await timeline.goToSeq(m.seq);
+  } catch (e) {
+    showError(e);
+  }
+  // Written once the match is on screen, so "k of n" always describes the selected row.
   const st = $('search-status');
   clear(st);
   st.append(num(search.at + 1) + ' of ' + num(n) + (search.more ? '+' : '') + ' · #' + m.seq + ' ' + m.type);
-  await timeline.goToSeq(m.seq);
 }
 
 // ------------------------------------------------------------------------------------------
