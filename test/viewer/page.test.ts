@@ -155,6 +155,11 @@ describeBrowser('the page, on the example log', () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('m');
     await page.waitForSelector('#model-list .msg');
+    // From the top, so the picture shows the turn and step rows above the selected call.
+    await page.locator('#timeline').evaluate((t) => {
+      (t as unknown as { scrollTop: number }).scrollTop = 0;
+    });
+    await page.waitForSelector('#rows .row[data-key="s0"]');
     const file = artifactPath('fix-typo.png');
     await page.screenshot({ path: file });
     expect(statSync(file).size).toBeGreaterThan(10_000);
