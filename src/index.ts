@@ -23,3 +23,4 @@ export * from './config/index.js';
 export * from './replay/index.js';
 export * from './store/index.js';
 export * from './observability/index.js';
+export * from './viewer/index.js';

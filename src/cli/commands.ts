@@ -12,6 +12,7 @@ import type { ChatOptions } from './chat/index.js';
 import type { ReplayOptions } from './replay.js';
 import type { ListOptions } from './sessions.js';
 import type { ConfigShowOptions } from './config.js';
+import type { ViewOptions } from './view.js';
 
 type SetExit = (code: number) => void;
 
@@ -84,6 +85,31 @@ Examples:
     .action(async (log: string, opts: ReplayOptions) => {
       const { runReplay } = await import('./replay.js');
       setExit(await runReplay(log, opts, io));
+    });
+
+  program
+    .command('view')
+    .description('open the timeline viewer for a log or stored session (a local web page; follows a session as it grows)')
+    .argument('<log>', 'session log file, or a stored session id')
+    .option('-p, --port <n>', 'port (default: any free port)', (v: string) => {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isSafeInteger(n) || n > 65535) throw new InvalidArgumentError('expected a port number');
+      return n;
+    })
+    .option('--open', 'also open the page in the default browser')
+    .addHelpText(
+      'after',
+      `
+Serves on 127.0.0.1 only, at an address holding a one-time token; log text is shown as inert
+text. Prints the address and runs until Ctrl-C. See docs/viewer.md.
+
+Examples:
+  dsh view examples/fix-typo.jsonl
+  dsh view --open 3f2a`,
+    )
+    .action(async (log: string, opts: ViewOptions) => {
+      const { runView } = await import('./view.js');
+      setExit(await runView(log, opts, io));
     });
 
   const sessions = program.command('sessions').description('stored sessions under $DSH_HOME/sessions');

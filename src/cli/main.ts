@@ -15,9 +15,6 @@ import { formatProblem, problemFromError } from './problems.js';
 import { block, oneLine } from './text.js';
 import { registerLog } from './log/index.js';
 import { registerAgentCommands, registerConfig } from './commands.js';
-import { ConfigError } from '../config/index.js';
-import { LlmError } from '../model/failure.js';
-import { StoreError } from '../store/errors.js';
 
 function version(): string {
   try {
@@ -67,16 +64,15 @@ function reportFailure(e: unknown, io: Io): number {
     io.err.line(`dsh: ${e.file !== undefined ? `${oneLine(e.file)}: ` : ''}${oneLine(e.message)} [${e.code}]`);
     return e.exitCode;
   }
-  if (e instanceof ConfigError) {
-    io.err.line(`dsh: ${oneLine(e.message)} [${e.code}]`);
-    return EXIT_PROBLEM;
-  }
-  if (e instanceof LlmError || e instanceof StoreError) {
-    io.err.line(`dsh: ${oneLine(e.message)} [${e.code}]`);
-    return EXIT_PROBLEM;
-  }
   if (e instanceof SessionError) {
     io.err.line(`dsh: ${formatProblem(problemFromError(e, e.details.file ?? '<log>'), io.err)}`);
+    return EXIT_PROBLEM;
+  }
+  // Every layer's errors carry a stable string code (ConfigError, LlmError, StoreError,
+  // OtelExportError, ViewerError, ToolError…): one line with the code, no stack.
+  const code: unknown = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
+  if (e instanceof Error && typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) {
+    io.err.line(`dsh: ${oneLine(e.message)} [${code}]`);
     return EXIT_PROBLEM;
   }
   const msg = e instanceof Error ? e.message : String(e);

@@ -5,14 +5,7 @@
  * tokenised fixtures need.
  */
 import { readFileSync, statSync } from 'node:fs';
-import {
-  interruptedTurnClosers,
-  loadJsonl,
-  Session,
-  type LoadedLog,
-  type LogWarning,
-  type SessionEvent,
-} from '../session/index.js';
+import { loadJsonl, type LoadedLog } from '../session/index.js';
 import { CliError } from './errors.js';
 
 /** `-` reads standard input. */
@@ -73,28 +66,9 @@ export interface CliLog extends LoadedLog {
   file: string;
 }
 
-/**
- * Load a log's text. The closers for a turn left open are computed here rather than by
- * `loadJsonl`: its repair pass re-validates without the placeholder leniency, so a tokenised log
- * with an open turn would be refused. The closers are the library's own
- * (`interruptedTurnClosers`), so the result is what `loadJsonl` gives once that is fixed.
- */
+/** Load a log's text; placeholders in tokenised fixtures are warnings, an open turn is closed by crash repair. */
 export function loadLogText(text: string, file: string): CliLog {
-  const loaded = loadJsonl(text, { file, placeholders: 'warn', repair: false });
-  if (loaded.session.trace.openTurn === undefined) return { ...loaded, file };
-  const openTurn = loaded.session.trace.openTurn;
-  const fileEvents: readonly SessionEvent[] = loaded.session.events.slice(0, loaded.eventCount);
-  const repaired = interruptedTurnClosers(fileEvents);
-  const session = Session.restore(loaded.header, [...fileEvents, ...repaired], { validation: { onPlaceholder: () => {} } });
-  const lastSeq = loaded.eventCount - 1;
-  const warning: LogWarning = {
-    code: 'OPEN_TURN',
-    seq: lastSeq,
-    message: `turn ${openTurn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
-  };
-  const line = loaded.lineOf(lastSeq);
-  if (line !== undefined) warning.line = line;
-  return { ...loaded, session, header: session.header, repaired, warnings: [...loaded.warnings, warning], file };
+  return { ...loadJsonl(text, { file, placeholders: 'warn' }), file };
 }
 
 export function readLog(path: string): CliLog {

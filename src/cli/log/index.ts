@@ -5,6 +5,7 @@ import { resolveLogArg } from '../session-ref.js';
 import { runCheck, type CheckOptions } from './check.js';
 import { runMessages, type MessagesOptions } from './messages.js';
 import { runShow, type ShowOptions } from './show.js';
+import type { ExportOptions } from './export.js';
 
 export type SetExit = (code: number) => void;
 
@@ -77,4 +78,31 @@ Examples:
   dsh log messages --at 40 --json examples/fix-typo.jsonl`,
     )
     .action(async (file: string, opts: MessagesOptions) => setExit(runMessages(await resolveLogArg(file, io.env), opts, io)));
+
+  log
+    .command('export')
+    .description('send the session as OpenTelemetry GenAI traces (one per turn) to an OTLP/HTTP endpoint')
+    .argument('<file>', 'session log file (.jsonl) or stored session id')
+    .requiredOption('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces')
+    .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--content <mode>', 'none (default) or full: also send prompts, completions and tool data, size-capped', (v: string) => {
+      if (v !== 'none' && v !== 'full') throw new InvalidArgumentError('expected none or full');
+      return v;
+    })
+    .option('--service-name <name>', 'the service.name resource attribute (default dsh)')
+    .option('--json', 'print the export summary as JSON')
+    .addHelpText(
+      'after',
+      `
+Built from the log alone: re-exporting a log sends the same trace and span ids, so a receiver can
+deduplicate. Message content stays out unless --content full. See docs/observability.md.
+
+Examples:
+  dsh log export --otlp http://localhost:4318/v1/traces examples/fix-typo.jsonl
+  dsh log export --otlp https://cloud.langfuse.com/api/public/otel/v1/traces -H "authorization=Basic …" 3f2a`,
+    )
+    .action(async (file: string, opts: ExportOptions) => {
+      const { runExport } = await import('./export.js');
+      setExit(await runExport(file, opts, io));
+    });
 }

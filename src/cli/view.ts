@@ -1,0 +1,55 @@
+/**
+ * `dsh view`: the timeline viewer (src/viewer) on 127.0.0.1 for one log or stored session. It
+ * follows the file, so a session still being written shows up as it grows. Runs until Ctrl-C.
+ */
+import { spawn } from 'node:child_process';
+import { startViewer } from '../viewer/index.js';
+import type { Io } from './output.js';
+import { resolveLogArg } from './session-ref.js';
+import { EXIT_OK } from './errors.js';
+
+export interface ViewOptions {
+  port?: number;
+  host?: string;
+  open?: boolean;
+}
+
+/** Best effort: a missing opener is not an error (the URL is printed either way). */
+function openInBrowser(url: string): void {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    const child = spawn(cmd, [url], { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // no opener on this machine
+  }
+}
+
+export async function runView(arg: string, opts: ViewOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
+  const path = await resolveLogArg(arg, io.env);
+  const viewer = await startViewer({ source: path, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
+  io.out.line(viewer.url);
+  io.out.flush();
+  io.err.line('viewing on 127.0.0.1 only; the address holds a one-time token. Ctrl-C stops the viewer.');
+  io.err.flush();
+  if (opts.open) openInBrowser(viewer.url);
+  try {
+    await until;
+  } finally {
+    await viewer.close();
+  }
+  return EXIT_OK;
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
