@@ -134,5 +134,11 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
 }
 
 if (process.argv[1] && /bench[\\/]loop\.js$/.test(process.argv[1])) {
-  await runLoopBench();
+  console.log(`dsh agent-loop benchmark — node ${process.version}`);
+  const r = await runLoopBench();
+  const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+  console.log('\nsummary');
+  console.log(`harness overhead per step at 100 steps   ${r.usPerStepAt100.toFixed(1)} µs   target < 500 µs   ${verdict(r.usPerStepAt100 < 500)}`);
+  console.log(`step ~10,000 vs step ~100 (raw)          ${r.rawRatio.toFixed(2)}×`);
+  console.log(`  without the fresh history array        ${r.adjustedRatio.toFixed(2)}×   target ≤ 3×       ${verdict(r.adjustedRatio <= 3)}`);
 }

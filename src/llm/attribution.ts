@@ -2,13 +2,26 @@
  * Who is calling. Providers ask harnesses to identify themselves (dsh makes a `User-Agent`
  * mandatory), and DeepSeek correlates requests of one session through its harness headers.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import type { GenerateRequest } from '../model/request.js';
 
-// Read at runtime so src/ (tests) and dist/ (installed) both find the package manifest two levels up.
-const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
+/**
+ * The package version, read at runtime from the nearest `package.json` named `dsh` above this
+ * module: src/ (tests), dist/ (installed) and dist-bench/src/ (benchmarks) sit at different depths.
+ */
+function packageVersion(): string {
+  for (let up = '../../'; up.length <= 12; up += '../') {
+    try {
+      const m = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      if (m.name === 'dsh' && typeof m.version === 'string') return m.version;
+    } catch {
+      // not here; look one level higher
+    }
+  }
+  return '0.0.0';
+}
 
-export const DSH_VERSION = typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+export const DSH_VERSION = packageVersion();
 export const USER_AGENT = `dsh/${DSH_VERSION}`;
 
 /** Headers the real dsh sends to DeepSeek for session correlation and compaction accounting. */
