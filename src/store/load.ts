@@ -33,8 +33,8 @@ export interface ReadLogOptions {
   placeholders?: 'warn' | 'error';
 }
 
-/** Byte offset where 1-based `line` starts, reading the file in chunks from the start. */
-function lineStartInFile(path: string, line: number): number {
+/** Byte offset where 1-based `line` starts (the file's size if it has fewer lines), reading the file in chunks from the start. */
+export function lineStartInFile(path: string, line: number): number {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(1 << 20);

@@ -15,7 +15,7 @@ import { interruptedTurnClosers, type EventDraft } from '../repair.js';
 import { scanJsonlInternal, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type TornTail } from './jsonl.js';
 import { FileLines } from './file-lines.js';
 import { importLegacy } from './legacy.js';
-import { MIN_RUN, type RowParts } from './rows.js';
+import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
 import { ChunkRun, type RunKind } from '../store.js';
 import type { ValidationOptions } from '../validate.js';
 
@@ -44,53 +44,6 @@ export interface LoadedLog {
 }
 
 type Obj = Record<string, unknown>;
-
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
-
-const hasOwn = Object.prototype.hasOwnProperty;
-
-/** True when `o`'s own enumerable keys are exactly `keys`, in order. */
-function keysInOrder(o: object, keys: readonly string[]): boolean {
-  let i = 0;
-  for (const k in o) {
-    // Own keys come first in for-in order; anything after them is lent by a (polluted) prototype.
-    if (i < keys.length) {
-      if (k !== keys[i] || !hasOwn.call(o, k)) return false;
-      i++;
-    } else if (hasOwn.call(o, k)) return false;
-  }
-  return i === keys.length;
-}
-
-const EVENT_ORDER = ['type', 'seq', 'time', 'data'];
-const DATA_ORDER = ['turn', 'step', 'chunk'];
-const TEXT_ORDER = ['type', 'index', 'text'];
-const CALL_ORDER = ['type', 'index', 'id', 'argumentsDelta'];
-const CALL_NAMED_ORDER = ['type', 'index', 'id', 'name', 'argumentsDelta'];
-
-/**
- * A parsed event line a run can hold exactly: a delta chunk in canonical field order, with a
- * safe-integer time and valid turn and step (anything else stays an object and is validated,
- * and refused, one by one).
- */
-function runnable(o: Obj): RunKind | undefined {
-  if (o.type !== 'assistant/chunk' || !keysInOrder(o, EVENT_ORDER) || !Number.isSafeInteger(o.time)) return undefined;
-  const d = o.data as Obj;
-  if (typeof d !== 'object' || d === null || !keysInOrder(d, DATA_ORDER) || !isCount(d.turn) || !isCount(d.step)) return undefined;
-  const c = d.chunk as Obj;
-  if (typeof c !== 'object' || c === null || typeof c.index !== 'number') return undefined;
-  switch (c.type) {
-    case 'text-delta':
-    case 'reasoning-delta':
-      return typeof c.text === 'string' && keysInOrder(c, TEXT_ORDER) ? c.type : undefined;
-    case 'tool-call-delta':
-      if (typeof c.id !== 'string' || typeof c.argumentsDelta !== 'string') return undefined;
-      if (keysInOrder(c, CALL_ORDER)) return 'tool-call-delta';
-      return typeof c.name === 'string' && keysInOrder(c, CALL_NAMED_ORDER) ? 'tool-call-delta' : undefined;
-    default:
-      return undefined;
-  }
-}
 
 /** Consecutive runnable chunk lines of one block, gathered until the run breaks. */
 class RunBuilder {
@@ -189,7 +142,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
       sessionId = typeof h.id === 'string' ? h.id : '';
     },
     event: (o, line) => {
-      const kind = runnable(o);
+      const kind = chunkRunKind(o);
       if (kind !== undefined) {
         if (pending.continues(o, kind)) pending.add(o);
         else {

@@ -39,7 +39,7 @@ export function isRowTag(t: unknown): t is RowTag {
   return t === 'text-chunks' || t === 'reasoning-chunks' || t === 'tool-call-chunks';
 }
 
-type DeltaKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
+export type DeltaKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -72,12 +72,19 @@ const TEXT_ORDER = ['type', 'index', 'text'] as const;
 const CALL_ORDER = ['type', 'index', 'id', 'argumentsDelta'] as const;
 const CALL_NAMED_ORDER = ['type', 'index', 'id', 'name', 'argumentsDelta'] as const;
 
-/** The delta kind of an event whose whole shape is exactly packable, else undefined. */
-function packable(e: SessionEvent): DeltaKind | undefined {
-  if (e.type !== 'assistant/chunk' || !keysInOrder(e, EVENT_ORDER)) return undefined;
-  if (!Number.isSafeInteger(e.seq) || e.seq < 0 || !Number.isSafeInteger(e.time)) return undefined;
-  const d = e.data as unknown as Record<string, unknown>;
-  if (!keysInOrder(d, DATA_ORDER) || typeof d.turn !== 'number' || typeof d.step !== 'number') return undefined;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+
+/**
+ * The delta kind of an event (a logged one, or a line the loader parsed) whose whole shape a
+ * run can hold exactly: a delta chunk in canonical field order, with safe-integer seq and time
+ * and valid turn and step. Anything else is stored, and loaded, as an event of its own.
+ */
+export function chunkRunKind(o: Record<string, unknown>): DeltaKind | undefined {
+  if (o.type !== 'assistant/chunk' || !keysInOrder(o, EVENT_ORDER)) return undefined;
+  const seq = o.seq;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0 || !Number.isSafeInteger(o.time)) return undefined;
+  const d = o.data as Record<string, unknown> | null;
+  if (typeof d !== 'object' || d === null || !keysInOrder(d, DATA_ORDER) || !isCount(d.turn) || !isCount(d.step)) return undefined;
   const c = d.chunk as Record<string, unknown> | null;
   if (typeof c !== 'object' || c === null || typeof c.index !== 'number') return undefined;
   switch (c.type) {
@@ -92,6 +99,8 @@ function packable(e: SessionEvent): DeltaKind | undefined {
       return undefined;
   }
 }
+
+const packable = (e: SessionEvent): DeltaKind | undefined => chunkRunKind(e as unknown as Record<string, unknown>);
 
 type Chunkish = { index: number; id?: string; name?: string; text?: string; argumentsDelta?: string };
 const chunkOf = (e: SessionEvent): Chunkish => (e.data as unknown as { chunk: Chunkish }).chunk;

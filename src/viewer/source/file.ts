@@ -12,6 +12,7 @@ import { loadJsonlFile, type LogWarning, type Session, type SessionEvent, type S
 import { ViewerError, describeError } from '../errors.js';
 import type { FollowState, LogSource } from './source.js';
 import { TailDecoder, checksAtEnd } from './tail.js';
+import { lineStartInFile } from '../../store/load.js';
 
 export interface FileSourceOptions {
   /** How often the file's size is checked, in ms (default 250). */
@@ -21,31 +22,6 @@ export interface FileSourceOptions {
 
 /** Bytes read per poll at most; a line longer than this stops following rather than exhaust memory. */
 const READ_CAP = 256 << 20;
-
-/** Byte offset where 1-based `line` starts (the file's size if it has fewer lines). */
-function lineStart(path: string, line: number): number {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let base = 0;
-    let toSkip = line - 1;
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, base);
-      if (n === 0) return base;
-      let pos = 0;
-      while (toSkip > 0) {
-        const nl = buf.indexOf(0x0a, pos);
-        if (nl < 0 || nl >= n) break;
-        pos = nl + 1;
-        toSkip--;
-      }
-      if (toSkip === 0) return base + pos;
-      base += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export class FileSource implements LogSource {
   readonly kind = 'file';
@@ -87,7 +63,7 @@ export class FileSource implements LogSource {
     // Where following resumes: the torn line (it may be a write in progress), or the line after the last event.
     const last = loaded.eventCount > 0 ? (loaded.lineOf(loaded.eventCount - 1) ?? 1) : 1;
     this.nextLine = loaded.tornTail ? loaded.tornTail.line : last + 1;
-    this.offset = lineStart(path, this.nextLine);
+    this.offset = lineStartInFile(path, this.nextLine);
   }
 
   /** Load `path` and start following it. Load failures are the codec's `SessionError`s. */
