@@ -12,6 +12,7 @@
 import type {
   AssistantMessage,
   CallId,
+  ContentBlock,
   ToolResultMessage,
   UserMessage,
 } from '../model/message.js';
@@ -113,6 +114,57 @@ export interface LlmRetryData {
 
 export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
 
+/**
+ * Compaction brackets (dsh's shapes). `compaction/start` is also the lock: an unmatched start
+ * after the latest `session/end-seed` means a compaction is running. `turn` is the open turn for
+ * an automatic compaction and null for a manual one between turns.
+ */
+export interface CompactionStartData {
+  compactionId: string;
+  sourceCommandId?: string;
+  turn: number | null;
+}
+
+/** A surface position span (first and last shadowed node), not a numeric seq interval. */
+export interface ShadowedRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The summariser's call as recorded: what it summarised, what came back, and the call facts that
+ * make the request reconstructable. `llmStreamCall: true` means exactly one model call produced
+ * it, and then `rawOutput` holds that call's complete output.
+ */
+export interface CompactionSummaryData {
+  compactionId: string;
+  sourceCommandId?: string;
+  summary: ContentBlock[];
+  shadowedRange: ShadowedRange;
+  shadowedSeqs: number[];
+  shadowedTokenCount: number;
+  provider: string;
+  model: string;
+  maxTokens?: number;
+  usage?: TokenUsage;
+  rawOutput?: ContentBlock[];
+  llmStreamCall?: true;
+}
+
+export interface CompactionEndData {
+  compactionId: string;
+  sourceCommandId?: string;
+  turn: number | null;
+  /** Present when the attempt failed; the surface was then left as it was. */
+  error?: string;
+}
+
+export interface CompactionPruneData {
+  shadowedRange: ShadowedRange;
+  shadowedSeqs: number[];
+  shadowedTokenCount: number;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The map
 
@@ -163,10 +215,10 @@ export interface SessionEventMap {
   'session/title-llm-request': JsonObject;
   'hook/invoked': JsonObject;
   'hook/result': JsonObject;
-  'compaction/start': JsonObject;
-  'compaction/end': JsonObject;
-  'compaction/summary': JsonObject;
-  'compaction/prune': JsonObject;
+  'compaction/start': CompactionStartData;
+  'compaction/end': CompactionEndData;
+  'compaction/summary': CompactionSummaryData;
+  'compaction/prune': CompactionPruneData;
   'compact/start': JsonObject;
   'compact/end': JsonObject;
   'compact/summary': JsonObject;
