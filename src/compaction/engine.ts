@@ -24,7 +24,8 @@ import { resolvePolicy, retainBudget, type CompactionConfig, type CompactionPoli
 import { CompactionError } from './errors.js';
 import type { CompactionTrigger } from './hooks.js';
 import './hooks.js';
-import { measure, nodeTokens, type TokenMeasurement } from './meter.js';
+import { estimateMessage, measure, nodeTokens, type TokenMeasurement } from './meter.js';
+import { checkpointMessage } from './checkpoint.js';
 import { modelSummarizer, type Summarizer } from './summarize.js';
 import { openCompaction } from './tracker.js';
 import { runCompaction, type CompactionResult, type RegionPlan } from './transaction.js';
@@ -103,6 +104,9 @@ export class CompactionEngine {
     if (cut === undefined) return undefined;
     // One node that is already a checkpoint gains nothing from being summarised again.
     if (cut === 1 && isCheckpoint(this.session.at(nodes[0]!))) return undefined;
+    // A span no bigger than an empty checkpoint cannot shrink: no model call for that.
+    const spanTokens = nodes.slice(0, cut).reduce((a, s) => a + nodeTokens(this.session, s), 0);
+    if (spanTokens <= EMPTY_CHECKPOINT_TOKENS) return undefined;
     return { first: 0, last: cut - 1 };
   }
 
@@ -155,6 +159,8 @@ export class CompactionEngine {
 function isCheckpoint(e: SessionEvent | undefined): boolean {
   return e?.type === 'user/message' && e.data.source.kind === 'plugin' && e.data.source.plugin === 'compact';
 }
+
+const EMPTY_CHECKPOINT_TOKENS = estimateMessage(checkpointMessage([], 'none'));
 
 const engines = new WeakMap<Agent, CompactionEngine>();
 

@@ -36,6 +36,10 @@ export class TestModel implements LlmAdapter {
     private readonly summarise: Reply[] = [],
     private readonly info: ModelInfo | undefined = undefined,
   ) {}
+  /** More conversation replies, for turns added later. */
+  push(...replies: Reply[]): void {
+    this.talk.push(...replies);
+  }
   modelInfo(): ModelInfo | undefined {
     return this.info;
   }
