@@ -56,6 +56,7 @@ export async function runRun(taskArgs: readonly string[], opts: RunOptions, io: 
   if (opts.json && opts.quiet) throw new CliError('USAGE', '--json and --quiet choose different outputs; give one of them');
   const task = await readTask(taskArgs, io);
   const s = await startSession(opts, io);
+  if (opts.compact === false) s.coding.compaction = { auto: false };
   const mode: RenderMode = opts.json ? 'json' : opts.quiet ? 'quiet' : 'stream';
   const renderer = new LiveRenderer(io, { mode, approvalHints: true });
   // Before the agent exists: its setup events (sandbox mode, approval policy) are committed too.

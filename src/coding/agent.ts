@@ -16,6 +16,8 @@ import { connectMcpServers, type McpServers } from '../tools/mcp/plugin.js';
 import type { ApprovalHandler } from '../tools/pipeline.js';
 import { llmSection, loadConfig, type DshConfig } from '../config/config.js';
 import type { RetryPolicyOptions } from '../agent/retry.js';
+import { compaction, type CompactionOptions } from '../compaction/engine.js';
+import { mergeCompactionConfig, type CompactionConfig } from '../compaction/config.js';
 import { CODING_SYSTEM_PROMPT } from './prompt.js';
 import { defaultContextSections, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
 
@@ -48,6 +50,11 @@ export interface CodingAgentOptions {
   retry?: RetryPolicyOptions | false;
   /** Extra runtime-context lines. */
   context?: ContextSection[];
+  /**
+   * Compaction: on by default with the config file's `compaction` section; these options override
+   * it (`{ auto: false }` keeps manual `/compact` only); `false` installs nothing.
+   */
+  compaction?: CompactionOptions | false;
 }
 
 export interface CodingAgent {
@@ -92,6 +99,18 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     workspaceInstructions(cwd),
   ];
   if (mcp) plugins.push(mcp.plugin);
+  if (opts.compaction !== false) {
+    // The config file's section (typed once src/config composes it).
+    const fromFile = (config as { compaction?: CompactionConfig }).compaction;
+    const { summarizer, contextWindow, ...overrides } = opts.compaction ?? {};
+    plugins.push(
+      compaction({
+        ...mergeCompactionConfig(fromFile, overrides),
+        ...(summarizer ? { summarizer } : {}),
+        ...(contextWindow !== undefined ? { contextWindow } : {}),
+      }),
+    );
+  }
   plugins.push(...(opts.plugins ?? []));
 
   const model = { ...ref, ...(opts.reasoningEffort ?? llm.reasoningEffort ? { reasoningEffort: (opts.reasoningEffort ?? llm.reasoningEffort)! } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) };

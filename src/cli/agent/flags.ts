@@ -23,6 +23,8 @@ export interface AgentFlags {
   continue?: boolean;
   /** `--no-persist` sets it to false. */
   persist: boolean;
+  /** `--no-compact` sets it to false: no automatic compaction (manual /compact still works). */
+  compact?: boolean;
   config?: string;
 }
 
@@ -64,6 +66,7 @@ export function addAgentFlags(cmd: Command): Command {
     .option('-r, --resume <id>', 'continue a stored session (its id, or a unique prefix of at least 4 characters)')
     .option('-c, --continue', "continue this workspace's most recent session")
     .option('--no-persist', 'keep the session in memory only; nothing is written under $DSH_HOME/sessions')
+    .option('--no-compact', 'never compact the history automatically (near the context window, or when the provider says it overflowed)')
     .option('--config <file>', 'also read this config file, after the user and project files');
 }
 

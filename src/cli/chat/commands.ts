@@ -24,6 +24,8 @@ export interface ChatControl {
   fork(seq: number | undefined): Promise<void>;
   /** Throws an LlmError when the model cannot be selected (unknown provider, missing key). */
   setModel(ref: string): void;
+  /** Summarise the older history now (between turns); resolves with one line for the user. */
+  compact(): Promise<{ ok: boolean; text: string }>;
 }
 
 export const HELP = [
@@ -33,6 +35,7 @@ export const HELP = [
   '  /cancel            cancel the running turn (Ctrl-C does the same)',
   '  /fork [SEQ]        fork the session at a seq between turns (default: now) and continue in the fork',
   '  /model P:M         use this model for the next requests (e.g. /model deepseek:deepseek-v4-pro)',
+  '  /compact           summarise the older history now, keeping the recent part verbatim (Ctrl-C cancels)',
   '  /exit              leave (Ctrl-D, or Ctrl-C at an idle prompt)',
 ];
 
@@ -98,6 +101,20 @@ export async function runCommand(line: string, c: ChatControl): Promise<void> {
         if (e instanceof LlmError) c.warn(`${oneLine(e.message)} [${e.code}]`);
         else throw e;
       }
+      return;
+    }
+    case '/compact': {
+      if (args.length > 0) {
+        c.warn('usage: /compact (no arguments)');
+        return;
+      }
+      if (c.running()) {
+        c.warn('cannot compact while a turn runs: wait for it to end, or /cancel');
+        return;
+      }
+      const r = await c.compact();
+      if (r.ok) c.say(oneLine(r.text));
+      else c.warn(oneLine(r.text));
       return;
     }
     default:

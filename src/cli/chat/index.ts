@@ -31,6 +31,7 @@ import { argsPreview } from '../format.js';
 import { oneLine } from '../text.js';
 import { banner } from '../run.js';
 import { runCommand, type ChatControl } from './commands.js';
+import { runCompactCommand } from '../../compaction/command.js';
 
 export type ChatOptions = AgentFlags;
 
@@ -54,6 +55,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   const stdin = io.stdin;
   if (!stdin) throw new CliError('USAGE', 'dsh chat reads prompts from standard input, and there is none here');
   const s = await startSession(opts, io);
+  if (opts.compact === false) s.coding.compaction = { auto: false };
   // Only a real process has a terminal to drive; in-process callers always get the line mode.
   const tty = stdin.isTTY === true && io.proc !== undefined;
   const renderer = new LiveRenderer(io, { mode: 'stream' });
@@ -113,6 +115,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   let exitCode: number | undefined;
   let exitWhenIdle: number | undefined;
   let cancelling = false;
+  let compacting: AbortController | undefined;
   let finishResolve!: (code: number) => void;
   const finished = new Promise<number>((r) => (finishResolve = r));
   const finish = (code: number): void => {
@@ -201,6 +204,17 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       for (const w of agentWarnings(next.coding)) renderer.note(`warning: ${w}`, 'yellow');
       renderer.say(`forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}${next.path ? ` (${oneLine(next.path)})` : ''}`);
     },
+    compact: async () => {
+      const ctl = new AbortController();
+      compacting = ctl;
+      renderer.note('compacting the history…', 'dim');
+      try {
+        const out = await runCompactCommand(cur.coding.agent, { signal: ctl.signal });
+        return { ok: out.error === undefined, text: ctl.signal.aborted ? 'compaction cancelled; the history is unchanged' : out.text };
+      } finally {
+        compacting = undefined;
+      }
+    },
     setModel: (ref) => {
       const parsed = parseModelRef(ref, llm);
       if (!cur.coding.agent.adapters.get(parsed.provider)) {
@@ -234,6 +248,11 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
 
   const interrupt = (): void => {
     if (pending) pending.done('cancelled');
+    if (compacting) {
+      compacting.abort(new Error('cancelled by the user'));
+      renderer.note('cancelling the compaction', 'yellow');
+      return;
+    }
     if (running()) {
       if (cancelling) {
         SessionStore.flushAllSync();
@@ -272,6 +291,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   if (io.proc) {
     removers.push(
       io.proc.onSignal('SIGTERM', () => {
+        compacting?.abort(new Error('terminated'));
         if (running()) cur.coding.agent.cancel({ kind: 'disposed' });
         leaveWhenIdle(EXIT_SIGTERM);
       }),
