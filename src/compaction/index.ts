@@ -47,5 +47,5 @@ export {
   type CompactionPolicy,
 } from './config.js';
 export { CompactionError, type CompactionErrorCode } from './errors.js';
-export { replayCompactions, recordedBrackets } from './replay.js';
+export { replayCompactions, recordedBrackets, type RecordedBracket, type BracketPlace } from './replay.js';
 export type { CompactionTrigger } from './hooks.js';

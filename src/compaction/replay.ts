@@ -25,26 +25,29 @@ import { SurfaceState } from '../session/surface.js';
 import { firstDifference, withoutIds } from '../session/json-diff.js';
 import { recordedEvents } from '../llm/replay.js';
 
-type Where =
+/** BracketPlace a recorded bracket was written; turns are counted in log order from 1. */
+export type BracketPlace =
+  /** After the `attempt`-th attempt of a step failed (overflow recovery). */
   | { kind: 'attempt'; turn: number; step: number; attempt: number }
+  /** Before `step/start` of a step (pressure). */
   | { kind: 'pre-step'; turn: number; step: number }
+  /** Between turns, after `afterTurns` had ended (manual). */
   | { kind: 'idle'; afterTurns: number };
 
-interface Bracket {
-  where: Where;
+export interface RecordedBracket {
+  where: BracketPlace;
   start: SessionEvent<'compaction/start'>;
   summary?: SessionEvent<'compaction/summary'>;
   replace?: SessionEvent<'user/message'>;
   end?: SessionEvent<'compaction/end'>;
   /** Surface positions of the shadowed span, and its messages, as recorded. */
   span?: { first: number; last: number; messages: Message[] };
-  done: boolean;
 }
 
 /** Turns are numbered by their order in the log (1 = the first turn the log holds). */
-export function recordedBrackets(events: readonly SessionEvent[]): Bracket[] {
-  const out: Bracket[] = [];
-  const byId = new Map<string, Bracket>();
+export function recordedBrackets(events: readonly SessionEvent[]): RecordedBracket[] {
+  const out: RecordedBracket[] = [];
+  const byId = new Map<string, RecordedBracket>();
   const surface = new SurfaceState();
   let turns = 0;
   let ended = 0;
@@ -76,8 +79,8 @@ export function recordedBrackets(events: readonly SessionEvent[]): Bracket[] {
         if (e.data.chunk.type === 'finish') finishes++;
         break;
       case 'compaction/start': {
-        const where: Where = !inTurn ? { kind: 'idle', afterTurns: ended } : step !== undefined ? { kind: 'attempt', turn: turns, step, attempt: finishes } : { kind: 'pre-step', turn: turns, step: lastStep + 1 };
-        const b: Bracket = { where, start: e, done: false };
+        const where: BracketPlace = !inTurn ? { kind: 'idle', afterTurns: ended } : step !== undefined ? { kind: 'attempt', turn: turns, step, attempt: finishes } : { kind: 'pre-step', turn: turns, step: lastStep + 1 };
+        const b: RecordedBracket = { where, start: e };
         out.push(b);
         byId.set(e.data.compactionId, b);
         break;
@@ -127,8 +130,9 @@ export function replayCompactions(source: string | readonly SessionEvent[] | { r
       else if (e.type === 'turn/end') liveEnded++;
     });
 
-    const reenact = (b: Bracket, liveTurn: number | null): void => {
-      b.done = true;
+    const done = new Set<RecordedBracket>();
+    const reenact = (b: RecordedBracket, liveTurn: number | null): void => {
+      done.add(b);
       const start = session.append('compaction/start', { ...b.start.data, turn: liveTurn });
       let shadowed: number[] | undefined;
       if (b.span) {
@@ -159,7 +163,7 @@ export function replayCompactions(source: string | readonly SessionEvent[] | { r
       }
       if (b.end) session.append('compaction/end', { ...b.end.data, turn: liveTurn });
     };
-    const due = (match: (w: Where) => boolean): Bracket[] => brackets.filter((b) => !b.done && match(b.where));
+    const due = (match: (w: BracketPlace) => boolean): RecordedBracket[] => brackets.filter((b) => !done.has(b) && match(b.where));
 
     host.on(
       'agent/pre-step',

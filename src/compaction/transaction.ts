@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Agent } from '../agent/agent.js';
-import type { ContentBlock, Message, UserMessage } from '../model/message.js';
+import type { ContentBlock, Message } from '../model/message.js';
 import type { CompactionSummaryData, ShadowedRange } from '../session/events.js';
 import { deriveEventMessage } from '../session/derive.js';
 import { safeCuts } from './boundaries.js';
@@ -46,12 +46,6 @@ export interface RegionPlan {
   /** The open turn (automatic) or null (manual, between turns). */
   turn: number | null;
   sourceCommandId?: string;
-  /** Re-enacting a recording keeps its id. */
-  compactionId?: string;
-  /** The checkpoint message; by default the preamble and the summary (a recording supplies its own). */
-  render?: (summary: SummaryResult, compactionId: string) => UserMessage;
-  /** Refuse a checkpoint that is not smaller than its span (default true; a re-enactment skips it). */
-  requireSmaller?: boolean;
 }
 
 export interface TransactionDeps {
@@ -82,7 +76,7 @@ export async function runCompaction(agent: Agent, plan: RegionPlan, deps: Transa
   const generation = surface.replaceGeneration;
   const shadowedTokenCount = shadowedSeqs.reduce((a, s) => a + nodeTokens(session, s), 0);
   const messages = shadowedSeqs.map((s) => deriveEventMessage(session.at(s)!)).filter((m): m is Message => m !== null);
-  const compactionId = plan.compactionId ?? randomUUID();
+  const compactionId = randomUUID();
   const owner = { compactionId, ...(plan.sourceCommandId !== undefined ? { sourceCommandId: plan.sourceCommandId } : {}) };
   const start = session.append('compaction/start', { ...owner, turn: plan.turn });
   const close = (error?: CompactionError): number => session.append('compaction/end', { ...owner, turn: plan.turn, ...(error ? { error: error.logText() } : {}) }).seq;
@@ -104,9 +98,9 @@ export async function runCompaction(agent: Agent, plan: RegionPlan, deps: Transa
     close(err);
     throw err;
   }
-  const checkpoint = plan.render ? plan.render(result, compactionId) : checkpointMessage(result.summary, compactionId, plan.sourceCommandId);
+  const checkpoint = checkpointMessage(result.summary, compactionId, plan.sourceCommandId);
   const checkpointTokens = estimateMessage(checkpoint);
-  if (plan.requireSmaller !== false && checkpointTokens >= shadowedTokenCount) {
+  if (checkpointTokens >= shadowedTokenCount) {
     const err = new CompactionError('SUMMARY_NOT_SMALLER', `the checkpoint (~${checkpointTokens} tokens) is not smaller than the ${shadowedSeqs.length} message(s) it would replace (~${shadowedTokenCount} tokens)`);
     close(err);
     throw err;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../../src/model/message.js';
 import { chooseCut, safeCuts, compactNow, runCompaction, CompactionError, modelSummarizer } from '../../src/compaction/index.js';
 import { textResponse, toolCallResponse } from '../../src/llm/scripted.js';
-import { TestModel, bigTool, call, ofType, say, testAgent, usageFor } from './helpers.js';
+import { TestModel, bigTool, call, fail, ofType, say, testAgent, textOf, usageFor } from './helpers.js';
 
 const u = (text: string): UserMessage => ({ id: text, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } });
 const a = (...calls: string[]): AssistantMessage => ({
@@ -147,5 +147,38 @@ describe('a runaway turn', () => {
     const turnStart = ofType(agent.session.events, 'turn/start')[0]!.seq;
     expect(starts[0]!.seq).toBeGreaterThan(turnStart);
     expect(starts[0]!.seq).toBeLessThan(end.seq);
+  });
+});
+
+describe("the current step's input", () => {
+  const overflow = fail({ code: 'CONTEXT_WINDOW_EXCEEDED', message: 'too long' });
+  const summary = (req: Parameters<typeof usageFor>[0]) => textResponse('Earlier: a long premise and its answer.', { usage: usageFor(req) });
+
+  it('is never shadowed on overflow: the span ends before the prompt the step entered', async () => {
+    const model = new TestModel([say('Noted.'), overflow, say('Answer to the second prompt.')], [summary]);
+    const agent = testAgent(model);
+    agent.prompt(`A long premise. ${'Remember every word of it. '.repeat(30)}`);
+    await agent.whenIdle();
+    agent.prompt('Second prompt.');
+    await agent.whenIdle();
+    const events = agent.session.events;
+    const second = ofType(events, 'user/message').find((e) => textOf(e.data) === 'Second prompt.')!;
+    const logged = ofType(events, 'compaction/summary')[0]!;
+    expect(logged.data.shadowedSeqs).toHaveLength(2);
+    expect(logged.data.shadowedSeqs).not.toContain(second.seq);
+    const retried = model.conversation.at(-1)!;
+    expect(retried.messages.map(textOf)).toEqual([expect.stringContaining('<compacted-summary>Earlier: a long premise and its answer.</compacted-summary>'), 'Second prompt.']);
+    expect(ofType(events, 'turn/end').at(-1)!.data.reason).toEqual({ kind: 'completed' });
+  });
+
+  it('a step whose own input is all there is cannot be helped: no compaction, no retry, the failure stands', async () => {
+    const model = new TestModel([overflow, say('never')], [summary]);
+    const agent = testAgent(model);
+    agent.prompt(`A long premise. ${'Remember every word of it. '.repeat(30)}`);
+    await agent.whenIdle();
+    const end = ofType(agent.session.events, 'turn/end')[0]!;
+    expect(end.data.reason.kind === 'error' && end.data.reason.error.code).toBe('CONTEXT_WINDOW_EXCEEDED');
+    expect(ofType(agent.session.events, 'compaction/start')).toEqual([]);
+    expect(model.summaries).toEqual([]);
   });
 });
