@@ -24,3 +24,4 @@ export * from './replay/index.js';
 export * from './store/index.js';
 export * from './observability/index.js';
 export * from './viewer/index.js';
+export * from './compaction/index.js';

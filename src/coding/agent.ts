@@ -17,7 +17,7 @@ import type { ApprovalHandler } from '../tools/pipeline.js';
 import { llmSection, loadConfig, type DshConfig } from '../config/config.js';
 import type { RetryPolicyOptions } from '../agent/retry.js';
 import { compaction, type CompactionOptions } from '../compaction/engine.js';
-import { mergeCompactionConfig, type CompactionConfig } from '../compaction/config.js';
+import { mergeCompactionConfig } from '../compaction/config.js';
 import { CODING_SYSTEM_PROMPT } from './prompt.js';
 import { defaultContextSections, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
 
@@ -101,7 +101,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   if (mcp) plugins.push(mcp.plugin);
   if (opts.compaction !== false) {
     // The config file's section (typed once src/config composes it).
-    const fromFile = (config as { compaction?: CompactionConfig }).compaction;
+    const fromFile = config.compaction;
     const { summarizer, contextWindow, ...overrides } = opts.compaction ?? {};
     plugins.push(
       compaction({

@@ -1,6 +1,7 @@
 /**
  * The config file: one JSON document composed of the sections each layer owns (`model` and
- * `providers` from src/llm, `mcpServers` / `permissions` / `sandbox` from src/tools), read from
+ * `providers` from src/llm, `mcpServers` / `permissions` / `sandbox` from src/tools,
+ * `compaction` from src/compaction), read from
  *
  *   user:     $DSH_HOME/config.json   (DSH_HOME defaults to ~/.dsh)
  *   project:  <workspace>/.dsh/config.json
@@ -19,6 +20,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { llmConfigShape, type LlmConfig } from '../llm/config.js';
 import { mcpServersSchema, permissionsSchema, sandboxSchema, isHttpServer, type ToolsConfig } from '../tools/config.js';
+import { compactionConfigShape, mergeCompactionConfig } from '../compaction/config.js';
 
 export const configShape = {
   /** Editors' schema pointer; ignored. */
@@ -27,6 +29,7 @@ export const configShape = {
   mcpServers: mcpServersSchema.optional(),
   permissions: permissionsSchema.optional(),
   sandbox: sandboxSchema.optional(),
+  ...compactionConfigShape,
   /** User config only: workspaces whose project config may loosen permissions. */
   trustedProjects: z.array(z.string().min(1)).optional(),
 };
@@ -157,6 +160,8 @@ export function mergeConfig(base: DshConfig, over: DshConfig): DshConfig {
     out.permissions = p;
   }
   if (base.sandbox || over.sandbox) out.sandbox = { ...base.sandbox, ...over.sandbox };
+  const compaction = mergeCompactionConfig(base.compaction, over.compaction);
+  if (compaction !== undefined) out.compaction = compaction;
   return out;
 }
 

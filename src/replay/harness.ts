@@ -28,6 +28,7 @@ import type { Session } from '../session/session.js';
 import { ReplayAdapter, recordedEvents, type PlaceholderMatch, type ReplayMode, type ReplaySource, type RequestDivergence } from '../llm/replay.js';
 import { indexRecording, type RecordedLog, type RecordedStep, type RecordedTurn } from '../session/recording.js';
 import { assessReplay, recordedCancelCause, turnWake } from './plan.js';
+import { replayCompactions } from '../compaction/replay.js';
 import { recordedCall, replayTools } from './tools.js';
 import { compareLogs, type LogComparison } from './compare.js';
 import { isPlaceholder } from '../session/json-diff.js';
@@ -47,6 +48,8 @@ export interface ReplaySessionOptions {
    */
   retry?: RetryPolicyOptions | false;
   plugins?: Plugin[];
+  /** Re-enact the recording's compaction brackets where they happened (default true). */
+  compactions?: boolean;
   /** "Model-visible means recorded" check before every model call (default on). */
   invariants?: boolean;
   maxParallelToolCalls?: number;
@@ -105,7 +108,13 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
     cwd: opts.cwd ?? process.cwd(),
     tools: opts.tools === undefined || opts.tools === 'recorded' ? replayTools(log, locate, livePosition) : opts.tools,
     retry: retryOptions(log, opts.retry),
-    plugins: [...(opts.plugins ?? []), harnessPlugin(log, map, locate, adapter, () => agent, notes)],
+    // Recorded compactions are re-enacted where they happened (same span, same summary), so a
+    // compacted session replays with the history its later requests were built from.
+    plugins: [
+      ...(opts.plugins ?? []),
+      ...(opts.compactions === false ? [] : [replayCompactions(log.events, notes)]),
+      harnessPlugin(log, map, locate, adapter, () => agent, notes),
+    ],
     invariants: opts.invariants ?? true,
   };
   const system = typeof first?.system === 'string' && !isPlaceholder(first.system) ? first.system : opts.system;

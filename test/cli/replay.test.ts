@@ -117,9 +117,15 @@ describeShared('dsh replay on real dsh logs', () => {
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok');
   });
 
-  it('a log the harness cannot reproduce (compaction rewrote history) fails with exit 1', async () => {
-    const r = await runMain(['replay', real('headless-agent__compaction-recovery.jsonl')], {});
+  it('a log the harness cannot reproduce (a plugin rewrote history mid-step) fails with exit 1', async () => {
+    const r = await runMain(['replay', real('acp-agent__agent-instructions.jsonl')], {});
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^DIFFERS: /m);
+  });
+
+  it('a log where dsh compacted history to recover from an overflow replays and matches', async () => {
+    const r = await runMain(['replay', real('headless-agent__compaction-recovery.jsonl')], {});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^MATCH /m);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { replaySession } from '../../src/replay/harness.js';
 import { textResponse } from '../../src/llm/scripted.js';
-import { compactNow, openCompaction, recordedBrackets, replayCompactions } from '../../src/compaction/index.js';
+import { compactNow, openCompaction, recordedBrackets } from '../../src/compaction/index.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 import { TestModel, bigTool, call, fail, ofType, say, testAgent, textOf, usageFor, type Reply } from './helpers.js';
 
@@ -41,9 +41,10 @@ describeShared('the real dsh compaction log', () => {
   });
 
   it('replays through replaySession with the bracket re-enacted: a match, every request as recorded', async () => {
-    const notes: string[] = [];
-    const r = await replaySession(text(), { mode: 'strict', plugins: [replayCompactions(text(), notes)] });
-    expect(notes).toEqual([]);
+    // replaySession installs replayCompactions itself.
+    const r = await replaySession(text(), { mode: 'strict' });
+    expect(r.notes).toEqual([]);
+    expect(r.unsupported).toEqual([]);
     expect(r.comparison.differences).toEqual([]);
     expect(r.divergences).toEqual([]);
     expect(r.comparison.counts.replayed).toEqual(r.comparison.counts.recorded);
@@ -52,7 +53,7 @@ describeShared('the real dsh compaction log', () => {
   });
 
   it('without the re-enactment the same replay parts from the recording (the plugin is what makes it match)', async () => {
-    const r = await replaySession(text(), { mode: 'report' });
+    const r = await replaySession(text(), { mode: 'report', compactions: false });
     expect(r.comparison.differences.length).toBeGreaterThan(0);
   });
 });
@@ -82,9 +83,8 @@ describe('a session compacted here replays', () => {
     expect(ofType(events, 'compaction/end').every((e) => e.data.error === undefined)).toBe(true);
 
     const recording = encodeJsonl(agent.session.header, events);
-    const notes: string[] = [];
-    const r = await replaySession(recording, { mode: 'strict', plugins: [replayCompactions(recording, notes)] });
-    expect(notes).toEqual([]);
+    const r = await replaySession(recording, { mode: 'strict' });
+    expect(r.notes).toEqual([]);
     expect(r.comparison.differences).toEqual([]);
     expect(r.divergences).toEqual([]);
     expect(r.comparison.notReproduced).toEqual([]);
