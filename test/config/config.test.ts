@@ -99,6 +99,13 @@ describe('loadConfig', () => {
     expect(root.cwd).not.toBe(w.cwd);
   });
 
+  it('composes the compaction section: validated, project over user, a retention form replaces the other', () => {
+    const w = workspace({ compaction: { thresholdRatio: 0.7, retainRatio: 0.1 } }, { compaction: { retainTokens: 5000 } });
+    const { config } = loadConfig({ cwd: w.cwd, env: w.env });
+    expect(config.compaction).toEqual({ thresholdRatio: 0.7, retainTokens: 5000 });
+    expect(() => parseConfig('{"compaction":{"thresholdRatio":2}}', 'c.json')).toThrow(/\$\.compaction\.thresholdRatio/);
+  });
+
   it('reports a bad file with its path', () => {
     const w = workspace('{"model": 3}');
     expect(() => loadConfig({ cwd: w.cwd, env: w.env })).toThrow(/config\.json: \$\.model/);
