@@ -264,12 +264,22 @@ function parsedFreeze(v: unknown, depth: number, polluted: boolean): boolean {
   if (typeof v !== 'object') return typeof v !== 'number' || (v - v === 0 && (v !== 0 || 1 / v > 0));
   if (v === null) return true;
   if (depth > FAST_DEPTH_LIMIT) return false;
+  // Leaves are checked inline: long lists of numbers (sourceEventSeqs) would otherwise cost a
+  // call per element.
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!parsedFreeze(v[i], depth + 1, polluted)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'object') {
+        if (x !== null && !parsedFreeze(x, depth + 1, polluted)) return false;
+      } else if (typeof x === 'number' && !(x - x === 0 && (x !== 0 || 1 / x > 0))) return false;
+    }
   } else {
     for (const k in v) {
       if (polluted && !hasOwn.call(v, k)) continue;
-      if (!parsedFreeze((v as Record<string, unknown>)[k], depth + 1, polluted)) return false;
+      const x: unknown = (v as Record<string, unknown>)[k];
+      if (typeof x === 'object') {
+        if (x !== null && !parsedFreeze(x, depth + 1, polluted)) return false;
+      } else if (typeof x === 'number' && !(x - x === 0 && (x !== 0 || 1 / x > 0))) return false;
     }
   }
   Object.freeze(v);

@@ -275,6 +275,69 @@ describe('lossless JSON on load', () => {
   });
 });
 
+describe('verdict precedence (validation runs during the scan, the verdicts keep their order)', () => {
+  /** Line 4 (seq 2) loses its surfaceOp: invalid, but only an event-level defect. */
+  const invalidEarly = (): string[] => {
+    const lines = closed();
+    lines[3] = j(ev('user/message', 2, userMsg('u1'), { sourceEventSeqs: [0] }));
+    return lines;
+  };
+  it('alone, the first invalid event is the verdict, with its line', () => {
+    const err = loadError(text(invalidEarly()), 'SURFACE_OP_REQUIRED');
+    expect(err.details).toMatchObject({ seq: 2, line: 4, file: 'f.jsonl' });
+  });
+  it('an unknown type later in the file outranks an earlier invalid event', () => {
+    const lines = invalidEarly();
+    lines.push(j(ev('future/thing', 9, { x: 1 })));
+    expect(loadError(text(lines), 'FORMAT_UNSUPPORTED').details).toMatchObject({ eventType: 'future/thing', seq: 9, line: 9 });
+  });
+  it('storage corruption later in the file outranks an earlier invalid event', () => {
+    const lines = invalidEarly();
+    lines.splice(6, 0, '{"type":"step/end",'); // line 7, with turn/end still to come
+    expect(loadError(text(lines), 'CORRUPT_LOG').details).toMatchObject({ line: 7 });
+  });
+  it('a torn tail does not hide an earlier invalid event', () => {
+    const lines = invalidEarly();
+    lines.push('{"type":"turn/st');
+    expect(loadError(text(lines), 'SURFACE_OP_REQUIRED').details).toMatchObject({ seq: 2, line: 4 });
+  });
+  it('a refused header is the verdict only when the scan finds nothing worse', () => {
+    const badHeader = [j({ ...HEADER, cwd: 5 }), ...closed().slice(1)];
+    expect(loadError(text(badHeader), 'INVALID_HEADER').details).toMatchObject({ line: 1, file: 'f.jsonl' });
+    const andUnknown = [...badHeader, j(ev('future/thing', 9, { x: 1 }))];
+    expect(loadError(text(andUnknown), 'FORMAT_UNSUPPORTED').details).toMatchObject({ seq: 9, line: 9 });
+    const andCorrupt = [...badHeader];
+    andCorrupt.splice(6, 0, 'not json');
+    expect(loadError(text(andCorrupt), 'CORRUPT_LOG').details).toMatchObject({ line: 7 });
+  });
+  /** 60 closed one-step turns (300 events on lines 2…301), seq `bad` without its surfaceOp. */
+  const long = (bad: number, tail: string[] = []): string => {
+    const lines = [j(HEADER)];
+    let seq = 0;
+    for (let t = 1; t <= 60; t++) {
+      lines.push(j(ev('turn/start', seq++, { turn: t })));
+      lines.push(j(ev('step/start', seq++, { turn: t, step: 1 })));
+      const s = seq++;
+      lines.push(j(ev('user/message', s, userMsg(`u${t}`), s === bad ? {} : { surfaceOp: 'append' })));
+      lines.push(j(ev('step/end', seq++, { turn: t, step: 1 })));
+      lines.push(j(ev('turn/end', seq++, { turn: t, reason: { kind: 'completed' } })));
+    }
+    return text([...lines, ...tail]);
+  };
+  it('names the right seq and line for a defect deep in a long log, wherever it falls in a batch', () => {
+    expect(loadJsonl(long(-1)).eventCount).toBe(300);
+    for (const bad of [2, 127, 132, 297]) {
+      expect(loadError(long(bad), 'SURFACE_OP_REQUIRED').details).toMatchObject({ seq: bad, line: bad + 2 });
+    }
+  });
+  it('in a long log too, a later unknown type or corruption outranks an invalid event validated long before', () => {
+    expect(loadError(long(2, [j(ev('future/thing', 300, { x: 1 }))]), 'FORMAT_UNSUPPORTED').details).toMatchObject({ seq: 300, line: 302 });
+    const corrupt = long(2, ['{"type":"turn/st', j(ev('turn/start', 300, { turn: 61 })), j(ev('turn/end', 301, { turn: 61, reason: { kind: 'completed' } }))]);
+    expect(loadError(corrupt, 'CORRUPT_LOG').details).toMatchObject({ line: 302 });
+    expect(loadError(long(2, ['{"type":"turn/st']), 'SURFACE_OP_REQUIRED').details).toMatchObject({ seq: 2, line: 4 });
+  });
+});
+
 describe('unknown and ignorable types', () => {
   const withPlugin = (e: Record<string, unknown>) => {
     const lines = closed();

@@ -202,9 +202,19 @@ function isBlank(line: string): boolean {
  * apply the torn-tail rule to any defect. Nothing but the current line is held.
  */
 function scanJsonl(src: LineSource, file: string | undefined, handlers: ScanHandlers): Scanned {
-  if (!src.next()) throw corrupt(file, 1, 'the file is empty (no session header)');
-  const header = decodeHeader(src.line, file);
+  const header = scanHeader(src, file);
   handlers.start?.(header);
+  return scanBody(src, file, header, handlers);
+}
+
+/** The first step of a scan: read and recognise the header line. */
+function scanHeader(src: LineSource, file: string | undefined): Record<string, unknown> {
+  if (!src.next()) throw corrupt(file, 1, 'the file is empty (no session header)');
+  return decodeHeader(src.line, file);
+}
+
+/** The rest of a scan, after `scanHeader`: every line after the header. */
+function scanBody(src: LineSource, file: string | undefined, header: Record<string, unknown>, handlers: ScanHandlers): Scanned {
   const warnings: LogWarning[] = [];
   const lines = new LineMap();
   let count = 0;
@@ -307,7 +317,7 @@ export function decodeJsonl(text: string, opts: DecodeOptions = {}): DecodedLog 
 }
 
 /** The scanner, for the loader: it consumes lines as they are read, keeping nothing else. */
-export { scanJsonl as scanJsonlInternal, type ScanHandlers, type Scanned };
+export { scanJsonl as scanJsonlInternal, scanHeader, scanBody, type ScanHandlers, type Scanned };
 
 /** The refusal of an event type this build does not know and the writer did not mark ignorable. */
 export function unknownTypeError(type: string, seq: number, line: number | undefined, file: string | undefined): SessionError {

@@ -12,7 +12,7 @@ import { restoreWith, Session, type SeedSink } from '../session.js';
 import { SessionError } from '../errors.js';
 import { KNOWN_EVENT_TYPES, type SessionEvent, type SessionHeader } from '../events.js';
 import { interruptedTurnClosers, type EventDraft } from '../repair.js';
-import { scanJsonlInternal, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type TornTail } from './jsonl.js';
+import { scanBody, scanHeader, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type ScanHandlers, type Scanned, type TornTail } from './jsonl.js';
 import { FileLines } from './file-lines.js';
 import { importLegacy } from './legacy.js';
 import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
@@ -128,100 +128,154 @@ export function loadJsonlFile(path: string, opts: LoadOptions = {}): LoadedLog {
   }
 }
 
+/** How many decoded records wait before they are validated (small: they are still young). */
+const BATCH = 64;
+
+/** Thrown inside the seed feed to abandon a session whose verdict is already known. */
+const ABANDON = Symbol('abandon');
+
+/**
+ * One pass: each record is validated and committed shortly after it is parsed, while it is still
+ * young in the collector's sense and in cache, rather than in a second pass over the whole log.
+ * The verdicts keep their precedence all the same: storage corruption (thrown by the scan as it
+ * meets it) over an unknown event type anywhere in the file over the first invalid event or
+ * header. So a validation error is only noted when met; validation stops there while the scan
+ * goes on to the end, and the error is thrown once the scan has found nothing that outranks it.
+ */
 function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   const file = opts.file;
   const known = opts.knownTypes;
-  const records: (Obj | ChunkRun)[] = [];
+  const header = scanHeader(src, file);
+  const sessionId = typeof header.id === 'string' ? header.id : '';
   const legacy: LogWarning[] = [];
-  let sessionId = '';
   let firstUnknown: { type: string; seq: number; line: number } | undefined;
+  /** The first validation error, thrown after the scan unless a worse verdict turns up. */
+  let invalid: { error: unknown } | undefined;
   const pending = new RunBuilder();
+  const batch: (Obj | ChunkRun)[] = [];
+  /** Where validated records go; undefined before the session exists and once validation stopped. */
+  let sink: SeedSink | undefined;
 
-  const scanned = scanJsonlInternal(src, file, {
-    start: (h) => {
-      sessionId = typeof h.id === 'string' ? h.id : '';
-    },
+  const drain = (): void => {
+    if (sink !== undefined) {
+      try {
+        for (let i = 0; i < batch.length; i++) {
+          const r = batch[i]!;
+          if (r instanceof ChunkRun) sink.run(r);
+          else sink.parsed(r);
+        }
+      } catch (e) {
+        invalid = { error: e };
+        sink = undefined;
+      }
+    }
+    batch.length = 0;
+  };
+  const handlers: ScanHandlers = {
     event: (o, line) => {
       const kind = chunkRunKind(o);
       if (kind !== undefined) {
         if (pending.continues(o, kind)) pending.add(o);
         else {
-          pending.flush(records);
+          pending.flush(batch);
           pending.start(o, kind);
         }
         return;
       }
-      pending.flush(records);
+      pending.flush(batch);
       const seq = o.seq as number;
       const what = importLegacy(o, sessionId);
       if (what) legacy.push({ code: 'LEGACY_IMPORT', seq, line, message: `seq ${seq}: ${what}` });
       const t = o.type;
       if (firstUnknown === undefined && typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !known?.has(t) && o.ignorable !== true) {
+        // A newer writer's log: refused as a decode-time verdict, whatever else is wrong with it.
         firstUnknown = { type: t, seq, line };
+        sink = undefined;
       }
-      records.push(o);
+      batch.push(o);
+      if (batch.length >= BATCH) drain();
     },
     row: (r) => {
-      pending.flush(records);
-      records.push(runOf(r));
+      pending.flush(batch);
+      batch.push(runOf(r));
+      if (batch.length >= BATCH) drain();
     },
-  });
-  pending.flush(records);
-  // A newer writer's log: refused before any event is validated, as a decode-time verdict.
-  if (firstUnknown) throw unknownTypeError(firstUnknown.type, firstUnknown.seq, firstUnknown.line, file);
+  };
 
-  const warnings = scanned.warnings;
-  warnings.push(...legacy);
-  const lineOf = (seq: number): number | undefined => scanned.lines.lineOf(seq);
-  const eventCount = scanned.count;
-
+  // Placeholder hits are formatted once the scan is over, when every seq has its line.
+  const placeholders: { seq: number; path: string; token: string; eventType: string }[] = [];
   const validation: ValidationOptions = {};
-  if (opts.placeholders === 'warn') {
-    validation.onPlaceholder = ({ seq, path, token, eventType }) => {
-      const line = seq < 0 ? 1 : lineOf(seq);
-      const w: LogWarning = {
-        code: 'PLACEHOLDER',
-        message: `${line !== undefined ? `line ${line}: ` : ''}${seq < 0 ? 'header' : `${eventType} at seq ${seq}`} has the placeholder ${token} at ${path}`,
-      };
-      if (line !== undefined) w.line = line;
-      if (seq >= 0) w.seq = seq;
-      warnings.push(w);
-    };
-  }
+  if (opts.placeholders === 'warn') validation.onPlaceholder = (hit) => void placeholders.push(hit);
 
+  let scanned: Scanned | undefined;
   let repaired: EventDraft[] = [];
-  let session: Session;
+  let openTurn: number | undefined;
+  let session: Session | undefined;
+  let fed = false;
   try {
-    session = Session[restoreWith](scanned.header, { validation, clock: opts.clock ?? Date.now }, (sink: SeedSink) => {
-      for (let i = 0; i < records.length; i++) {
-        const r = records[i]!;
-        if (r instanceof ChunkRun) sink.run(r);
-        else sink.parsed(r);
-      }
-      records.length = 0;
+    session = Session[restoreWith](header, { validation, clock: opts.clock ?? Date.now }, (s: SeedSink) => {
+      fed = true;
+      sink = s;
+      scanned = scanBody(src, file, header, handlers);
+      pending.flush(batch);
+      drain();
+      if (firstUnknown !== undefined || invalid !== undefined) throw ABANDON;
       if (opts.repair === false) return;
-      // Validate the stored events first (a repair must never paper over a defect), then close.
-      const open = sink.openTurnEvents();
+      // The stored events are all valid here (a repair must never paper over a defect): close.
+      const open = s.openTurnEvents();
       if (open.length === 0) return;
       repaired = interruptedTurnClosers(open);
-      warnings.push({
-        code: 'OPEN_TURN',
-        seq: eventCount - 1,
-        message: `turn ${(open[0] as SessionEvent<'turn/start'>).data.turn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
-      });
-      for (const d of repaired) sink.event(d);
+      openTurn = (open[0] as SessionEvent<'turn/start'>).data.turn;
+      for (const d of repaired) s.event(d);
     });
   } catch (e) {
-    if (e instanceof SessionError && !e.details.line) {
-      const seq = e.details.seq;
-      const line = seq === undefined ? (e.code === 'INVALID_HEADER' ? 1 : undefined) : seq < 0 ? 1 : lineOf(seq);
-      const prefix = [file, line === undefined ? '' : `line ${line}`].filter(Boolean).join(':');
-      throw new SessionError(e.code, prefix ? `${prefix}: ${e.message}` : e.message, { ...e.details, ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) }, { cause: e });
+    if (e !== ABANDON) {
+      // From the scan (storage corruption outranks everything) or from crash repair.
+      if (fed) throw located(e, scanned, file);
+      // Before the scan: the header was refused. That still ranks below what the scan may find.
+      invalid = { error: e };
     }
-    throw e;
+  }
+  if (scanned === undefined) {
+    sink = undefined;
+    scanned = scanBody(src, file, header, handlers);
+  }
+  if (firstUnknown) throw unknownTypeError(firstUnknown.type, firstUnknown.seq, firstUnknown.line, file);
+  if (invalid !== undefined) throw located(invalid.error, scanned, file);
+
+  const lines = scanned.lines;
+  const lineOf = (seq: number): number | undefined => lines.lineOf(seq);
+  const eventCount = scanned.count;
+  const warnings = scanned.warnings;
+  warnings.push(...legacy);
+  for (const { seq, path, token, eventType } of placeholders) {
+    const line = seq < 0 ? 1 : lineOf(seq);
+    const w: LogWarning = {
+      code: 'PLACEHOLDER',
+      message: `${line !== undefined ? `line ${line}: ` : ''}${seq < 0 ? 'header' : `${eventType} at seq ${seq}`} has the placeholder ${token} at ${path}`,
+    };
+    if (line !== undefined) w.line = line;
+    if (seq >= 0) w.seq = seq;
+    warnings.push(w);
+  }
+  if (openTurn !== undefined) {
+    warnings.push({
+      code: 'OPEN_TURN',
+      seq: eventCount - 1,
+      message: `turn ${openTurn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
+    });
   }
 
-  const out: LoadedLog = { session, header: session.header, warnings, rowCount: scanned.rowCount, eventCount, repaired, lineOf };
+  const out: LoadedLog = { session: session!, header: session!.header, warnings, rowCount: scanned.rowCount, eventCount, repaired, lineOf };
   if (scanned.tornTail) out.tornTail = scanned.tornTail;
   return out;
+}
+
+/** A seed error with the file and line of the seq it names (errors that have a line keep it). */
+function located(e: unknown, scanned: Scanned | undefined, file: string | undefined): unknown {
+  if (!(e instanceof SessionError) || e.details.line) return e;
+  const seq = e.details.seq;
+  const line = seq === undefined ? (e.code === 'INVALID_HEADER' ? 1 : undefined) : seq < 0 ? 1 : scanned?.lines.lineOf(seq);
+  const prefix = [file, line === undefined ? '' : `line ${line}`].filter(Boolean).join(':');
+  return new SessionError(e.code, prefix ? `${prefix}: ${e.message}` : e.message, { ...e.details, ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) }, { cause: e });
 }
