@@ -24,8 +24,10 @@ import {
   ScriptedAdapter,
   textResponse,
   toolCallResponse,
+  type LoadedLog,
   type Message,
   type Plugin,
+  type Session,
   type ToolDefinition,
 } from 'dsh';
 
@@ -93,8 +95,8 @@ export interface ExampleResult {
   /** Whether the note the model tried to delete is still there. */
   groceriesKept: boolean;
   /** The live session and the one loaded back from the file. */
-  session: ReturnType<typeof createAgent>['session'];
-  reloaded: ReturnType<typeof loadJsonlFile>;
+  session: Session;
+  reloaded: LoadedLog;
 }
 
 export async function main(dir?: string): Promise<ExampleResult> {

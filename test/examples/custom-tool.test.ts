@@ -5,10 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionEvent } from 'dsh';
 import { main } from '../../examples/library/custom-tool.js';
 
-type ToolCallEvent = Extract<SessionEvent, { type: 'tool/call' }>;
-type ToolResultEvent = Extract<SessionEvent, { type: 'tool/result' }>;
-
-function resultBlock(e: ToolResultEvent) {
+function resultBlock(e: SessionEvent<'tool/result'>) {
   const block = e.data.message.content[0];
   if (block?.type !== 'tool-result') throw new Error(`tool/result at seq ${e.seq} holds no tool-result block`);
   return block;
@@ -44,8 +41,8 @@ describe('examples/library/custom-tool.ts', () => {
   it('logs each tool/call and the tool/result that answers it, with the same callId', async () => {
     const { result } = await run();
     const events = result.session.events;
-    const calls = events.filter((e): e is ToolCallEvent => e.type === 'tool/call');
-    const results = events.filter((e): e is ToolResultEvent => e.type === 'tool/result');
+    const calls = events.filter((e) => e.type === 'tool/call');
+    const results = events.filter((e) => e.type === 'tool/result');
     expect(calls.map((c) => [c.data.callId, c.data.name, c.data.arguments])).toEqual([
       ['call_read', 'read_note', '{"title":"groceries"}'],
       ['call_delete', 'delete_note', '{"title":"groceries"}'],
