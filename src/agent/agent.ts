@@ -23,7 +23,7 @@ import { HookBus, type Disposer, type HookName, type Listener, type ListenOption
 import type { LlmAdapter } from '../llm/adapter.js';
 import { AdapterRegistry } from '../llm/registry.js';
 import { normalizeStream } from '../llm/runtime.js';
-import { createAdapter, knownProviders, parseModelRef, resolveProvider } from '../llm/select.js';
+import { createAdapter, knownProviders, MissingCredentialError, ModelSelectionError, parseModelRef, resolveProvider } from '../llm/select.js';
 import type { LlmConfig } from '../llm/config.js';
 import '../llm/hooks.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -496,7 +496,18 @@ export function createAgent(opts: CreateAgentOptions): Agent {
   if (opts.retry !== false) agent.use(retryPolicy(opts.retry ?? {}));
   for (const p of opts.plugins ?? []) agent.use(p);
   if (!agent.adapters.get(model.provider) && knownProviders(opts.llmConfig).includes(model.provider)) {
-    agent.adapters.register(createAdapter(resolveProvider(model.provider, { config: opts.llmConfig })));
+    try {
+      agent.adapters.register(createAdapter(resolveProvider(model.provider, { config: opts.llmConfig })));
+    } catch (e) {
+      // A bare model name beside a passed-in adapter: the likely fix is the prefix, not a key.
+      const served = adapters.flatMap((a) => a.providers);
+      if (e instanceof MissingCredentialError && typeof opts.model === 'string' && !opts.model.includes(':') && served.length > 0) {
+        throw new ModelSelectionError(
+          `model ${JSON.stringify(opts.model)} has no provider prefix, so it goes to ${model.provider}, and ${e.message}; to use the adapter you passed, name its provider: ${JSON.stringify(`${served[0]}:${opts.model}`)}`,
+        );
+      }
+      throw e;
+    }
   }
   return agent;
 }

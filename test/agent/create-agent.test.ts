@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createAgent } from '../../src/agent/agent.js';
 import { loadJsonl } from '../../src/session/index.js';
+import { ScriptedAdapter } from '../../src/llm/scripted.js';
+import { ModelSelectionError } from '../../src/llm/select.js';
 import { main } from '../../examples/agent-quickstart.js';
 import { repoRoot } from '../support/shared.js';
 
@@ -26,6 +28,30 @@ describe('createAgent', () => {
         }
       })();
       if (!process.env.ANTHROPIC_API_KEY) expect(anthropic).toThrow(/ANTHROPIC_API_KEY/);
+    } finally {
+      if (saved === undefined) delete process.env.DEEPSEEK_API_KEY;
+      else process.env.DEEPSEEK_API_KEY = saved;
+    }
+  });
+
+  it('a bare model name beside a passed-in adapter, with no DeepSeek key: the error names the prefix to write', () => {
+    const saved = process.env.DEEPSEEK_API_KEY;
+    try {
+      delete process.env.DEEPSEEK_API_KEY;
+      let err: unknown;
+      try {
+        createAgent({ model: 'demo', adapters: new ScriptedAdapter([]) });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ModelSelectionError);
+      expect((err as ModelSelectionError).code).toBe('NO_ADAPTER');
+      expect((err as Error).message).toContain('model "demo" has no provider prefix, so it goes to deepseek');
+      expect((err as Error).message).toContain('DEEPSEEK_API_KEY is not set');
+      expect((err as Error).message).toContain('"scripted:demo"');
+      // With the prefix it works, and without an adapter the plain missing-key error stays.
+      expect(createAgent({ model: 'scripted:demo', adapters: new ScriptedAdapter([]) }).options.provider).toBe('scripted');
+      expect(() => createAgent({ model: 'demo' })).toThrow(/^DEEPSEEK_API_KEY is not set/);
     } finally {
       if (saved === undefined) delete process.env.DEEPSEEK_API_KEY;
       else process.env.DEEPSEEK_API_KEY = saved;
