@@ -3,10 +3,10 @@
  * real one, see below) calls a tool, reads the result and answers. Afterwards the session log
  * holds everything, and the model-visible history is derived from it.
  *
- *   npx tsx examples/agent-quickstart.ts      (or run it through the test suite)
+ * Run it through the test suite: npx vitest run test/agent/create-agent.test.ts
  */
 import { z } from 'zod';
-import { createAgent, ScriptedAdapter, textResponse, toolCallResponse, encodeJsonl } from 'dsh';
+import { createAgent, defineTool, ScriptedAdapter, textResponse, toolCallResponse, encodeJsonl } from 'dsh';
 
 export async function main(): Promise<string> {
   // With a real model: createAgent({ model: 'deepseek:deepseek-v4-flash', ... }) and
@@ -24,13 +24,14 @@ export async function main(): Promise<string> {
     adapters: model,
     system: 'You are a careful assistant. Use tools when they help.',
     tools: [
-      {
+      // defineTool types `execute`'s arguments from the zod schema.
+      defineTool({
         name: 'word_count',
         description: 'Count the words in a text.',
         parameters: z.object({ text: z.string() }),
         isConcurrencySafe: () => true,
-        execute: ({ text }: { text: string }) => String(text.split(/\s+/).filter(Boolean).length),
-      },
+        execute: ({ text }) => String(text.split(/\s+/).filter(Boolean).length),
+      }),
     ],
   });
 

@@ -3,7 +3,7 @@
  * that arrive from elsewhere, e.g. MCP servers); the model sees the JSON Schema, and the pipeline
  * validates the model's arguments against it before the tool runs (`INVALID_ARGS`, never a crash).
  */
-import type { ZodType } from 'zod';
+import type { output, ZodType } from 'zod';
 import type { CallId, ContentBlock, UserMessage } from '../model/message.js';
 import type { JsonObject, JsonValue } from '../model/json.js';
 import type { Session } from '../session/session.js';
@@ -54,6 +54,16 @@ export interface ToolDefinition<A = any> {
   timeoutMs?: number;
   /** What approval policy needs to know about this tool; absent means `effects: 'external'`. */
   permission?: ToolPermissionInfo<A>;
+}
+
+/**
+ * Declare a tool whose argument type comes from its zod schema. An object literal typed as a bare
+ * `ToolDefinition` defaults its arguments to `any`, so a typo in `execute` would go unnoticed;
+ * here `execute`, `isConcurrencySafe` and `permission.subject` see the schema's parsed output.
+ * Returns the definition unchanged.
+ */
+export function defineTool<S extends ZodType>(tool: Omit<ToolDefinition<output<S>>, 'parameters'> & { parameters: S }): ToolDefinition<output<S>> {
+  return tool as ToolDefinition<output<S>>;
 }
 
 /**
