@@ -29,7 +29,9 @@ export type CliErrorCode =
   /** An id prefix matches more than one stored session. */
   | 'AMBIGUOUS_SESSION'
   /** `--out` could not be written. */
-  | 'WRITE_FAILED';
+  | 'WRITE_FAILED'
+  /** `$DSH_HOME` (or `~/.dsh`) is not a directory, lies under a file, or cannot be created or written. */
+  | 'HOME_UNUSABLE';
 
 const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'NO_TASK']);
 

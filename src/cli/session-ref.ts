@@ -6,13 +6,17 @@
 import { existsSync } from 'node:fs';
 import { SessionStore, defaultRoot, type SessionInfo } from '../store/index.js';
 import { CliError } from './errors.js';
+import { checkSessionsRoot } from './home.js';
 import { STDIN } from './read-log.js';
 
 /** The shortest prefix accepted, so a stray short word never matches by accident. */
 export const MIN_PREFIX = 4;
 
+/** The store under `$DSH_HOME/sessions`; HOME_UNUSABLE when that path cannot be a directory. */
 export function storeFor(env: NodeJS.ProcessEnv): SessionStore {
-  return new SessionStore({ root: defaultRoot(env) });
+  const root = defaultRoot(env);
+  checkSessionsRoot(root, env);
+  return new SessionStore({ root });
 }
 
 /** The session `ref` names: an exact id first, then a unique prefix. */

@@ -17,6 +17,7 @@ import type { ApprovalHandler } from '../../tools/pipeline.js';
 import { CliError } from '../errors.js';
 import type { Io } from '../output.js';
 import { findSession, storeFor } from '../session-ref.js';
+import { checkSessionsRoot } from '../home.js';
 import { oneLine } from '../text.js';
 import { checkFlags, policyFlags, type AgentFlags } from './flags.js';
 
@@ -84,6 +85,7 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
   let session: Session;
   if (!store) session = Session.create({ header: { cwd } });
   else {
+    checkSessionsRoot(store.root, io.env, { create: true });
     stored = resume ? await store.open(resume.id) : await store.create({ cwd });
     session = stored.session;
   }

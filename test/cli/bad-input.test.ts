@@ -1,0 +1,60 @@
+/**
+ * Hostile and mistaken input across the commands: each ends with one precise line on stderr, the
+ * documented exit status and no stack trace.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runMain } from './support/inproc.js';
+import { builtBin } from './support/run.js';
+import { agentEnv, tempDir } from './support/agent.js';
+
+describe('DSH_HOME that cannot hold sessions', () => {
+  const homeIsFile = (): { home: string; cwd: string } => {
+    const dir = tempDir();
+    const home = join(dir, 'home');
+    writeFileSync(home, 'not a directory\n');
+    return { home, cwd: tempDir() };
+  };
+
+  it('a file as DSH_HOME is one line naming it, for every command that uses the store', async () => {
+    const { home, cwd } = homeIsFile();
+    const want = `dsh: DSH_HOME (${home}) cannot be used: ${home} is not a directory; point DSH_HOME at a directory [HOME_UNUSABLE]\n`;
+    const env = agentEnv('http://127.0.0.1:9', home);
+    for (const argv of [
+      ['sessions'],
+      ['sessions', 'path', 'abcd'],
+      ['log', 'show', 'abcd'],
+      ['replay', 'abcd'],
+      ['run', '--cwd', cwd, 'hi'],
+      ['run', '--cwd', cwd, '--continue', 'hi'],
+    ]) {
+      const r = await runMain(argv, env);
+      expect(r.stderr, argv.join(' ')).toBe(want);
+      expect(r.code, argv.join(' ')).toBe(1);
+    }
+  });
+
+  it('a DSH_HOME under a file names the file', async () => {
+    const { home, cwd } = homeIsFile();
+    const r = await runMain(['run', '--cwd', cwd, 'hi'], agentEnv('http://127.0.0.1:9', join(home, 'sub')));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`dsh: DSH_HOME (${join(home, 'sub')}) cannot be used: ${home} is not a directory; point DSH_HOME at a directory [HOME_UNUSABLE]\n`);
+  });
+
+  it('a DSH_HOME that cannot be created fails before the model is called', () => {
+    // /proc refuses new entries (and sends Node's recursive mkdir into an endless loop).
+    if (!existsSync('/proc/self')) return;
+    // A child with a deadline, so a regression fails instead of hanging the suite.
+    const cwd = tempDir();
+    const r = spawnSync(process.execPath, [builtBin(), 'run', '--cwd', cwd, 'hi'], {
+      env: { ...process.env, ...agentEnv('http://127.0.0.1:9', '/proc/dsh-no-such-home') },
+      input: '',
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^dsh: DSH_HOME \(\/proc\/dsh-no-such-home\) cannot be used: cannot create \/proc\/dsh-no-such-home: \w+ \[HOME_UNUSABLE\]\n$/);
+  });
+});
