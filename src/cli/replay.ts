@@ -18,7 +18,7 @@ import { permissions } from '../tools/permissions/plugin.js';
 import type { Plugin } from '../agent/agent.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io } from './output.js';
-import { readLogText, STDIN, displayName } from './read-log.js';
+import { readLog, STDIN, displayName } from './read-log.js';
 import { resolveLogArg } from './session-ref.js';
 import { workspaceDir } from './agent/start.js';
 import { LiveRenderer } from './agent/render.js';
@@ -71,7 +71,8 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   if (opts.out !== undefined && path !== STDIN && resolve(opts.out) === resolve(path)) {
     throw new CliError('USAGE', '--out names the recording itself; write the replayed log somewhere else');
   }
-  const text = readLogText(path);
+  // Loaded here rather than by the harness, so a log that does not load is named by its file.
+  const recording = readLog(path).session;
   const cwd = opts.liveTools ? workspaceDir(opts.cwd) : process.cwd();
 
   const plugins: Plugin[] = [];
@@ -85,7 +86,7 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
     // The built-in tools in the default sandbox; nobody can approve, so what would ask is refused.
     plugins.unshift(codingTools(), permissions({ sandbox: 'workspace-write', approval: 'ask' }));
   }
-  const r = await replaySession(text, options);
+  const r = await replaySession(recording, options);
   await r.agent.dispose();
   const ok = r.comparison.matches && !(opts.strict && r.divergences.length > 0);
   if (opts.out !== undefined) {

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './support/inproc.js';
 import { builtBin } from './support/run.js';
+import { exampleLines, scratch } from './support/files.js';
 import { agentEnv, tempDir } from './support/agent.js';
+
+const file = scratch();
 
 describe('DSH_HOME that cannot hold sessions', () => {
   const homeIsFile = (): { home: string; cwd: string } => {
@@ -56,5 +59,18 @@ describe('DSH_HOME that cannot hold sessions', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^dsh: DSH_HOME \(\/proc\/dsh-no-such-home\) cannot be used: cannot create \/proc\/dsh-no-such-home: \w+ \[HOME_UNUSABLE\]\n$/);
+  });
+});
+
+describe('dsh replay of a log that does not load', () => {
+  it('names the file and line, like dsh log does', async () => {
+    const lines = exampleLines();
+    lines[29] = '{not json';
+    const path = file('corrupt-line-30.jsonl', `${lines.join('\n')}\n`);
+    const r = await runMain(['replay', path], {});
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')).toHaveLength(2);
+    expect(r.stderr).toMatch(new RegExp(`^dsh: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:30: error CORRUPT_LOG \\(rule storage\\): `));
   });
 });
