@@ -9,8 +9,8 @@
  * recorded calls (writes, shell commands) really happen there, inside the default sandbox, and a
  * call that would need approval is refused as in any headless run.
  */
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { replaySession, type ReplayResult, type ReplaySessionOptions } from '../replay/harness.js';
 import { encodeJsonl } from '../session/index.js';
 import { codingTools } from '../tools/coding-tools.js';
@@ -62,6 +62,27 @@ function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io)
   out.line(ok ? out.style('green', 'replay: ok') : out.style('red', `replay: FAILED${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
 }
 
+/** `--out` is checked before the replay runs, so a bad path does not cost a whole replay. */
+function checkOut(out: string): void {
+  const fail = (why: string, cause?: unknown): CliError => new CliError('WRITE_FAILED', `--out: ${why}`, { file: out, cause });
+  let st;
+  try {
+    st = statSync(out);
+  } catch {
+    st = undefined;
+  }
+  if (st?.isDirectory()) throw fail('is a directory; name a file to write the replayed log to');
+  const dir = dirname(resolve(out));
+  try {
+    if (!statSync(dir).isDirectory()) throw fail(`${dir} is not a directory`);
+    accessSync(st ? out : dir, constants.W_OK);
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw fail(code === 'ENOENT' || code === 'ENOTDIR' ? `no such directory ${dir}` : `cannot write there (${code ?? (e as Error).message})`, e);
+  }
+}
+
 export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promise<number> {
   if (opts.liveTools && opts.cwd === undefined) {
     throw new CliError('USAGE', '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR');
@@ -71,6 +92,7 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   if (opts.out !== undefined && path !== STDIN && resolve(opts.out) === resolve(path)) {
     throw new CliError('USAGE', '--out names the recording itself; write the replayed log somewhere else');
   }
+  if (opts.out !== undefined) checkOut(opts.out);
   // Loaded here rather than by the harness, so a log that does not load is named by its file.
   const recording = readLog(path).session;
   const cwd = opts.liveTools ? workspaceDir(opts.cwd) : process.cwd();

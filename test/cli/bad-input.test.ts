@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './support/inproc.js';
 import { builtBin } from './support/run.js';
-import { exampleLines, scratch } from './support/files.js';
+import { exampleLines, examplePath, scratch } from './support/files.js';
 import { agentEnv, tempDir } from './support/agent.js';
 
 const file = scratch();
@@ -72,5 +72,21 @@ describe('dsh replay of a log that does not load', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')).toHaveLength(2);
     expect(r.stderr).toMatch(new RegExp(`^dsh: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:30: error CORRUPT_LOG \\(rule storage\\): `));
+  });
+});
+
+describe('dsh replay --out that cannot be written', () => {
+  it('fails before the replay runs, naming the flag and the path', async () => {
+    const dir = tempDir();
+    const cases: [string, string][] = [
+      [dir, 'is a directory; name a file to write the replayed log to'],
+      [join(dir, 'missing', 'out.jsonl'), `no such directory ${join(dir, 'missing')}`],
+    ];
+    for (const [out, why] of cases) {
+      const r = await runMain(['replay', '--out', out, examplePath], {});
+      expect(r.code, out).toBe(1);
+      expect(r.stdout, out).toBe('');
+      expect(r.stderr, out).toBe(`dsh: ${out}: --out: ${why} [WRITE_FAILED]\n`);
+    }
   });
 });
