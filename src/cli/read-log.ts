@@ -4,7 +4,7 @@
  * then the library loads it with `{{token}}` placeholders reported as warnings, as dsh's
  * tokenised fixtures need.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { loadJsonl, type LoadedLog } from '../session/index.js';
 import { CliError } from './errors.js';
 
@@ -34,26 +34,63 @@ function fsError(e: unknown, path: string): CliError {
   }
 }
 
+/**
+ * Offset of a NUL that marks the bytes as binary, or -1. A crash can leave NUL padding in a torn
+ * tail, which the decoder reports as such; so a NUL means binary only on the header line, or near
+ * the start of a file that is not JSON at all. `head` is the start of the file (8 KiB is enough).
+ */
+function binaryAt(head: Buffer): number {
+  const nl = head.indexOf(10);
+  const firstLineNul = head.subarray(0, nl < 0 ? head.length : nl).indexOf(0);
+  return firstLineNul >= 0 ? firstLineNul : head[0] !== 0x7b ? head.indexOf(0) : -1;
+}
+
+const HEAD = 8192;
+
+function refuseBytes(head: Buffer, file: string): void {
+  if (head.length === 0) throw new CliError('EMPTY_FILE', 'the file is empty; a dsh log starts with a session header line', { file });
+  const nul = binaryAt(head);
+  if (nul >= 0) throw new CliError('BINARY_FILE', `binary data (a NUL byte at offset ${nul}), not a JSONL session log`, { file });
+}
+
+function refuseDirectory(path: string, file: string): void {
+  if (statSync(path).isDirectory()) {
+    throw new CliError('NOT_A_FILE', 'is a directory; pass the log files inside it (e.g. dir/*.jsonl)', { file });
+  }
+}
+
+/**
+ * The file-level refusals of `readLogText` (missing, directory, unreadable, empty, binary) from
+ * the first bytes only, for commands that read the file themselves (the viewer follows it).
+ */
+export function checkLogFile(path: string): void {
+  const head = Buffer.alloc(HEAD);
+  let n: number;
+  try {
+    refuseDirectory(path, path);
+    const fd = openSync(path, 'r');
+    try {
+      n = readSync(fd, head, 0, HEAD, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw e instanceof CliError ? e : fsError(e, path);
+  }
+  refuseBytes(head.subarray(0, n), path);
+}
+
 /** The file's text, or a `CliError` saying in one line why it is not a log we can read. */
 export function readLogText(path: string): string {
   const file = displayName(path);
   let buf: Buffer;
   try {
-    if (path !== STDIN && statSync(path).isDirectory()) {
-      throw new CliError('NOT_A_FILE', 'is a directory; pass the log files inside it (e.g. dir/*.jsonl)', { file });
-    }
+    if (path !== STDIN) refuseDirectory(path, file);
     buf = readFileSync(path === STDIN ? 0 : path);
   } catch (e) {
     throw e instanceof CliError ? e : fsError(e, path);
   }
-  if (buf.length === 0) throw new CliError('EMPTY_FILE', 'the file is empty; a dsh log starts with a session header line', { file });
-  // A crash can leave NUL padding in a torn tail, which the decoder reports as such; so a NUL
-  // means binary only on the header line, or near the start of a file that is not JSON at all.
-  const nl = buf.indexOf(10);
-  const head = buf.subarray(0, 8192);
-  const firstLineNul = head.subarray(0, nl < 0 ? head.length : nl).indexOf(0);
-  const nul = firstLineNul >= 0 ? firstLineNul : buf[0] !== 0x7b ? head.indexOf(0) : -1;
-  if (nul >= 0) throw new CliError('BINARY_FILE', `binary data (a NUL byte at offset ${nul}), not a JSONL session log`, { file });
+  refuseBytes(buf.subarray(0, HEAD), file);
   try {
     return buf.toString('utf8');
   } catch (e) {

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { startViewer } from '../viewer/index.js';
 import type { Io } from './output.js';
 import { resolveLogArg } from './session-ref.js';
-import { EXIT_OK } from './errors.js';
+import { CliError, EXIT_OK } from './errors.js';
+import { checkLogFile, STDIN } from './read-log.js';
 
 export interface ViewOptions {
   port?: number;
@@ -27,7 +28,10 @@ function openInBrowser(url: string): void {
 }
 
 export async function runView(arg: string, opts: ViewOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
+  if (arg === STDIN) throw new CliError('USAGE', 'dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first');
   const path = await resolveLogArg(arg, io.env);
+  // The file-level refusals every other command makes, in the same words, before a server starts.
+  checkLogFile(path);
   const viewer = await startViewer({ source: path, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
   io.out.line(viewer.url);
   io.out.flush();

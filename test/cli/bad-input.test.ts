@@ -90,3 +90,26 @@ describe('dsh replay --out that cannot be written', () => {
     }
   });
 });
+
+describe('dsh view of something that is not a log file', () => {
+  it('refuses it as dsh log does, before a server starts', async () => {
+    const dir = tempDir();
+    const garbage = Buffer.alloc(64, 0x41);
+    garbage[10] = 0;
+    const cases: [string, string][] = [
+      [join(dir, 'missing.jsonl'), 'no such file [FILE_NOT_FOUND]'],
+      [dir, 'is a directory; pass the log files inside it (e.g. dir/*.jsonl) [NOT_A_FILE]'],
+      [file('empty.jsonl', ''), 'the file is empty; a dsh log starts with a session header line [EMPTY_FILE]'],
+      [file('garbage.bin', garbage), 'binary data (a NUL byte at offset 10), not a JSONL session log [BINARY_FILE]'],
+    ];
+    for (const [path, why] of cases) {
+      const r = await runMain(['view', path], {});
+      expect(r.code, path).toBe(1);
+      expect(r.stdout, path).toBe('');
+      expect(r.stderr, path).toBe(`dsh: ${path}: ${why}\n`);
+    }
+    const stdin = await runMain(['view', '-'], {});
+    expect(stdin.code).toBe(2);
+    expect(stdin.stderr).toBe('dsh: dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first [USAGE]\n');
+  });
+});
