@@ -113,3 +113,19 @@ describe('dsh view of something that is not a log file', () => {
     expect(stdin.stderr).toBe('dsh: dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first [USAGE]\n');
   });
 });
+
+describe('dsh log export with a bad endpoint or header', () => {
+  it('is a usage error naming the flag, decided before the log is read', async () => {
+    const missing = join(tempDir(), 'missing.jsonl');
+    const cases: [string[], string][] = [
+      [['--otlp', 'notaurl'], "dsh: error: option '--otlp <url>' argument 'notaurl' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n"],
+      [['--otlp', 'ftp://host/v1/traces'], "dsh: error: option '--otlp <url>' argument 'ftp://host/v1/traces' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n"],
+      [['--otlp', 'http://127.0.0.1:9/v1/traces', '-H', 'nonsense'], "dsh: error: option '-H, --header <name=value>' argument 'nonsense' is invalid. expected NAME=VALUE (add --help for usage)\n"],
+    ];
+    for (const [flags, want] of cases) {
+      const r = await runMain(['log', 'export', ...flags, missing], {});
+      expect(r.stderr, flags.join(' ')).toBe(want);
+      expect(r.code, flags.join(' ')).toBe(2);
+    }
+  });
+});

@@ -17,6 +17,18 @@ function integer(min: number, what: string): (value: string) => number {
   };
 }
 
+/** Checked when parsed, so a bad endpoint is a usage error naming the flag, before the log is read. */
+function httpUrl(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:4318/v1/traces');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:4318/v1/traces');
+  return value;
+}
+
 export function registerLog(program: Command, io: Io, setExit: SetExit): void {
   const log = program
     .command('log')
@@ -83,8 +95,11 @@ Examples:
     .command('export')
     .description('send the session as OpenTelemetry GenAI traces (one per turn) to an OTLP/HTTP endpoint')
     .argument('<file>', 'session log file (.jsonl) or stored session id')
-    .requiredOption('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces')
-    .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', (v: string, prev: string[] = []) => [...prev, v])
+    .requiredOption('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces', httpUrl)
+    .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', (v: string, prev: string[] = []) => {
+      if (v.indexOf('=') <= 0) throw new InvalidArgumentError('expected NAME=VALUE');
+      return [...prev, v];
+    })
     .option('--content <mode>', 'none (default) or full: also send prompts, completions and tool data, size-capped', (v: string) => {
       if (v !== 'none' && v !== 'full') throw new InvalidArgumentError('expected none or full');
       return v;
