@@ -8,7 +8,7 @@
  */
 import { open } from 'node:fs/promises';
 import type { SessionInfo } from '../store/index.js';
-import { EXIT_OK } from './errors.js';
+import { CliError, EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
 import { findSession, storeFor } from './session-ref.js';
 import { workspaceDir } from './agent/start.js';
@@ -122,6 +122,7 @@ function humanTime(ms: number): string {
 }
 
 export async function runSessionsList(opts: ListOptions, io: Io): Promise<number> {
+  if (opts.all && opts.cwd !== undefined) throw new CliError('USAGE', '--all lists every workspace and --cwd names one; give one of them');
   const store = storeFor(io.env);
   const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
   const { sessions, problems } = await store.list();

@@ -129,3 +129,18 @@ describe('dsh log export with a bad endpoint or header', () => {
     }
   });
 });
+
+describe('options that cannot go together', () => {
+  it('are a usage error naming both, not one silently ignored', async () => {
+    const cases: [string[], string][] = [
+      [['sessions', 'list', '--all', '--cwd', tempDir()], 'dsh: --all lists every workspace and --cwd names one; give one of them [USAGE]\n'],
+      [['log', 'messages', '--json', '--brief', examplePath], 'dsh: --json prints the exact message objects and --brief a short text view; give one of them [USAGE]\n'],
+    ];
+    for (const [argv, want] of cases) {
+      const r = await runMain(argv, { DSH_HOME: tempDir() });
+      expect(r.stderr, argv.join(' ')).toBe(want);
+      expect(r.stdout, argv.join(' ')).toBe('');
+      expect(r.code, argv.join(' ')).toBe(2);
+    }
+  });
+});

@@ -67,6 +67,7 @@ function renderHuman(messages: readonly Message[], seqs: Map<Message, number>, a
 }
 
 export function runMessages(path: string, opts: MessagesOptions, io: Io): number {
+  if (opts.json && opts.brief) throw new CliError('USAGE', '--json prints the exact message objects and --brief a short text view; give one of them');
   const log = readLog(path);
   const events = log.session.events;
   // The end-of-seed marker the loader appends is not part of the file and changes no history.
