@@ -54,8 +54,9 @@ Examples:
       `
 Each line is a prompt; a line typed while the agent works steers it (it enters at the next step).
 Ctrl-C cancels the running turn; Ctrl-C at an idle prompt, Ctrl-D or /exit leaves.
-Slash commands: /help, /exit, /cancel, /session, /fork [SEQ], /model provider:model.
-Exit status: 0 when you leave; 1 when it cannot start; 143 after SIGTERM.`,
+Slash commands: /help, /session, /cancel, /compact, /fork [SEQ], /model provider:model, /exit (or /quit).
+Exit status: 0 when you leave; 1 when it cannot start (config, missing API key, session); 2 usage
+error; 130 after a second Ctrl-C while a turn winds down; 143 after SIGTERM.`,
     )
     .action(async (opts: ChatOptions) => {
       const { runChat } = await import('./chat/index.js');
@@ -145,6 +146,7 @@ export function registerConfig(program: Command, io: Io, setExit: SetExit): void
     .description('print the config files read, the effective config (secrets masked) and the selected model')
     .option('--json', 'print one JSON document')
     .option('-c, --config <file>', 'also read this config file (after the user and project files)')
+    .option('-m, --model <provider:model>', 'report this model instead of the one DSH_MODEL or the config selects (as dsh run --model)')
     .addHelpText(
       'after',
       `

@@ -11,6 +11,7 @@ import { EXIT_OK } from './errors.js';
 export interface ConfigShowOptions {
   json?: boolean;
   config?: string;
+  model?: string;
   cwd?: string;
 }
 
@@ -43,7 +44,7 @@ function modelReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, explicit?: st
 export function runConfigShow(opts: ConfigShowOptions, io: Io): number {
   const cwd = opts.cwd ?? process.cwd();
   const loaded = loadConfig({ cwd, env: io.env, ...(opts.config !== undefined ? { file: opts.config } : {}) });
-  const model = modelReport(loaded, io.env);
+  const model = modelReport(loaded, io.env, opts.model);
   const locations = configLocations(cwd, io.env);
   if (opts.json) {
     io.out.line(JSON.stringify({ locations, sources: loaded.sources, warnings: loaded.warnings, model, config: redactConfig(loaded.config) }, null, 2));

@@ -144,3 +144,23 @@ describe('options that cannot go together', () => {
     }
   });
 });
+
+describe('--help says what the command does', () => {
+  it('chat lists every slash command and every exit status', async () => {
+    const r = await runMain(['chat', '--help'], {});
+    expect(r.code).toBe(0);
+    for (const c of ['/help', '/session', '/cancel', '/compact', '/fork [SEQ]', '/model provider:model', '/exit', '/quit']) expect(r.stdout, c).toContain(c);
+    expect(r.stdout).toMatch(/2 usage\s+error; 130 after a second Ctrl-C/);
+  });
+
+  it('config show has the --model its help promises, and reports that model', async () => {
+    const help = await runMain(['config', 'show', '--help'], {});
+    expect(help.stdout).toContain('The model comes from --model');
+    expect(help.stdout).toContain('-m, --model <provider:model>');
+    const home = tempDir();
+    const r = await runMain(['config', '--json', '--model', 'openai:gpt-test'], { DSH_HOME: home });
+    expect(r.code, r.stderr).toBe(0);
+    const model = (JSON.parse(r.stdout) as { model: { ref: string; from: string } }).model;
+    expect(model).toMatchObject({ ref: 'openai:gpt-test', from: '--model' });
+  });
+});
