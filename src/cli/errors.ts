@@ -31,7 +31,9 @@ export type CliErrorCode =
   /** `--out` could not be written. */
   | 'WRITE_FAILED'
   /** `$DSH_HOME` (or `~/.dsh`) is not a directory, lies under a file, or cannot be created or written. */
-  | 'HOME_UNUSABLE';
+  | 'HOME_UNUSABLE'
+  /** `dsh view --port N`: the port is taken or needs privileges. */
+  | 'PORT_UNAVAILABLE';
 
 const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'NO_TASK']);
 

@@ -32,7 +32,17 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
   const path = await resolveLogArg(arg, io.env);
   // The file-level refusals every other command makes, in the same words, before a server starts.
   checkLogFile(path);
-  const viewer = await startViewer({ source: path, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
+  let viewer: Awaited<ReturnType<typeof startViewer>>;
+  try {
+    viewer = await startViewer({ source: path, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (opts.port !== undefined && (code === 'EADDRINUSE' || code === 'EACCES')) {
+      const why = code === 'EADDRINUSE' ? 'is in use' : 'needs privileges to listen on';
+      throw new CliError('PORT_UNAVAILABLE', `--port ${opts.port}: 127.0.0.1:${opts.port} ${why}; pick another port, or leave --port out for any free one`, { cause: e });
+    }
+    throw e;
+  }
   io.out.line(viewer.url);
   io.out.flush();
   io.err.line('viewing on 127.0.0.1 only; the address holds a one-time token. Ctrl-C stops the viewer.');

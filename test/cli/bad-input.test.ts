@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './support/inproc.js';
@@ -162,5 +163,21 @@ describe('--help says what the command does', () => {
     expect(r.code, r.stderr).toBe(0);
     const model = (JSON.parse(r.stdout) as { model: { ref: string; from: string } }).model;
     expect(model).toMatchObject({ ref: 'openai:gpt-test', from: '--model' });
+  });
+});
+
+describe('dsh view --port that is taken', () => {
+  it('names the flag and the port', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const r = await runMain(['view', '--port', String(port), examplePath], {});
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`dsh: --port ${port}: 127.0.0.1:${port} is in use; pick another port, or leave --port out for any free one [PORT_UNAVAILABLE]\n`);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });
