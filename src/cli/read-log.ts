@@ -5,7 +5,7 @@
  * tokenised fixtures need.
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { loadJsonl, type LoadedLog } from '../session/index.js';
+import { loadJsonl, loadJsonlFile, SessionError, type LoadedLog } from '../session/index.js';
 import { CliError } from './errors.js';
 
 /** `-` reads standard input. */
@@ -28,7 +28,7 @@ function fsError(e: unknown, path: string): CliError {
     case 'EPERM':
       return new CliError('FILE_UNREADABLE', 'permission denied', { file, cause: e });
     case 'ERR_FS_FILE_TOO_LARGE':
-      return new CliError('FILE_TOO_LARGE', 'file is too large to read into memory (over 2 GiB)', { file, cause: e });
+      return new CliError('FILE_TOO_LARGE', 'file is too large to read into memory at once (over 2 GiB)', { file, cause: e });
     default:
       return new CliError('FILE_UNREADABLE', `cannot read it (${code ?? (e as Error).message})`, { file, cause: e });
   }
@@ -94,7 +94,7 @@ export function readLogText(path: string): string {
   try {
     return buf.toString('utf8');
   } catch (e) {
-    throw new CliError('FILE_TOO_LARGE', 'file is too large to decode as one string', { file, cause: e });
+    throw new CliError('FILE_TOO_LARGE', 'file is too large to decode as one string (over about 512 MiB)', { file, cause: e });
   }
 }
 
@@ -108,7 +108,19 @@ export function loadLogText(text: string, file: string): CliLog {
   return { ...loadJsonl(text, { file, placeholders: 'warn' }), file };
 }
 
+/**
+ * Load a log for a command. A file is streamed (`loadJsonlFile`): it never needs the whole text
+ * in memory, so a log of any size loads, in the session's memory alone. Standard input is read
+ * whole.
+ */
 export function readLog(path: string): CliLog {
-  const file = displayName(path);
-  return loadLogText(readLogText(path), file);
+  if (path === STDIN) return loadLogText(readLogText(path), displayName(path));
+  checkLogFile(path);
+  try {
+    return { ...loadJsonlFile(path, { file: path, placeholders: 'warn' }), file: path };
+  } catch (e) {
+    // The file can vanish or fail between the check and the read: still one line.
+    if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
+    throw e;
+  }
 }

@@ -101,3 +101,27 @@ describeShared('dsh log … on the real dsh logs', () => {
     });
   });
 });
+
+describeShared('the CLI streams log files', () => {
+  it('readLog (streamed) gives exactly what loading the whole text gives, on every real log: events, warnings, verdicts', async () => {
+    const { readLog, loadLogText } = await import('../../src/cli/read-log.js');
+    const outcome = (f: () => { session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number }): unknown => {
+      try {
+        const l = f();
+        // The end-seed marker carries the load's clock time; everything else must be identical.
+        return { events: JSON.stringify(l.session.events.filter((e) => (e as { type: string }).type !== 'session/end-seed')), warnings: l.warnings, rowCount: l.rowCount, eventCount: l.eventCount };
+      } catch (e) {
+        return { error: (e as Error).message, code: (e as { code?: unknown }).code };
+      }
+    };
+    let refused = 0;
+    for (const n of names) {
+      const path = logPath(n);
+      const whole = outcome(() => loadLogText(readFileSync(path, 'utf8'), path));
+      const streamed = outcome(() => readLog(path));
+      expect(streamed, n).toEqual(whole);
+      if ((whole as { error?: string }).error !== undefined) refused++;
+    }
+    expect(refused).toBe(10);
+  });
+});
