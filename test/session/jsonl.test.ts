@@ -106,6 +106,7 @@ describe('torn tail versus corruption', () => {
     lines.splice(9, 0, '{"type":"step/st');
     const loaded = loadJsonl(text(lines));
     expect(loaded.tornTail).toMatchObject({ line: 10, droppedLines: 3 });
+    expect(loaded.warnings.find((w) => w.code === 'TORN_TAIL')!.message).toContain('it and the 2 line(s) after it were not loaded (no later line records a turn/end');
     expect(loaded.eventCount).toBe(10);
     expect(loaded.repaired.map((d) => d.type)).toEqual(['turn/end']);
   });

@@ -238,7 +238,7 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
     warnings.push({
       code: 'TORN_TAIL',
       line,
-      message: `torn tail at line ${line}: ${why}; ${droppedLines} line(s) after the last committed turn/end were not loaded`,
+      message: `torn tail at line ${line}: ${why}; it and the ${droppedLines - 1} line(s) after it were not loaded (no later line records a turn/end, so none of them was committed)`,
     });
   };
 
