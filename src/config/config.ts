@@ -118,7 +118,9 @@ export function readConfigFile(file: string): DshConfig | undefined {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError('CONFIG_UNREADABLE', `${file}: cannot read: ${(e as Error).message}`, file);
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR' ? 'it is a directory, not a JSON file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+    throw new ConfigError('CONFIG_UNREADABLE', `${file}: cannot read: ${why}`, file);
   }
   return parseConfig(text, file);
 }

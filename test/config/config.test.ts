@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, mergeConfig, parseConfig, redactConfig } from '../../src/config/index.js';
+import { ConfigError, loadConfig, mergeConfig, parseConfig, readConfigFile, redactConfig } from '../../src/config/index.js';
 import { runMain } from '../cli/support/inproc.js';
 
 function workspace(user?: unknown, project?: unknown): { home: string; cwd: string; env: Record<string, string> } {
@@ -51,6 +51,23 @@ describe('parseConfig', () => {
     expect(() => parseConfig('{"sandbox":{"mode":"yolo"}}', 'c.json')).toThrow(/\$\.sandbox\.mode/);
     expect(() => parseConfig('{"permissions":{"allow":["bash(unclosed"]}}', 'c.json')).toThrow(/\$\.permissions\.allow\[0\]/);
     expect(() => parseConfig('{"modle":"typo"}', 'c.json')).toThrow(/modle/);
+  });
+});
+
+describe('readConfigFile', () => {
+  it('a directory where the file belongs: CONFIG_UNREADABLE in words, not the errno text', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-config-dir-'));
+    const file = join(dir, 'config.json');
+    mkdirSync(file);
+    let err: unknown;
+    try {
+      readConfigFile(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).code).toBe('CONFIG_UNREADABLE');
+    expect((err as Error).message).toBe(`${file}: cannot read: it is a directory, not a JSON file`);
   });
 });
 
