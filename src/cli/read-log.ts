@@ -80,6 +80,14 @@ export function checkLogFile(path: string): void {
   refuseBytes(head.subarray(0, n), path);
 }
 
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true; // let the regular path name the problem
+  }
+}
+
 /** The file's text, or a `CliError` saying in one line why it is not a log we can read. */
 export function readLogText(path: string): string {
   const file = displayName(path);
@@ -109,12 +117,13 @@ export function loadLogText(text: string, file: string): CliLog {
 }
 
 /**
- * Load a log for a command. A file is streamed (`loadJsonlFile`): it never needs the whole text
- * in memory, so a log of any size loads, in the session's memory alone. Standard input is read
- * whole.
+ * Load a log for a command. A regular file is streamed (`loadJsonlFile`): it never needs the
+ * whole text in memory, so a log of any size loads, in the session's memory alone. Standard input
+ * and other pipes are read whole, once.
  */
 export function readLog(path: string): CliLog {
-  if (path === STDIN) return loadLogText(readLogText(path), displayName(path));
+  // Pipes (`-`, `<(…)`) and other special files can be read only once: read them whole.
+  if (path === STDIN || !isRegularFile(path)) return loadLogText(readLogText(path), displayName(path));
   checkLogFile(path);
   try {
     return { ...loadJsonlFile(path, { file: path, placeholders: 'warn' }), file: path };

@@ -2,7 +2,9 @@
  * `dsh log check`: verdicts, exit codes, and problems located by file, line, seq and rule, on the
  * example log and on inputs broken in each way the brief lists.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examplePath, exampleLines, exampleText, lineOf, scratch } from './support/files.js';
@@ -53,6 +55,24 @@ describe('dsh log check on the example', () => {
     const r = await dshProcess(['log', 'check', '-'], { input: exampleText() });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^<stdin>: ok · /);
+  });
+
+  it('reads a named pipe (as from <(…)) once, whole, rather than streaming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-fifo-'));
+    try {
+      const fifo = join(dir, 'log.fifo');
+      execFileSync('mkfifo', [fifo]);
+      // The writer blocks until the CLI opens the pipe; a second open would find it drained.
+      const writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', examplePath, fifo], { stdio: 'ignore' });
+      const written = new Promise((resolve) => writer.on('exit', resolve));
+      const r = await dshProcess(['log', 'check', fifo]);
+      expect(await written).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/log\.fifo: ok · \d+ events/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
