@@ -68,6 +68,9 @@ export function checkLogFile(path: string): void {
   let n: number;
   try {
     refuseDirectory(path, path);
+    if (!statSync(path).isFile()) {
+      throw new CliError('NOT_A_FILE', 'is a pipe or device, not a regular file; save the log to a file first', { file: path });
+    }
     const fd = openSync(path, 'r');
     try {
       n = readSync(fd, head, 0, HEAD, 0);

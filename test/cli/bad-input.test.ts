@@ -102,6 +102,7 @@ describe('dsh view of something that is not a log file', () => {
       [dir, 'is a directory; pass the log files inside it (e.g. dir/*.jsonl) [NOT_A_FILE]'],
       [file('empty.jsonl', ''), 'the file is empty; a dsh log starts with a session header line [EMPTY_FILE]'],
       [file('garbage.bin', garbage), 'binary data (a NUL byte at offset 10), not a JSONL session log [BINARY_FILE]'],
+      ['/dev/null', 'is a pipe or device, not a regular file; save the log to a file first [NOT_A_FILE]'],
     ];
     for (const [path, why] of cases) {
       const r = await runMain(['view', path], {});
