@@ -113,7 +113,7 @@ Examples:
       setExit(await runView(log, opts, io));
     });
 
-  const sessions = program.command('sessions').description('stored sessions under $DSH_HOME/sessions');
+  const sessions = refuseUnknownSubcommand(program.command('sessions').description('stored sessions under $DSH_HOME/sessions'));
   sessions
     .command('list', { isDefault: true })
     .description("list this workspace's sessions, newest first (reads only each log's header and ends)")
@@ -139,8 +139,22 @@ Examples:
     });
 }
 
+/**
+ * A group with a default subcommand hands commander every word it does not know as an argument
+ * of the default (`dsh sessions bogus` would read "too many arguments for 'list'"). Name the
+ * unknown word and the group's commands instead; options still go to the default.
+ */
+function refuseUnknownSubcommand(group: Command): Command {
+  return group.hook('preSubcommand', (self, sub) => {
+    // A known name is dispatched to itself; only an unknown word reaches the default.
+    const first = self.args[0];
+    if (first === undefined || first.startsWith('-') || first === sub.name()) return;
+    self.error(`unknown command '${self.name()} ${first}': use one of ${self.commands.map((c) => c.name()).join(', ')}`, { exitCode: 2, code: 'commander.unknownCommand' });
+  });
+}
+
 export function registerConfig(program: Command, io: Io, setExit: SetExit): void {
-  const config = program.command('config').description('show where configuration comes from and what it resolves to');
+  const config = refuseUnknownSubcommand(program.command('config').description('show where configuration comes from and what it resolves to'));
   config
     .command('show', { isDefault: true })
     .description('print the config files read, the effective config (secrets masked) and the selected model')

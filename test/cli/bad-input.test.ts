@@ -182,3 +182,23 @@ describe('dsh view --port that is taken', () => {
     }
   });
 });
+
+describe('an unknown word after a command group with a default subcommand', () => {
+  it('names the word and the group\'s commands, exit 2, rather than blaming the default', async () => {
+    for (const [argv, want] of [
+      [['sessions', 'bogus'], "dsh: unknown command 'sessions bogus': use one of list, path (add --help for usage)\n"],
+      [['config', 'bogus'], "dsh: unknown command 'config bogus': use one of show (add --help for usage)\n"],
+    ] as const) {
+      const r = await runMain([...argv], {});
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(want);
+    }
+    // Options and the known subcommands still reach their commands.
+    const list = await runMain(['sessions', '--all', '--json'], { DSH_HOME: tempDir() });
+    expect(list.stderr).toBe('');
+    expect(list.code).toBe(0);
+    expect(Array.isArray(JSON.parse(list.stdout))).toBe(true);
+  });
+});
+
