@@ -130,6 +130,28 @@ describe('loadJsonlFile (streamed)', () => {
       expect(b.eventCount).toBe(a.eventCount);
     }
   });
+  it('a line many read chunks long (a big tool result) costs linear time, as from the text', () => {
+    // 64 MiB on one line: the streamed read used to rescan and recopy the unfinished line on
+    // every 1 MiB read (about 8 s here, quadratic), where loading the text takes well under 1 s.
+    const s = newSession();
+    openStep(s, 1);
+    s.append('user/message', userMsg('u1', 'x'.repeat(64 << 20)), { surfaceOp: 'append' });
+    s.append('step/end', { turn: 1, step: 1 });
+    s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
+    const text = encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events).replace(/\n/g, '\r\n');
+    const path = join(dir, 'long-line.jsonl');
+    writeFileSync(path, text);
+    let t = performance.now();
+    const a = loadJsonl(text, { file: path, clock: () => 0 });
+    const whole = performance.now() - t;
+    t = performance.now();
+    const b = loadJsonlFile(path, { clock: () => 0 });
+    const streamedMs = performance.now() - t;
+    expect(b.session.length).toBe(a.session.length);
+    expect(JSON.stringify(b.session.events) === JSON.stringify(a.session.events)).toBe(true);
+    expect(streamedMs).toBeLessThan(4 * whole + 1500);
+    rmSync(path);
+  });
   it('names the file in errors, and refuses an empty file', () => {
     const path = join(dir, 'empty.jsonl');
     writeFileSync(path, '');

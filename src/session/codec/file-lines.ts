@@ -16,6 +16,8 @@ export class FileLines implements LineSource {
   private readonly decoder = new StringDecoder('utf8');
   private text = '';
   private pos = 0;
+  /** The current line's text from earlier reads (a line longer than a chunk), joined once it ends. */
+  private parts: string[] = [];
   private eof = false;
 
   constructor(path: string) {
@@ -26,36 +28,46 @@ export class FileLines implements LineSource {
   private fill(): boolean {
     if (this.eof) return false;
     const n = this.fd === undefined ? 0 : readSync(this.fd, this.buf, 0, CHUNK, null);
-    const rest = this.text.slice(this.pos);
+    // The unfinished line's text is set aside, not prepended: rescanning and copying it on every
+    // read would make a long line cost quadratic time.
+    if (this.pos < this.text.length) this.parts.push(this.pos === 0 ? this.text : this.text.slice(this.pos));
     if (n === 0) {
       this.eof = true;
-      this.text = rest + this.decoder.end();
+      this.text = this.decoder.end();
     } else {
-      this.text = rest + this.decoder.write(this.buf.subarray(0, n));
+      this.text = this.decoder.write(this.buf.subarray(0, n));
     }
     this.pos = 0;
     return true;
+  }
+
+  /** The current line's text up to `end` of the text in hand, with what was set aside. */
+  private take(end: number): string {
+    const tail = this.text.slice(this.pos, end);
+    if (this.parts.length === 0) return tail;
+    this.parts.push(tail);
+    const line = this.parts.join('');
+    this.parts = [];
+    return line;
   }
 
   next(): boolean {
     for (;;) {
       const nl = this.text.indexOf('\n', this.pos);
       if (nl >= 0) {
-        let end = nl;
-        if (end > this.pos && this.text.charCodeAt(end - 1) === 13) end--;
-        this.line = this.text.slice(this.pos, end);
+        const line = this.take(nl);
+        this.line = line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
         this.terminated = true;
         this.pos = nl + 1;
         return true;
       }
       if (!this.fill()) break;
     }
-    if (this.pos >= this.text.length) return false;
-    let end = this.text.length;
-    if (this.text.charCodeAt(end - 1) === 13) end--;
-    this.line = this.text.slice(this.pos, end);
-    this.terminated = false;
+    const line = this.take(this.text.length);
     this.pos = this.text.length;
+    if (line.length === 0) return false;
+    this.line = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+    this.terminated = false;
     return true;
   }
 
