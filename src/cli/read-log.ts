@@ -133,6 +133,10 @@ export function readLog(path: string): CliLog {
   } catch (e) {
     // The file can vanish or fail between the check and the read: still one line.
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
+    // One line longer than a string can be (the whole-text read refused such a file too).
+    if (e instanceof RangeError && /string length/i.test(e.message)) {
+      throw new CliError('FILE_TOO_LARGE', 'a line is too long to decode as one string (over about 512 MiB)', { file: path, cause: e });
+    }
     throw e;
   }
 }

@@ -3,7 +3,7 @@
  * documented exit status and no stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +74,30 @@ describe('dsh replay of a log that does not load', () => {
     expect(r.stderr.split('\n')).toHaveLength(2);
     expect(r.stderr).toMatch(new RegExp(`^dsh: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:30: error CORRUPT_LOG \\(rule storage\\): `));
   });
+});
+
+describe('dsh log on a file with a line longer than a string can hold', () => {
+  it('is FILE_TOO_LARGE in one line, as when the file was read whole (not an internal error)', async () => {
+    // About 576 MiB on line 2: more characters than one V8 string may have.
+    const path = file('huge-line.jsonl', '');
+    const fd = openSync(path, 'w');
+    try {
+      writeSync(fd, `${exampleLines()[0]}\n{"type":"turn/start","seq":0,"time":0,"data":{"turn":1},"x":"`);
+      const chunk = Buffer.alloc(64 << 20, 0x61);
+      for (let i = 0; i < 9; i++) writeSync(fd, chunk);
+      writeSync(fd, '"}\n');
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      const r = await runMain(['log', 'show', path], {});
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('[FILE_TOO_LARGE]');
+      expect(r.stderr).not.toContain('internal error');
+    } finally {
+      rmSync(path);
+    }
+  }, 120_000);
 });
 
 describe('dsh replay --out that cannot be written', () => {
