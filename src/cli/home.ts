@@ -7,6 +7,7 @@
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fsyncDir } from '../store/durable.js';
 import { CliError } from './errors.js';
 
 function homeName(root: string, env: NodeJS.ProcessEnv): string {
@@ -63,6 +64,9 @@ export function checkSessionsRoot(root: string, env: NodeJS.ProcessEnv, opts: { 
   for (const dir of found.missing) {
     try {
       mkdirSync(dir, { mode: 0o700 });
+      // As the store's mkdirDurable does: the new entry must survive a power loss, or every
+      // session written (and fsynced) under it could vanish with it.
+      fsyncDir(dirname(dir));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw new CliError('HOME_UNUSABLE', `${name} cannot be used: cannot create ${dir}: ${reason(e)}`, { cause: e });
