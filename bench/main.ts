@@ -10,7 +10,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { deriveMessagesFrom, encodeJsonl, loadJsonl, MessageProjection, Session, type SessionEvent, type SessionHeader } from '../src/session/index.js';
+import { deriveMessagesFrom, encodeJsonl, loadJsonl, loadJsonlFile, MessageProjection, Session, type SessionEvent, type SessionHeader } from '../src/session/index.js';
 import { generateWorkload, type Draft } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -381,6 +381,38 @@ function main(): void {
       row(`decode+load, ${label}, fresh process`, `${fmtRate(bytes, f.ours, 'B')} = ${fmtRate(n, f.ours, 'events')}`, `${fmtRate(bytes, f.base, 'B')} (JSON.parse of each line of the same file, objects kept)`, pct(f.base / f.ours), '≥ 75%', f.base / f.ours >= 0.75);
       row(`decode+load, ${label}, in the bench process`, `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`, `${fmtRate(bytes, r.base, 'B')} (same baseline)`, pct(r.base / r.ours));
     }
+  }
+
+  // -- one very long line, streamed ------------------------------------------------------------
+  // A single 64 MiB tool result: the streamed reader must keep a line that spans many reads in
+  // linear time (it once rescanned the unfinished line on every 1 MiB read: ~9 s for this line).
+  if (want('longline')) longLineBench();
+  function longLineBench(): void {
+    console.log('\none 64 MiB line (a huge tool result), streamed from the file');
+    const s = Session.create({ id: 'long-line', header: { cwd: HEADER.cwd!, delegationDepth: 0, createdAt: HEADER.createdAt }, clock: () => 0 });
+    s.append('turn/start', { turn: 1 });
+    s.append('step/start', { turn: 1, step: 1 });
+    s.append('user/message', { id: 'u1', role: 'user', content: [{ type: 'text', text: 'x'.repeat(64 << 20) }], source: { kind: 'user' } }, { surfaceOp: 'append' });
+    s.append('step/end', { turn: 1, step: 1 });
+    s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
+    const text = encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events);
+    const file = writeData('bench-long-line.jsonl', text);
+    const bytes = statSync(file).size;
+    let keep: unknown;
+    const r = pair(
+      reps,
+      () => {
+        keep = parseLines(text);
+      },
+      () => {
+        keep = loadJsonlFile(file).session;
+      },
+      () => {
+        keep = undefined;
+      },
+    );
+    sink += keep === undefined ? 0 : 1;
+    row('streamed load (loadJsonlFile), one 64 MiB line', fmtRate(bytes, r.ours, 'B'), `${fmtRate(bytes, r.base, 'B')} (JSON.parse of each line of the text in memory)`, pct(r.base / r.ours));
   }
 
   // -- peak RSS, each in a fresh child that only loads the file ---------------------------------

@@ -130,9 +130,9 @@ describe('loadJsonlFile (streamed)', () => {
       expect(b.eventCount).toBe(a.eventCount);
     }
   });
-  it('a line many read chunks long (a big tool result) costs linear time, as from the text', () => {
-    // 64 MiB on one line: the streamed read used to rescan and recopy the unfinished line on
-    // every 1 MiB read (about 8 s here, quadratic), where loading the text takes well under 1 s.
+  it('a line many read chunks long (a big tool result) loads exactly as from the text', () => {
+    // 64 MiB on one line, CRLF-terminated: the line spans 64 reads. (Its cost is measured by
+    // `npm run bench`, phase longline: it was once quadratic, ~9 s here.)
     const s = newSession();
     openStep(s, 1);
     s.append('user/message', userMsg('u1', 'x'.repeat(64 << 20)), { surfaceOp: 'append' });
@@ -141,15 +141,11 @@ describe('loadJsonlFile (streamed)', () => {
     const text = encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events).replace(/\n/g, '\r\n');
     const path = join(dir, 'long-line.jsonl');
     writeFileSync(path, text);
-    let t = performance.now();
     const a = loadJsonl(text, { file: path, clock: () => 0 });
-    const whole = performance.now() - t;
-    t = performance.now();
     const b = loadJsonlFile(path, { clock: () => 0 });
-    const streamedMs = performance.now() - t;
     expect(b.session.length).toBe(a.session.length);
     expect(JSON.stringify(b.session.events) === JSON.stringify(a.session.events)).toBe(true);
-    expect(streamedMs).toBeLessThan(4 * whole + 1500);
+    expect(b.warnings).toEqual(a.warnings);
     rmSync(path);
   });
   it('names the file in errors, and refuses an empty file', () => {
