@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadJsonl } from '../src/session/index.js';
+import { parseLines } from './parse-lines.js';
 
 const [file, repsArg] = process.argv.slice(2);
 const reps = Number(repsArg ?? 5);
@@ -17,20 +18,8 @@ const text = readFileSync(file!, 'utf8');
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 let keep: unknown;
 
-function parseLines(): unknown[] {
-  const out: unknown[] = [];
-  let start = text.indexOf('\n') + 1;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    if (nl < 0) break;
-    out.push(JSON.parse(text.slice(start, nl)));
-    start = nl + 1;
-  }
-  return out;
-}
-
 const fns: [() => unknown, number[]][] = [
-  [parseLines, []],
+  [() => parseLines(text), []],
   [() => loadJsonl(text).session, []],
 ];
 for (const [fn] of fns) {

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deriveMessagesFrom, encodeJsonl, loadJsonl, loadJsonlFile, MessageProjection, Session, type SessionEvent, type SessionHeader } from '../src/session/index.js';
 import { generateWorkload, type Draft } from './generate.js';
+import { parseLines } from './parse-lines.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
@@ -88,6 +89,25 @@ function pair(reps: number, baseline: () => void, ours: () => void, setup?: () =
 }
 
 let sink = 0; // keeps results observable so nothing is optimised away
+
+/** `pair` over two producers whose results stay alive until the next run's setup, as a load's would. */
+function pairKept(reps: number, baseline: () => unknown, ours: () => unknown): { base: number; ours: number } {
+  let keep: unknown;
+  const r = pair(
+    reps,
+    () => {
+      keep = baseline();
+    },
+    () => {
+      keep = ours();
+    },
+    () => {
+      keep = undefined;
+    },
+  );
+  sink += keep === undefined ? 0 : 1;
+  return r;
+}
 
 function appendOpts(d: Draft): { surfaceOp: NonNullable<Draft['surfaceOp']>; sourceEventSeqs?: number[] } | undefined {
   if (d.surfaceOp === undefined) return undefined;
@@ -282,17 +302,6 @@ function main(): void {
   console.log('\nseed / restore');
   const plainText = encodeJsonl(HEADER, events, { pack: false });
   const packedText = encodeJsonl(HEADER, events);
-  const parseLines = (text: string): unknown[] => {
-    const out: unknown[] = [];
-    let start = text.indexOf('\n') + 1;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break;
-      out.push(JSON.parse(text.slice(start, nl)));
-      start = nl + 1;
-    }
-    return out;
-  };
   let plain = parseLines(plainText);
   const stringifyPlain = (): void => {
     let total = 0;
@@ -358,21 +367,11 @@ function main(): void {
       ['one-event-per-line file', plainText, plainBytes],
     ] as const) {
       // (a) In this process, whose heap also holds the workload and a million-event session.
-      let keep: unknown;
-      const r = pair(
+      const r = pairKept(
         reps,
-        () => {
-          keep = parseLines(text);
-        },
-        () => {
-          keep = loadJsonl(text).session;
-        },
-        () => {
-          keep = undefined;
-        },
+        () => parseLines(text),
+        () => loadJsonl(text).session,
       );
-      sink += keep === undefined ? 0 : 1;
-      keep = undefined;
       // (b) In a fresh process that holds only the file text.
       const file = writeData(label === 'packed file' ? 'bench-packed.jsonl' : 'bench-plain.jsonl', text);
       const c = spawnSync(process.execPath, ['--expose-gc', join(here, 'load-child.js'), file, String(reps)], { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -398,20 +397,11 @@ function main(): void {
     const text = encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events);
     const file = writeData('bench-long-line.jsonl', text);
     const bytes = statSync(file).size;
-    let keep: unknown;
-    const r = pair(
+    const r = pairKept(
       reps,
-      () => {
-        keep = parseLines(text);
-      },
-      () => {
-        keep = loadJsonlFile(file).session;
-      },
-      () => {
-        keep = undefined;
-      },
+      () => parseLines(text),
+      () => loadJsonlFile(file).session,
     );
-    sink += keep === undefined ? 0 : 1;
     row('streamed load (loadJsonlFile), one 64 MiB line', fmtRate(bytes, r.ours, 'B'), `${fmtRate(bytes, r.base, 'B')} (JSON.parse of each line of the text in memory)`, pct(r.base / r.ours));
   }
 

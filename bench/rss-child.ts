@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadJsonl, loadJsonlFile } from '../src/session/index.js';
+import { parseLines } from './parse-lines.js';
 
 const [mode, file] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -26,15 +27,7 @@ if (mode === 'stream') {
   count = loaded.session.length;
   keep = loaded.session;
 } else if (mode === 'json') {
-  const text = readFileSync(file!, 'utf8');
-  const out: unknown[] = [];
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    if (nl < 0) break;
-    if (nl > start) out.push(JSON.parse(text.slice(start, nl)));
-    start = nl + 1;
-  }
+  const out = parseLines(readFileSync(file!, 'utf8'));
   count = out.length;
   keep = out;
 } else {
