@@ -411,10 +411,11 @@ function main(): void {
     console.log('\npeak RSS (fresh child process per measurement)');
     const files = { packed: writeData('bench-packed.jsonl', packedText), plain: writeData('bench-plain.jsonl', plainText) };
     const probe = join(here, 'rss-child.js');
-    const child = (mode: 'stream' | 'text' | 'json', file: string): { idle: number; peak: number; count: number } => {
+    type Probe = { idle: number; peak: number; heapUsedAfter: number; young: number; count: number };
+    const child = (mode: 'stream' | 'text' | 'json' | 'expand', file: string): Probe => {
       const r = spawnSync(process.execPath, ['--expose-gc', probe, mode, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
       if (r.status !== 0) throw new Error(`rss child failed: ${r.stderr}`);
-      return JSON.parse(r.stdout) as { idle: number; peak: number; count: number };
+      return JSON.parse(r.stdout) as Probe;
     };
     for (const [label, file] of [
       ['packed file', files.packed],
@@ -422,6 +423,12 @@ function main(): void {
     ] as const) {
       const size = statSync(file).size;
       const json = child('json', file);
+      // Reference, not a target: the same events held one object per event (rows expanded), as a
+      // loader without compact runs holds them; dsh's loader decodes rows into events this way.
+      const expanded = child('expand', file);
+      console.log(
+        `  reference, ${label}: one frozen object per event (decodeJsonl, rows expanded) peaks at ${mb(expanded.peak)} = ${(expanded.peak / size).toFixed(2)}× the file, live heap after ${mb(expanded.heapUsedAfter)} (${(expanded.heapUsedAfter / size).toFixed(2)}×)`,
+      );
       for (const [how, mode] of [
         ['streamed (loadJsonlFile)', 'stream'],
         ['read whole (readFileSync + loadJsonl)', 'text'],
@@ -435,6 +442,11 @@ function main(): void {
           `${(ours.peak / json.peak).toFixed(2)}× baseline`,
           '< 2× the JSONL size',
           r < 2,
+        );
+        // Where the peak goes: the process before the load, the heap the loaded session keeps
+        // alive, and the young generation V8 grew on the way (held committed afterwards).
+        console.log(
+          `    of which: idle process ${mb(ours.idle)} (${(ours.idle / size).toFixed(2)}×), live heap after the load ${mb(ours.heapUsedAfter)} (${(ours.heapUsedAfter / size).toFixed(2)}×), young generation still committed ${mb(ours.young)} (${(ours.young / size).toFixed(2)}×)`,
         );
       }
   }
