@@ -4,8 +4,8 @@
  * then the library loads it with `{{token}}` placeholders reported as warnings, as dsh's
  * tokenised fixtures need.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { loadJsonl, loadJsonlFile, SessionError, type LoadedLog } from '../session/index.js';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
 import { CliError } from './errors.js';
 
 /** `-` reads standard input. */
@@ -27,8 +27,6 @@ function fsError(e: unknown, path: string): CliError {
     case 'EACCES':
     case 'EPERM':
       return new CliError('FILE_UNREADABLE', 'permission denied', { file, cause: e });
-    case 'ERR_FS_FILE_TOO_LARGE':
-      return new CliError('FILE_TOO_LARGE', 'file is too large to read into memory at once (over 2 GiB)', { file, cause: e });
     default:
       return new CliError('FILE_UNREADABLE', `cannot read it (${code ?? (e as Error).message})`, { file, cause: e });
   }
@@ -83,29 +81,16 @@ export function checkLogFile(path: string): void {
   refuseBytes(head.subarray(0, n), path);
 }
 
-function isRegularFile(path: string): boolean {
+/** What kind of input a path names; undefined when it cannot be inspected (the read names why). */
+function kindOf(path: string): 'file' | 'directory' | 'stream' | 'device' | undefined {
   try {
-    return statSync(path).isFile();
+    const st = statSync(path);
+    if (st.isFile()) return 'file';
+    if (st.isDirectory()) return 'directory';
+    if (st.isFIFO() || st.isSocket()) return 'stream';
+    return 'device';
   } catch {
-    return true; // let the regular path name the problem
-  }
-}
-
-/** The file's text, or a `CliError` saying in one line why it is not a log we can read. */
-export function readLogText(path: string): string {
-  const file = displayName(path);
-  let buf: Buffer;
-  try {
-    if (path !== STDIN) refuseDirectory(path, file);
-    buf = readFileSync(path === STDIN ? 0 : path);
-  } catch (e) {
-    throw e instanceof CliError ? e : fsError(e, path);
-  }
-  refuseBytes(buf.subarray(0, HEAD), file);
-  try {
-    return buf.toString('utf8');
-  } catch (e) {
-    throw new CliError('FILE_TOO_LARGE', 'file is too large to decode as one string (over about 512 MiB)', { file, cause: e });
+    return undefined;
   }
 }
 
@@ -114,29 +99,35 @@ export interface CliLog extends LoadedLog {
   file: string;
 }
 
-/** Load a log's text; placeholders in tokenised fixtures are warnings, an open turn is closed by crash repair. */
-export function loadLogText(text: string, file: string): CliLog {
-  return { ...loadJsonl(text, { file, placeholders: 'warn' }), file };
-}
-
 /**
- * Load a log for a command. A regular file is streamed (`loadJsonlFile`): it never needs the
- * whole text in memory, so a log of any size loads, in the session's memory alone. Standard input
- * and other pipes are read whole, once.
+ * Load a log for a command. Everything is streamed (`loadJsonlFile`, `loadJsonlFd`): a log of any
+ * size loads in the session's memory alone, never the file's text on top of it. A regular file is
+ * checked first (missing, empty, binary); standard input and pipes (`<(…)`) are read once, as they
+ * arrive, and their first bytes get the same checks before any is decoded. Devices are refused:
+ * `/dev/zero` would never end.
  */
 export function readLog(path: string): CliLog {
-  // Pipes (`-`, `<(…)`) and other special files can be read only once: read them whole.
-  if (path === STDIN || !isRegularFile(path)) return loadLogText(readLogText(path), displayName(path));
-  checkLogFile(path);
+  const file = displayName(path);
+  const opts: FileLoadOptions = { file, placeholders: 'warn', inspectHead: (head) => refuseBytes(head.subarray(0, HEAD), file) };
+  let load: () => LoadedLog;
+  if (path === STDIN) {
+    load = () => loadJsonlFd(0, opts);
+  } else {
+    const kind = kindOf(path);
+    if (kind === 'directory') refuseDirectory(path, file);
+    if (kind === 'device') throw new CliError('NOT_A_FILE', 'is a device, not a log file', { file });
+    if (kind !== 'stream') checkLogFile(path);
+    load = () => loadJsonlFile(path, opts);
+  }
   try {
-    return { ...loadJsonlFile(path, { file: path, placeholders: 'warn' }), file: path };
+    return { ...load(), file };
   } catch (e) {
+    if (e instanceof CliError) throw e;
+    if (e instanceof SessionError && e.code === 'LINE_TOO_LONG') {
+      throw new CliError('FILE_TOO_LARGE', `line ${e.details.line} is too long to decode as one string (over about 512 MiB)`, { file, cause: e });
+    }
     // The file can vanish or fail between the check and the read: still one line.
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
-    // One line longer than a string can be (the whole-text read refused such a file too).
-    if (e instanceof RangeError && /string length/i.test(e.message)) {
-      throw new CliError('FILE_TOO_LARGE', 'a line is too long to decode as one string (over about 512 MiB)', { file: path, cause: e });
-    }
     throw e;
   }
 }

@@ -24,6 +24,8 @@ export type SessionErrorCode =
   | 'INVALID_HEADER'
   // storage
   | 'CORRUPT_LOG'
+  /** A log line longer than a JavaScript string can hold (about 512 MiB). */
+  | 'LINE_TOO_LONG'
   | 'FORMAT_UNSUPPORTED'
   | 'OPEN_TURN'
   | 'INVALID_BOUNDARY';

@@ -98,7 +98,7 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
     return { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), streamed: true };
   }
   const buf = await readWhole(fh, size);
-  const loaded = loadJsonl(buf.toString('utf8'), lo);
+  const loaded = loadJsonl(buf, lo);
   const goodLength = loaded.tornTail ? lineStartInBuffer(buf, loaded.tornTail.line) : buf.length;
   return { ...loaded, goodLength, endsWithNewline: goodLength === 0 || buf[goodLength - 1] === 0x0a, streamed: false };
 }

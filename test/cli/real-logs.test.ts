@@ -104,7 +104,9 @@ describeShared('dsh log … on the real dsh logs', () => {
 
 describeShared('the CLI streams log files', () => {
   it('readLog (streamed) gives exactly what loading the whole text gives, on every real log: events, warnings, verdicts', async () => {
-    const { readLog, loadLogText } = await import('../../src/cli/read-log.js');
+    const { readLog } = await import('../../src/cli/read-log.js');
+    const { loadJsonl } = await import('../../src/session/index.js');
+    const loadLogText = (text: string, file: string) => loadJsonl(text, { file, placeholders: 'warn' });
     const outcome = (f: () => { session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number }): unknown => {
       try {
         const l = f();

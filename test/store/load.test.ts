@@ -42,7 +42,8 @@ async function verdicts(text: string | Buffer, placeholders?: 'warn'): Promise<{
   const file = join(tempDir(), 'session.jsonl');
   writeFileSync(file, text);
   const p = placeholders ? { placeholders } : {};
-  const ref = summarize(() => loadJsonl(readFileSync(file, 'utf8'), { file, clock: () => T0, ...p }));
+  // From the bytes, so the reference checks them as UTF-8 too (a text has no bytes left to check).
+  const ref = summarize(() => loadJsonl(readFileSync(file), { file, clock: () => T0, ...p }));
   const out: Verdict[] = [];
   const good: (number | boolean)[][] = [];
   for (const streamThreshold of [Infinity, 0]) {
@@ -139,6 +140,13 @@ const CASES: [string, () => string | Buffer][] = [
     l[1] = l[1]!.replace('"turn":1', '"turn":"1"');
     return l.join('\n');
   }],
+  ['bytes that are not UTF-8 on committed lines (reported, decoded as U+FFFD)', () => {
+    const raw = Buffer.from(sampleLog());
+    // Inside string values (the first and the last text), so the lines stay JSON.
+    raw[raw.indexOf('"text":"') + 8] = 0xff;
+    raw[raw.lastIndexOf('"text":"') + 8] = 0xc0;
+    return raw;
+  }],
   ['an empty file', () => ''],
   ['a header that is not JSON', () => '{"type":"session",\n'],
   ['a newer format version', () => '{"type":"session","version":1,"id":"x","createdAt":1,"delegationDepth":0}\n'],
@@ -151,6 +159,7 @@ describe('whole and streamed reads agree with loadJsonl', () => {
       const text = make();
       const raw = Buffer.from(text);
       const { ref, whole, streamed, good } = await verdicts(text);
+      if (Buffer.isBuffer(text)) expect((ref.warnings as { code: string }[]).filter((w) => w.code === 'INVALID_UTF8')).toHaveLength(2);
       expect(whole).toEqual(ref);
       expect(streamed).toEqual(ref);
       if ('error' in ref) return;

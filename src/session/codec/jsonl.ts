@@ -25,7 +25,9 @@ export interface LogWarning {
     | 'PLACEHOLDER'
     | 'LEGACY_IMPORT'
     | 'OPEN_TURN'
-    | 'BLANK_LINE';
+    | 'BLANK_LINE'
+    | 'BYTE_ORDER_MARK'
+    | 'INVALID_UTF8';
   message: string;
   line?: number;
   seq?: number;
@@ -171,14 +173,25 @@ export interface LineSource {
   readonly line: string;
   /** Whether the current line ended with '\n' (only the last line of a file may not). */
   readonly terminated: boolean;
+  /** Sources that decode bytes: the first lines whose bytes were not UTF-8, and how many there were. */
+  readonly invalidUtf8Lines?: readonly number[] | undefined;
+  readonly invalidUtf8Count?: number | undefined;
 }
 
-/** Lines of a string. */
+/** Lines of a string (with what a check of its bytes found, when it was decoded from bytes). */
 export class StringLines implements LineSource {
   line = '';
   terminated = false;
   private pos = 0;
-  constructor(private readonly text: string) {}
+  readonly invalidUtf8Lines: readonly number[] | undefined;
+  readonly invalidUtf8Count: number | undefined;
+  constructor(
+    private readonly text: string,
+    utf8?: { readonly lines: readonly number[]; readonly count: number },
+  ) {
+    this.invalidUtf8Lines = utf8?.lines;
+    this.invalidUtf8Count = utf8?.count;
+  }
   next(): boolean {
     const text = this.text;
     const at = this.pos;
@@ -193,6 +206,16 @@ export class StringLines implements LineSource {
   }
 }
 
+/** Why an event line's seq is not the next one, in words (a gap, a repeat, none at all). */
+function misplacedSeq(o: Record<string, unknown>, expected: number): string {
+  const seq = o.seq;
+  if (o.type === 'session') return `a second session header (only line 1 may hold one; seq ${expected} belongs here)`;
+  if (seq === undefined) return `the line has no seq (seq ${expected} belongs here)`;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq ${JSON.stringify(seq)} is not a non-negative integer (seq ${expected} belongs here)`;
+  if (seq < expected) return `seq ${seq} repeats or goes back (seq ${seq} was already read; seq ${expected} belongs here)`;
+  return `seq gap: expected ${expected}, got ${seq} (${seq - expected === 1 ? `seq ${expected} is` : `seqs ${expected}–${seq - 1} are`} missing)`;
+}
+
 function isBlank(line: string): boolean {
   return line.length === 0 || (line.charCodeAt(0) !== 123 && line.trim().length === 0);
 }
@@ -202,20 +225,28 @@ function isBlank(line: string): boolean {
  * apply the torn-tail rule to any defect. Nothing but the current line is held.
  */
 function scanJsonl(src: LineSource, file: string | undefined, handlers: ScanHandlers): Scanned {
-  const header = scanHeader(src, file);
+  const warnings: LogWarning[] = [];
+  const header = scanHeader(src, file, warnings);
   handlers.start?.(header);
-  return scanBody(src, file, header, handlers);
+  return scanBody(src, file, header, handlers, warnings);
 }
 
-/** The first step of a scan: read and recognise the header line. */
-function scanHeader(src: LineSource, file: string | undefined): Record<string, unknown> {
+/**
+ * The first step of a scan: read and recognise the header line. A UTF-8 byte-order mark before
+ * it (some editors add one) is skipped with a warning: it is not JSON, and dsh never writes one.
+ */
+function scanHeader(src: LineSource, file: string | undefined, warnings?: LogWarning[]): Record<string, unknown> {
   if (!src.next()) throw corrupt(file, 1, 'the file is empty (no session header)');
-  return decodeHeader(src.line, file);
+  let line = src.line;
+  if (line.charCodeAt(0) === 0xfeff) {
+    line = line.slice(1);
+    warnings?.push({ code: 'BYTE_ORDER_MARK', line: 1, message: 'line 1 starts with a UTF-8 byte-order mark (U+FEFF), which dsh never writes; it was skipped' });
+  }
+  return decodeHeader(line, file);
 }
 
 /** The rest of a scan, after `scanHeader`: every line after the header. */
-function scanBody(src: LineSource, file: string | undefined, header: Record<string, unknown>, handlers: ScanHandlers): Scanned {
-  const warnings: LogWarning[] = [];
+function scanBody(src: LineSource, file: string | undefined, header: Record<string, unknown>, handlers: ScanHandlers, warnings: LogWarning[] = []): Scanned {
   const lines = new LineMap();
   let count = 0;
   let rowCount = 0;
@@ -226,7 +257,7 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
     let lineNo = line;
     let droppedLines = 1;
     // The defective line itself may record a turn/end (say, with a seq gap): committed too.
-    if (recordsTurnEnd(src.line)) throw corrupt(file, line, `${why}; a later line (${lineNo}) records a turn/end, so this is inside the committed region`);
+    if (recordsTurnEnd(src.line)) throw corrupt(file, line, `${why}; the line itself records a turn/end, so it is inside the committed region`);
     while (src.next()) {
       lineNo++;
       droppedLines++;
@@ -279,7 +310,7 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
       count += r.payload.length;
     } else {
       if (o.seq !== count) {
-        defect(line, `seq gap: expected ${count}, got ${JSON.stringify(o.seq)}`);
+        defect(line, misplacedSeq(o, count));
         break;
       }
       handlers.event(o, line);

@@ -13,7 +13,7 @@ import { SessionError } from '../errors.js';
 import { KNOWN_EVENT_TYPES, type SessionEvent, type SessionHeader } from '../events.js';
 import { interruptedTurnClosers, type EventDraft } from '../repair.js';
 import { scanBody, scanHeader, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type ScanHandlers, type Scanned, type TornTail } from './jsonl.js';
-import { FileLines } from './file-lines.js';
+import { FileLines, Utf8Check } from './file-lines.js';
 import { importLegacy } from './legacy.js';
 import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
 import { ChunkRun, type RunKind } from '../store.js';
@@ -110,8 +110,17 @@ function runOf(r: RowParts): ChunkRun {
   return new ChunkRun(r.seq0, r.turn, r.step, r.index, r.kind, r.id, r.name, r.payload, r.times, false);
 }
 
-export function loadJsonl(text: string, opts: LoadOptions = {}): LoadedLog {
-  return loadLines(new StringLines(text), opts);
+/**
+ * Load a log from its text, or from its bytes: bytes are decoded as UTF-8 and checked, so a line
+ * holding bytes that are not UTF-8 is reported (`INVALID_UTF8`) as the streamed readers report it.
+ */
+export function loadJsonl(input: string | Uint8Array, opts: LoadOptions = {}): LoadedLog {
+  if (typeof input === 'string') return loadLines(new StringLines(input), opts);
+  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const check = new Utf8Check();
+  check.feed(bytes);
+  check.feed(Buffer.alloc(0));
+  return loadLines(new StringLines(bytes.toString('utf8'), check), opts);
 }
 
 /**
@@ -119,10 +128,28 @@ export function loadJsonl(text: string, opts: LoadOptions = {}): LoadedLog {
  * line is held, so loading costs the session's memory, not the file's on top of it. `file` in
  * the options defaults to the path.
  */
-export function loadJsonlFile(path: string, opts: LoadOptions = {}): LoadedLog {
-  const src = new FileLines(path);
+export function loadJsonlFile(path: string, opts: FileLoadOptions = {}): LoadedLog {
+  return loadFrom(path, { file: path, ...opts });
+}
+
+/**
+ * `loadJsonlFile` for an input that is already open (standard input, a pipe), read once as it
+ * arrives; the descriptor is not closed.
+ */
+export function loadJsonlFd(fd: number, opts: FileLoadOptions = {}): LoadedLog {
+  return loadFrom({ fd }, opts);
+}
+
+export interface FileLoadOptions extends LoadOptions {
+  /** Sees the first bytes read (empty for an empty input) before they are decoded; may throw to refuse them. */
+  inspectHead?: (head: Buffer) => void;
+}
+
+function loadFrom(source: string | { fd: number }, opts: FileLoadOptions): LoadedLog {
+  const { inspectHead, ...load } = opts;
+  const src = new FileLines(source, { ...(inspectHead ? { inspectHead } : {}), ...(load.file !== undefined ? { file: load.file } : {}) });
   try {
-    return loadLines(src, { file: path, ...opts });
+    return loadLines(src, load);
   } finally {
     src.close();
   }
@@ -145,7 +172,8 @@ const ABANDON = Symbol('abandon');
 function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   const file = opts.file;
   const known = opts.knownTypes;
-  const header = scanHeader(src, file);
+  const early: LogWarning[] = [];
+  const header = scanHeader(src, file, early);
   const sessionId = typeof header.id === 'string' ? header.id : '';
   const legacy: LogWarning[] = [];
   let firstUnknown: { type: string; seq: number; line: number } | undefined;
@@ -216,7 +244,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
     session = Session[restoreWith](header, { validation, clock: opts.clock ?? Date.now }, (s: SeedSink) => {
       fed = true;
       sink = s;
-      scanned = scanBody(src, file, header, handlers);
+      scanned = scanBody(src, file, header, handlers, early);
       pending.flush(batch);
       drain();
       if (firstUnknown !== undefined || invalid !== undefined) throw ABANDON;
@@ -238,7 +266,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   }
   if (scanned === undefined) {
     sink = undefined;
-    scanned = scanBody(src, file, header, handlers);
+    scanned = scanBody(src, file, header, handlers, early);
   }
   if (firstUnknown) throw unknownTypeError(firstUnknown.type, firstUnknown.seq, firstUnknown.line, file);
   if (invalid !== undefined) throw located(invalid.error, scanned, file);
@@ -248,6 +276,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   const eventCount = scanned.count;
   const warnings = scanned.warnings;
   warnings.push(...legacy);
+  utf8Warnings(src, scanned.tornTail, warnings);
   for (const { seq, path, token, eventType } of placeholders) {
     const line = seq < 0 ? 1 : lineOf(seq);
     const w: LogWarning = {
@@ -269,6 +298,19 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   const out: LoadedLog = { session: session!, header: session!.header, warnings, rowCount: scanned.rowCount, eventCount, repaired, lineOf };
   if (scanned.tornTail) out.tornTail = scanned.tornTail;
   return out;
+}
+
+/**
+ * Lines whose bytes were not UTF-8 (a damaged byte decodes to U+FFFD): loaded as decoded, and
+ * reported, never passed over in silence. Lines of a torn tail are reported with the tail.
+ */
+function utf8Warnings(src: LineSource, torn: TornTail | undefined, warnings: LogWarning[]): void {
+  const listed = (src.invalidUtf8Lines ?? []).filter((l) => torn === undefined || l < torn.line);
+  for (const line of listed) {
+    warnings.push({ code: 'INVALID_UTF8', line, message: `line ${line} holds bytes that are not valid UTF-8; each was read as U+FFFD (the replacement character)` });
+  }
+  const more = (src.invalidUtf8Count ?? 0) - (src.invalidUtf8Lines?.length ?? 0);
+  if (more > 0 && torn === undefined) warnings.push({ code: 'INVALID_UTF8', message: `${more} more line(s) hold bytes that are not valid UTF-8` });
 }
 
 /** A seed error with the file and line of the seq it names (errors that have a line keep it). */
