@@ -4,6 +4,7 @@
  */
 import { SessionError, type LogWarning } from '../session/index.js';
 import { CliError } from './errors.js';
+import { StoreError } from '../store/index.js';
 import { oneLine } from './text.js';
 import type { Output } from './output.js';
 
@@ -44,6 +45,8 @@ export function problemFromError(e: unknown, file: string): Problem {
     if (d.eventType !== undefined) p.eventType = d.eventType;
     return p;
   }
+  // The store's refusals of a session id (a compressed log, an id in two places).
+  if (e instanceof StoreError) return { severity: 'error', code: e.code, message: bareMessage(e.message, e.details.path ?? file), file };
   throw e;
 }
 

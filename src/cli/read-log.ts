@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
 import { CliError } from './errors.js';
+import { oneLine, plural } from './text.js';
 
 /** `-` reads standard input. */
 export const STDIN = '-';
@@ -130,4 +131,19 @@ export function readLog(path: string): CliLog {
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
     throw e;
   }
+}
+
+/**
+ * What a command that does not list a log's warnings (`dsh log messages`, `replay`, `export`)
+ * must still say about its load: what was not loaded or not as written. One line each, for stderr.
+ */
+export function loadNotices(log: CliLog): string[] {
+  const out: string[] = [];
+  const name = oneLine(log.file);
+  const t = log.tornTail;
+  if (t) out.push(`${name}: torn tail at line ${t.line}: ${plural(t.droppedLines, 'line')} not loaded (${oneLine(t.reason)}) [TORN_TAIL]`);
+  if (log.repaired.length) out.push(`${name}: the last turn was left open; crash repair added ${plural(log.repaired.length, 'event')} [OPEN_TURN]`);
+  const utf8 = log.warnings.filter((w) => w.code === 'INVALID_UTF8' && w.line !== undefined).map((w) => w.line!);
+  if (utf8.length) out.push(`${name}: ${utf8.length === 1 ? `line ${utf8[0]} holds` : `lines ${utf8.join(', ')} hold`} bytes that are not valid UTF-8, read as U+FFFD [INVALID_UTF8]`);
+  return out;
 }

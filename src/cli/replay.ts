@@ -9,8 +9,8 @@
  * recorded calls (writes, shell commands) really happen there, inside the default sandbox, and a
  * call that would need approval is refused as in any headless run.
  */
-import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { replaySession, type ReplayResult, type ReplaySessionOptions } from '../replay/harness.js';
 import { encodeJsonl } from '../session/index.js';
 import { codingTools } from '../tools/coding-tools.js';
@@ -18,7 +18,8 @@ import { permissions } from '../tools/permissions/plugin.js';
 import type { Plugin } from '../agent/agent.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io } from './output.js';
-import { readLog, STDIN, displayName } from './read-log.js';
+import { loadNotices, readLog, STDIN, type CliLog } from './read-log.js';
+import { problemFromWarning } from './problems.js';
 import { resolveLogArg } from './session-ref.js';
 import { workspaceDir } from './agent/start.js';
 import { LiveRenderer } from './agent/render.js';
@@ -32,10 +33,10 @@ export interface ReplayOptions {
   json?: boolean;
 }
 
-function report(r: ReplayResult, opts: ReplayOptions, file: string, ok: boolean): unknown {
+function report(r: ReplayResult, opts: ReplayOptions, log: CliLog, ok: boolean): unknown {
   const { summary: _summary, ...comparison } = r.comparison;
   return {
-    file,
+    file: log.file,
     ok,
     matches: r.comparison.matches,
     strict: opts.strict === true,
@@ -45,6 +46,8 @@ function report(r: ReplayResult, opts: ReplayOptions, file: string, ok: boolean)
     divergences: r.divergences.map((d) => ({ turn: d.turn, step: d.step, attempt: d.attempt, field: d.field, path: d.path, message: d.message })),
     unsupported: r.unsupported,
     notes: r.notes,
+    /** What loading the recording reported (a torn tail, crash repair, placeholders, …), as `dsh log check` lists it. */
+    loadWarnings: log.warnings.map((w) => problemFromWarning(w, log.file)),
   };
 }
 
@@ -60,6 +63,21 @@ function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io)
   for (const n of r.notes) out.line(`  note: ${oneLine(n)}`);
   if (opts.out) out.line(`replayed log written to ${oneLine(opts.out)}`);
   out.line(ok ? out.style('green', 'replay: ok') : out.style('red', `replay: FAILED${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
+}
+
+/**
+ * Whether two paths name one file: the same path, or (when both exist) the same file through a
+ * symbolic or hard link, which a comparison of paths alone would miss.
+ */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false; // one of them does not exist (yet): not the same file
+  }
 }
 
 /** `--out` is checked before the replay runs, so a bad path does not cost a whole replay. */
@@ -83,18 +101,42 @@ function checkOut(out: string): void {
   }
 }
 
+/**
+ * Write the replayed log whole or not at all: into a temporary file beside the target, then
+ * renamed over it, so an interrupted write never leaves half a log (or half of an older file).
+ * A symbolic link as the target is written through, to the file it points at.
+ */
+function writeOut(out: string, text: string): void {
+  let target = out;
+  try {
+    target = realpathSync(out);
+  } catch {
+    // does not exist yet
+  }
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(tmp, text, { flag: 'wx' });
+    renameSync(tmp, target);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw new CliError('WRITE_FAILED', `cannot write the replayed log: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: out, cause: e });
+  }
+}
+
 export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promise<number> {
   if (opts.liveTools && opts.cwd === undefined) {
     throw new CliError('USAGE', '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR');
   }
   if (!opts.liveTools && opts.cwd !== undefined) throw new CliError('USAGE', '--cwd names the workspace for --live-tools; without it, no tool runs');
   const path = await resolveLogArg(arg, io.env);
-  if (opts.out !== undefined && path !== STDIN && resolve(opts.out) === resolve(path)) {
+  if (opts.out !== undefined && path !== STDIN && sameFile(opts.out, path)) {
     throw new CliError('USAGE', '--out names the recording itself; write the replayed log somewhere else');
   }
   if (opts.out !== undefined) checkOut(opts.out);
   // Loaded here rather than by the harness, so a log that does not load is named by its file.
-  const recording = readLog(path).session;
+  const loaded = readLog(path);
+  const recording = loaded.session;
+  if (!opts.json) for (const n of loadNotices(loaded)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
   const cwd = opts.liveTools ? workspaceDir(opts.cwd) : process.cwd();
 
   const plugins: Plugin[] = [];
@@ -111,14 +153,8 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   const r = await replaySession(recording, options);
   await r.agent.dispose();
   const ok = r.comparison.matches && !(opts.strict && r.divergences.length > 0);
-  if (opts.out !== undefined) {
-    try {
-      writeFileSync(opts.out, encodeJsonl(r.session.header, r.session.events));
-    } catch (e) {
-      throw new CliError('WRITE_FAILED', `cannot write the replayed log: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: opts.out, cause: e });
-    }
-  }
-  if (opts.json) io.out.line(safeJson(report(r, opts, displayName(path), ok), 2));
+  if (opts.out !== undefined) writeOut(opts.out, encodeJsonl(r.session.header, r.session.events));
+  if (opts.json) io.out.line(safeJson(report(r, opts, loaded, ok), 2));
   else printSummary(r, opts, ok, io);
   return ok ? EXIT_OK : EXIT_PROBLEM;
 }

@@ -21,7 +21,7 @@ export function storeFor(env: NodeJS.ProcessEnv): SessionStore {
 
 /** The session `ref` names: an exact id first, then a unique prefix. */
 export async function findSession(store: SessionStore, ref: string): Promise<SessionInfo> {
-  const { sessions } = await store.list();
+  const { sessions, problems } = await store.list();
   const exact = sessions.find((s) => s.id === ref);
   if (exact) return exact;
   const matches = ref.length >= MIN_PREFIX ? sessions.filter((s) => s.id.startsWith(ref)) : [];
@@ -30,9 +30,14 @@ export async function findSession(store: SessionStore, ref: string): Promise<Ses
     const ids = matches.slice(0, 5).map((s) => s.id).join(', ');
     throw new CliError('AMBIGUOUS_SESSION', `${matches.length} sessions start with "${ref}" (${ids}${matches.length > 5 ? ', …' : ''}); give more of the id`);
   }
+  // A session stored compressed is not listed, but it is there: say so rather than "not found".
+  const compressed = problems.filter((p) => p.error.code === 'COMPRESSED_LOG' && matchesRef(p.error.details.sessionId, ref));
+  if (compressed.length === 1) throw compressed[0]!.error;
   const hint = ref.length < MIN_PREFIX ? ` (a prefix needs at least ${MIN_PREFIX} characters)` : '';
   throw new CliError('SESSION_NOT_FOUND', `no session "${ref}" under ${store.root}${hint}; dsh sessions list shows them`);
 }
+
+const matchesRef = (id: string | undefined, ref: string): boolean => id !== undefined && (id === ref || (ref.length >= MIN_PREFIX && id.startsWith(ref)));
 
 /** Could `arg` be a session id rather than a path? Paths have a separator or a .jsonl name. */
 function idLike(arg: string): boolean {

@@ -134,7 +134,11 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
     io.out.line(safeJson(rows, 2));
     return EXIT_OK;
   }
-  for (const p of problems) io.err.line(`${io.err.style('yellow', 'warning')}: ${oneLine(p.path)}: ${oneLine(p.error.message)} [${p.error.code}]`);
+  for (const p of problems) {
+    // Most store messages already start with the path; never print it twice.
+    const where = p.error.message.startsWith(p.path) ? '' : `${oneLine(p.path)}: `;
+    io.err.line(`${io.err.style('yellow', 'warning')}: ${where}${oneLine(p.error.message)} [${p.error.code}]`);
+  }
   if (rows.length === 0) {
     io.err.line(cwd === undefined ? `no sessions under ${oneLine(store.root)}` : `no sessions for ${oneLine(cwd)} under ${oneLine(store.root)} (--all lists every workspace)`);
     return EXIT_OK;

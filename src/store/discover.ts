@@ -4,10 +4,10 @@
  * scales with the number of sessions, not with their size.
  */
 import { open, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { validateHeader, type SessionHeader } from '../session/index.js';
 import { StoreError, isErrno, type LockHolder } from './errors.js';
-import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, encodeSegment, logPath, projectDir } from './layout.js';
+import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';
 import { lockHolder } from './lock.js';
 
 export interface SessionInfo {
@@ -110,16 +110,16 @@ export function parseHeaderLine(line: string, path: string): SessionHeader {
   try {
     v = JSON.parse(line);
   } catch {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: the first line is not a session header (not JSON)`, { path });
+    throw new StoreError('BAD_HEADER', `${path}: the first line is not a session header (not JSON)`, { path });
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v) || (v as { type?: unknown }).type !== 'session') {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: the first line is not a session header`, { path });
+    throw new StoreError('BAD_HEADER', `${path}: the first line is not a session header`, { path });
   }
   const { type: _t, ...rest } = v as Record<string, unknown>;
   try {
     return validateHeader(rest);
   } catch (e) {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: ${(e as Error).message}`, { path }, { cause: e });
+    throw new StoreError('BAD_HEADER', `${path}: ${(e as Error).message}`, { path }, { cause: e });
   }
 }
 
@@ -149,13 +149,16 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 
 type Entry = { info: SessionInfo } | { problem: ListProblem } | undefined;
 
+const idOfDir = (dir: string): string | undefined => decodeSegment(basename(dir));
+
 async function listOne(root: string, dir: string): Promise<Entry> {
   const compressed = join(dir, COMPRESSED_LOG_FILE);
-  if (await exists(compressed)) return { problem: { path: compressed, error: compressedLogError(compressed) } };
+  // The directory's name is the encoded id: with it, the CLI can say "compressed" when asked for this id.
+  if (await exists(compressed)) return { problem: { path: compressed, error: compressedLogError(compressed, idOfDir(dir)) } };
   const path = join(dir, LOG_FILE);
   try {
     const line = await readFirstLine(path);
-    if (line === undefined) return { problem: { path, error: new StoreError('IDENTITY_MISMATCH', `${path}: no complete header line`, { path }) } };
+    if (line === undefined) return { problem: { path, error: new StoreError('BAD_HEADER', `${path}: no complete header line`, { path }) } };
     const header = parseHeaderLine(line, path);
     checkIdentity(root, path, header);
     const st = await stat(path);

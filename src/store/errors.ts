@@ -17,6 +17,8 @@ export type StoreErrorCode =
   | 'COMPRESSED_LOG'
   /** The header's id or cwd does not name the file it was found in. */
   | 'IDENTITY_MISMATCH'
+  /** The log's first line is not a readable session header (incomplete, not JSON, or invalid). */
+  | 'BAD_HEADER'
   /** The log holds fewer events than its header's `seedLength`: the inherited prefix is damaged. */
   | 'SEED_TRUNCATED'
   /** An id or cwd that cannot name a storage path (empty id, relative cwd). */

@@ -2,7 +2,7 @@
  * `dsh replay`: the bundled example and real dsh logs re-run through the agent loop with no model,
  * compared with their recordings; exit 0 when what must match matches, 1 otherwise.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeShared, repoRoot, sharedPath } from '../support/shared.js';
@@ -104,6 +104,38 @@ describe('dsh replay', () => {
     const c = await runMain(['replay', join(tempDir(), 'missing.jsonl')], {});
     expect(c.code).toBe(1);
     expect(c.stderr).toMatch(/: no such file \[FILE_NOT_FOUND\]\n$/);
+  });
+
+  it('--out through a symbolic or hard link to the recording is the recording too: refused, the recording untouched', async () => {
+    const dir = tempDir();
+    const rec = join(dir, 'rec.jsonl');
+    const original = readFileSync(examplePath);
+    writeFileSync(rec, original);
+    symlinkSync(rec, join(dir, 'soft.jsonl'));
+    linkSync(rec, join(dir, 'hard.jsonl'));
+    for (const [out, input] of [
+      [join(dir, 'soft.jsonl'), rec],
+      [join(dir, 'hard.jsonl'), rec],
+      [rec, join(dir, 'soft.jsonl')],
+    ] as const) {
+      const r = await runMain(['replay', '--out', out, input], {});
+      expect(r.code, `${out} ${input}`).toBe(2);
+      expect(r.stderr).toBe('dsh: --out names the recording itself; write the replayed log somewhere else [USAGE]\n');
+      expect(readFileSync(rec).equals(original)).toBe(true);
+    }
+  });
+
+  it('--out replaces an existing file whole (written beside it, then renamed), and writes through a link to another file', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'target.jsonl');
+    writeFileSync(target, 'old contents\n');
+    symlinkSync(target, join(dir, 'link.jsonl'));
+    const r = await runMain(['replay', '--out', join(dir, 'link.jsonl'), examplePath], {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(join(dir, 'link.jsonl')).isSymbolicLink()).toBe(true);
+    const check = await runMain(['log', 'check', target]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['link.jsonl', 'target.jsonl']); // no temporary file left
   });
 });
 

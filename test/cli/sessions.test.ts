@@ -2,8 +2,8 @@
  * `dsh sessions list|path`, and `dsh log …` naming a stored session by id. Sessions are made
  * through the store's own API with a fixed clock, so times, ids and turn counts are known.
  */
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
 import { runMain } from './support/inproc.js';
@@ -140,5 +140,43 @@ describe('dsh sessions', () => {
     const missing = await runMain(['log', 'show', 'cccc4444'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('dsh: cccc4444: no such file [FILE_NOT_FOUND]\n');
+  });
+
+  it('log check with several arguments: one that names no single session fails as that file, the others are checked', async () => {
+    const f = await fixture();
+    const r = await runMain(['log', 'check', examplePath, 'aaaa', 'bbbb3333', join(tempDir(), 'none.jsonl')], { DSH_HOME: f.home });
+    expect(r.code).toBe(1);
+    const out = r.stdout.split('\n');
+    expect(out).toContain(`aaaa: error AMBIGUOUS_SESSION: 2 sessions start with "aaaa" (${f.newer.id}, ${f.older.id}); give more of the id`);
+    expect(out).toContain('aaaa: FAILED');
+    expect(r.stdout).toContain(`${examplePath}: ok · `);
+    expect(r.stdout).toContain(`${f.other.path}: ok · `);
+    expect(out).toContain('4 files: 2 ok, 2 failed');
+    const json = JSON.parse((await runMain(['log', 'check', '--json', 'aaaa', 'bbbb3333'], { DSH_HOME: f.home })).stdout) as { files: { file: string; ok: boolean; problems: { code: string }[] }[] };
+    expect(json.files.map((x) => [x.file, x.ok, x.problems.map((p) => p.code)])).toEqual([
+      ['aaaa', false, ['AMBIGUOUS_SESSION']],
+      [f.other.path, true, []],
+    ]);
+  });
+
+  it('a session stored compressed is named as such when asked for by id, and listed as a warning once per problem, path said once', async () => {
+    const f = await fixture();
+    const dir = join(f.home, 'sessions', basename(dirname(dirname(f.other.path))), 'cccc5555-0000-4000-8000-000000000005');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'session.jsonl.zstd'), Buffer.from([0x28, 0xb5, 0x2f, 0xfd]));
+    const broken = join(f.home, 'sessions', basename(dirname(dirname(f.other.path))), 'dddd6666-0000-4000-8000-000000000006');
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'session.jsonl'), '{"type":"sess');
+    const env = { DSH_HOME: f.home };
+    for (const ref of ['cccc5555', 'cccc5555-0000-4000-8000-000000000005']) {
+      const r = await runMain(['log', 'show', ref], env);
+      expect(r.code, ref).toBe(1);
+      expect(r.stderr).toMatch(/session\.jsonl\.zstd is a zstd-compressed dsh log; .* \[COMPRESSED_LOG\]\n$/);
+    }
+    const list = await runMain(['sessions', '--all'], env);
+    const warnings = list.stderr.split('\n').filter(Boolean);
+    expect(warnings).toHaveLength(2);
+    expect(warnings).toContain(`warning: ${join(dir, 'session.jsonl.zstd')} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root [COMPRESSED_LOG]`);
+    expect(warnings).toContain(`warning: ${join(broken, 'session.jsonl')}: no complete header line [BAD_HEADER]`);
   });
 });

@@ -67,3 +67,28 @@ describe('a device given as the log', () => {
     expect(r.stderr).toBe('dsh: /dev/zero: is a device, not a log file [NOT_A_FILE]\n');
   });
 });
+
+describe('what was not loaded as written is said by every command that reads a log', () => {
+  it('a torn tail and crash repair: a warning on stderr from log messages, replay and export; all load warnings in --json', async () => {
+    const { runMain } = await import('./support/inproc.js');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const lines = exampleLines();
+    // Cut the last turn short: its last line torn, the turn left open.
+    const torn = join(tempDir(), 'torn.jsonl');
+    writeFileSync(torn, `${lines.slice(0, -3).join('\n')}\n${lines.at(-3)!.slice(0, 25)}`);
+    const tornLine = lines.length - 2;
+    const want = [
+      `warning: ${torn}: torn tail at line ${tornLine}: 1 line not loaded (the last line is incomplete (no newline, not JSON)) [TORN_TAIL]`,
+      `warning: ${torn}: the last turn was left open; crash repair added 2 events [OPEN_TURN]`,
+    ];
+    const messages = await runMain(['log', 'messages', '--brief', torn], {});
+    expect(messages.code).toBe(0);
+    expect(messages.stderr.split('\n').filter(Boolean)).toEqual(want);
+    const replay = await runMain(['replay', torn], {});
+    expect(replay.stderr.split('\n').filter((l) => l.startsWith('warning: '))).toEqual(want);
+    const json = JSON.parse((await runMain(['replay', '--json', torn], {})).stdout) as { loadWarnings: { code: string; line?: number }[] };
+    expect(json.loadWarnings.map((w) => w.code)).toEqual(['TORN_TAIL', 'OPEN_TURN']);
+    expect(json.loadWarnings[0]!.line).toBe(tornLine);
+  });
+});

@@ -55,9 +55,14 @@ function summaryLine(r: FileReport, strict: boolean, io: Io): string {
   return `${name}: ${verdict} · ${facts.join(' · ')}`;
 }
 
-export function runCheck(paths: readonly string[], opts: CheckOptions, io: Io): number {
+/** A file to check, or an argument that could not be resolved to one (and why). */
+export type CheckInput = string | { file: string; error: unknown };
+
+export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: Io): number {
   const strict = opts.strict === true;
-  const reports = paths.map((p) => checkFile(p, strict));
+  const reports = inputs.map((p): FileReport =>
+    typeof p === 'string' ? checkFile(p, strict) : { file: p.file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(p.error, p.file)] },
+  );
   const ok = reports.every((r) => r.ok);
   if (opts.json) {
     io.out.line(safeJson({ ok, strict, files: reports }, 2));

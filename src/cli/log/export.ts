@@ -5,7 +5,8 @@
 import { exportSessionToOtlp, type OtlpExportOptions } from '../../observability/index.js';
 import type { Io } from '../output.js';
 import { CliError, EXIT_OK } from '../errors.js';
-import { readLog } from '../read-log.js';
+import { loadNotices, readLog } from '../read-log.js';
+import { problemFromWarning } from '../problems.js';
 import { resolveLogArg } from '../session-ref.js';
 
 export interface ExportOptions {
@@ -31,8 +32,9 @@ export async function runExport(arg: string, opts: ExportOptions, io: Io): Promi
   const o: OtlpExportOptions = { url: opts.otlp, headers: headers(opts.header), content: opts.content ?? 'none' };
   if (opts.serviceName) o.serviceName = opts.serviceName;
   const s = await exportSessionToOtlp(log.session, o);
-  if (opts.json) io.out.line(JSON.stringify(s));
+  if (opts.json) io.out.line(JSON.stringify({ ...s, loadWarnings: log.warnings.map((w) => problemFromWarning(w, log.file)) }));
   else {
+    for (const n of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
     io.out.line(
       `${log.file}: sent ${s.spans} span(s) in ${s.turns} trace(s) (one per turn) to ${opts.otlp} in ${s.requests} request(s)` +
         `${s.incompleteTurns ? `; ${s.incompleteTurns} turn(s) marked incomplete` : ''}${s.skippedTurns ? `; ${s.skippedTurns} inherited turn(s) left to the parent session` : ''}`,

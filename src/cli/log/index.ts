@@ -52,8 +52,10 @@ Examples:
   dsh log check --strict --json logs/*.jsonl`,
     )
     .action(async (files: string[], opts: CheckOptions) => {
-      const paths = await Promise.all(files.map((f) => resolveLogArg(f, io.env)));
-      setExit(runCheck(paths, opts, io));
+      // One argument that names no single session (ambiguous, compressed) fails as that file,
+      // like a missing file does; the others are still checked.
+      const inputs = await Promise.all(files.map((f) => resolveLogArg(f, io.env).catch((error: unknown) => ({ file: f, error }))));
+      setExit(runCheck(inputs, opts, io));
     });
 
   log

@@ -8,7 +8,7 @@ import type { ContentBlock, Message } from '../../model/message.js';
 import { CliError, EXIT_OK } from '../errors.js';
 import { blockLine, DEFAULT_WIDTHS, formatImageRef, formatSource } from '../format.js';
 import type { Io, Output } from '../output.js';
-import { readLog } from '../read-log.js';
+import { loadNotices, readLog } from '../read-log.js';
 import { block, oneLine, plural, safeJson } from '../text.js';
 
 export interface MessagesOptions {
@@ -69,6 +69,7 @@ function renderHuman(messages: readonly Message[], seqs: Map<Message, number>, a
 export function runMessages(path: string, opts: MessagesOptions, io: Io): number {
   if (opts.json && opts.brief) throw new CliError('USAGE', '--json prints the exact message objects and --brief a short text view; give one of them');
   const log = readLog(path);
+  for (const n of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
   const events = log.session.events;
   // The end-of-seed marker the loader appends is not part of the file and changes no history.
   const last = log.eventCount + log.repaired.length - 1;
