@@ -6,6 +6,7 @@
  * controls (ESC, CSI, OSC start with them), DEL, and the Unicode bidi and line-separator
  * controls ("Trojan Source" reordering).
  */
+import { stringifyJson } from '../session/index.js';
 
 // C0 except \t and \n (handled per mode), DEL, C1, bidi embeddings/overrides/isolates, marks, separators.
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -53,7 +54,8 @@ export function preview(s: string, max: number | undefined): string {
  * unchanged for any JSON parser.
  */
 export function safeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // stringifyJson: JSON.stringify's text, also for values nested deeper than its stack allows.
+  return stringifyJson(value, indent).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Thousands separators as a locale-independent space, from five digits on: "1850", "12 345". */

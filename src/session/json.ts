@@ -129,6 +129,17 @@ function pathOf(rootPath: string, stack: readonly Frame[]): string {
  * so it is assembled only for the error message.
  */
 function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: string, why: string) => never): unknown {
+  const stack: Frame[] = [];
+  try {
+    return walk(root, rootPath, copy, fail, stack);
+  } catch (e) {
+    if (e instanceof SessionError) throw e;
+    // A getter that throws, a revoked Proxy: not data. Named with the path being read.
+    fail(pathOf(rootPath, stack), `reading it threw (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}); only plain data is JSON`);
+  }
+}
+
+function walk(root: unknown, rootPath: string, copy: boolean, fail: (path: string, why: string) => never, stack: Frame[]): unknown {
   const leaf = leafProblem(root);
   if (leaf) fail(rootPath, leaf);
   if (typeof root !== 'object' || root === null) return root;
@@ -145,7 +156,7 @@ function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: s
     };
   };
   const rootFrame = open(root);
-  const stack: Frame[] = [rootFrame];
+  stack.push(rootFrame);
   while (stack.length > 0) {
     const f = stack[stack.length - 1]!;
     const n = f.keys ? f.keys.length : (f.src as unknown[]).length;
@@ -231,15 +242,20 @@ export function freezeJsonInPlace<T>(value: T, ctx: JsonContext): T {
 export function copyJson<T>(value: T, eventType: string, path: string, seq: number | undefined): T {
   try {
     return fastCopy(value, 0) as T;
-  } catch (e) {
-    if (e !== BAIL) throw e;
+  } catch {
+    // BAIL, or something that threw while being read (a getter, a revoked Proxy): the slow walk
+    // decides, and names the path.
   }
   return slowWalk(value, path, true, failer({ eventType, seq })) as T;
 }
 
 /** `freezeJsonInPlace` without a context object (the load hot path). */
 export function freezeInPlace<T>(value: T, eventType: string, path: string, seq: number | undefined): T {
-  if (fastFreeze(value, 0)) return value;
+  try {
+    if (fastFreeze(value, 0)) return value;
+  } catch {
+    // something threw while being read: the slow walk names it
+  }
   return slowWalk(value, path, false, failer({ eventType, seq })) as T;
 }
 
@@ -342,30 +358,35 @@ export function isLosslessJson(value: unknown): value is JsonValue {
  * any depth. The native path runs first; only a value too deep for it takes the iterative walk,
  * which produces the same text (same key order, same escaping).
  */
-export function stringifyJson(value: unknown): string {
+export function stringifyJson(value: unknown, indent?: number): string {
   try {
-    return JSON.stringify(value);
+    return JSON.stringify(value, null, indent);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
   }
+  // Too deep for the native serializer: written compact whatever `indent` asks, since indenting
+  // n levels costs n² characters (20,000 levels would not fit in a string).
   return stringifyDeep(value);
 }
 
+/** Values `JSON.stringify` leaves out of objects (and writes as null in arrays). */
+const skipped = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
 function stringifyDeep(root: unknown): string {
   const out: string[] = [];
-  // Each frame: the container, its keys (null for arrays), the next index.
-  const stack: { v: Record<string, unknown> | unknown[]; keys: string[] | null; i: number }[] = [];
+  // Each frame: the container, its keys (null for arrays), the next index, how many were written.
+  const stack: { v: Record<string, unknown> | unknown[]; keys: string[] | null; i: number; n: number }[] = [];
   const emit = (v: unknown): void => {
     if (typeof v !== 'object' || v === null) {
-      out.push(JSON.stringify(v));
+      out.push(skipped(v) ? 'null' : JSON.stringify(v));
       return;
     }
     if (Array.isArray(v)) {
       out.push('[');
-      stack.push({ v, keys: null, i: 0 });
+      stack.push({ v, keys: null, i: 0, n: 0 });
     } else {
       out.push('{');
-      stack.push({ v: v as Record<string, unknown>, keys: Object.keys(v), i: 0 });
+      stack.push({ v: v as Record<string, unknown>, keys: Object.keys(v), i: 0, n: 0 });
     }
   };
   emit(root);
@@ -378,7 +399,7 @@ function stringifyDeep(root: unknown): string {
         stack.pop();
         continue;
       }
-      if (f.i > 0) out.push(',');
+      if (f.n++ > 0) out.push(',');
       emit(a[f.i++]);
     } else {
       if (f.i >= f.keys.length) {
@@ -387,8 +408,10 @@ function stringifyDeep(root: unknown): string {
         continue;
       }
       const k = f.keys[f.i++]!;
-      out.push(f.i > 1 ? `,${JSON.stringify(k)}:` : `${JSON.stringify(k)}:`);
-      emit((f.v as Record<string, unknown>)[k]);
+      const v = (f.v as Record<string, unknown>)[k];
+      if (skipped(v)) continue;
+      out.push(`${f.n++ > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      emit(v);
     }
   }
   return out.join('');

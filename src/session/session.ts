@@ -34,7 +34,7 @@ import { SurfaceState, type EventLookup, type SurfaceReplacement } from './surfa
 import { ChunkRun, materialise, slotType, type Slot } from './store.js';
 import { TraceState } from './trace.js';
 import { MessageProjection } from './derive.js';
-import { validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';
+import { RESERVED_TYPES, reservedType, validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';
 import { validateHeader } from './header.js';
 import { canonicalHeader } from './request-header.js';
 
@@ -384,6 +384,10 @@ export class Session {
   private build(type: string, data: unknown, seq: number, optsArg: unknown): SessionEvent {
     if (typeof type !== 'string' || type.length === 0) {
       throw new SessionError('INVALID_EVENT', `event type must be a non-empty string, got ${typeof type === 'string' ? '""' : typeof type}`, { seq, rule: 'envelope' });
+    }
+    if (RESERVED_TYPES.has(type)) throw reservedType(type, seq);
+    if (optsArg !== undefined && (typeof optsArg !== 'object' || optsArg === null || Array.isArray(optsArg))) {
+      throw new SessionError('INVALID_EVENT', `event "${type}" at seq ${seq}: append options must be an object ({surfaceOp, sourceEventSeqs, ignorable}) or omitted, got ${optsArg === null ? 'null' : Array.isArray(optsArg) ? 'an array' : typeof optsArg}`, { eventType: type, seq, rule: 'envelope' });
     }
     const opts = optsArg as { surfaceOp?: SurfaceOp; sourceEventSeqs?: number[]; ignorable?: true } | undefined;
     const frozen = copyJson(data, type, '$.data', seq);

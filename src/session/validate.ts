@@ -332,10 +332,22 @@ export function validateEnvelope(e: unknown, index: number): void {
     if (!ENVELOPE_KEYS.has(k)) fail(`$.${k}`, `"${k}" is not an envelope field (allowed: ${[...ENVELOPE_KEYS].join(', ')})`);
   }
   if (typeof o.type !== 'string' || o.type === '') fail('$.type', `expected a non-empty string, got ${describe(o.type)}`);
+  if (RESERVED_TYPES.has(o.type as string)) throw reservedType(o.type as string, index);
   const type = o.type as string;
   if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq)) fail('$.seq', `expected an integer, got ${describe(o.seq)}`, 'INVALID_EVENT', type);
   if (o.seq !== index) fail('$.seq', `seq ${o.seq as number} where ${index} belongs (seqs are contiguous from 0)`, 'SEQ_GAP', type);
   if (typeof o.time !== 'number' || !Number.isSafeInteger(o.time)) fail('$.time', `expected integer epoch ms, got ${describe(o.time)}`, 'INVALID_EVENT', type);
   if (!('data' in o) || o.data === undefined) fail('$.data', 'data is missing', 'INVALID_EVENT', type);
   if (o.ignorable !== undefined && o.ignorable !== true) fail('$.ignorable', 'ignorable must be true when present', 'INVALID_EVENT', type);
+}
+
+/**
+ * Names the JSONL format gives its own lines: the header tag and the packed-row tags. An event
+ * with one of them would be read back as a header or a (malformed) row, losing the event or
+ * the whole log; dsh keeps them apart by convention (event types have a slash), this refuses it.
+ */
+export const RESERVED_TYPES: ReadonlySet<string> = new Set(['session', 'text-chunks', 'reasoning-chunks', 'tool-call-chunks']);
+
+export function reservedType(type: string, seq: number): SessionError {
+  return new SessionError('INVALID_EVENT', `event type "${type}" at seq ${seq} is reserved: the JSONL format uses it for ${type === 'session' ? 'the header line' : 'packed chunk rows'}, so the event could not be read back; event types take a namespace, e.g. "myplugin/${type}"`, { eventType: type, seq, rule: 'reserved-type' });
 }

@@ -4,7 +4,7 @@
  * override to the terminal; --json output stays lossless.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeJsonl, Session } from '../../src/session/index.js';
+import { deepEqual, encodeJsonl, Session } from '../../src/session/index.js';
 import { scratch } from './support/files.js';
 import type { Run } from './support/run.js';
 import { dshIn as dsh, dshAllIn as dshAll } from './support/inproc.js';
@@ -126,5 +126,41 @@ describe('a hostile log cannot drive the terminal', () => {
     const r2 = await dsh(['log', 'show', `--${EVIL}`, p]);
     expect(r2.code).toBe(2);
     expectInert(r2, 'unknown option');
+  });
+});
+
+describe('a log nested deeper than a JavaScript stack', () => {
+  /** Tool-result blocks nested `depth` levels in one user message, and a plugin event as deep. */
+  function deepLog(depth: number): { text: string; message: unknown; plugin: unknown } {
+    let block: unknown = { type: 'text', text: 'bottom' };
+    for (let i = 0; i < depth; i++) block = { type: 'tool-result', toolCallId: 'c', content: [block] };
+    let plugin: unknown = 'bottom';
+    for (let i = 0; i < depth; i++) plugin = [plugin];
+    const s = Session.create({ id: 'deep', header: { cwd: '/w' }, clock: () => 1 });
+    const message = { id: 'm', role: 'user', content: [block], source: { kind: 'user' } };
+    s.append('user/message', message as never, { surfaceOp: 'append' });
+    (s.append as unknown as (t: string, d: unknown, o: unknown) => unknown).call(s, 'feedback/record', { nested: plugin }, { ignorable: true });
+    return { text: encodeJsonl(s.header, s.events), message, plugin };
+  }
+
+  it('loads, shows and prints: no command fails; --json is lossless (compact past the native limit)', async () => {
+    const depth = 20_000;
+    const { text, message } = deepLog(depth);
+    const p = file('deep.jsonl', text);
+    const [check, show, messages, json] = (await dshAll([
+      ['log', 'check', p],
+      ['log', 'show', p],
+      ['log', 'messages', p],
+      ['log', 'messages', '--json', p],
+    ])) as [Run, Run, Run, Run];
+    for (const r of [check, show, messages, json]) expect(r.code, r.stderr).toBe(0);
+    // The text view indents 32 levels, then says what it leaves out.
+    const lines = messages.stdout.split('\n');
+    expect(lines.filter((l) => l.trim().startsWith('tool-result [c] ok'))).toHaveLength(33);
+    expect(lines).toContain(`${' '.repeat(4 + 2 * 33)}… blocks nested deeper than 32 levels are not shown (--json shows them)`);
+    expect(show.stdout).toContain('feedback/record');
+    // Iterative comparison: vitest's toEqual recurses, and would overflow on this value itself.
+    expect(deepEqual(JSON.parse(json.stdout), [message])).toBe(true);
+    expect(deepEqual(JSON.parse(json.stdout), [{ ...(message as object), id: 'other' }])).toBe(false);
   });
 });

@@ -111,8 +111,9 @@ export function expectSessionError(fn: () => unknown, code: SessionErrorCode): S
 }
 
 /**
- * Expect the append to be refused with `code` and to leave the session exactly as it was; also
- * checks that a later valid append still gets the next seq (the state machine was not advanced).
+ * Expect the append to be refused with `code` and to leave the session exactly as it was (as
+ * observed from outside: length, events, surface, trace). That the next append then lands at its
+ * seq is tested once per refusal layer in session.test.ts.
  */
 export function expectRefused(s: Session, fn: () => unknown, code: SessionErrorCode): SessionError {
   const before = observe(s);

@@ -318,4 +318,12 @@ describe('stringifyJson', () => {
     for (let i = 0; i < 50_000; i++) back = i % 2 ? (back as unknown[])[1] : (back as { a: unknown }).a;
     expect(back).toEqual({ k: ['x', 1] });
   });
+  it('past the native limit, values JSON.stringify leaves out are left out the same way; an indent asked for is dropped there', () => {
+    const leaf = { keep: 1, gone: undefined, fn: () => 1, arr: [undefined, () => 1, 2] };
+    expect(stringifyJson(leaf, 2)).toBe(JSON.stringify(leaf, null, 2));
+    let v: unknown = leaf;
+    for (let i = 0; i < 20_000; i++) v = [v];
+    const text = stringifyJson(v, 2);
+    expect(text).toBe(`${'['.repeat(20_000)}{"keep":1,"arr":[null,null,2]}${']'.repeat(20_000)}`);
+  });
 });

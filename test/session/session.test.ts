@@ -430,3 +430,92 @@ describe('a refused append leaves everything untouched', () => {
     expect(s.trace.openTurn).toBeUndefined();
   });
 });
+
+describe('after a refusal the next append lands at its seq', () => {
+  it('for a refusal by every layer (value, data, surface, trace, pre-commit check): the log holds exactly what was committed', () => {
+    const s = newSession();
+    openStep(s, 1);
+    let veto = false;
+    s.addPreCommitCheck(() => {
+      if (veto) throw new Error('vetoed');
+    });
+    const refusals: (() => unknown)[] = [
+      () => s.append('feedback/record', { x: NaN } as never),
+      () => s.append('user/message', { ...userMsg('x'), role: 'assistant' } as never, { surfaceOp: 'append' }),
+      () => s.append('user/message', userMsg('x'), { surfaceOp: 'append', sourceEventSeqs: [99] }),
+      () => s.append('turn/end', { turn: 1, reason: { kind: 'completed' } }),
+      () => {
+        veto = true;
+        try {
+          return s.append('feedback/record', { ok: 1 });
+        } finally {
+          veto = false;
+        }
+      },
+    ];
+    for (const refuse of refusals) {
+      const seq = s.length;
+      expect(refuse).toThrow();
+      const e = s.append('feedback/record', { after: seq });
+      expect(e.seq).toBe(seq);
+      expect(s.at(seq)).toBe(e);
+      expect(s.events[seq]).toBe(e);
+      expect(s.events).toHaveLength(seq + 1);
+      expect([...s.since(seq)]).toEqual([e]);
+    }
+  });
+});
+
+describe('values that throw while being read', () => {
+  it('a getter that throws and a revoked Proxy are NON_JSON with their path, not a raw error; the log is untouched', () => {
+    const s = newSession();
+    const getter = expectRefused(
+      s,
+      () =>
+        rawAppend(s, 'feedback/record', {
+          a: {
+            get b(): number {
+              throw new Error('boom');
+            },
+          },
+        }),
+      'NON_JSON',
+    );
+    expect(getter.details.path).toBe('$.data.a.b');
+    expect(getter.message).toContain('reading it threw (Error: boom)');
+    const r = Proxy.revocable({}, {});
+    r.revoke();
+    const revoked = expectRefused(s, () => rawAppend(s, 'feedback/record', { a: [1, r.proxy] }), 'NON_JSON');
+    expect(revoked.details.path).toBe('$.data.a[1]');
+    expect(revoked.message).toMatch(/reading it threw \(TypeError: .*revoked/);
+  });
+});
+
+describe('names the JSONL format reserves', () => {
+  it('the header and packed-row tags are refused as event types at append and at seed (they could not be read back)', () => {
+    for (const type of ['session', 'text-chunks', 'reasoning-chunks', 'tool-call-chunks']) {
+      const s = newSession();
+      const err = expectRefused(s, () => rawAppend(s, type, { a: 1 }), 'INVALID_EVENT');
+      expect(err.details).toMatchObject({ rule: 'reserved-type', eventType: type });
+      expect(err.message).toContain(`event types take a namespace, e.g. "myplugin/${type}"`);
+      let seedErr: unknown;
+      try {
+        Session.create({ id: 's', header: { cwd: '/w' }, seed: [{ type, seq: 0, time: T0, data: {} }] as never });
+      } catch (e) {
+        seedErr = e;
+      }
+      expect(seedErr).toBeInstanceOf(SessionError);
+      expect((seedErr as SessionError).details.rule).toBe('reserved-type');
+    }
+    // A slash-less type that is not reserved stays a plugin's business.
+    expect(rawAppend(newSession(), 'metrics', { a: 1 }).type).toBe('metrics');
+  });
+
+  it('append options that are not an object are INVALID_EVENT, not a TypeError', () => {
+    const s = newSession();
+    for (const bad of [null, 'append', 3, ['append']]) {
+      const err = expectRefused(s, () => rawAppend(s, 'feedback/record', {}, bad), 'INVALID_EVENT');
+      expect(err.message).toContain('append options must be an object');
+    }
+  });
+});

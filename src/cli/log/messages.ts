@@ -3,13 +3,13 @@
  * through seq SEQ inclusive (the end of the log by default), by the same per-event projection
  * the harness uses. `--json` prints the exact message objects.
  */
-import { deriveEventMessage, deriveMessagesFrom, type SessionEvent } from '../../session/index.js';
+import { deriveEventMessage, deriveMessagesFrom, stringifyJson, type SessionEvent } from '../../session/index.js';
 import type { ContentBlock, Message } from '../../model/message.js';
 import { CliError, EXIT_OK } from '../errors.js';
 import { blockLine, DEFAULT_WIDTHS, formatImageRef, formatSource } from '../format.js';
 import type { Io, Output } from '../output.js';
 import { loadNotices, readLog } from '../read-log.js';
-import { block, oneLine, plural, safeJson } from '../text.js';
+import { block, oneLine, plural, safeJson, truncate } from '../text.js';
 
 export interface MessagesOptions {
   at?: number;
@@ -31,20 +31,40 @@ function indented(text: string, indent: string): string[] {
   return block(text).split('\n').map((l) => (l.length ? indent + l : ''));
 }
 
-function blockLines(b: ContentBlock, indent: string): string[] {
-  switch (b.type) {
-    case 'text':
-    case 'reasoning':
-      return [`${indent}${b.type}:`, ...indented(b.text, `${indent}  `)];
-    case 'tool-call':
-      return [`${indent}tool-call ${oneLine(b.name)} [${oneLine(b.id)}] arguments:`, ...indented(b.arguments, `${indent}  `)];
-    case 'tool-result':
-      return [`${indent}tool-result [${oneLine(b.toolCallId)}] ${b.isError ? 'isError: true' : 'ok'}`, ...b.content.flatMap((c) => blockLines(c, `${indent}  `))];
-    case 'image':
-      return [`${indent}${formatImageRef(b.attachment)}`];
-    default:
-      return [`${indent}${oneLine(String((b as { type: unknown }).type))} block: ${oneLine(JSON.stringify(b))}`];
+/** Tool results nest blocks; past this depth the text view stops indenting and says so. */
+const MAX_NESTING = 32;
+
+/** A block's lines, nested results indented under their result; iterative (logs nest freely). */
+function blockLines(root: ContentBlock, indent: string): string[] {
+  const out: string[] = [];
+  const stack: { b: ContentBlock; depth: number }[] = [{ b: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { b, depth } = stack.pop()!;
+    const at = indent + '  '.repeat(depth);
+    switch (b.type) {
+      case 'text':
+      case 'reasoning':
+        out.push(`${at}${b.type}:`, ...indented(b.text, `${at}  `));
+        break;
+      case 'tool-call':
+        out.push(`${at}tool-call ${oneLine(b.name)} [${oneLine(b.id)}] arguments:`, ...indented(b.arguments, `${at}  `));
+        break;
+      case 'tool-result':
+        out.push(`${at}tool-result [${oneLine(b.toolCallId)}] ${b.isError ? 'isError: true' : 'ok'}`);
+        if (b.content.length > 0 && depth + 1 > MAX_NESTING) {
+          out.push(`${at}  … blocks nested deeper than ${MAX_NESTING} levels are not shown (--json shows them)`);
+          break;
+        }
+        for (let i = b.content.length - 1; i >= 0; i--) stack.push({ b: b.content[i]!, depth: depth + 1 });
+        break;
+      case 'image':
+        out.push(`${at}${formatImageRef(b.attachment)}`);
+        break;
+      default:
+        out.push(`${at}${oneLine(String((b as { type: unknown }).type))} block: ${oneLine(truncate(stringifyJson(b), 2000))}`);
+    }
   }
+  return out;
 }
 
 function describeAt(e: SessionEvent, end: boolean): string {

@@ -4,7 +4,7 @@
  * rendering so a later `dsh view` can draw the same entries differently. Every string in an
  * entry is already safe to print.
  */
-import type { SessionEvent } from '../../session/index.js';
+import { stringifyJson, type SessionEvent } from '../../session/index.js';
 import type { StreamChunk } from '../../model/stream.js';
 import type { JsonValue } from '../../model/json.js';
 import type { ContentBlock } from '../../model/message.js';
@@ -86,12 +86,12 @@ function failureOf(f: unknown): string {
 /** Short JSON of an opaque plugin payload. */
 function compactJson(v: JsonValue | undefined, max: number | undefined): string {
   if (v === undefined) return '';
-  const s = JSON.stringify(v);
+  const s = stringifyJson(v);
   return oneLine(max === undefined ? s : truncate(s, max));
 }
 
 function str(v: unknown): string {
-  return oneLine(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+  return oneLine(typeof v === 'string' ? v : v === undefined ? 'undefined' : stringifyJson(v));
 }
 
 function surfaceNote(e: SessionEvent): string {
