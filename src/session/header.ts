@@ -27,6 +27,8 @@ export function validateHeader(h: unknown, opts: ValidationOptions = {}): Sessio
     }
     return false;
   };
+  // -0 equals 0 but would be written back as 0: not lossless, refused like anywhere else.
+  for (const k of ['version', 'createdAt', 'seedLength', 'delegationDepth'] as const) if (Object.is(o[k], -0)) bad(`$.${k}`, '-0 is not lossless JSON (it is written back as 0)');
   if (o.version !== SESSION_FORMAT_VERSION) {
     throw new SessionError(
       'INVALID_HEADER',

@@ -97,6 +97,13 @@ export const restoreWith: unique symbol = Symbol('Session.restoreWith');
 
 const NO_VALIDATION: ValidationOptions = Object.freeze({});
 
+/** A seed or restore list must be an array (a string would be walked character by character). */
+function requireEventList(v: unknown, what: string): void {
+  if (!Array.isArray(v)) {
+    throw new SessionError('INVALID_EVENT', `${what} must be an array of events, got ${v === null ? 'null' : typeof v}`, { rule: 'seed' });
+  }
+}
+
 function defaultListenerError(error: unknown, event: SessionEvent): void {
   console.error(`[dsh] session/event listener threw on ${event.type} #${event.seq}:`, error);
 }
@@ -155,6 +162,7 @@ export class Session {
   static create(opts: SeedOptions = {}): Session {
     const header = makeHeader(opts);
     const seed = opts.seed;
+    if (seed !== undefined) requireEventList(seed, 'seed');
     return new Session(
       header,
       opts,
@@ -171,6 +179,7 @@ export class Session {
    */
   static restore(header: unknown, events: unknown[], opts: Omit<SessionOptions, 'id' | 'header'> = {}): Session {
     const h = validateHeader(header, opts.validation);
+    requireEventList(events, 'events');
     return new Session(
       h,
       opts,
@@ -480,7 +489,8 @@ export class Session {
     const n = this.count;
     const b = boundary ?? n - 1;
     if (boundary !== undefined && (!Number.isSafeInteger(boundary) || boundary < 0 || boundary >= n)) {
-      throw new SessionError('INVALID_BOUNDARY', `fork boundary ${String(boundary)} is not a seq of this session (0…${n - 1})`, { seq: boundary, rule: 'fork-boundary' });
+      const shown = typeof boundary === 'number' ? String(boundary) : `${JSON.stringify(boundary) ?? String(boundary)} (a ${typeof boundary}, not a number)`;
+      throw new SessionError('INVALID_BOUNDARY', `fork boundary ${shown} is not a seq of this session (0…${n - 1})`, { ...(typeof boundary === 'number' ? { seq: boundary } : {}), rule: 'fork-boundary' });
     }
     // Records through the one holding b (a run never straddles a valid boundary: its members sit
     // inside a turn, and a boundary inside a turn is refused below).

@@ -74,6 +74,20 @@ describe('dsh log show on the example', () => {
     expect(r.stdout).toContain('error FS_NOT_FOUND: "Error: cannot read "/tmp/demo-repo/docs/usage.md": not found"');
   });
 
+  it('a result whose block says isError but that records no error object still shows as an error', async () => {
+    // The example's failing read, with its `error` object removed: only the block's isError is left.
+    const lines = exampleLines();
+    const n = lineOf(lines, /"type":"tool\/result".*FS_NOT_FOUND/);
+    const e = JSON.parse(lines[n - 1]!) as { data: { error?: unknown; message: { content: { isError?: boolean }[] } } };
+    delete e.data.error;
+    expect(e.data.message.content[0]!.isError).toBe(true);
+    lines[n - 1] = JSON.stringify(e);
+    const p = file('iserror-only.jsonl', `${lines.join('\n')}\n`);
+    const out = (await dsh(['log', 'show', p])).stdout;
+    const seq = (JSON.parse(lines[n - 1]!) as { seq: number }).seq;
+    expect(lineFor(out, seq).text).toMatch(/^tool result read \[[^\]]+\] error: "/);
+  });
+
   it('shows user messages with their source, and the request header', () => {
     const [prompt, snapshot] = of('user/message');
     expect(lineFor(r.stdout, prompt!.seq).text).toBe('user (user): "Fix the typo in README.md"');

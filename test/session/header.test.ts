@@ -51,3 +51,14 @@ describe('validateHeader', () => {
     expect(expectSessionError(() => validateHeader(h), 'INVALID_HEADER').details.path).toBe('$.cwd');
   });
 });
+
+describe('-0 in the header', () => {
+  it('is refused for every number field (it would be written back as 0)', () => {
+    for (const k of ['version', 'createdAt', 'seedLength', 'delegationDepth']) {
+      const h = { version: 0, id: 's', createdAt: 1, delegationDepth: 0, [k]: -0 };
+      const err = expectSessionError(() => validateHeader(h), 'INVALID_HEADER');
+      expect(err.details.path).toBe(`$.${k}`);
+      expect(err.message).toContain('-0 is not lossless JSON');
+    }
+  });
+});

@@ -245,6 +245,8 @@ describe('lossless JSON on load', () => {
       ['{"title":"t","deep":[1,{"x":1e400}]}', '$.data.deep[1].x'],
       ['{"title":"t","neg":-1e999}', '$.data.neg'],
       ['{"title":"t","z":-0.0e5}', '$.data.z'],
+      ['{"title":"t","list":[1,-0]}', '$.data.list[1]'],
+      ['{"title":"t","list":[[1e400]]}', '$.data.list[0][0]'],
     ] as const) {
       const err = loadError(withTitle(raw), 'NON_JSON');
       expect(err.details).toMatchObject({ line: 9, seq: 9, path, eventType: 'session/title' });
@@ -499,5 +501,15 @@ describe('decodeJsonl', () => {
     expect(d.header).toEqual({ version: 0, id: 's1', createdAt: 1, cwd: '/work', delegationDepth: 0 });
     expect(d.events.length).toBe(12);
     expect(d.rowCount).toBe(10);
+  });
+});
+
+describe('consecutive chunk lines are gathered into one run only while they stay in one block', () => {
+  it('a chunk line naming another step is checked as its own event (refused here), not re-labelled into the run', () => {
+    const lines = closed();
+    const chunk = (seq: number, step: number, text: string) => j(ev('assistant/chunk', seq, { turn: 2, step, chunk: { type: 'text-delta', index: 0, text } }));
+    lines.push(j(ev('turn/start', 9, { turn: 2 })), j(ev('step/start', 10, { turn: 2, step: 1 })), chunk(11, 1, 'a'), chunk(12, 1, 'b'), chunk(13, 2, 'c'), chunk(14, 1, 'd'));
+    const err = loadError(text(lines), 'TRACE_VIOLATION');
+    expect(err.details).toMatchObject({ line: 13, seq: 13, rule: 'step-enclosure' });
   });
 });

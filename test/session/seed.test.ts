@@ -217,3 +217,22 @@ describe('fork', () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe('seed, restore and fork arguments of the wrong kind', () => {
+  it('a seed or restore list that is not an array is INVALID_EVENT saying so (a string is not walked character by character)', () => {
+    for (const [what, run] of [
+      ['seed', () => Session.create({ id: 's', header: { cwd: '/w' }, seed: 'abc' as never })],
+      ['events', () => Session.restore({ version: 0, id: 's', createdAt: 1, delegationDepth: 0 }, null as never)],
+    ] as const) {
+      const err = expectSessionError(run, 'INVALID_EVENT');
+      expect(err.message).toBe(`${what} must be an array of events, got ${what === 'seed' ? 'string' : 'null'}`);
+    }
+  });
+  it('a fork boundary that is not a number says what it was', () => {
+    const s = newSession();
+    fullTurn(s, 1);
+    const err = expectSessionError(() => s.fork('0' as never), 'INVALID_BOUNDARY');
+    expect(err.message).toBe(`fork boundary "0" (a string, not a number) is not a seq of this session (0…${s.length - 1})`);
+    expect(err.details.seq).toBeUndefined();
+  });
+});

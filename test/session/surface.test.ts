@@ -56,6 +56,12 @@ describe('surfaceOp placement', () => {
 });
 
 describe('sourceEventSeqs', () => {
+  it('refuses a seq listed twice in a row ([x, x]), not only out of order', () => {
+    const s = newSession();
+    openStep(s, 1);
+    const err = expectRefused(s, () => s.append('user/message', userMsg('u'), { surfaceOp: 'append', sourceEventSeqs: [0, 0] }), 'INVALID_SOURCE_SEQS');
+    expect(err.message).toMatch(/duplicate|twice|more than once/);
+  });
   function ready() {
     const s = newSession();
     openStep(s, 1); // seqs 0, 1

@@ -109,6 +109,12 @@ const cases: [string, string, unknown, string][] = [
 ];
 
 describe('append refuses malformed payloads of known types', () => {
+  it('an assistant/chunk whose chunk type is empty', () => {
+    const s = newSession();
+    openStep(s, 1);
+    const err = expectRefused(s, () => rawAppend(s, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: '', index: 0, text: 'x' } }), 'INVALID_EVENT');
+    expect(err.details.path).toBe('$.data.chunk.type');
+  });
   for (const [name, type, data, path] of cases) {
     it(name, () => {
       const s = ready();

@@ -224,6 +224,8 @@ export function checkRow(value: Record<string, unknown>, tag: RowTag): RowParts 
   }
   const { turn, step, index } = d;
   if (typeof turn !== 'number' || typeof step !== 'number' || typeof index !== 'number') throw new RowError(tag, 'turn, step and index must be numbers');
+  // -0 would reach every member and be written back as 0: not lossless.
+  if (Object.is(time0, -0) || Object.is(turn, -0) || Object.is(step, -0) || Object.is(index, -0)) throw new RowError(tag, 'time0, turn, step and index must not be -0 (it is written back as 0)');
   if (isCall && (typeof d.id !== 'string' || (named && typeof d.name !== 'string'))) throw new RowError(tag, 'id (and name, when present) must be strings');
   const payload = (isCall ? d.args : d.texts) as unknown[];
   const dt = d.dt as unknown[];
@@ -235,7 +237,7 @@ export function checkRow(value: Record<string, unknown>, tag: RowTag): RowParts 
   for (let k = 0; k < payload.length; k++) {
     if (k > 0) {
       const gap = dt[k - 1];
-      if (typeof gap !== 'number' || !Number.isSafeInteger(gap)) throw new RowError(tag, `dt[${k - 1}] must be an integer`);
+      if (typeof gap !== 'number' || !Number.isSafeInteger(gap) || Object.is(gap, -0)) throw new RowError(tag, `dt[${k - 1}] must be a safe integer (and not -0), got ${JSON.stringify(gap) ?? String(gap)}`);
       time += gap;
       if (!Number.isSafeInteger(time)) throw new RowError(tag, 'member times leave the safe-integer range');
     }
