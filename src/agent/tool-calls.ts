@@ -102,20 +102,28 @@ export async function runToolCalls(
   };
 
   let started = 0;
-  for (let i = 0; i < n; i++) {
-    if (signal.aborted) break;
-    const safe = isSafe(calls[i]!);
-    if (!safe) {
-      while (running.size > 0) await Promise.race(running);
-    } else {
-      while (running.size >= Math.max(1, env.maxParallel)) await Promise.race(running);
+  try {
+    for (let i = 0; i < n; i++) {
+      if (signal.aborted) break;
+      const safe = isSafe(calls[i]!);
+      if (!safe) {
+        while (running.size > 0) await Promise.race(running);
+      } else {
+        while (running.size >= Math.max(1, env.maxParallel)) await Promise.race(running);
+      }
+      if (signal.aborted) break;
+      const p = start(i);
+      started++;
+      if (!safe) await p;
     }
-    if (signal.aborted) break;
-    const p = start(i);
-    started++;
-    if (!safe) await p;
+    while (running.size > 0) await Promise.race(running);
+  } finally {
+    // Invariant: no call outlives its step. When something above throws (the log refusing a
+    // tool/call, say), the calls already started still finish and record their results inside
+    // the open turn before the error ends it; otherwise a result would be appended after the
+    // turn/end, which the log refuses, as an unhandled rejection.
+    while (running.size > 0) await Promise.race(running).catch(() => undefined);
   }
-  while (running.size > 0) await Promise.race(running);
 
   for (let i = started; i < n; i++) {
     const call = calls[i]!;

@@ -92,8 +92,11 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     { name: 'sandbox', text: `Sandbox: ${mode}${sandbox.enforcement === 'partial' ? ` (partially enforced: ${sandbox.reason})` : ''}` },
     { name: 'approval', text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}` },
   ];
+  // Every configured provider's key variable stays out of shell commands, whatever its name.
+  const keyVars = Object.values(llm.providers ?? {}).flatMap((p) => (p?.apiKeyEnv ? [p.apiKeyEnv] : []));
+  const tools = { ...opts.tools, hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVars] };
   const plugins: Plugin[] = [
-    codingTools(opts.tools),
+    codingTools(tools),
     permissions(perms),
     runtimeContext(() => defaultContextSections(cwd, [...policySections, ...(opts.context ?? [])])),
     workspaceInstructions(cwd),

@@ -22,7 +22,10 @@ interface TextState {
 interface ToolState {
   index: number;
   type: 'tool-call';
+  /** The id recorded and sent back: the provider's, unless missing or already used. */
   id: string;
+  /** The id the provider gave (its deltas may repeat it), to tell a continuation from a new call. */
+  providerId: string | undefined;
   name: string;
   args: string;
   /** Set once the first delta (the one carrying `name`) went out. */
@@ -144,8 +147,12 @@ export class ChatCompletionTranslator {
     let call = providerIndex !== undefined ? this.toolsByProviderIndex.get(providerIndex) : this.lastTool;
     // A different non-empty id under a known index is a new call (some gateways reuse index 0);
     // an empty or repeated id is a continuation.
-    if (!call || (id !== undefined && id !== call.id)) {
-      call = this.open({ index: this.blocks.length, type: 'tool-call', id: id ?? this.newCallId(), name: '', args: '', announced: false, pending: '' }, out);
+    if (!call || (id !== undefined && id !== call.providerId)) {
+      // Ids must be unique within a response (each result answers one call): a missing id, or
+      // one an earlier call of this response already has, gets a fresh one. What is recorded,
+      // and sent back next time, is the id given here.
+      const unique = id !== undefined && !this.blocks.some((b) => b.type === 'tool-call' && b.id === id) ? id : this.newCallId();
+      call = this.open({ index: this.blocks.length, type: 'tool-call', id: unique, providerId: id, name: '', args: '', announced: false, pending: '' }, out);
       if (providerIndex !== undefined) this.toolsByProviderIndex.set(providerIndex, call);
     }
     this.lastTool = call;

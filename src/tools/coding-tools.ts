@@ -26,6 +26,12 @@ export interface CodingToolsOptions {
   bash?: Partial<BashLimits>;
   /** Extra environment for shell commands. */
   shellEnv?: Record<string, string>;
+  /**
+   * Environment variables holding credentials that shell commands must not see, beyond those
+   * whose names say so (`*_API_KEY`, `*TOKEN*`, `*SECRET*`, `*_KEY`, …); their values are hidden
+   * under any other name too. `createCodingAgent` adds every configured provider's `apiKeyEnv`.
+   */
+  hideEnv?: readonly string[];
   /** Where oversized output and job logs go; default a per-session directory under the OS tmpdir. */
   spillDir?: string;
   /** `auto` (default) searches with ripgrep when installed; `off` forces the JS search. */
@@ -49,6 +55,7 @@ export function codingTools(opts: CodingToolsOptions = {}): ToolPlugin {
       fs: opts.ripgrep !== undefined ? { ripgrep: opts.ripgrep } : {},
       bash: { ...DEFAULT_BASH_LIMITS, ...opts.bash },
       ...(opts.shellEnv ? { shellEnv: opts.shellEnv } : {}),
+      ...(opts.hideEnv ? { hideEnv: opts.hideEnv } : {}),
     };
     const all: Record<BuiltinToolName, () => ToolDefinition> = {
       bash: () => bashTool(env),

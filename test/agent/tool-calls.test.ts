@@ -158,3 +158,39 @@ describe('tool call details', () => {
     expect(shape(agent.session.events).slice(-3)).toEqual(['tool/result y', 'step/end 2.1', 'turn/end 2 completed']);
   });
 });
+
+describe('a step whose tool calls cannot all be recorded', () => {
+  it('a repeated call id (an adapter that does not make ids unique) fails the turn cleanly: the call already running records its result first, nothing is appended after turn/end, nothing is left unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const gate = deferred();
+      const reader = {
+        name: 'reader',
+        description: 'read-only',
+        parameters: z.object({ id: z.string() }),
+        isConcurrencySafe: () => true,
+        execute: async (a: { id: string }) => {
+          await gate.promise;
+          return `result ${a.id}`;
+        },
+      };
+      const { agent } = harness([toolCallResponse([{ id: 'dup', name: 'reader', args: { id: '1' } }, { id: 'dup', name: 'reader', args: { id: '2' } }])], { tools: [reader] });
+      agent.prompt('x');
+      await new Promise((r) => setTimeout(r, 10));
+      gate.resolve();
+      await agent.whenIdle();
+      await new Promise((r) => setTimeout(r, 20));
+      const lines = shape(agent.session.events);
+      const end = agent.session.events.findLast((e) => e.type === 'turn/end')!;
+      expect(end.type === 'turn/end' && end.data.reason.kind).toBe('error');
+      // The first call ran and its result is in the turn; the second was never recorded.
+      expect(lines.filter((l) => l.startsWith('tool/'))).toEqual(['tool/call dup reader', 'tool/result dup']);
+      expect(agent.session.events.at(-1)!.type).toBe('turn/end');
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

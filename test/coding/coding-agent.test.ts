@@ -72,3 +72,26 @@ describe('createCodingAgent', () => {
     }
   });
 });
+
+describe('provider keys and shell commands', () => {
+  it("a configured provider's apiKeyEnv, whatever its name, is not in bash's environment", async () => {
+    const cwd = workspace();
+    process.env.MYLLM_AUTH = 'sk-myllm-secret-987';
+    try {
+      const model = new ScriptedAdapter([toolCallResponse([{ id: 'b1', name: 'bash', args: { command: 'echo "[${MYLLM_AUTH:-hidden}]"' } }]), textResponse('done')], { providers: ['deepseek'] });
+      const config = { providers: { myllm: { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'MYLLM_AUTH' } } };
+      const { agent, close } = await createCodingAgent({ cwd, config, adapters: [model], model: 'deepseek:deepseek-v4-flash', sandbox: 'danger-full-access', approval: 'never' });
+      try {
+        agent.prompt('print it');
+        await agent.whenIdle();
+        const result = JSON.stringify(agent.session.events.filter((e) => e.type === 'tool/result'));
+        expect(result).toContain('[hidden]');
+        expect(JSON.stringify(agent.session.events)).not.toContain('sk-myllm-secret-987');
+      } finally {
+        await close();
+      }
+    } finally {
+      delete process.env.MYLLM_AUTH;
+    }
+  });
+});

@@ -43,6 +43,22 @@ describe('ChatCompletionTranslator', () => {
     ]);
   });
 
+  it('gives a fresh id to a call whose id an earlier call of the response already has; its repeated id in later deltas continues it', () => {
+    const out = run([
+      choice({ tool_calls: [{ index: 0, id: 'dup', function: { name: 'read', arguments: '{"p":' } }] }),
+      choice({ tool_calls: [{ index: 0, id: 'dup', function: { arguments: '1}' } }] }),
+      choice({ tool_calls: [{ index: 1, id: 'dup', function: { name: 'glob', arguments: '{"q"' } }] }),
+      choice({ tool_calls: [{ index: 1, id: 'dup', function: { arguments: ':2}' } }] }),
+      choice({}, 'tool_calls'),
+    ]);
+    expect(blocks(out)).toEqual([
+      { type: 'tool-call', id: 'dup', name: 'read', arguments: '{"p":1}' },
+      { type: 'tool-call', id: 'synthetic_0', name: 'glob', arguments: '{"q":2}' },
+    ]);
+    // The deltas carry the id that is recorded, so the log's chunks and message agree.
+    expect(out.filter((c) => c.type === 'tool-call-delta').map((c) => (c as { id: string }).id)).toEqual(['dup', 'dup', 'synthetic_0', 'synthetic_0']);
+  });
+
   it('invents an id for a call that never gets one', () => {
     const out = run([choice({ tool_calls: [{ index: 0, function: { name: 'ls', arguments: '' } }] }), choice({}, 'tool_calls')]);
     expect(blocks(out)).toEqual([{ type: 'tool-call', id: 'synthetic_0', name: 'ls', arguments: '' }]);

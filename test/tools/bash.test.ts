@@ -59,6 +59,18 @@ describe('bash', () => {
     }
   });
 
+  it('hides variables named in hideEnv (a provider key under any name), their values under other names, and *_KEY names', async () => {
+    const vars = { MYLLM_AUTH: 'sk-myllm-987', COPY_OF_IT: 'sk-myllm-987', MYLLM_KEY: 'k2', HARMLESS: 'shown', KEYBOARD: 'us' };
+    Object.assign(process.env, vars);
+    try {
+      const agent = agentFor(tempDir(), [codingTools({ hideEnv: ['MYLLM_AUTH'] })]);
+      const out = text(await call(agent, 'bash', { command: 'echo "${MYLLM_AUTH:-a} ${COPY_OF_IT:-b} ${MYLLM_KEY:-c} $HARMLESS $KEYBOARD"' }));
+      expect(out).toBe('a b c shown us\n');
+    } finally {
+      for (const k of Object.keys(vars)) delete process.env[k];
+    }
+  });
+
   it('runs in workdir when given', async () => {
     const { root, agent } = setup();
     await call(agent, 'write', { file_path: 'sub/x', content: '' });

@@ -38,11 +38,24 @@ type Args = z.infer<typeof params>;
  * The harness's own credentials (provider API keys, tokens) are not the model's: they are left
  * out of the command's environment. Pass what a command needs explicitly with `shellEnv`.
  */
-const CREDENTIAL = /(API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY)/i;
+const CREDENTIAL = /(API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY|(?:^|_)KEY(?:_|$))/i;
 
-export function shellEnvironment(extra: Record<string, string> | undefined): Record<string, string | undefined> {
+/**
+ * `hidden` names variables that hold credentials whatever they are called (a provider's
+ * configured `apiKeyEnv`, say `MYLLM_AUTH`); any variable holding one of their values is left out
+ * too, so a copy under another name does not carry the key in either.
+ */
+export function shellEnvironment(extra: Record<string, string> | undefined, hidden: readonly string[] = []): Record<string, string | undefined> {
+  const secrets = new Set<string>();
+  for (const name of hidden) {
+    const v = process.env[name];
+    if (v !== undefined && v !== '') secrets.add(v);
+  }
   const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!CREDENTIAL.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) {
+    if (CREDENTIAL.test(k) || hidden.includes(k) || (v !== undefined && secrets.has(v))) continue;
+    env[k] = v;
+  }
   return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', ...extra };
 }
 
@@ -101,7 +114,7 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
         command: args.command,
         cwd: cwd.path,
         root: ctx.cwd,
-        env: shellEnvironment(env.shellEnv),
+        env: shellEnvironment(env.shellEnv, env.hideEnv),
         background: args.run_in_background === true,
         caller: { callId: ctx.callId, toolName: ctx.toolName },
       };

@@ -22,6 +22,8 @@ export interface BuiltinEnv {
   bash: BashLimits;
   /** Extra environment for shell commands. */
   shellEnv?: Record<string, string>;
+  /** Variables (and their values under any name) kept out of shell commands: credentials. */
+  hideEnv?: readonly string[];
 }
 
 export function fsFor(ctx: ToolRunContext, env: BuiltinEnv): WorkspaceFs {
