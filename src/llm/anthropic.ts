@@ -15,7 +15,7 @@ import { toAnthropicMessages } from './anthropic-history.js';
 import { AnthropicTranslator } from './anthropic-stream.js';
 import { abortedFailure, interruptionReason, nonHttpFailure } from './attempt.js';
 import type { AttachmentResolver } from './attachments.js';
-import { httpFailure, streamErrorFailure } from './failures.js';
+import { httpFailure, streamErrorFailure, withoutKey } from './failures.js';
 import { AttemptWatchdog, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './watchdog.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -87,6 +87,11 @@ export class AnthropicAdapter implements LlmAdapter {
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
+    // A failure that quotes the key (some gateways echo it) is printed and logged: never the key.
+    for await (const chunk of this.attempt(request)) yield withoutKey(chunk, this.options.apiKey);
+  }
+
+  private async *attempt(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
     const provider = this.providers[0] ?? 'anthropic';
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {

@@ -4,6 +4,7 @@
  * the provider, and the retry policy can key on codes alone.
  */
 import type { LlmFailure } from '../model/failure.js';
+import type { StreamChunk } from '../model/stream.js';
 
 /**
  * Codes this package emits beyond the canonical `LLM_FAILURE_CODES` (the code type is open).
@@ -156,4 +157,21 @@ export function isNetworkError(e: unknown): boolean {
     cur = err.cause;
   }
   return false;
+}
+
+/**
+ * A finish chunk with the API key taken out of its failure. Some gateways quote the request's
+ * Authorization header in an error body ("Incorrect API key provided: sk-…"); the failure is
+ * printed and logged, and a key must never be. Other chunks pass as they are.
+ */
+export function withoutKey(chunk: StreamChunk, key: string | undefined): StreamChunk {
+  if (chunk.type !== 'finish' || key === undefined || key.length < 8) return chunk;
+  const r = chunk.reason;
+  if ((r.kind !== 'error' && r.kind !== 'aborted') || !r.failure) return chunk;
+  const f = r.failure;
+  const clean = (s: string): string => s.split(key).join('[REDACTED]');
+  if (!f.message.includes(key) && !(f.requestId ?? '').includes(key)) return chunk;
+  const failure: LlmFailure = { ...f, message: clean(f.message) };
+  if (f.requestId !== undefined) failure.requestId = clean(f.requestId);
+  return { ...chunk, reason: { ...r, failure } };
 }

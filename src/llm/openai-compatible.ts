@@ -15,7 +15,7 @@ import { LlmError, errorChain } from '../model/failure.js';
 import { USER_AGENT } from './attribution.js';
 import type { AttachmentResolver } from './attachments.js';
 import { abortedFailure, interruptionReason, nonHttpFailure } from './attempt.js';
-import { httpFailure, streamErrorFailure } from './failures.js';
+import { httpFailure, streamErrorFailure, withoutKey } from './failures.js';
 import { toChatMessages } from './openai-history.js';
 import { ChatCompletionTranslator } from './openai-stream.js';
 import { AttemptWatchdog, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './watchdog.js';
@@ -98,6 +98,11 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
+    // A failure that quotes the key (some gateways echo it) is printed and logged: never the key.
+    for await (const chunk of this.attempt(request)) yield withoutKey(chunk, this.options.apiKey);
+  }
+
+  private async *attempt(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
     const provider = this.options.provider;
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {

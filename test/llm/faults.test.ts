@@ -121,6 +121,21 @@ for (const flavor of ['openai', 'anthropic'] as const) {
       }
     });
 
+    it('a 401 whose body quotes the API key (as some gateways do) does not carry the key into the failure', async () => {
+      const key = flavor === 'openai' ? 'sk-test' : 'sk-ant-test';
+      const s = await serve({ status: 401, body: { error: { message: `Incorrect API key provided: Bearer ${key}-0123456789. Check it.` } } });
+      const long = `${key}-0123456789`;
+      const adapter =
+        flavor === 'openai'
+          ? new DeepSeekAdapter({ apiKey: long, baseUrl: s.url, streamIdleTimeoutMs: IDLE_MS })
+          : new AnthropicAdapter({ apiKey: long, baseUrl: s.url, streamIdleTimeoutMs: IDLE_MS });
+      const r = await runAttempt(adapter, request(provider(flavor), model(flavor)));
+      const f = failureOf(r.finish)!;
+      expect(f.code).toBe('AUTH');
+      expect(f.message).toContain('Incorrect API key provided: Bearer [REDACTED]. Check it.');
+      expect(JSON.stringify(r)).not.toContain(long);
+    });
+
     it('a connection refused before any response is TRANSPORT', async () => {
       const s = await startFakeProvider({ script: [] });
       const url = s.url;
