@@ -46,6 +46,8 @@ function report(r: ReplayResult, opts: ReplayOptions, log: CliLog, ok: boolean):
     divergences: r.divergences.map((d) => ({ turn: d.turn, step: d.step, attempt: d.attempt, field: d.field, path: d.path, message: d.message })),
     unsupported: r.unsupported,
     notes: r.notes,
+    /** The recorded turn the replay stopped before (it and the rest were not run), or null. */
+    stoppedBefore: r.stoppedBefore ?? null,
     /** What loading the recording reported (a torn tail, crash repair, placeholders, …), as `dsh log check` lists it. */
     loadWarnings: log.warnings.map((w) => problemFromWarning(w, log.file)),
   };
@@ -62,7 +64,8 @@ function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io)
   for (const u of r.unsupported) out.line(`  cannot replay faithfully: ${oneLine(u)}`);
   for (const n of r.notes) out.line(`  note: ${oneLine(n)}`);
   if (opts.out) out.line(`replayed log written to ${oneLine(opts.out)}`);
-  out.line(ok ? out.style('green', 'replay: ok') : out.style('red', `replay: FAILED${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
+  const partial = r.stoppedBefore ? ` before turn ${r.stoppedBefore.turn} (turn ${r.stoppedBefore.turn} onwards cannot be replayed; see above)` : '';
+  out.line(ok ? out.style('green', `replay: ok${partial}`) : out.style('red', `replay: FAILED${partial}${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
 }
 
 /**

@@ -27,7 +27,7 @@ import type { EpochHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
 import { ReplayAdapter, recordedEvents, type PlaceholderMatch, type ReplayMode, type ReplaySource, type RequestDivergence } from '../llm/replay.js';
 import { indexRecording, type RecordedLog, type RecordedStep, type RecordedTurn } from '../session/recording.js';
-import { assessReplay, recordedCancelCause, turnWake } from './plan.js';
+import { assessReplay, recordedCancelCause, replayLimit, turnWake } from './plan.js';
 import { replayCompactions } from '../compaction/replay.js';
 import { recordedCall, replayTools } from './tools.js';
 import { compareLogs, type LogComparison } from './compare.js';
@@ -69,6 +69,12 @@ export interface ReplayResult {
   unsupported: string[];
   /** Things the harness had to make up or could not do, for the reader of the report. */
   notes: string[];
+  /**
+   * Set when the replay stopped before a recorded turn it cannot re-enact (`unsupported` says
+   * why): that turn and the rest of the recording were not run, and the comparison covers only
+   * the turns before it.
+   */
+  stoppedBefore?: { turn: number; seq: number };
 }
 
 export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, opts: ReplaySessionOptions = {}): Promise<ReplayResult> {
@@ -123,7 +129,13 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
   if (opts.approve) create.approve = opts.approve;
   agent = createAgent(create);
 
+  const limit = replayLimit(log);
+  if (limit !== undefined) {
+    const rest = log.turns.filter((t) => t.turn >= limit.turn).length;
+    notes.push(`replay stopped before turn ${limit.turn} (seq ${limit.startSeq}): ${rest === 1 ? 'that turn was' : `that turn and the ${rest - 1} after it were`} not run, and the comparison covers the turns before it`);
+  }
   for (const rt of log.turns) {
+    if (limit !== undefined && rt.turn === limit.turn) break;
     map.drive(rt.turn);
     const w = turnWake(rt);
     if (w.synthetic) notes.push(`turn ${rt.turn}: the recording claimed no input at its start; woke it with ${w.wake.message.id}`);
@@ -133,16 +145,19 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
     await agent.whenIdle();
   }
 
-  return {
+  const result: ReplayResult = {
     session: agent.session,
     agent,
     recording: log,
-    comparison: compareLogs(log.events, agent.session.events),
+    // Against the part of the recording that was replayed.
+    comparison: compareLogs(limit === undefined ? log.events : log.events.slice(0, limit.startSeq), agent.session.events),
     divergences: adapter.divergences,
     placeholders: adapter.placeholders,
     unsupported: assessReplay(log),
     notes,
   };
+  if (limit !== undefined) result.stoppedBefore = { turn: limit.turn, seq: limit.startSeq };
+  return result;
 }
 
 /** Live turn numbers to recorded ones: the first live turn opened while driving a recorded turn is it. */

@@ -63,6 +63,7 @@ export function assessReplay(log: RecordedLog): string[] {
   if (new Set(tools).size > 1) out.push('the recorded tool set changes mid-session; replay tools are registered once');
   for (const t of log.turns) {
     if (t.reason === undefined) out.push(`turn ${t.turn} never ended`);
+    if (t.reason?.kind === 'interrupted') out.push(`turn ${t.turn} was closed by crash repair (the process writing it died mid-turn), which no replay can reproduce`);
     for (const s of t.steps) {
       const late = s.lateInputs.filter((seq) => !isCheckpoint(seq));
       if (late.length > 0) out.push(`turn ${t.turn} step ${s.step}: user messages written mid-step (seq ${late.join(', ')}) are not reproduced`);
@@ -75,6 +76,24 @@ export function assessReplay(log: RecordedLog): string[] {
     }
   }
   return out;
+}
+
+/**
+ * The first recorded turn the harness cannot re-enact at all, and why: one that crash repair
+ * closed (the writing process died mid-turn: no run of the loop ends that way), or one cancelled
+ * at a point the harness cannot reach (a retry wait, say). Replay stops before it, so what is
+ * compared is what can be reproduced; the turn and everything after it are reported, not run.
+ */
+export function replayLimit(log: RecordedLog): { turn: number; startSeq: number; why: string } | undefined {
+  for (const t of log.turns) {
+    if (t.reason?.kind === 'interrupted') {
+      return { turn: t.turn, startSeq: t.startSeq, why: `turn ${t.turn} was closed by crash repair (the process writing it died mid-turn), which no replay can reproduce` };
+    }
+    if (t.reason?.kind === 'aborted' && !cancelPointKnown(t)) {
+      return { turn: t.turn, startSeq: t.startSeq, why: `turn ${t.turn} was cancelled at a point the harness cannot reach (neither mid-stream nor during a tool call)` };
+    }
+  }
+  return undefined;
 }
 
 /** A recorded cancel the harness can re-enact: mid-stream, or while a tool body ran (`ABORTED`). */

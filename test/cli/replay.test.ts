@@ -161,3 +161,24 @@ describeShared('dsh replay on real dsh logs', () => {
     expect(r.stdout).toMatch(/^MATCH /m);
   });
 });
+
+describe('dsh replay of a log it cannot replay to the end', () => {
+  it('a turn closed by crash repair: the replay runs and compares the turns before it, says where it stopped, and passes', async () => {
+    const lines = exampleLines();
+    // The writer died inside turn 2: its last lines never reached the file.
+    const turn2 = lines.findIndex((l) => l.includes('"type":"turn/start"') && l.includes('"turn":2'));
+    const cut = file('crashed.jsonl', `${lines.slice(0, turn2 + 12).join('\n')}\n`);
+    const r = await runMain(['replay', cut], {});
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toContain('the last turn was left open; crash repair added');
+    expect(r.stdout).toMatch(/^ {2}cannot replay faithfully: turn 2 was closed by crash repair \(the process writing it died mid-turn\), which no replay can reproduce$/m);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok before turn 2 (turn 2 onwards cannot be replayed; see above)');
+    const json = JSON.parse((await runMain(['replay', '--json', cut], {})).stdout) as { ok: boolean; stoppedBefore: { turn: number; seq: number } };
+    expect(json.ok).toBe(true);
+    expect(json.stoppedBefore).toEqual({ turn: 2, seq: JSON.parse(lines[turn2]!).seq });
+    // What was replayed really was compared: a changed turn 1 still fails.
+    const altered = lines.slice(0, turn2 + 12).map((l) => l.replace('"kind":"completed"', '"kind":"max-tokens"'));
+    const bad = await runMain(['replay', file('crashed-altered.jsonl', `${altered.join('\n')}\n`)], {});
+    expect(bad.code).toBe(1);
+  });
+});
