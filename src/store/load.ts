@@ -31,6 +31,8 @@ export interface ReadLogOptions {
   streamThreshold?: number;
   /** `{{token}}` placeholders (tokenised fixtures only): see `LoadOptions`. */
   placeholders?: 'warn' | 'error';
+  /** Close a turn left open with crash-repair events (default true): see `LoadOptions`. */
+  repair?: boolean;
 }
 
 /** Byte offset where 1-based `line` starts (the file's size if it has fewer lines), reading the file in chunks from the start. */
@@ -92,6 +94,7 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
   if (opts.knownTypes !== undefined) lo.knownTypes = opts.knownTypes;
   if (opts.clock !== undefined) lo.clock = opts.clock;
   if (opts.placeholders !== undefined) lo.placeholders = opts.placeholders;
+  if (opts.repair !== undefined) lo.repair = opts.repair;
   if (size > (opts.streamThreshold ?? DEFAULT_STREAM_THRESHOLD)) {
     const loaded = loadJsonlFile(path, lo);
     const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;

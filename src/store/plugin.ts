@@ -1,6 +1,6 @@
 /**
  * `persist(stored)`: the agent's checkpoint policy. The writer already puts every committed
- * event in the file at the end of its macrotask; this plugin adds the points where the agent
+ * event in the file by the end of its event-loop iteration; this plugin adds the points where the agent
  * waits for the disk (fsync) before doing something that cannot be taken back:
  *
  * - before each model call (`llm/stream`): the request the model sees is on disk first;

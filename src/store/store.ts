@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type SessionHeader, type SessionOptions } from '../session/index.js';
+import { encodeEvents, encodeHeaderLine, Session, SessionError, type LogWarning, type SessionHeader, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing } from './discover.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
@@ -113,11 +113,26 @@ export class SessionStore {
   async fork(sourceId: string, boundary?: number, opts: ForkOptions = {}): Promise<StoredSession> {
     this.assertOpen();
     const live = this.handles.get(sourceId);
-    const source = live ? live.session : (await this.inspect(sourceId)).session;
     const fopts: SessionOptions = { ...this.sessionOptions() };
     if (opts.id !== undefined) fopts.id = opts.id;
     if (opts.header !== undefined) fopts.header = opts.header;
-    const child = source.fork(boundary, fopts);
+    let child: Session;
+    if (live) {
+      child = live.session.fork(boundary, fopts);
+    } else {
+      // Invariant: a fork's seed is what the parent's log holds, seq for seq. A session not open
+      // here is read as stored (another process may be writing it): no crash-repair closers, and
+      // nothing past the file's last event (the loader's end-of-seed marker is not in the file),
+      // so a fork at the end of a turn still open fails with OPEN_TURN instead of inheriting
+      // closers the parent never wrote.
+      const load = await this.inspect(sourceId, { repair: false });
+      const stored = load.eventCount;
+      const b = boundary ?? stored - 1;
+      if (Number.isSafeInteger(b) && b >= stored && b < load.session.length) {
+        throw new SessionError('INVALID_BOUNDARY', `fork boundary ${b} is not a seq of session ${JSON.stringify(sourceId)}'s log (0…${stored - 1})`, { seq: b, rule: 'fork-boundary' });
+      }
+      child = load.session.fork(b, fopts);
+    }
     if (opts.id !== undefined) await this.refuseExisting(child.id);
     return this.publish(child);
   }
@@ -256,9 +271,9 @@ export class SessionStore {
   }
 
   /** Load a session read-only: no lock, nothing written, a torn tail reported but left in place. */
-  async inspect(id: string, opts: { cwd?: string } = {}): Promise<Inspection> {
+  async inspect(id: string, opts: { cwd?: string; repair?: boolean } = {}): Promise<Inspection> {
     const path = await locate(this.root, id, opts.cwd);
-    const load = await readLogFile(path, this.readOptions(path));
+    const load = await readLogFile(path, { ...this.readOptions(path), ...(opts.repair === false ? { repair: false } : {}) });
     checkIdentity(this.root, path, load.header, id);
     checkSeed(load, path);
     return { ...load, path };

@@ -1,8 +1,8 @@
 /**
  * A session open for writing: the live `Session`, its log writer, its lock. Every event the
  * session commits is queued for the file in commit order (the subscription is attached before
- * the handle is returned, so nothing committed through it can be missed), written at the end of
- * the macrotask, and made durable by `flush()`, at every `turn/end`, on close, and on exit.
+ * the handle is returned, so nothing committed through it can be missed), written by the end of
+ * the event-loop iteration that committed it, and made durable by `flush()`, at every `turn/end`, on close, and on exit.
  */
 import type { LogWarning, Session, SessionEvent } from '../session/index.js';
 import { StoreError } from './errors.js';

@@ -2,8 +2,8 @@
  * The log writer: committed events reach the file in commit order, and a failure never loses
  * one silently.
  *
- * - **Batching.** Every committed event is queued; the queue is written at the end of the current
- *   macrotask (`setImmediate`), encoded with packed chunk rows per batch, so a provider read that
+ * - **Batching.** Every committed event is queued; the queue is written by a `setImmediate`
+ *   batch, in the check phase of the event-loop iteration that committed it, encoded with packed chunk rows per batch, so a provider read that
  *   delivers many stream chunks packs them into rows. Writes are synchronous positional writes:
  *   the file's good length is always known exactly, and an exit handler can finish the job.
  * - **Checkpoints** (`flush()`): write the queue, then `fsync`. The promise settles when every

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync, writeFileSync, appendFileSync, mkdirSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Session, encodeJsonl, loadJsonl } from '../../src/session/index.js';
+import { Session, decodeJsonl, encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { SessionStore, StoreError } from '../../src/store/index.js';
 import { appendTurn, fileRecords, fileSeqs, fixedClock } from './support/events.js';
 import { tempDir, tick } from './support/tmp.js';
@@ -292,6 +292,46 @@ describe('fork', () => {
     expect(reopened.session.header.seedLength).toBe(boundary + 1);
     await reopened.close();
     await expectStoreError(st.fork('parent', boundary, { id: 'child' }), 'SESSION_EXISTS');
+  });
+
+  it('from a session another writer holds mid-turn: the seed is the parent\'s log seq for seq, never crash-repair closers it did not write', async () => {
+    const root = tempDir();
+    const writer = store(root);
+    const p = await writer.create({ cwd: '/w', id: 'parent' });
+    appendTurn(p.session);
+    const between = p.session.length - 1;
+    appendTurn(p.session, { stopAfter: 6 }); // turn 2 open, as a live writer leaves it
+    await p.flush();
+    const other = store(root); // another process's store: the parent is not open in it
+    try {
+      const err = await other.fork('parent', undefined, { id: 'mid' }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message: string },
+      );
+      expect(err?.code).toBe('OPEN_TURN');
+      const child = await other.fork('parent', between, { id: 'child' });
+      const events = (path: string) => decodeJsonl(readFileSync(path, 'utf8')).events;
+      const parentFile = events(p.path);
+      const childFile = events(child.path);
+      // Inherited: exactly the parent's first between+1 events; then the child's own end-seed marker.
+      expect(childFile.slice(0, between + 1)).toEqual(parentFile.slice(0, between + 1));
+      expect(childFile.slice(between + 1).map((r) => r.type)).toEqual(['session/end-seed']);
+      await child.close();
+      // Forking the closed end of a finished parent inherits its log and nothing the loader added.
+      const t = p.session.trace;
+      p.session.append('step/end', { turn: t.openTurn!, step: t.openStep! });
+      p.session.append('turn/end', { turn: t.openTurn!, reason: { kind: 'completed' } });
+      await p.close();
+      const whole = await other.fork('parent', undefined, { id: 'whole' });
+      const all = events(join(root, '--w--', 'parent', 'session.jsonl'));
+      const inherited = events(whole.path);
+      expect(inherited.slice(0, all.length)).toEqual(all);
+      expect(inherited.slice(all.length).map((r) => r.type)).toEqual(['session/end-seed']);
+      await whole.close();
+    } finally {
+      await other.close();
+      await writer.close();
+    }
   });
 });
 
