@@ -49,7 +49,8 @@ export function shellEnvironment(extra: Record<string, string> | undefined, hidd
   const secrets = new Set<string>();
   for (const name of hidden) {
     const v = process.env[name];
-    if (v !== undefined && v !== '') secrets.add(v);
+    // Only values long enough to be a key: a short one ("1") would hide unrelated variables.
+    if (v !== undefined && v.length >= 8) secrets.add(v);
   }
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) {
