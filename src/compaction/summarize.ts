@@ -14,8 +14,7 @@ import { BlockAssembler } from '../agent/assembler.js';
 import type { ContentBlock, Message } from '../model/message.js';
 import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
 import type { StreamChunk } from '../model/stream.js';
-import type { TokenUsage } from '../model/usage.js';
-import type { EpochHeader } from '../session/events.js';
+import type { CompactionSummaryData, EpochHeader } from '../session/events.js';
 import type { LlmAdapter } from '../llm/adapter.js';
 import { normalizeStream } from '../llm/runtime.js';
 import { LlmError } from '../model/failure.js';
@@ -34,18 +33,12 @@ export interface SummarizeInput {
   signal: AbortSignal;
 }
 
-export interface SummaryResult {
-  /** What enters the checkpoint. */
-  summary: ContentBlock[];
-  provider: string;
-  model: string;
-  maxTokens?: number;
-  usage?: TokenUsage;
-  /** The complete output (required when `llmStreamCall`). */
-  rawOutput?: ContentBlock[];
-  /** Exactly one model call produced this. */
-  llmStreamCall?: true;
-}
+/**
+ * What a summariser returns: the part of `compaction/summary` it is the source of (the summary
+ * and the call facts), so the recorded event and the result cannot drift apart.
+ * `rawOutput` is required when `llmStreamCall` is set.
+ */
+export type SummaryResult = Pick<CompactionSummaryData, 'summary' | 'provider' | 'model' | 'maxTokens' | 'usage' | 'rawOutput' | 'llmStreamCall'>;
 
 export type Summarizer = (input: SummarizeInput) => Promise<SummaryResult>;
 

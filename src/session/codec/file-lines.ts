@@ -112,7 +112,9 @@ export class FileLines implements LineSource {
       this.inspectHead = undefined;
       inspect(bytes);
     }
-    this.utf8.feed(bytes);
+    // Every newline read before this chunk has been handed out as a line (fill runs only when the
+    // text in hand holds no more), so the chunk starts on the next one.
+    this.utf8.feed(bytes, this.lines + 1);
     // The unfinished line's text is set aside, not prepended: rescanning and copying it on every
     // read would make a long line cost quadratic time.
     if (this.pos < this.text.length) this.parts.push(this.pos === 0 ? this.text : this.text.slice(this.pos));
@@ -195,28 +197,32 @@ export class Utf8Check {
   readonly lines: number[] = [];
   /** How many lines hold such bytes. */
   count = 0;
-  /** Newlines in the bytes fed before the current chunk. */
-  private newlines = 0;
   private lastLine = 0;
   /** The end of the previous chunk when it stopped inside a UTF-8 sequence. */
   private carry: Buffer | undefined;
 
-  /** Check the next chunk; an empty chunk marks the end (an unfinished sequence there is bad). */
-  feed(bytes: Buffer): void {
+  /**
+   * Check the next chunk, whose first byte (after any carried bytes, which hold no newline) is on
+   * line `firstLine`: the reader knows it, so the valid chunks, nearly all of them, cost no
+   * newline count. `final` marks the end of the input: an unfinished sequence there is bad.
+   */
+  feed(bytes: Buffer, firstLine: number, final = bytes.length === 0): void {
     let whole = bytes;
     if (this.carry !== undefined) {
       whole = Buffer.concat([this.carry, bytes]);
       this.carry = undefined;
     }
-    const end = bytes.length === 0 ? whole.length : unfinishedTail(whole);
+    const end = final ? whole.length : unfinishedTail(whole);
     let from = 0;
+    let line = firstLine;
+    let counted = 0;
     while (from < end) {
       const region = whole.subarray(from, end);
       if (isUtf8(region)) break;
       const bad = from + firstInvalid(region);
       if (bad < from) break; // isUtf8 and the byte walk disagree: nothing to place
-      // The carried bytes hold no newline (they are the start of one multi-byte sequence).
-      const line = 1 + this.newlines + countNewlines(whole, 0, bad);
+      line += countNewlines(whole, counted, bad);
+      counted = bad;
       if (line !== this.lastLine) {
         this.lastLine = line;
         this.count++;
@@ -226,7 +232,6 @@ export class Utf8Check {
       from = nl < 0 || nl >= end ? end : nl + 1;
     }
     if (end < whole.length) this.carry = Buffer.from(whole.subarray(end));
-    this.newlines += countNewlines(bytes, 0, bytes.length);
   }
 }
 

@@ -118,8 +118,7 @@ export function loadJsonl(input: string | Uint8Array, opts: LoadOptions = {}): L
   if (typeof input === 'string') return loadLines(new StringLines(input), opts);
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   const check = new Utf8Check();
-  check.feed(bytes);
-  check.feed(Buffer.alloc(0));
+  check.feed(bytes, 1, true);
   return loadLines(new StringLines(bytes.toString('utf8'), check), opts);
 }
 
