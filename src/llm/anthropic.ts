@@ -88,10 +88,8 @@ export class AnthropicAdapter implements LlmAdapter {
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
     // A failure that quotes the key (some gateways echo it) is printed and logged: never the key.
-    for await (const chunk of this.attempt(request)) yield withoutKey(chunk, this.options.apiKey);
-  }
-
-  private async *attempt(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
+    // Only finish chunks carry failures; `withoutKey` passes every other chunk as it is.
+    const key = this.options.apiKey;
     const provider = this.providers[0] ?? 'anthropic';
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {
@@ -99,15 +97,15 @@ export class AnthropicAdapter implements LlmAdapter {
       const translator = new AnthropicTranslator(provider);
       const stream = await this.client(watchdog).messages.create(body, { signal: watchdog.signal });
       for await (const event of stream) {
-        for (const chunk of translator.push(event)) yield chunk;
+        for (const chunk of translator.push(event)) yield withoutKey(chunk, key);
       }
       if (watchdog.interruption) {
         yield { type: 'finish', reason: interruptionReason(watchdog, request.signal) };
         return;
       }
-      yield* translator.end();
+      for (const chunk of translator.end()) yield withoutKey(chunk, key);
     } catch (e) {
-      yield { type: 'finish', reason: this.failureReason(e, watchdog, request.signal) };
+      yield withoutKey({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
     } finally {
       watchdog.dispose();
     }

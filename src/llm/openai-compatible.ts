@@ -99,10 +99,8 @@ export class ChatCompletionsAdapter implements LlmAdapter {
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
     // A failure that quotes the key (some gateways echo it) is printed and logged: never the key.
-    for await (const chunk of this.attempt(request)) yield withoutKey(chunk, this.options.apiKey);
-  }
-
-  private async *attempt(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
+    // Only finish chunks carry failures; `withoutKey` passes every other chunk as it is.
+    const key = this.options.apiKey;
     const provider = this.options.provider;
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {
@@ -114,16 +112,16 @@ export class ChatCompletionsAdapter implements LlmAdapter {
         headers: this.dialect.requestHeaders(request),
       });
       for await (const payload of stream) {
-        for (const chunk of translator.push(payload)) yield chunk;
+        for (const chunk of translator.push(payload)) yield withoutKey(chunk, key);
       }
       // The SDK ends its iterator quietly when aborted; the watchdog knows whether that happened.
       if (watchdog.interruption) {
         yield { type: 'finish', reason: interruptionReason(watchdog, request.signal) };
         return;
       }
-      yield* translator.end();
+      for (const chunk of translator.end()) yield withoutKey(chunk, key);
     } catch (e) {
-      yield { type: 'finish', reason: this.failureReason(e, watchdog, request.signal) };
+      yield withoutKey({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
     } finally {
       watchdog.dispose();
     }
