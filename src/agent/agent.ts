@@ -32,35 +32,15 @@ import type { ToolHost } from '../tools/host.js';
 import { nonInteractiveApproval, type ApprovalHandler } from '../tools/pipeline.js';
 import { Inbox } from './inbox.js';
 import { BlockAssembler } from './assembler.js';
-import { PromptSections, type PromptSection } from './prompt.js';
+import { PromptSections } from './prompt.js';
 import { buildRequest } from './request.js';
 import { assertModelVisibleRecorded } from './invariant.js';
 import { runToolCalls } from './tool-calls.js';
 import { retryPolicy, type RetryPolicyOptions } from './retry.js';
-import type { AgentStatus } from './hooks.js';
+import type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './context.js';
 import './hooks.js';
 
-/** The call configuration the agent starts from, plus how it runs. */
-export interface AgentOptions extends LlmCallConfig {
-  /** Workspace root for tools. */
-  cwd: string;
-  /** Calls that may run at once within a step (1 = serial). */
-  maxParallelToolCalls: number;
-  /** Check "model-visible means recorded" before every model call. */
-  invariants: boolean;
-}
-
-/** What a plugin gets: registration points, each returning a disposer. A superset of `ToolHost`. */
-export interface AgentHost extends ToolHost {
-  readonly agent: Agent;
-  section(section: PromptSection): Disposer;
-  adapter(adapter: LlmAdapter): Disposer;
-}
-
-/** A plugin registers listeners, tools, prompt sections and adapters, and returns its disposer. */
-export type Plugin = (host: AgentHost) => Disposer | void;
-
-export type UserInput = string | ContentBlock[] | UserMessage;
+export type { AgentHost, AgentOptions, Plugin, UserInput } from './context.js';
 
 type StepOutcome = 'completed' | 'max-tokens' | 'continue';
 
@@ -105,7 +85,7 @@ async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): 
   }
 }
 
-export class Agent {
+export class Agent implements AgentContext {
   readonly session: Session;
   readonly bus: HookBus;
   readonly inbox: Inbox;

@@ -10,7 +10,7 @@ import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
 import type { LlmAdapter } from '../llm/adapter.js';
 import { canonicalHeader, headerEquals } from '../session/request-header.js';
 import { LlmError } from '../model/failure.js';
-import type { Agent } from './agent.js';
+import type { AgentContext } from './context.js';
 
 export interface RequestBuild {
   request: GenerateRequest;
@@ -18,7 +18,7 @@ export interface RequestBuild {
 }
 
 /** The configuration a request starts from, before `agent/request` listeners. */
-export function seedConfig(agent: Agent, firstOfInstance: boolean): LlmCallConfig {
+export function seedConfig(agent: AgentContext, firstOfInstance: boolean): LlmCallConfig {
   const o = agent.options;
   const logged = agent.session.requestHeader();
   if (!firstOfInstance && logged) {
@@ -39,7 +39,7 @@ export function seedConfig(agent: Agent, firstOfInstance: boolean): LlmCallConfi
   return cfg;
 }
 
-export async function buildRequest(agent: Agent, turn: number, step: number, signal: AbortSignal, firstOfInstance: boolean): Promise<RequestBuild> {
+export async function buildRequest(agent: AgentContext, turn: number, step: number, signal: AbortSignal, firstOfInstance: boolean): Promise<RequestBuild> {
   const session = agent.session;
   const base = seedConfig(agent, firstOfInstance);
   const config = await agent.bus.waterfall('agent/request', { agent, turn, step, signal }, () => base);

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SessionEvent } from '../session/events.js';
-import type { Plugin } from './agent.js';
+import type { Plugin } from './context.js';
 
 export interface RetryPolicyOptions {
   maxRetries?: number;

@@ -15,7 +15,7 @@ import { replaySession, type ReplayResult, type ReplaySessionOptions } from '../
 import { encodeJsonl } from '../session/index.js';
 import { codingTools } from '../tools/coding-tools.js';
 import { permissions } from '../tools/permissions/plugin.js';
-import type { Plugin } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io } from './output.js';
 import { loadNotices, readLog, STDIN, type CliLog } from './read-log.js';

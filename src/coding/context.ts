@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { UserMessage } from '../model/message.js';
 import type { Session } from '../session/session.js';
-import type { Plugin } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 
 export const RUNTIME_CONTEXT_PLUGIN = 'dsh:runtime-context';
 export const INSTRUCTIONS_PLUGIN = 'dsh:workspace-instructions';

@@ -4,7 +4,7 @@
  * (`dsh chat`); a program can call `compactNow` directly.
  */
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '../agent/agent.js';
+import type { AgentContext } from '../agent/context.js';
 import { compactNow } from './engine.js';
 import { CompactionError } from './errors.js';
 import type { CompactionResult } from './transaction.js';
@@ -21,7 +21,7 @@ export function describeResult(r: CompactionResult): string {
   return `compacted ${r.shadowedSeqs.length} message(s) (~${r.shadowedTokenCount} tokens) into a summary (~${r.checkpointTokens} tokens)`;
 }
 
-export async function runCompactCommand(agent: Agent, opts: { signal?: AbortSignal } = {}): Promise<CompactCommandOutcome> {
+export async function runCompactCommand(agent: AgentContext, opts: { signal?: AbortSignal } = {}): Promise<CompactCommandOutcome> {
   const session = agent.session;
   const commandId = randomUUID();
   // A refusal before anything starts (a turn running, the lock held) leaves no trace in the log.

@@ -13,7 +13,7 @@
  * An automatic compaction that fails is on record (`compaction/end.error`), reported on
  * `compaction/failed`, and the turn goes on with the full history; a cancel still cancels.
  */
-import type { Agent, Plugin } from '../agent/agent.js';
+import type { AgentContext, Plugin } from '../agent/context.js';
 import '../agent/hooks.js';
 import type { Message } from '../model/message.js';
 import type { Session } from '../session/session.js';
@@ -60,7 +60,7 @@ export class CompactionEngine {
   private manual: Promise<unknown> | undefined;
 
   constructor(
-    readonly agent: Agent,
+    readonly agent: AgentContext,
     opts: CompactionOptions = {},
   ) {
     this.policy = resolvePolicy(configOf(opts));
@@ -162,17 +162,17 @@ function isCheckpoint(e: SessionEvent | undefined): boolean {
 
 const EMPTY_CHECKPOINT_TOKENS = estimateMessage(checkpointMessage([], 'none'));
 
-const engines = new WeakMap<Agent, CompactionEngine>();
+const engines = new WeakMap<AgentContext, CompactionEngine>();
 
 /** The agent's engine (installed by the plugin), or one with the default policy. */
-export function engineFor(agent: Agent): CompactionEngine {
+export function engineFor(agent: AgentContext): CompactionEngine {
   let e = engines.get(agent);
   if (!e) engines.set(agent, (e = new CompactionEngine(agent)));
   return e;
 }
 
 /** Manual compaction: summarise the older history now. Null when there is nothing to compact. */
-export function compactNow(agent: Agent, opts: { signal?: AbortSignal; sourceCommandId?: string } = {}): Promise<CompactionResult | null> {
+export function compactNow(agent: AgentContext, opts: { signal?: AbortSignal; sourceCommandId?: string } = {}): Promise<CompactionResult | null> {
   return engineFor(agent).compactNow(opts);
 }
 

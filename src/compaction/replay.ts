@@ -16,7 +16,7 @@
  * adapter then reports the requests that follow as divergent.
  */
 import { randomUUID } from 'node:crypto';
-import type { Plugin } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 import '../agent/hooks.js';
 import type { Message } from '../model/message.js';
 import type { SessionEvent } from '../session/events.js';

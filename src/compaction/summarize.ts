@@ -9,7 +9,7 @@
  * The call is recorded in `compaction/summary` (provider, model, cap, usage, complete output):
  * with the request header in force and the shadowed seqs, the log reconstructs the request.
  */
-import type { Agent } from '../agent/agent.js';
+import type { AgentContext } from '../agent/context.js';
 import { BlockAssembler } from '../agent/assembler.js';
 import type { ContentBlock, Message } from '../model/message.js';
 import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
@@ -23,7 +23,7 @@ import { instructionMessage } from './checkpoint.js';
 import { CompactionError } from './errors.js';
 
 export interface SummarizeInput {
-  agent: Agent;
+  agent: AgentContext;
   compactionId: string;
   /** The span to summarise, as the model saw it. */
   messages: readonly Message[];
@@ -43,7 +43,7 @@ export type SummaryResult = Pick<CompactionSummaryData, 'summary' | 'provider' |
 export type Summarizer = (input: SummarizeInput) => Promise<SummaryResult>;
 
 /** The route and sampling of the summariser's call: the conversation's, with its own cap. */
-export function summaryConfig(agent: Agent, header: EpochHeader | undefined, maxTokens: number): LlmCallConfig {
+export function summaryConfig(agent: AgentContext, header: EpochHeader | undefined, maxTokens: number): LlmCallConfig {
   const base: LlmCallConfig = header ? { ...header.config } : { provider: agent.options.provider, model: agent.options.model };
   // A stop sequence could cut the summary; the cap is the summariser's own.
   delete base.stop;

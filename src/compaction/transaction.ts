@@ -12,7 +12,7 @@
  * run, so nothing can come between them.
  */
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '../agent/agent.js';
+import type { AgentContext } from '../agent/context.js';
 import type { ContentBlock, Message } from '../model/message.js';
 import type { CompactionSummaryData, ShadowedRange } from '../session/events.js';
 import { deriveEventMessage } from '../session/derive.js';
@@ -55,12 +55,12 @@ export interface TransactionDeps {
 }
 
 /** Refuse when another compaction holds the lock; the caller appends its start in the same tick. */
-export function assertUnlocked(agent: Agent): void {
+export function assertUnlocked(agent: AgentContext): void {
   const open = openCompaction(agent.session);
   if (open) throw new CompactionError('BUSY', `compaction ${open.data.compactionId} (started at seq ${open.seq}) is still running`);
 }
 
-export async function runCompaction(agent: Agent, plan: RegionPlan, deps: TransactionDeps): Promise<CompactionResult> {
+export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps: TransactionDeps): Promise<CompactionResult> {
   const session = agent.session;
   const surface = session.surface;
   if (plan.first < 0 || plan.last < plan.first || plan.last >= surface.nodes.length) {

@@ -15,7 +15,7 @@
  *   await agent.dispose();
  *   await tel.shutdown();
  */
-import type { Plugin } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 import '../agent/hooks.js';
 import { OtelExportError } from './errors.js';
 import { checkExporterOptions, openExporter, sendSpans } from './exporter.js';

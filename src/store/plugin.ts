@@ -16,7 +16,7 @@
  */
 import { LlmError } from '../model/failure.js';
 import { ToolError } from '../tools/types.js';
-import type { Plugin } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 import '../llm/hooks.js';
 import '../tools/hooks.js';
 import '../agent/hooks.js';

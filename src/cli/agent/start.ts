@@ -10,7 +10,7 @@ import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '..
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
 import { createAdapter, resolveProvider, selectModelRef, type ModelRef } from '../../llm/select.js';
 import type { LlmAdapter } from '../../llm/adapter.js';
-import type { Plugin } from '../../agent/agent.js';
+import type { Plugin } from '../../agent/context.js';
 import { Session, type LogWarning } from '../../session/index.js';
 import { persist, type SessionInfo, type SessionStore, type StoredSession } from '../../store/index.js';
 import type { ApprovalHandler } from '../../tools/pipeline.js';

@@ -14,7 +14,7 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { CodingAgent } from '../../coding/agent.js';
-import type { Plugin } from '../../agent/agent.js';
+import type { Plugin } from '../../agent/context.js';
 import type { LlmAdapter } from '../../llm/adapter.js';
 import { createAdapter, parseModelRef, resolveProvider } from '../../llm/select.js';
 import { llmSection } from '../../config/config.js';
