@@ -1,0 +1,217 @@
+/**
+ * The layering of src/ (issue 12 item 1): imports run only downward in the order of the layer
+ * table in docs/architecture.md, and no files import each other in a cycle, type-only imports
+ * included. The rules are pure functions (./layers.ts) and are first shown rejecting synthetic
+ * inputs, so a pass on the real tree means something.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/shared.js';
+import { readImports, type ImportRef } from './imports.js';
+import { checkLayers, findCycles, listSources, parseLayerTable, resolveSpecifier, type Layer, type SourceFile } from './layers.js';
+
+const SRC = join(repoRoot, 'src');
+const EXTS = ['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'];
+
+function source(path: string, text: string): SourceFile {
+  const r = readImports(path, text);
+  expect(r.unreadable).toEqual([]);
+  return { path, imports: r.imports };
+}
+
+describe('reading imports', () => {
+  it('finds every form that names a module, with its line, and nothing in strings or comments', () => {
+    const text = [
+      "import { a } from './a.js';", // 1
+      "import type { B } from './b.js';", // 2
+      "import './c.js';", // 3
+      "export * from './d.js';", // 4
+      "export { e } from './e.js';", // 5
+      "export type { F } from './f.js';", // 6
+      "import g = require('./g.js');", // 7
+      'const h = await import(', // 8
+      "  './h.js');", // 9
+      "const i = require('./i.js');", // 10
+      'type J = import(`./j.js`).J;', // 11
+      "declare module './k.js' { interface K { k: 1 } }", // 12
+      "const l = require.resolve('./l.js');", // 13
+      "const m = import.meta.resolve('./m.js');", // 14
+      "// import { n } from './n.js';", // 15
+      "const o = \"import { o } from './o.js'\";", // 16
+      "import { type P } from './p.js';", // 17
+      "export { type Q } from './q.js';", // 18
+    ].join('\n');
+    const got = readImports('x/file.ts', text).imports.map((i: ImportRef) => [i.specifier, i.form, i.typeOnly, i.line]);
+    expect(got).toEqual([
+      ['./a.js', 'import', false, 1],
+      ['./b.js', 'import', true, 2],
+      ['./c.js', 'import', false, 3],
+      ['./d.js', 'export-from', false, 4],
+      ['./e.js', 'export-from', false, 5],
+      ['./f.js', 'export-from', true, 6],
+      ['./g.js', 'import-equals', false, 7],
+      ['./h.js', 'dynamic-import', false, 8],
+      ['./i.js', 'require', false, 10],
+      ['./j.js', 'import-type', true, 11],
+      ['./k.js', 'module-augmentation', true, 12],
+      ['./l.js', 'require', false, 13],
+      ['./m.js', 'require', false, 14],
+      // `import { type P }` still loads the module under verbatimModuleSyntax.
+      ['./p.js', 'import', false, 17],
+      ['./q.js', 'export-from', false, 18],
+    ]);
+  });
+
+  it('reads JSDoc imports in JavaScript files', () => {
+    const text = ["/** @import { A } from './a.js' */", "/** @type {import('./b.js').B} */", 'let b;', "import { c } from './c.js';"].join('\n');
+    const got = readImports('page/x.js', text).imports.map((i) => [i.specifier, i.form]);
+    expect(got).toEqual(
+      expect.arrayContaining([
+        ['./a.js', 'jsdoc-import'],
+        ['./b.js', 'import-type'],
+        ['./c.js', 'import'],
+      ]),
+    );
+    expect(got).toHaveLength(3);
+  });
+
+  it('reports dynamic imports and requires it cannot read', () => {
+    const r = readImports('x.ts', "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);");
+    expect(r.unreadable.map((u) => [u.form, u.line])).toEqual([
+      ['dynamic-import', 2],
+      ['require', 3],
+      ['require', 4],
+    ]);
+  });
+});
+
+describe('the layer table', () => {
+  it('is read in order from the "## Layers" section, and a malformed row is refused', () => {
+    const doc = ['# T', '', '## Layers', '', 'text', '', '| Layer | Folder | What |', '|---|---|---|', '| Low | `src/low` | x |', '| High | `src/high` | y |', '', '## Next', '| A | `src/a` | z |'].join('\n');
+    expect(parseLayerTable(doc)).toEqual([
+      { name: 'Low', folder: 'low' },
+      { name: 'High', folder: 'high' },
+    ]);
+    expect(() => parseLayerTable(doc.replace('`src/high`', 'src/high'))).toThrow(/folder cell/);
+    expect(() => parseLayerTable(doc.replace('`src/high`', '`src/low`'))).toThrow(/listed twice/);
+    expect(() => parseLayerTable('# no layers')).toThrow(/no "## Layers"/);
+  });
+});
+
+describe('the layer rules, on synthetic trees', () => {
+  const layers: Layer[] = [
+    { name: 'Low', folder: 'low' },
+    { name: 'Mid', folder: 'mid' },
+    { name: 'High', folder: 'high' },
+  ];
+
+  it('accept imports within a layer and downward', () => {
+    const tree = [
+      source('low/a.ts', "export const a = 1;"),
+      source('mid/b.ts', "import { a } from '../low/a.js';\nimport { c } from './c.js';"),
+      source('mid/c.ts', "export const c = 1;"),
+      source('high/d.ts', "import type { a } from '../low/a.js';\nexport * from '../mid/b.js';"),
+      source('index.ts', "export * from './high/d.js';"),
+    ];
+    const r = checkLayers(tree, layers);
+    expect(r.violations).toEqual([]);
+    expect(findCycles(r.edges)).toEqual([]);
+  });
+
+  it('reject an upward import in every form, naming file, line and both layers', () => {
+    const forms = [
+      "import { x } from '../high/x.js';",
+      "import type { X } from '../high/x.js';",
+      "export * from '../high/x.js';",
+      "export type { X } from '../high/x.js';",
+      "const x = await import('../high/x.js');",
+      "const x = require('../high/x.js');",
+      "type X = import('../high/x.js').X;",
+      "declare module '../high/x.js' { interface X { y: 1 } }",
+    ];
+    for (const form of forms) {
+      const tree = [source('high/x.ts', 'export const x = 1; export interface X {}'), source('mid/m.ts', `// a comment line\n${form}`)];
+      const r = checkLayers(tree, layers);
+      expect(r.violations, form).toHaveLength(1);
+      expect(r.violations[0]).toMatchObject({ file: 'mid/m.ts', line: 2 });
+      expect(r.violations[0]!.message).toMatch(/runs upward: Mid \(src\/mid\) may not import High \(src\/high\)/);
+    }
+  });
+
+  it('reject a folder missing from the table, an import of the package entry, one that leaves src/, and one that resolves nowhere', () => {
+    const tree = [
+      source('index.ts', "export * from './low/a.js';"),
+      source('low/a.ts', "import '../index.js';\nimport '../../test/x.js';\nimport './nope.js';"),
+      source('stray/s.ts', 'export {};'),
+    ];
+    const messages = checkLayers(tree, layers).violations.map((v) => `${v.file}:${v.line} ${v.message}`);
+    expect(messages).toEqual([
+      'low/a.ts:1 import "../index.js": nothing imports the package entry (index.ts)',
+      'low/a.ts:2 import "../../test/x.js" leaves src/ (../test/x.js)',
+      'low/a.ts:3 import "./nope.js" names no file under src/',
+      'stray/s.ts:1 src/stray is not in the layer table of docs/architecture.md: add its row where it belongs in the order',
+    ]);
+  });
+
+  it('find cycles, type-only ones included, as closed paths', () => {
+    const tree = [
+      source('low/a.ts', "import type { B } from './b.js';\nexport interface A { b?: B }"),
+      source('low/b.ts', "import { c } from './c.js';\nexport interface B {}"),
+      source('low/c.ts', "import type { A } from './a.js';\nexport const c = 1;"),
+      source('low/d.ts', "import type { D } from './d.js';\nexport interface D {}"),
+      source('low/e.ts', "import './a.js';"),
+    ];
+    const r = checkLayers(tree, layers);
+    expect(r.violations).toEqual([]);
+    expect(findCycles(r.edges)).toEqual([
+      { members: ['low/a.ts', 'low/b.ts', 'low/c.ts'], example: ['low/a.ts', 'low/b.ts', 'low/c.ts', 'low/a.ts'] },
+      { members: ['low/d.ts'], example: ['low/d.ts', 'low/d.ts'] },
+    ]);
+  });
+
+  it('resolve NodeNext specifiers to the source file', () => {
+    const files = new Set(['low/a.ts', 'low/dir/index.ts', 'low/page.js']);
+    expect(resolveSpecifier('low/x.ts', './a.js', files)).toEqual({ kind: 'file', path: 'low/a.ts' });
+    expect(resolveSpecifier('low/x.ts', './dir/index.js', files)).toEqual({ kind: 'file', path: 'low/dir/index.ts' });
+    expect(resolveSpecifier('low/x.js', './page.js', files)).toEqual({ kind: 'file', path: 'low/page.js' });
+    expect(resolveSpecifier('low/x.ts', '@scope/pkg/sub', files)).toEqual({ kind: 'package', name: '@scope/pkg' });
+    expect(resolveSpecifier('low/x.ts', 'node:fs', files)).toEqual({ kind: 'package', name: 'node:fs' });
+  });
+});
+
+describe('src/', () => {
+  const layers = parseLayerTable(readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8'));
+  const paths = listSources(SRC, EXTS);
+  const read = paths.map((path) => ({ path, ...readImports(path, readFileSync(join(SRC, path), 'utf8')) }));
+  const tree: SourceFile[] = read.map((r) => ({ path: r.path, imports: r.imports }));
+
+  it('has every folder in the layer table, and every table row is a folder', () => {
+    const folders = [...new Set(paths.filter((p) => p.includes('/')).map((p) => p.slice(0, p.indexOf('/'))))].sort();
+    expect(layers.map((l) => l.folder).sort()).toEqual(folders);
+  });
+
+  it('names every module it loads with a literal', () => {
+    expect(read.flatMap((r) => r.unreadable.map((u) => `${r.path}:${u.line} ${u.text}`))).toEqual([]);
+  });
+
+  it('imports only downward', () => {
+    expect(checkLayers(tree, layers).violations.map((v) => `src/${v.file}:${v.line}: ${v.message}`)).toEqual([]);
+  });
+
+  it('has no import cycles, type-only imports included', () => {
+    const cycles = findCycles(checkLayers(tree, layers).edges);
+    expect(cycles.map((c) => `${c.members.map((f) => `src/${f}`).join(', ')} (e.g. ${c.example.join(' → ')})`)).toEqual([]);
+  });
+
+  it('is read whole: the checker sees the imports TypeScript sees', () => {
+    // A cross-check against a plain count, so a form the reader silently skips shows up here:
+    // every line starting with `import`/`export … from` is matched by a reader result.
+    for (const r of read) {
+      const text = readFileSync(join(SRC, r.path), 'utf8').split('\n');
+      const starts = text.flatMap((l, i) => (/^(?:import\s+(?:type\s+)?[\w*{'"]|export\s+(?:type\s+)?[*{].*\sfrom\s)/.test(l) ? [i + 1] : []));
+      const found = new Set(r.imports.map((i) => i.line));
+      expect(starts.filter((l) => !found.has(l)), r.path).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,262 @@
+/**
+ * The layer rules, as pure functions over data, so the test can feed them both the real tree and
+ * synthetic inputs they must reject.
+ *
+ * The layer order is the table under "## Layers" in docs/architecture.md, read bottom up: the
+ * first row is the lowest layer, and a file may import from its own layer and the rows above it
+ * in the table, never from a row below. Files directly in `src/` (the package entry) sit above
+ * every layer; nothing imports them. A new folder under `src/` is placed by adding its row.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { ImportRef } from './imports.js';
+
+export interface Layer {
+  name: string;
+  /** The folder under `src/`, e.g. `model`. */
+  folder: string;
+}
+
+export class LayerTableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LayerTableError';
+  }
+}
+
+/** The rows of the table under `## Layers`: `| Name | \`src/folder\` | … |`, in order. */
+export function parseLayerTable(markdown: string): Layer[] {
+  const lines = markdown.split('\n');
+  const start = lines.findIndex((l) => /^##\s+Layers\s*$/.test(l));
+  if (start < 0) throw new LayerTableError('no "## Layers" section');
+  const layers: Layer[] = [];
+  let inTable = false;
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (/^#{1,2}\s/.test(line)) break;
+    if (!line.startsWith('|')) {
+      if (inTable) break;
+      continue;
+    }
+    inTable = true;
+    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    if (cells.length < 2 || /^-+$/.test(cells[0]!.replace(/:/g, '')) || cells[1] === 'Folder') continue;
+    const m = /^`src\/([a-z0-9-]+)\/?`$/.exec(cells[1]!);
+    if (!m) throw new LayerTableError(`row ${JSON.stringify(line)}: the folder cell must be \`src/<folder>\``);
+    if (layers.some((l) => l.folder === m[1])) throw new LayerTableError(`src/${m[1]} is listed twice`);
+    layers.push({ name: cells[0]!, folder: m[1]! });
+  }
+  if (layers.length === 0) throw new LayerTableError('the "## Layers" section has no table rows');
+  return layers;
+}
+
+/** A source file as the checker sees it: its path under `src/` (POSIX separators) and its imports. */
+export interface SourceFile {
+  path: string;
+  imports: readonly ImportRef[];
+}
+
+export type Resolved = { kind: 'file'; path: string } | { kind: 'package'; name: string } | { kind: 'outside'; path: string } | { kind: 'missing' };
+
+/** `openai/streaming` → `openai`, `@anthropic-ai/sdk/x` → `@anthropic-ai/sdk`, `node:fs` → `node:fs`. */
+export function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/**
+ * Where a specifier of `from` (a path under `src/`) leads, given the set of files under `src/`.
+ * Relative specifiers follow TypeScript's NodeNext rule: `./x.js` names `x.ts` (or `x.js` itself).
+ */
+export function resolveSpecifier(from: string, specifier: string, files: ReadonlySet<string>): Resolved {
+  if (!specifier.startsWith('.') && !specifier.startsWith('/')) return { kind: 'package', name: packageName(specifier) };
+  const target = join(dirname(from), specifier).split(sep).join('/');
+  if (target.startsWith('../') || target === '..') return { kind: 'outside', path: target };
+  const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.d.ts'), target.replace(/\.mjs$/, '.mts'), target.replace(/\.cjs$/, '.cts'), `${target}.ts`, `${target}/index.ts`, `${target}/index.js`];
+  for (const c of candidates) if (files.has(c)) return { kind: 'file', path: c };
+  return { kind: 'missing' };
+}
+
+/** The layer folder of a path under `src/`, or `null` for the package entry (files in `src/` itself). */
+export function folderOf(path: string): string | null {
+  const i = path.indexOf('/');
+  return i < 0 ? null : path.slice(0, i);
+}
+
+export interface Violation {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+export interface Checked {
+  violations: Violation[];
+  /** Every import between two files under `src/` (the graph the cycle check runs on). */
+  edges: Edge[];
+}
+
+/**
+ * The import rules: every relative import resolves to a file under `src/`; every file sits in a
+ * folder the table lists (or is the package entry); no import runs from a layer to a higher one,
+ * and nothing imports the package entry.
+ */
+export function checkLayers(sources: readonly SourceFile[], layers: readonly Layer[]): Checked {
+  const rank = new Map(layers.map((l, i) => [l.folder, i]));
+  const files = new Set(sources.map((s) => s.path));
+  const violations: Violation[] = [];
+  const edges: Edge[] = [];
+  const placed = (folder: string | null): number => (folder === null ? layers.length : (rank.get(folder) ?? -1));
+  for (const s of sources) {
+    const own = folderOf(s.path);
+    const ownRank = placed(own);
+    if (ownRank < 0) {
+      violations.push({ file: s.path, line: 1, message: `src/${own} is not in the layer table of docs/architecture.md: add its row where it belongs in the order` });
+      continue;
+    }
+    for (const imp of s.imports) {
+      const r = resolveSpecifier(s.path, imp.specifier, files);
+      if (r.kind === 'package') continue;
+      if (r.kind === 'outside') {
+        violations.push({ file: s.path, line: imp.line, message: `${imp.form} ${JSON.stringify(imp.specifier)} leaves src/ (${r.path})` });
+        continue;
+      }
+      if (r.kind === 'missing') {
+        violations.push({ file: s.path, line: imp.line, message: `${imp.form} ${JSON.stringify(imp.specifier)} names no file under src/` });
+        continue;
+      }
+      edges.push({ from: s.path, to: r.path, typeOnly: imp.typeOnly });
+      const to = folderOf(r.path);
+      const toRank = placed(to);
+      if (to === null && own !== null) {
+        violations.push({ file: s.path, line: imp.line, message: `${imp.form} ${JSON.stringify(imp.specifier)}: nothing imports the package entry (${r.path})` });
+      } else if (toRank > ownRank) {
+        const up = to === null ? 'the package entry' : `${layers[toRank]!.name} (src/${to})`;
+        violations.push({
+          file: s.path,
+          line: imp.line,
+          message: `${imp.form} ${JSON.stringify(imp.specifier)} runs upward: ${layers[ownRank]?.name ?? 'the package entry'} (src/${own}) may not import ${up}`,
+        });
+      }
+    }
+  }
+  return { violations, edges };
+}
+
+export interface Cycle {
+  /** The files of one strongly connected component, sorted. */
+  members: string[];
+  /** A shortest closed path `[a, b, …, a]` through its first member, for the message. */
+  example: string[];
+}
+
+/**
+ * Import cycles between files, type-only edges included (a type cycle still ties the modules
+ * together: neither can be understood, moved or split without the other): one per strongly
+ * connected component (Tarjan), sorted.
+ */
+export function findCycles(edges: readonly Edge[]): Cycle[] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) {
+    if (!next.has(e.from)) next.set(e.from, []);
+    if (!next.has(e.to)) next.set(e.to, []);
+    next.get(e.from)!.push(e.to);
+  }
+  for (const list of next.values()) list.sort();
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let counter = 0;
+  // Iterative Tarjan: the import graph of a big tree would overflow a recursive one only in
+  // theory, but a test that fails by stack overflow on a synthetic input says nothing useful.
+  for (const root of [...next.keys()].sort()) {
+    if (index.has(root)) continue;
+    const work: { node: string; i: number }[] = [{ node: root, i: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      const succ = next.get(top.node)!;
+      if (top.i < succ.length) {
+        const w = succ[top.i++]!;
+        if (!index.has(w)) {
+          index.set(w, counter);
+          low.set(w, counter++);
+          stack.push(w);
+          onStack.add(w);
+          work.push({ node: w, i: 0 });
+        } else if (onStack.has(w)) {
+          low.set(top.node, Math.min(low.get(top.node)!, index.get(w)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.node)!));
+      }
+      if (low.get(top.node) === index.get(top.node)) {
+        const comp: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          comp.push(w);
+        } while (w !== top.node);
+        const selfLoop = comp.length === 1 && next.get(comp[0]!)!.includes(comp[0]!);
+        if (comp.length > 1 || selfLoop) components.push(comp);
+      }
+    }
+  }
+  return components
+    .map((c) => ({ members: [...c].sort(), example: closedPath(c, next) }))
+    .sort((a, b) => a.members[0]!.localeCompare(b.members[0]!));
+}
+
+/** A shortest cycle through the component's first file (by name), for the failure message. */
+function closedPath(component: string[], next: ReadonlyMap<string, readonly string[]>): string[] {
+  const members = new Set(component);
+  const start = [...component].sort()[0]!;
+  const prev = new Map<string, string>();
+  const queue = [start];
+  for (let q = 0; q < queue.length; q++) {
+    const n = queue[q]!;
+    for (const w of next.get(n) ?? []) {
+      if (!members.has(w)) continue;
+      if (w === start) {
+        const path = [start];
+        for (let x: string | undefined = n; x !== undefined && x !== start; x = prev.get(x)) path.splice(1, 0, x);
+        path.push(start);
+        return path;
+      }
+      if (!prev.has(w)) {
+        prev.set(w, n);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
+}
+
+/** Every file under `dir` whose name ends in one of `exts`, as POSIX paths relative to `dir`. */
+export function listSources(dir: string, exts: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (exts.some((e) => name.endsWith(e))) out.push(relative(dir, p).split(sep).join('/'));
+    }
+  };
+  walk(resolve(dir));
+  return out;
+}
