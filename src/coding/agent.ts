@@ -94,7 +94,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   ];
   // Every configured provider's key variable stays out of shell commands, whatever its name.
   const keyVars = Object.values(llm.providers ?? {}).flatMap((p) => (p?.apiKeyEnv ? [p.apiKeyEnv] : []));
-  const tools = { ...opts.tools, hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVars] };
+  const tools = { ...(perms.bubblewrap !== undefined ? { bubblewrap: perms.bubblewrap } : {}), ...opts.tools, hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVars] };
   const plugins: Plugin[] = [
     codingTools(tools),
     permissions(perms),

@@ -37,6 +37,11 @@ export interface CodingToolsOptions {
   /** `auto` (default) searches with ripgrep when installed; `off` forces the JS search. */
   ripgrep?: 'auto' | 'off' | string;
   /**
+   * bwrap, for running ripgrep where it sees only the searched roots (default `bwrap` on PATH);
+   * where it cannot run, or `false`, `grep` uses the JS search.
+   */
+  bubblewrap?: string | false;
+  /**
    * Confine the filesystem seam to the workspace (default true). Turning it off makes file tools
    * reach anything the process can; only for trusted, already isolated environments.
    */
@@ -52,7 +57,7 @@ export function codingTools(opts: CodingToolsOptions = {}): ToolPlugin {
     const env: BuiltinEnv = {
       spillDir,
       jobs,
-      fs: opts.ripgrep !== undefined ? { ripgrep: opts.ripgrep } : {},
+      fs: { ...(opts.ripgrep !== undefined ? { ripgrep: opts.ripgrep } : {}), ...(opts.bubblewrap !== undefined ? { bubblewrap: opts.bubblewrap } : {}) },
       bash: { ...DEFAULT_BASH_LIMITS, ...opts.bash },
       ...(opts.shellEnv ? { shellEnv: opts.shellEnv } : {}),
       ...(opts.hideEnv ? { hideEnv: opts.hideEnv } : {}),

@@ -182,3 +182,14 @@ describe('todo_write', () => {
     expect(results[1]!.error?.code).toBe('INVALID_ARGS');
   });
 });
+
+describe('special files', () => {
+  it('a FIFO is refused at once (FS_NOT_A_FILE), never waited on', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { root, agent } = setup();
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const o = await call(agent, 'read', { file_path: 'pipe' });
+    expect(o.error).toEqual({ name: 'FsError', code: 'FS_NOT_A_FILE' });
+    expect((await call(agent, 'edit', { file_path: 'pipe', old_string: 'a', new_string: 'b' })).error?.code).toBe('FS_NOT_A_FILE');
+  });
+});

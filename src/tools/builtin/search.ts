@@ -90,7 +90,10 @@ export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepPar
       }
       const extra = { pattern: args.pattern, maxMatches: Number.MAX_SAFE_INTEGER, maxLineChars: GREP_MAX_LINE_CHARS };
       const r = await fsFor(ctx, env).search(args.path ?? '.', args.include !== undefined ? { ...extra, include: args.include } : extra);
-      if (r.total === 0) return { content: 'No matches found', meta: { kind: 'matches', files: [], truncated: false, total: 0 } };
+      const linked = r.skippedHardLinks
+        ? `\n(${r.skippedHardLinks} file${r.skippedHardLinks === 1 ? ' was' : 's were'} not searched: more than one hard link, so possibly a file outside the workspace)`
+        : '';
+      if (r.total === 0) return { content: `No matches found${linked}`, meta: { kind: 'matches', files: [], truncated: false, total: 0 } };
       const format = (ms: typeof r.matches): string => {
         const out: string[] = [];
         let file: string | undefined;
@@ -112,6 +115,7 @@ export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepPar
         text += `\n\n${saved ? spillNote(`Showing ${GREP_MAX_MATCHES} of ${r.total} matches`, saved) : `(Showing ${GREP_MAX_MATCHES} of ${r.total} matches. The complete result could not be saved; narrow the pattern, path or include.)`}`;
       }
       if (r.truncated) text += `\n(The search stopped early after ${r.total} matches; narrow it to see everything.)`;
+      text += linked;
       const grouped = new Map<string, { lineNumber: number; line: string }[]>();
       for (const m of page) grouped.set(m.path, [...(grouped.get(m.path) ?? []), { lineNumber: m.lineNumber, line: m.line }]);
       return {

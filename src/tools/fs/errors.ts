@@ -17,6 +17,12 @@ export type FsErrorCode =
   | 'FS_EDIT_NOT_FOUND'
   | 'FS_EDIT_AMBIGUOUS'
   | 'FS_EDIT_NOOP'
+  /** A path component became a symbolic link (or moved out) between the check and the open. */
+  | 'FS_PATH_CHANGED'
+  /** A regular file with more than one name: another name may be outside the workspace. */
+  | 'FS_HARD_LINK'
+  /** A device, FIFO or socket where a regular file was expected. */
+  | 'FS_NOT_A_FILE'
   | 'FS_IO';
 
 export class FsError extends ToolError {

@@ -29,6 +29,17 @@ export interface FsRequestBase<O extends FsOp> {
   caller: FsCaller;
   /** Set by confinement once `path` is a checked real path. */
   confined?: boolean;
+  /**
+   * Set by confinement: the real root `path` was checked against. The terminal opens `path`
+   * from there through verified directory handles, so a concurrent rename cannot redirect it.
+   */
+  confinedTo?: string;
+  /**
+   * `allow`: a regular file with more than one hard link may be read and written (policy sets it
+   * under `danger-full-access`, an approved escalation, or a matching allow rule). Otherwise a
+   * confined request refuses such a file (`FS_HARD_LINK`): another name may be outside.
+   */
+  hardLinks?: 'allow';
   /** The tool call's signal: long operations (search, walks) stop when it aborts. */
   signal?: AbortSignal;
 }
@@ -115,6 +126,8 @@ export interface FsSearchResult {
   total: number;
   truncated: boolean;
   backend: 'ripgrep' | 'js';
+  /** Files not searched because they have more than one hard link (and policy did not allow that). */
+  skippedHardLinks?: number;
 }
 
 export interface FsRequestMap {

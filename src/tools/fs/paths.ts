@@ -7,8 +7,9 @@
  * create, and on dangling links). So the walk goes component by component from the real root,
  * following each symbolic link by hand and re-checking where it lands, up to a hop limit.
  *
- * Limit: this is a check, then an open. A process that swaps a directory for a symlink between
- * the two can still win the race; the final open refuses a symlink (`O_NOFOLLOW`) to narrow it.
+ * This is a check on names. The terminals then open the checked real path through verified
+ * directory handles from the root it was checked against (`beneath.ts`), so a rename between the
+ * check and the open cannot redirect the operation.
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -87,7 +88,17 @@ async function walk(base: string, parts: string[], requested: string, display: (
       continue;
     }
     if (++hops > MAX_LINK_HOPS) throw new FsError('FS_SYMLINK_LOOP', `cannot resolve "${requested}": more than ${MAX_LINK_HOPS} symbolic links (a loop?)`);
-    const target = resolve(cur, await readlink(next));
+    let link: string;
+    try {
+      link = await readlink(next);
+    } catch (e) {
+      // lstat saw a link and it is gone: something is renaming entries under us.
+      if ((e as { code?: string }).code === 'EINVAL' || (e as { code?: string }).code === 'ENOENT') {
+        throw new FsError('FS_PATH_CHANGED', `"${requested}" changed while it was being checked ("${part}" stopped being a symbolic link); nothing was read or written. Try again once nothing else is renaming files there`);
+      }
+      throw fsErrorFrom(e, 'resolve', requested);
+    }
+    const target = resolve(cur, link);
     if (!inside(base, target)) throw escape(requested, target, display);
     // Re-walk the target from the base: its own directories may be links too (chains).
     todo.unshift(...relative(base, target).split(sep));
@@ -113,6 +124,16 @@ export async function resolveConfined(
   access: 'read' | 'write',
   extraRoots: readonly AllowedRoot[] = [],
 ): Promise<string> {
+  return (await resolveConfinedIn(workspace, requested, access, extraRoots)).path;
+}
+
+/** `resolveConfined`, also saying which real root the path was checked against. */
+export async function resolveConfinedIn(
+  workspace: string,
+  requested: string,
+  access: 'read' | 'write',
+  extraRoots: readonly AllowedRoot[] = [],
+): Promise<{ path: string; root: string }> {
   checkPathShape(requested);
   const roots: AllowedRoot[] = [{ path: workspace, access: 'write' }, ...extraRoots.filter((r) => access === 'read' || r.access === 'write')];
   const abs = resolve(workspace, requested);
@@ -128,7 +149,7 @@ export async function resolveConfined(
     const base = inside(root.path, abs) ? root.path : inside(real, abs) ? real : undefined;
     if (base === undefined) continue;
     const display = (p: string): string => (inside(real, p) ? join(root.path, relative(real, p)) : p);
-    return walk(real, relative(base, abs).split(sep), requested, display);
+    return { path: await walk(real, relative(base, abs).split(sep), requested, display), root: real };
   }
   throw new FsError(
     'FS_OUTSIDE_WORKSPACE',

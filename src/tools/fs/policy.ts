@@ -4,7 +4,7 @@
  */
 import type { Disposer, HookName, Listener, ListenOptions } from '../../hooks/bus.js';
 import { FS_OPS, type FsRequest } from './hooks.js';
-import { resolveConfined, type AllowedRoot } from './paths.js';
+import { resolveConfinedIn, type AllowedRoot } from './paths.js';
 import './hooks.js';
 
 export type FsPolicy = (request: FsRequest) => FsRequest | Promise<FsRequest>;
@@ -28,7 +28,7 @@ export function attachFsPolicy(on: On, name: string, policy: FsPolicy, opts: { p
  */
 export function workspaceConfinement(extraRoots: readonly AllowedRoot[] = []): FsPolicy {
   return async (req) => {
-    const real = await resolveConfined(req.root, req.path, req.access, extraRoots);
-    return { ...req, path: real, confined: true };
+    const real = await resolveConfinedIn(req.root, req.path, req.access, extraRoots);
+    return { ...req, path: real.path, confined: true, confinedTo: real.root };
   };
 }

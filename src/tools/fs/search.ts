@@ -9,16 +9,23 @@
  * - binary files (a NUL byte) are skipped; an explicitly named file is searched even if ignored;
  * - matches are ordered by path (component-wise) then line.
  *
- * Known difference: ripgrep also reads `.gitignore` files in directories *above* the workspace.
+ * A confined search never reads a file through a name that changed under it: the JS search
+ * opens each file inside the verified handle of its directory; ripgrep, which walks by name, runs
+ * in a bubblewrap view holding only the searched roots and the system's programs (`/usr`), so a
+ * link swapped in mid-walk leads nowhere. Files with more than one hard link are not searched
+ * unless policy allows them (ripgrep's matches in such files are dropped before anyone sees them).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { constants, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+import { basename, delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { ToolError } from '../types.js';
 import type { FsSearchMatch, FsSearchRequest, FsSearchResult } from './hooks.js';
 import { VCS_DIRS } from './gitignore.js';
 import { walkFiles } from './walk.js';
 import { pathMatcher } from '../glob-match.js';
+import { closeAll, openDirBeneath, openIn, partsBelow, type Dir } from './beneath.js';
+import { fsErrorFrom } from './errors.js';
 
 export class SearchError extends ToolError {
   override name = 'SearchError';
@@ -63,6 +70,9 @@ function finish(all: FsSearchMatch[], req: FsSearchRequest, capped: boolean, bac
   return { matches, total: all.length, truncated: capped || all.length > req.maxMatches, backend };
 }
 
+/** Whether a file with more than one hard link may be searched. */
+const linksAllowed = (req: FsSearchRequest): boolean => !req.confined || req.hardLinks === 'allow';
+
 /** Search with the JS walker. `realRoot` is the workspace's real path; `req.path` a checked real path. */
 export async function searchJs(req: FsSearchRequest, realRoot: string): Promise<FsSearchResult> {
   let re: RegExp;
@@ -72,43 +82,158 @@ export async function searchJs(req: FsSearchRequest, realRoot: string): Promise<
     throw new SearchError('SEARCH_INVALID_PATTERN', `the pattern is not a valid regular expression: ${(e as Error).message}`);
   }
   const include = req.include ? pathMatcher(req.include) : undefined;
-  const st = await stat(req.path);
-  const files: string[] = [];
-  if (st.isFile()) {
-    if (!include || include(req.path.slice(req.path.lastIndexOf('/') + 1))) files.push(req.path);
-  }
-  else {
-    for await (const f of walkFiles(req.path, req.signal ? { root: realRoot, gitignore: true, signal: req.signal } : { root: realRoot, gitignore: true })) {
-      if (include && !include(f.path)) continue;
-      if (f.size > MAX_FILE_BYTES) continue;
-      files.push(`${req.path}/${f.path}`);
-    }
-  }
   const all: FsSearchMatch[] = [];
-  for (const file of files) {
-    req.signal?.throwIfAborted();
+  let skippedHardLinks = 0;
+  /** Search one file opened inside `dir`; false once the collect cap is reached. */
+  const searchIn = async (dir: Dir, name: string, full: string): Promise<boolean> => {
     let buf: Buffer;
     try {
-      buf = await readFile(file);
+      const fh = await openIn(dir, name, constants.O_RDONLY | constants.O_NONBLOCK, 'search', full);
+      try {
+        const st = await fh.stat();
+        if (!st.isFile() || st.size > MAX_FILE_BYTES) return true;
+        if (st.nlink > 1 && !linksAllowed(req)) {
+          skippedHardLinks++;
+          return true;
+        }
+        buf = await fh.readFile();
+      } finally {
+        await fh.close();
+      }
     } catch {
-      continue;
+      return true;
     }
-    if (buf.includes(0)) continue;
+    if (buf.includes(0)) return true;
     const lines = buf.toString('utf8').split('\n');
     if (lines.at(-1) === '') lines.pop();
-    const rel = toPosix(relative(realRoot, file));
+    const rel = toPosix(relative(realRoot, full));
     for (let i = 0; i < lines.length; i++) {
       if (re.test(lines[i]!.replace(/\r$/, ''))) {
         all.push({ path: rel, lineNumber: i + 1, line: lines[i]! });
-        if (all.length >= COLLECT_CAP) return finish(all, req, true, 'js');
+        if (all.length >= COLLECT_CAP) return false;
       }
     }
+    return true;
+  };
+  const done = (capped: boolean): FsSearchResult => {
+    const r = finish(all, req, capped, 'js');
+    return skippedHardLinks > 0 ? { ...r, skippedHardLinks } : r;
+  };
+  let st;
+  try {
+    st = await lstat(req.path);
+  } catch (e) {
+    throw fsErrorFrom(e, 'search', req.path);
   }
-  return finish(all, req, false, 'js');
+  if (!st.isDirectory()) {
+    const name = basename(req.path);
+    if (include && !include(name)) return done(false);
+    let dir: Dir;
+    if (req.confinedTo !== undefined) dir = await openDirBeneath(req.confinedTo, partsBelow(req.confinedTo, req.path, req.path).slice(0, -1), 'search', req.path);
+    else dir = { fh: await open(dirname(req.path), constants.O_RDONLY | constants.O_DIRECTORY), path: dirname(req.path) };
+    try {
+      return done(!(await searchIn(dir, name, req.path)));
+    } finally {
+      await closeAll([dir]);
+    }
+  }
+  const walk = walkFiles(req.path, {
+    root: realRoot,
+    gitignore: true,
+    ...(req.confinedTo !== undefined ? { base: req.confinedTo } : {}),
+    ...(req.signal ? { signal: req.signal } : {}),
+  });
+  for await (const f of walk) {
+    req.signal?.throwIfAborted();
+    if (include && !include(f.path)) continue;
+    if (f.size > MAX_FILE_BYTES) continue;
+    if (!(await searchIn(f.dir, f.name, `${req.path}/${f.path}`))) {
+      await walk.return(undefined);
+      return done(true);
+    }
+  }
+  return done(false);
 }
 
-/** Search with ripgrep, run from the workspace's real root. */
-export function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = 'rg'): Promise<FsSearchResult> {
+/** The command line that runs ripgrep in a bubblewrap view of `roots` (read-only), from `cwd`; append rg's arguments. */
+export type RipgrepView = (roots: readonly string[], cwd: string) => { file: string; args: string[] };
+
+const views = new Map<string, RipgrepView | undefined>();
+
+/** Where `file` is on PATH, as a real path (undefined when it is not there). */
+function which(file: string): string | undefined {
+  if (isAbsolute(file) || file.includes('/')) return realpathSafe(resolveFrom(file));
+  for (const d of (process.env.PATH ?? '').split(delimiter)) {
+    if (!d) continue;
+    const p = realpathSafe(join(d, file));
+    if (p) return p;
+  }
+  return undefined;
+}
+const resolveFrom = (f: string): string => (isAbsolute(f) ? f : join(process.cwd(), f));
+function realpathSafe(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The view ripgrep runs in for confined searches, when bubblewrap can make it here and ripgrep
+ * runs inside it (probed once): an empty root with `/usr` and the library directories read-only,
+ * the rg binary, and the searched roots read-only; no other process in sight.
+ */
+export function confinedRipgrep(rgPath: string, bwrap: string | false): RipgrepView | undefined {
+  if (bwrap === false) return undefined;
+  const key = `${bwrap}\0${rgPath}`;
+  if (views.has(key)) return views.get(key);
+  const rg = which(rgPath);
+  let view: RipgrepView | undefined;
+  if (rg) {
+    const system: string[] = ['--ro-bind', '/usr', '/usr'];
+    for (const d of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+      try {
+        const st = lstatSync(d);
+        if (st.isSymbolicLink()) system.push('--symlink', readlinkSync(d), d);
+        else if (st.isDirectory()) system.push('--ro-bind', d, d);
+      } catch {
+        // not on this system
+      }
+    }
+    if (!rg.startsWith('/usr/')) system.push('--ro-bind', rg, rg);
+    const make: RipgrepView = (roots, cwd) => {
+      const args = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', ...system, '--dev', '/dev'];
+      for (const r of new Set(roots)) args.push('--ro-bind', r, r);
+      return { file: bwrap, args: [...args, '--chdir', cwd, '--', rg] };
+    };
+    const probeCall = make([], '/');
+    const probe = spawnSync(probeCall.file, [...probeCall.args, '--version'], { stdio: 'ignore', timeout: 10_000 });
+    if (probe.status === 0) view = make;
+  }
+  views.set(key, view);
+  return view;
+}
+
+/**
+ * Search with ripgrep, run from the workspace's real root; `view` is the bubblewrap command line
+ * (ending with rg's path) it runs in for a confined search.
+ */
+export async function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = 'rg', view?: { file: string; args: string[] }): Promise<FsSearchResult> {
+  const r = await runRipgrep(req, realRoot, rgPath, view);
+  if (linksAllowed(req)) return r;
+  // ripgrep cannot be told to skip files with other names: drop their matches before anyone sees them.
+  const nlinks = new Map<string, number>();
+  for (const m of r.matches) {
+    if (!nlinks.has(m.path)) nlinks.set(m.path, (await lstat(join(realRoot, m.path)).catch(() => undefined))?.nlink ?? 2);
+  }
+  const linked = [...nlinks].filter(([, n]) => n > 1).map(([p]) => p);
+  if (linked.length === 0) return r;
+  const keep = r.matches.filter((m) => !linked.includes(m.path));
+  return { ...r, matches: keep, total: r.total - (r.matches.length - keep.length), skippedHardLinks: linked.length };
+}
+
+function runRipgrep(req: FsSearchRequest, realRoot: string, rgPath: string, view: { file: string; args: string[] } | undefined): Promise<FsSearchResult> {
   const target = toPosix(relative(realRoot, req.path)) || '.';
   const args = ['--json', '--hidden', '--no-require-git', '--no-ignore-dot', '--no-ignore-global', '--no-ignore-exclude', '--no-config'];
   for (const d of VCS_DIRS) args.push('--glob', `!${d}`);
@@ -117,7 +242,8 @@ export function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = '
   const prefix = target === '.' ? '' : `${target}/`;
   args.push('--regexp', req.pattern, '--', target);
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { cwd: realRoot, stdio: ['ignore', 'pipe', 'pipe'], ...(req.signal ? { signal: req.signal } : {}) });
+    const [file, argv] = view ? [view.file, [...view.args, ...args]] : [rgPath, args];
+    const child = spawn(file, argv, { cwd: realRoot, stdio: ['ignore', 'pipe', 'pipe'], ...(req.signal ? { signal: req.signal } : {}) });
     const all: FsSearchMatch[] = [];
     let capped = false;
     let buf = '';
@@ -155,6 +281,8 @@ export function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = '
     child.on('close', (code) => {
       if (buf) onLine(buf);
       if (req.signal?.aborted) return reject(req.signal.reason);
+      // bwrap's own failure (exit 1, like "no matches") must not pass for an empty result.
+      if (view && /^bwrap: /m.test(stderr)) return reject(new SearchError('SEARCH_FAILED', `ripgrep could not run in its sandbox: ${stderr.trim()}`));
       if (capped || code === 0 || code === 1) return resolve(finish(all, req, capped, 'ripgrep'));
       const msg = stderr.trim();
       if (/regex parse error|error parsing glob|unclosed|unopened/i.test(msg)) {

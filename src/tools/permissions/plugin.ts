@@ -139,12 +139,17 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
     );
 
     attachFsPolicy(host.on, 'permissions-sandbox', (req) => {
-      if (req.access === 'write' && mode === 'read-only' && !(req.caller.callId !== undefined && escalated.has(req.caller.callId))) {
+      const isEscalated = req.caller.callId !== undefined && escalated.has(req.caller.callId);
+      if (req.access === 'write' && mode === 'read-only' && !isEscalated) {
         throw new FsError(
           'FS_SANDBOX_DENIED',
           `cannot ${req.op} "${req.requested}": the sandbox mode is read-only, so file changes are not allowed in this session`,
         );
       }
+      // A file with other hard links may have a name outside: only full access, an approved
+      // escalation or an allow rule naming this tool and path lets the file tools at it.
+      const ruled = req.caller.toolName !== undefined && firstMatch(rules.allow, req.caller.toolName, { kind: 'path', value: req.requested }, workspace);
+      if (mode === 'danger-full-access' || isEscalated || ruled) return { ...req, hardLinks: 'allow' };
       return req;
     });
   };
