@@ -6,31 +6,22 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { validateHeader, type SessionHeader } from '../session/index.js';
-import { StoreError, isErrno, type LockHolder } from './errors.js';
+import { StoreError, isErrno } from './errors.js';
+import type { StoreListing, StoreListProblem, StoreSessionInfo } from './interface.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';
 import { lockHolder } from './lock.js';
 
-export interface SessionInfo {
-  id: string;
-  header: SessionHeader;
+export interface SessionInfo extends StoreSessionInfo {
   path: string;
   /** File size in bytes. */
   size: number;
   mtimeMs: number;
-  /** A live process writing this session, if any. */
-  lockedBy?: LockHolder;
 }
 
-export interface ListProblem {
-  path: string;
-  error: StoreError;
-}
+export type ListProblem = StoreListProblem;
 
-export interface Listing {
-  sessions: SessionInfo[];
-  /** Logs that could not be listed (compressed, unreadable header, identity mismatch, duplicate id). */
-  problems: ListProblem[];
-}
+/** Logs that could not be listed are `problems` (compressed, unreadable header, identity mismatch, duplicate id). */
+export type Listing = StoreListing<SessionInfo>;
 
 export function compressedLogError(path: string, id?: string): StoreError {
   const details: { path: string; sessionId?: string } = { path };
@@ -162,7 +153,7 @@ async function listOne(root: string, dir: string): Promise<Entry> {
     const header = parseHeaderLine(line, path);
     checkIdentity(root, path, header);
     const st = await stat(path);
-    const info: SessionInfo = { id: header.id, header, path, size: st.size, mtimeMs: st.mtimeMs };
+    const info: SessionInfo = { id: header.id, header, path, location: path, size: st.size, mtimeMs: st.mtimeMs, modifiedMs: st.mtimeMs };
     const holder = lockHolder(join(dir, LOCK_FILE));
     if (holder) info.lockedBy = holder;
     return { info };

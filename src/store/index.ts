@@ -2,7 +2,8 @@
  * The store layer: sessions persisted as dsh JSONL logs (docs/store.md).
  */
 export { SessionStore, type SessionStoreOptions, type CreateOptions, type ForkOptions, type Inspection } from './store.js';
-export { StoredSession, type Recovery, type ErrorListener } from './stored-session.js';
+export { StoredSession } from './stored-session.js';
+export type { Store, OpenSession, OpenOptions, InspectOptions, Recovery, ErrorListener, StoreSessionInfo, StoreListing, StoreListProblem, StoreInspection } from './interface.js';
 export { persist } from './plugin.js';
 export { StoreError, type StoreErrorCode, type StoreErrorDetails, type LockHolder } from './errors.js';
 export type { FlushResult, WriterIo } from './writer.js';

@@ -1,5 +1,5 @@
 /**
- * `persist(stored)`: the agent's checkpoint policy. The writer already puts every committed
+ * `persist(stored)`: the agent's checkpoint policy, for any store (`OpenSession`). The writer already puts every committed
  * event in the file by the end of its event-loop iteration; this plugin adds the points where the agent
  * waits for the disk (fsync) before doing something that cannot be taken back:
  *
@@ -21,12 +21,14 @@ import '../llm/hooks.js';
 import '../tools/hooks.js';
 import '../agent/hooks.js';
 import { StoreError } from './errors.js';
-import type { SessionStore } from './store.js';
-import { StoredSession } from './stored-session.js';
+import type { OpenSession, Store } from './interface.js';
 
-export function persist(target: StoredSession | SessionStore): Plugin {
+/** A store has `handle`; an open session has `flush` (any implementation of either interface). */
+const isStore = (t: OpenSession | Store): t is Store => typeof (t as Store).handle === 'function';
+
+export function persist(target: OpenSession | Store): Plugin {
   return (host) => {
-    const stored = target instanceof StoredSession ? target : target.handle(host.session);
+    const stored = isStore(target) ? target.handle(host.session) : target;
     if (stored === undefined || stored.session !== host.session) {
       throw new StoreError('INVALID_ARGUMENT', `persist(): the agent's session ${host.session.id} is not open in this store; create or open it there and pass it to createAgent`, {
         sessionId: host.session.id,

@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { encodeEvents, encodeHeaderLine, Session, SessionError, type LogWarning, type SessionHeader, type SessionOptions } from '../session/index.js';
+import { encodeEvents, encodeHeaderLine, Session, SessionError, type LogWarning, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing } from './discover.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
@@ -20,7 +20,8 @@ import { flushAllSync } from './exit.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, defaultRoot, logPath, sessionDir } from './layout.js';
 import { readLog, readLogFile, type LogLoad } from './load.js';
 import { acquireLock, type SessionLock } from './lock.js';
-import { StoredSession, type Recovery } from './stored-session.js';
+import { StoredSession } from './stored-session.js';
+import type { CreateOptions, ForkOptions, InspectOptions, OpenOptions, Recovery, Store, StoreInspection } from './interface.js';
 import { preserveTail } from './tail.js';
 import { LogWriter, type FlushResult, type WriterIo, type WriterOptions } from './writer.js';
 
@@ -40,26 +41,14 @@ export interface SessionStoreOptions {
   onPublishStep?: PublishOptions['onStep'];
 }
 
-export interface CreateOptions {
-  /** The session's working directory (absolute); it picks the project directory. */
-  cwd: string;
-  /** Session id; a UUID when absent. */
-  id?: string;
-  /** More header fields (`delegationDepth`, `origin`, `agentPreset`, …). */
-  header?: Partial<SessionHeader>;
-}
+export type { CreateOptions, ForkOptions } from './interface.js';
 
-export interface ForkOptions {
-  /** The child's id; a UUID when absent. */
-  id?: string;
-  header?: Partial<SessionHeader>;
-}
-
-export interface Inspection extends LogLoad {
+export interface Inspection extends LogLoad, StoreInspection {
   path: string;
 }
 
-export class SessionStore {
+export class SessionStore implements Store {
+  readonly kind = 'jsonl';
   readonly root: string;
   private readonly opts: SessionStoreOptions;
   private readonly handles = new Map<string, StoredSession>();
@@ -68,6 +57,10 @@ export class SessionStore {
   constructor(opts: SessionStoreOptions = {}) {
     this.opts = opts;
     this.root = resolve(opts.root ?? defaultRoot());
+  }
+
+  get location(): string {
+    return this.root;
   }
 
   /** Flush every open log of this process synchronously (for SIGINT/SIGTERM handlers). */
@@ -208,7 +201,7 @@ export class SessionStore {
    * a dead holder's lock is taken over), loads and validates the log, moves a torn tail into a
    * sidecar, and makes the crash-repair closers and the seed marker durable before returning.
    */
-  async open(id: string, opts: { cwd?: string } = {}): Promise<StoredSession> {
+  async open(id: string, opts: OpenOptions = {}): Promise<StoredSession> {
     this.assertOpen();
     if (this.handles.has(id)) {
       const h = this.handles.get(id)!;
@@ -271,12 +264,12 @@ export class SessionStore {
   }
 
   /** Load a session read-only: no lock, nothing written, a torn tail reported but left in place. */
-  async inspect(id: string, opts: { cwd?: string; repair?: boolean } = {}): Promise<Inspection> {
+  async inspect(id: string, opts: InspectOptions = {}): Promise<Inspection> {
     const path = await locate(this.root, id, opts.cwd);
     const load = await readLogFile(path, { ...this.readOptions(path), ...(opts.repair === false ? { repair: false } : {}) });
     checkIdentity(this.root, path, load.header, id);
     checkSeed(load, path);
-    return { ...load, path };
+    return { ...load, path, location: path };
   }
 
   /** Every session under the root: headers (line 1) and stat only. */

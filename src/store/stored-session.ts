@@ -7,19 +7,13 @@
 import type { LogWarning, Session, SessionEvent } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { registerExit, unregisterExit, type ExitParticipant } from './exit.js';
+import type { ErrorListener, OpenSession, Recovery } from './interface.js';
 import type { SessionLock } from './lock.js';
 import type { FlushResult, LogWriter } from './writer.js';
 
-export interface Recovery {
-  /** The torn tail that was cut off, and the sidecar holding its bytes. */
-  tornTail?: { line: number; droppedLines: number; reason: string; bytes: number; sidecar: string };
-  /** Types of the closers crash repair appended (and persisted) for a turn left open. */
-  repaired: string[];
-}
+export type { Recovery, ErrorListener } from './interface.js';
 
-export type ErrorListener = (error: StoreError) => void;
-
-export class StoredSession {
+export class StoredSession implements OpenSession {
   readonly session: Session;
   readonly path: string;
   /** What the open found and fixed: torn tail, open turn, blank lines, missing final newline. */
@@ -70,6 +64,10 @@ export class StoredSession {
 
   get id(): string {
     return this.session.id;
+  }
+  /** The log file (the interface's name for `path`). */
+  get location(): string {
+    return this.path;
   }
   /** Seq of the first event not yet known durable. */
   get durableSeq(): number {
