@@ -12,6 +12,7 @@
  * Everything the model sees is read back from the log (`deriveMessages()` and the latest
  * `request/header`), and checked to be so before every model call.
  */
+import { CodedError } from '../model/coded-error.js';
 import { randomUUID } from 'node:crypto';
 import type { AssistantMessage, ContentBlock, ToolCallBlock, UserMessage } from '../model/message.js';
 import type { StreamChunk } from '../model/stream.js';
@@ -50,9 +51,9 @@ export function userMessage(input: UserInput): UserMessage {
   return input;
 }
 
-export class AgentError extends Error {
-  constructor(readonly code: 'DISPOSED', message: string) {
-    super(message);
+export class AgentError extends CodedError<'DISPOSED'> {
+  constructor(code: 'DISPOSED', message: string) {
+    super(code, message);
     this.name = 'AgentError';
   }
 }

@@ -6,13 +6,14 @@
  * in-memory lists, so pending input survives a crash or resume: a new Inbox rebuilds the lists by
  * replaying the splices (from the header's `seedLength`, so a fork child starts empty).
  */
+import { CodedError } from '../model/coded-error.js';
 import type { UserMessage } from '../model/message.js';
 import type { InboxSplice, InboxTarget } from '../session/events.js';
 import type { Session } from '../session/session.js';
 
-export class InboxError extends Error {
-  constructor(readonly code: 'DUPLICATE_MESSAGE_ID' | 'NOT_FOUND', message: string) {
-    super(message);
+export class InboxError extends CodedError<'DUPLICATE_MESSAGE_ID' | 'NOT_FOUND'> {
+  constructor(code: 'DUPLICATE_MESSAGE_ID' | 'NOT_FOUND', message: string) {
+    super(code, message);
     this.name = 'InboxError';
   }
 }

@@ -4,6 +4,8 @@
  * Session-library refusals (`SessionError`) keep their own codes and are reported as input
  * problems (exit 1).
  */
+import { CodedError } from '../model/coded-error.js';
+
 export const EXIT_OK = 0;
 export const EXIT_PROBLEM = 1;
 export const EXIT_USAGE = 2;
@@ -41,13 +43,11 @@ const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RAN
 export const EXIT_SIGINT = 130;
 export const EXIT_SIGTERM = 143;
 
-export class CliError extends Error {
-  readonly code: CliErrorCode;
+export class CliError extends CodedError<CliErrorCode> {
   readonly file: string | undefined;
   constructor(code: CliErrorCode, message: string, opts: { file?: string; cause?: unknown } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(code, message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliError';
-    this.code = code;
     this.file = opts.file;
   }
   get exitCode(): number {

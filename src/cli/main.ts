@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { CodedError } from '../model/coded-error.js';
 import { SessionError } from '../session/index.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE } from './errors.js';
 import { processIo, type Io } from './output.js';
@@ -58,7 +59,15 @@ Docs: docs/cli.md`,
   return program;
 }
 
-function reportFailure(e: unknown, io: Io): number {
+/** Node's `SystemError` (not an exported class): an Error with a string code, a numeric errno and the syscall. */
+function isSystemError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
+  if (!(e instanceof Error)) return false;
+  const x = e as NodeJS.ErrnoException;
+  return typeof x.code === 'string' && typeof x.errno === 'number' && typeof x.syscall === 'string';
+}
+
+/** One line on stderr for a failure that reached `main`, and the exit status it means. */
+export function reportFailure(e: unknown, io: Io): number {
   if (io.env.DSH_DEBUG === '1' && e instanceof Error) io.err.line(block(e.stack ?? String(e)));
   if (e instanceof CliError) {
     io.err.line(`dsh: ${e.file !== undefined ? `${oneLine(e.file)}: ` : ''}${oneLine(e.message)} [${e.code}]`);
@@ -68,11 +77,12 @@ function reportFailure(e: unknown, io: Io): number {
     io.err.line(`dsh: ${formatProblem(problemFromError(e, e.details.file ?? '<log>'), io.err)}`);
     return EXIT_PROBLEM;
   }
-  // Every layer's errors carry a stable string code (ConfigError, LlmError, StoreError,
-  // OtelExportError, ViewerError, ToolError…): one line with the code, no stack.
-  const code: unknown = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
-  if (e instanceof Error && typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code)) {
-    io.err.line(`dsh: ${oneLine(e.message)} [${code}]`);
+  // Every layer's errors are CodedErrors with a stable code (ConfigError, LlmError, StoreError,
+  // OtelExportError, ViewerError, ToolError…): one line with the code, no stack. So are Node's
+  // system errors (an fs or socket call that failed: `errno` and `syscall` beside the code),
+  // which name the file or address in their message.
+  if (e instanceof CodedError || isSystemError(e)) {
+    io.err.line(`dsh: ${oneLine(e.message)} [${oneLine(e.code)}]`);
     return EXIT_PROBLEM;
   }
   const msg = e instanceof Error ? e.message : String(e);

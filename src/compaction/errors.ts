@@ -3,6 +3,7 @@
  * to the log as `compaction/end.error` (`CODE: message`), so the log alone says why an attempt
  * left the history as it was.
  */
+import { CodedError } from '../model/coded-error.js';
 import type { LlmFailure } from '../model/failure.js';
 
 export type CompactionErrorCode =
@@ -33,14 +34,14 @@ export type CompactionErrorCode =
   /** A configuration value is out of range or contradicts another. */
   | 'INVALID_CONFIG';
 
-export class CompactionError extends Error {
+export class CompactionError extends CodedError<CompactionErrorCode> {
   constructor(
-    readonly code: CompactionErrorCode,
+    code: CompactionErrorCode,
     message: string,
     readonly failure?: LlmFailure,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'CompactionError';
   }
 

@@ -14,6 +14,7 @@
  * commands, provider endpoints and keys) unless the user config lists the workspace in
  * `trustedProjects`. Such keys are dropped with a warning, never applied silently.
  */
+import { CodedError } from '../model/coded-error.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -36,14 +37,14 @@ export const configShape = {
 export const ConfigSchema = z.strictObject(configShape);
 export type DshConfig = z.infer<typeof ConfigSchema>;
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError<'CONFIG_UNREADABLE' | 'CONFIG_NOT_JSON' | 'CONFIG_INVALID'> {
   constructor(
-    readonly code: 'CONFIG_UNREADABLE' | 'CONFIG_NOT_JSON' | 'CONFIG_INVALID',
+    code: 'CONFIG_UNREADABLE' | 'CONFIG_NOT_JSON' | 'CONFIG_INVALID',
     message: string,
     readonly file: string,
     readonly path?: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'ConfigError';
   }
 }

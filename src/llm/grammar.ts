@@ -3,6 +3,7 @@
  * and `normalizeStream` runs it on every attempt so a broken adapter ends its attempt with an error
  * finish instead of handing the loop a stream it cannot assemble.
  */
+import { CodedError } from '../model/coded-error.js';
 import type { StreamBlockType, StreamChunk } from '../model/stream.js';
 
 export const STREAM_GRAMMAR_CODES = [
@@ -23,14 +24,12 @@ export const STREAM_GRAMMAR_CODES = [
 ] as const;
 export type StreamGrammarCode = (typeof STREAM_GRAMMAR_CODES)[number];
 
-export class StreamGrammarError extends Error {
-  readonly code: StreamGrammarCode;
+export class StreamGrammarError extends CodedError<StreamGrammarCode> {
   /** Position of the offending chunk in the stream (the chunk count for `MISSING_FINISH`). */
   readonly position: number;
   constructor(code: StreamGrammarCode, message: string, position: number) {
-    super(`${code} at chunk ${position}: ${message}`);
+    super(code, `${code} at chunk ${position}: ${message}`);
     this.name = 'StreamGrammarError';
-    this.code = code;
     this.position = position;
   }
 }

@@ -1,10 +1,11 @@
 /** Adapter registry: which adapter serves which provider route. */
+import { CodedError } from '../model/coded-error.js';
 import type { Disposer } from '../hooks/bus.js';
 import type { LlmAdapter } from './adapter.js';
 
-export class AdapterRegistryError extends Error {
-  constructor(readonly code: 'DUPLICATE_ADAPTER' | 'NO_ADAPTER', message: string) {
-    super(message);
+export class AdapterRegistryError extends CodedError<'DUPLICATE_ADAPTER' | 'NO_ADAPTER'> {
+  constructor(code: 'DUPLICATE_ADAPTER' | 'NO_ADAPTER', message: string) {
+    super(code, message);
     this.name = 'AdapterRegistryError';
   }
 }

@@ -2,6 +2,8 @@
  * Normalised provider failures. Every adapter maps its transport and HTTP errors onto these codes,
  * so retry policy, turn-end reasons and telemetry never look at provider-specific errors.
  */
+import { CodedError } from './coded-error.js';
+
 export interface LlmFailure {
   message: string;
   code: LlmFailureCode | (string & {});
@@ -32,15 +34,12 @@ export const LLM_FAILURE_CODES = [
 export type LlmFailureCode = (typeof LLM_FAILURE_CODES)[number];
 
 /** An error carrying an `LlmFailure`; what adapters throw and what the loop records verbatim. */
-export class LlmError extends Error {
+export class LlmError extends CodedError {
   readonly failure: LlmFailure;
   constructor(failure: LlmFailure, options?: { cause?: unknown }) {
-    super(failure.message, options);
+    super(failure.code, failure.message, options);
     this.name = 'LlmError';
     this.failure = failure;
-  }
-  get code(): string {
-    return this.failure.code;
   }
 }
 

@@ -4,3 +4,4 @@ export * from './usage.js';
 export * from './stream.js';
 export * from './failure.js';
 export * from './request.js';
+export * from './coded-error.js';

@@ -2,6 +2,7 @@
  * Typed observability errors. A caller (the `dsh log export` command, the live plugin's error
  * listener) switches on `code`; the message is written for a person and names the endpoint.
  */
+import { CodedError } from '../model/coded-error.js';
 export type OtelExportErrorCode =
   /** Neither `url` nor `exporter` was given, the URL is not http(s), or an option is out of range. */
   | 'INVALID_OPTIONS'
@@ -32,13 +33,11 @@ export interface OtelExportErrorDetails {
   failedSpans?: number;
 }
 
-export class OtelExportError extends Error {
-  readonly code: OtelExportErrorCode;
+export class OtelExportError extends CodedError<OtelExportErrorCode> {
   readonly details: OtelExportErrorDetails;
   constructor(code: OtelExportErrorCode, message: string, details: OtelExportErrorDetails = {}, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'OtelExportError';
-    this.code = code;
     this.details = details;
   }
 }

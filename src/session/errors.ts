@@ -3,6 +3,7 @@
  * where it happened (event type, seq, JSON path, file line) when known. A refused append or seed
  * leaves the log exactly as it was.
  */
+import { CodedError } from '../model/coded-error.js';
 export type SessionErrorCode =
   // lossless JSON
   | 'NON_JSON'
@@ -44,13 +45,11 @@ export interface SessionErrorDetails {
   line?: number;
 }
 
-export class SessionError extends Error {
-  readonly code: SessionErrorCode;
+export class SessionError extends CodedError<SessionErrorCode> {
   readonly details: SessionErrorDetails;
   constructor(code: SessionErrorCode, message: string, details: SessionErrorDetails = {}, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'SessionError';
-    this.code = code;
     this.details = details;
   }
   get seq(): number | undefined {

@@ -4,6 +4,7 @@
  * lines, unknown event types, invalid events) stay `SessionError`s from the session layer: the
  * store adds I/O, locking and layout failures on top, it does not re-label the codec's verdicts.
  */
+import { CodedError } from '../model/coded-error.js';
 export type StoreErrorCode =
   /** No session directory holds this id under the root. */
   | 'SESSION_NOT_FOUND'
@@ -52,13 +53,11 @@ export interface StoreErrorDetails {
   pending?: number;
 }
 
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
+export class StoreError extends CodedError<StoreErrorCode> {
   readonly details: StoreErrorDetails;
   constructor(code: StoreErrorCode, message: string, details: StoreErrorDetails = {}, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'StoreError';
-    this.code = code;
     this.details = details;
   }
 }

@@ -10,10 +10,13 @@
  * Text mode (shell commands): `*` spans anything, spaces and slashes included, so
  * `git status*` matches `git status --short`.
  */
+import { CodedError } from '../model/coded-error.js';
 
-export class GlobSyntaxError extends Error {
+export class GlobSyntaxError extends CodedError<'INVALID_GLOB'> {
   override name = 'GlobSyntaxError';
-  readonly code = 'INVALID_GLOB';
+  constructor(message: string) {
+    super('INVALID_GLOB', message);
+  }
 }
 
 export type GlobMode = 'path' | 'text';

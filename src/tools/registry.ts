@@ -1,13 +1,14 @@
 /** The tool registry: what the model may call, and the schemas it is shown. */
+import { CodedError } from '../model/coded-error.js';
 import { z } from 'zod';
 import type { ToolSchema } from '../model/request.js';
 import type { JsonObject } from '../model/json.js';
 import type { Disposer } from '../hooks/bus.js';
 import type { ToolDefinition, JsonSchemaParameters } from './types.js';
 
-export class ToolRegistryError extends Error {
-  constructor(readonly code: 'DUPLICATE_TOOL' | 'INVALID_TOOL', message: string) {
-    super(message);
+export class ToolRegistryError extends CodedError<'DUPLICATE_TOOL' | 'INVALID_TOOL'> {
+  constructor(code: 'DUPLICATE_TOOL' | 'INVALID_TOOL', message: string) {
+    super(code, message);
     this.name = 'ToolRegistryError';
   }
 }

@@ -3,6 +3,7 @@
  * that arrive from elsewhere, e.g. MCP servers); the model sees the JSON Schema, and the pipeline
  * validates the model's arguments against it before the tool runs (`INVALID_ARGS`, never a crash).
  */
+import { CodedError } from '../model/coded-error.js';
 import type { output, ZodType } from 'zod';
 import type { CallId, ContentBlock, UserMessage } from '../model/message.js';
 import type { JsonObject, JsonValue } from '../model/json.js';
@@ -81,15 +82,15 @@ export interface ToolPermissionInfo<A = any> {
 }
 
 /** Throw from a tool body to produce an error result with a stable code. */
-export class ToolError extends Error {
+export class ToolError<Code extends string = string> extends CodedError<Code> {
   override name = 'ToolError';
   constructor(
-    readonly code: string,
+    code: Code,
     message: string,
     readonly meta?: JsonValue,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }
 

@@ -3,6 +3,7 @@
  * (the codec's and the store's verdicts are not re-labelled here); these codes cover what the
  * viewer itself refuses: where it may listen, what it was asked to show, and API requests.
  */
+import { CodedError } from '../model/coded-error.js';
 export type ViewerErrorCode =
   /** A host other than loopback without `allowRemote: true`. */
   | 'HOST_NOT_ALLOWED'
@@ -19,12 +20,10 @@ export type ViewerErrorCode =
   /** The viewer was closed. */
   | 'CLOSED';
 
-export class ViewerError extends Error {
-  readonly code: ViewerErrorCode;
+export class ViewerError extends CodedError<ViewerErrorCode> {
   constructor(code: ViewerErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'ViewerError';
-    this.code = code;
   }
 }
 

@@ -14,6 +14,7 @@
  * The encoder packs only shapes it recognises exactly; anything else is written verbatim, so an
  * unknown field costs compression, never data. The decoder validates a row before expanding it.
  */
+import { CodedError } from '../../model/coded-error.js';
 import type { SessionEvent } from '../events.js';
 
 export const ROW_TAGS = ['text-chunks', 'reasoning-chunks', 'tool-call-chunks'] as const;
@@ -175,9 +176,10 @@ export function packChunkRuns(events: readonly SessionEvent[]): StorageRecord[] 
   return out;
 }
 
-export class RowError extends Error {
+/** Internal to the codec: a caller turns it into a `SessionError` (`CORRUPT_LOG`, rule `storage`) with its line. */
+export class RowError extends CodedError<'MALFORMED_ROW'> {
   constructor(readonly tag: string, why: string) {
-    super(`malformed ${tag} row: ${why}`);
+    super('MALFORMED_ROW', `malformed ${tag} row: ${why}`);
     this.name = 'RowError';
   }
 }

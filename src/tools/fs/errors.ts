@@ -25,13 +25,9 @@ export type FsErrorCode =
   | 'FS_NOT_A_FILE'
   | 'FS_IO';
 
-export class FsError extends ToolError {
+export class FsError extends ToolError<FsErrorCode> {
   override name = 'FsError';
-  constructor(
-    override readonly code: FsErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, undefined, options);
   }
 }

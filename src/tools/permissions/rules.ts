@@ -12,12 +12,15 @@
  * spells, so `bash(git status*)` does not allow `git status; rm -rf ~`. *Deny* and *ask* rules
  * match the whole command or any simple command inside it, so `bash(rm *)` catches `make && rm x`.
  */
+import { CodedError } from '../../model/coded-error.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { globToRegExp } from '../glob-match.js';
 
-export class PermissionRuleError extends Error {
+export class PermissionRuleError extends CodedError<'INVALID_PERMISSION_RULE'> {
   override name = 'PermissionRuleError';
-  readonly code = 'INVALID_PERMISSION_RULE';
+  constructor(message: string) {
+    super('INVALID_PERMISSION_RULE', message);
+  }
 }
 
 export interface Subject {
