@@ -2,22 +2,17 @@
  * Making untrusted text safe to print. Everything a log contains (message text, tool output,
  * ids, even its JSON parse errors) was written by a model, a tool or whoever edited the file, so
  * before it reaches a terminal every character that could move the cursor, change colours,
- * rewrite the title, hide text or reorder it is shown as a visible escape instead: C0 and C1
- * controls (ESC, CSI, OSC start with them), DEL, and the Unicode bidi and line-separator
- * controls ("Trojan Source" reordering).
+ * rewrite the title, hide text or reorder it is shown as a visible escape instead. Which
+ * characters those are is one table shared with the viewer's page (`src/model/unsafe-chars.ts`):
+ * C0 and C1 controls (ESC, CSI, OSC start with them), DEL, the Unicode bidi controls ("Trojan
+ * Source" reordering), line separators and the zero-width characters.
  */
 import { stringifyJson } from '../session/index.js';
+import { escapeUnsafeChar as escapeChar, UNSAFE_CHAR_CLASS } from '../model/unsafe-chars.js';
 
-// C0 except \t and \n (handled per mode), DEL, C1, bidi embeddings/overrides/isolates, marks, separators.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_TEST = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-
-function escapeChar(c: string): string {
-  const n = c.charCodeAt(0);
-  if (n === 13) return '\\r';
-  if (n === 27) return '\\e';
-  return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
-}
+// The table's characters; \t and \n are not among them (each function handles them).
+const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'g');
+const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`);
 
 /**
  * One line of safe text: whitespace runs (newlines included) become one space, other controls
@@ -49,13 +44,14 @@ export function preview(s: string, max: number | undefined): string {
 }
 
 /**
- * JSON for machine output. `JSON.stringify` escapes C0 controls but passes DEL, C1 and the bidi
- * controls through raw; escaping them too keeps `--json` output safe to cat, and the value is
- * unchanged for any JSON parser.
+ * JSON for machine output. `JSON.stringify` escapes C0 controls but passes DEL, C1, the bidi
+ * controls and the zero-width characters through raw; escaping every character of the table as
+ * `\uNNNN` keeps `--json` output safe to cat, and the value is unchanged for any JSON parser.
  */
 export function safeJson(value: unknown, indent?: number): string {
   // stringifyJson: JSON.stringify's text, also for values nested deeper than its stack allows.
-  return stringifyJson(value, indent).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const text = stringifyJson(value, indent);
+  return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }
 
 /** Thousands separators as a locale-independent space, from five digits on: "1850", "12 345". */

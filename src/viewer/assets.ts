@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ViewerError } from './errors.js';
+import { unsafeCharsModule } from '../model/unsafe-chars.js';
 
 export interface Asset {
   type: string;
@@ -33,7 +34,10 @@ export function pageDir(): string {
   throw new ViewerError('ASSETS_MISSING', `the viewer's page files were not found (looked in ${candidates.map((c) => fileURLToPath(c)).join(' and ')})`);
 }
 
-/** Page files by name (`index.html`, `app.js`, …). */
+/**
+ * Page files by name (`index.html`, `app.js`, …), and `unsafe-chars.js`: the table of characters
+ * the page shows as escapes, made from the same module the terminal uses, so the two cannot differ.
+ */
 export function loadAssets(dir = pageDir()): Map<string, Asset> {
   const out = new Map<string, Asset>();
   for (const name of readdirSync(dir)) {
@@ -41,5 +45,6 @@ export function loadAssets(dir = pageDir()): Map<string, Asset> {
     if (!m) continue;
     out.set(name, { type: TYPES[m[1]!]!, body: readFileSync(`${dir}${name}`) });
   }
+  out.set('unsafe-chars.js', { type: TYPES['js']!, body: Buffer.from(unsafeCharsModule(), 'utf8') });
   return out;
 }

@@ -12,6 +12,7 @@ import { deriveMessagesFrom, loadJsonl } from '../../src/session/index.js';
 import { SessionStore, StoreError } from '../../src/store/index.js';
 import { startViewer, ViewerError, type Viewer } from '../../src/viewer/index.js';
 import { repoRoot } from '../support/shared.js';
+import { UNSAFE_CHAR_CLASS, unsafeCharsModule } from '../../src/model/unsafe-chars.js';
 import { json, parts, raw } from './support/http.js';
 import { countEvents, eventLines, turnFacts, LogWriter } from './support/logs.js';
 
@@ -139,6 +140,14 @@ describe('binding and access', () => {
     // No inline script in the page: scripts come from its own files only.
     expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect((await raw(port, `${base}app.js`)).headers['content-type']).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('serves the escape table the terminal uses as unsafe-chars.js (issue 12 item 5)', async () => {
+    const r = await raw(port, `${base}unsafe-chars.js`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(r.body).toBe(unsafeCharsModule());
+    expect(r.body).toContain(JSON.stringify(UNSAFE_CHAR_CLASS));
   });
 
   it('the page code never parses HTML strings', () => {

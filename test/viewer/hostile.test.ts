@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { artifactPath, describeBrowser, launchBrowser, openViewer, watchErrors, type Browser } from './support/browser.js';
 import { LogWriter } from './support/logs.js';
+import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
 const BIG = 5 * 1024 * 1024;
 const SCRIPT = '<script>window.__pwned = 1</script>';
@@ -68,6 +69,15 @@ describeBrowser('a hostile log', () => {
     await browser?.close();
     await viewer?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows every character of the escape table the terminal uses as the same escape (issue 12 item 5)', async () => {
+    const got = (await page.evaluate(
+      `(async () => { const m = await import(new URL('dom.js', location.href).href); return ${JSON.stringify(EXPECTED_UNSAFE)}.map((cp) => m.visible('a' + String.fromCharCode(cp) + 'b')); })()`,
+    )) as string[];
+    expect(got).toEqual(EXPECTED_UNSAFE.map((cp) => `a${visibleForm(cp)}b`));
+    // Tab and newline stay (the page wraps pre-formatted text), as in the terminal's block().
+    expect(await page.evaluate(`import(new URL('dom.js', location.href).href).then((m) => m.visible('a\\tb\\nc'))`)).toBe('a\tb\nc');
   });
 
   it('renders every string as inert text, even when shown whole and searched', async () => {

@@ -2,6 +2,8 @@
 // (and <mark> elements for search hits) — never HTML. Nothing in the page assigns innerHTML, and
 // the Content-Security-Policy's Trusted Types rule would make such an assignment throw.
 
+import { UNSAFE_CHAR_CLASS } from './unsafe-chars.js';
+
 let term = '';
 
 /** Search text to highlight in text rendered from now on ('' for none). */
@@ -10,8 +12,9 @@ export function setHighlight(q) {
 }
 
 // Controls and invisible formatting characters are shown as escapes, so a log cannot hide or
-// reorder text (bidi overrides) or smuggle terminal sequences past a reader.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/g;
+// reorder text (bidi overrides) or smuggle terminal sequences past a reader. The table is the
+// terminal's too (src/model/unsafe-chars.ts), served by the viewer as unsafe-chars.js.
+const CONTROL = new RegExp('[' + UNSAFE_CHAR_CLASS + ']', 'g');
 
 export function visible(s) {
   return s.replace(CONTROL, (c) => {

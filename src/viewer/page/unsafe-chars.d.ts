@@ -1,0 +1,4 @@
+// The module the viewer serves as unsafe-chars.js (made from src/model/unsafe-chars.ts; there is
+// no such file on disk). This declaration lets the page's imports of it be checked.
+/** The characters shown as escapes, as the body of a regular-expression character class. */
+export const UNSAFE_CHAR_CLASS: string;
