@@ -2,7 +2,7 @@
  * A deterministic, realistic session workload for the benchmark (issue 2 item 9): a seeded PRNG
  * and a fixed clock, so every run and every machine sees the same events.
  *
- * Each turn follows dsh's typical event order (inventory 1.7): an inbox insert, turn/start, the
+ * Each turn follows the event order dsh writes for a turn: an inbox insert, turn/start, the
  * inbox claim, step 1 (prompt, request header on the first turn, a streamed answer of reasoning
  * deltas, ~200 text deltas and a streamed tool call, the assembled assistant message with usage
  * and exact chunk provenance, the tool call and its ~2 KB result), step 2 (~200 text deltas and

@@ -1,8 +1,11 @@
 /**
  * dsh: an agent harness whose session is an append-only, typed event log.
  *
- * Layers, bottom up (each imports only from those below it): model vocabulary → session log →
- * hook bus → model adapters and tools → agent loop → CLI. See docs/architecture.md.
+ * Layers, bottom up (each imports only from those before it; the table in docs/architecture.md
+ * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
+ * session log → hook bus → model adapters → tools → agent loop → compaction → config → coding
+ * preset → store → replay → observability → viewer → CLI. This entry re-exports them in that
+ * order; nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';
@@ -19,10 +22,10 @@ export { BlockAssembler } from './agent/assembler.js';
 export { PromptSections, type PromptSection } from './agent/prompt.js';
 export { InvariantError, assertModelVisibleRecorded } from './agent/invariant.js';
 export { retryPolicy, backoffDelay, DEFAULT_RETRYABLE_CODES, type RetryPolicyOptions } from './agent/retry.js';
-export * from './coding/index.js';
+export * from './compaction/index.js';
 export * from './config/index.js';
-export * from './replay/index.js';
+export * from './coding/index.js';
 export * from './store/index.js';
+export * from './replay/index.js';
 export * from './observability/index.js';
 export * from './viewer/index.js';
-export * from './compaction/index.js';

@@ -1,5 +1,5 @@
 /**
- * The agent: an inbox, a turn driver and a step loop over one session log (dsh inventory 3).
+ * The agent: an inbox, a turn driver and a step loop over one session log.
  *
  * A **turn** opens (`turn/start`) before any input is claimed and closes (`turn/end`, from a
  * `finally`, so every turn is balanced) when no work is owed. A **step** is one model request

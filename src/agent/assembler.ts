@@ -1,5 +1,5 @@
 /**
- * Assembles one attempt's stream chunks into content blocks (dsh inventory 3.7). Blocks come out
+ * Assembles one attempt's stream chunks into content blocks. Blocks come out
  * in block-index order; a `block-end` carries the authoritative block. On a `max-tokens` finish
  * every tool-call block is dropped (its arguments may be cut off: unsafe to execute), with the
  * matching replay-state entries. `interruptedBlocks()` is what a cancel mid-stream keeps: the

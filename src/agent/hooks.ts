@@ -1,6 +1,6 @@
 /**
- * Live agent events (dsh inventory 3.10). These carry the live agent (as its `AgentContext`) and steer work in progress;
- * they are not persisted. Durable facts go to the session log instead.
+ * Live agent events. These carry the live agent (as its `AgentContext`) and steer work in
+ * progress; they are not persisted. Durable facts go to the session log instead.
  */
 import type { EmitHook, SerialHook, WaterfallHook } from '../hooks/bus.js';
 import type { UserMessage } from '../model/message.js';

@@ -1,5 +1,5 @@
 /**
- * The durable inbox (dsh inventory 3.2). Two ordered lists: `next-turn` (prompts, one per turn)
+ * The durable inbox. Two ordered lists: `next-turn` (prompts, one per turn)
  * and `next-step` (steering and injected context, all consumed at the next step boundary).
  *
  * Every change is first recorded as an `agent/inbox/spliced` event and only then applied to the

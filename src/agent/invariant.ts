@@ -1,5 +1,5 @@
 /**
- * "Model-visible means recorded" (dsh inventory 4). Before every model call, the request must be
+ * "Model-visible means recorded". Before every model call, the request must be
  * reconstructable from the log: its messages equal `session.deriveMessages()`, and provider,
  * model, system prompt, tools and sampling equal the latest `request/header`. A violation throws
  * `InvariantError` with a readable diff of the first difference.

@@ -1,5 +1,5 @@
 /**
- * Building a model request from the log (dsh inventory 3.5). The configuration passes through the
+ * Building a model request from the log. The configuration passes through the
  * `agent/request` waterfall; the full header (config, adapter-default markers, system prompt,
  * tool schemas) is appended as `request/header` whenever it differs from the one in force (and
  * on the first request of this agent instance, as `initial` or `resume`); route metadata goes to

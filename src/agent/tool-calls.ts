@@ -1,5 +1,5 @@
 /**
- * Running one step's tool calls (dsh inventory 3.6).
+ * Running one step's tool calls.
  *
  * Calls are taken in model order. A call whose tool says `isConcurrencySafe(args) === true` may
  * run beside others in a rolling pool (default 10); any other call is a barrier that waits for

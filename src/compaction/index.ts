@@ -1,5 +1,5 @@
 /**
- * Compaction (dsh inventory 7): when the history outgrows the model's context window, the oldest
+ * Compaction: when the history outgrows the model's context window, the oldest
  * part of it is summarised by the model and replaced, on the surface, by one checkpoint message.
  * The log keeps everything; only the derived history shrinks. See docs/compaction.md.
  */
@@ -47,5 +47,5 @@ export {
   type CompactionPolicy,
 } from './config.js';
 export { CompactionError, type CompactionErrorCode } from './errors.js';
-export { replayCompactions, recordedBrackets, type RecordedBracket, type BracketPlace } from './replay.js';
+export { replayCompactions, recordedBrackets, type RecordedBracket, type BracketPlace } from './replay-compactions.js';
 export type { CompactionTrigger } from './hooks.js';

@@ -1,5 +1,5 @@
 /**
- * The hook bus: how live behaviour is extended. Four dispatch modes (dsh inventory 0):
+ * The hook bus: how live behaviour is extended. Four dispatch modes:
  *
  * - `emit`: fire and forget. Listeners run synchronously in order; a throw (or a rejected
  *   promise) is reported and contained, so an observer can never break the caller.

@@ -1,6 +1,6 @@
 /**
- * Message and content-block vocabulary (dsh inventory 1.6). Messages are immutable values with an
- * id minted at creation; a tool result travels to the model as a *user*-role message holding one
+ * Message and content-block vocabulary. Messages are immutable values with an id minted at
+ * creation; a tool result travels to the model as a *user*-role message holding one
  * `tool-result` block.
  *
  * The `…Map` interfaces are merge-extensible (declaration merging), and the unions are derived

@@ -1,5 +1,5 @@
 /**
- * The provider-neutral stream vocabulary (dsh inventory 8). An adapter turns one provider attempt
+ * The provider-neutral stream vocabulary. An adapter turns one provider attempt
  * into a sequence of `StreamChunk`s with this grammar: blocks open with `block-start`, receive
  * deltas of their own kind, close with `block-end` carrying the assembled block; at most one
  * `usage`; exactly one terminal `finish`, after which nothing follows.

@@ -15,4 +15,4 @@ export {
   type RequestDivergence,
   type PlaceholderMatch,
   type ReplayPosition,
-} from '../llm/replay.js';
+} from '../llm/replay-adapter.js';

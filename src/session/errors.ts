@@ -13,13 +13,13 @@ export type SessionErrorCode =
   | 'LEGACY_VOCABULARY'
   | 'SEQ_GAP'
   | 'REENTRANT_APPEND'
-  // surface rules (inventory 1.4)
+  // surface rules (surface.ts)
   | 'SURFACE_OP_REQUIRED'
   | 'SURFACE_OP_FORBIDDEN'
   | 'INVALID_SURFACE_OP'
   | 'INVALID_SOURCE_SEQS'
   | 'INVALID_REPLACE'
-  // trace invariants (inventory 4)
+  // trace invariants (trace.ts)
   | 'TRACE_VIOLATION'
   // header, fork
   | 'INVALID_HEADER'

@@ -1,5 +1,5 @@
 /**
- * The session event vocabulary (dsh inventory 1). A session is an append-only log of these
+ * The session event vocabulary. A session is an append-only log of these
  * events; the model-visible history is derived from it and never stored beside it.
  *
  * `SessionEventMap` is merge-extensible: a plugin adds an event type by declaration merging
@@ -371,7 +371,7 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<string>([
   'web/deepseek-search-llm-request',
 ]);
 
-/** Core execution events must sit inside an open turn (dsh inventory 2.6). */
+/** Core execution events: each is written by a turn's work, so it must sit inside an open turn. */
 export const TURN_ENCLOSED_TYPES: ReadonlySet<string> = new Set([
   'step/start',
   'step/end',

@@ -1,5 +1,5 @@
 /**
- * Crash repair (dsh inventory 5.4). A log whose last turn never closed (the process died) is
+ * Crash repair. A log whose last turn never closed (the process died) is
  * closed deterministically, in this order:
  *
  * 1. every tool-call block of the open step's assistant message that has no result gets one:

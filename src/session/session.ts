@@ -31,7 +31,7 @@ import {
 import { SessionError } from './errors.js';
 import { copyJson, freezeInPlace, freezeParsed, snapshotJson } from './json.js';
 import { SurfaceState, type EventLookup, type SurfaceReplacement } from './surface.js';
-import { ChunkRun, materialise, slotType, type Slot } from './store.js';
+import { ChunkRun, materialise, slotType, type Slot } from './chunk-runs.js';
 import { TraceState } from './trace.js';
 import { MessageProjection } from './derive.js';
 import { RESERVED_TYPES, reservedType, validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';

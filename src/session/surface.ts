@@ -1,5 +1,5 @@
 /**
- * The ordered surface (dsh inventory 1.4): the sequence of surface-event seqs whose projection is
+ * The ordered surface: the sequence of surface-event seqs whose projection is
  * the model-visible history. `append` pushes a node; `{op:'replace', start, end}` splices the
  * nodes from position-of-start through position-of-end out and puts the replacing event there.
  *

@@ -1,5 +1,5 @@
 /**
- * Trace invariants, checked before an event commits (dsh inventory 4, the session companion):
+ * Trace invariants, checked before an event commits:
  *
  * - `turn/start` only when no turn is open, numbered one past the last turn (1, 2, …; numbering
  *   continues across resume and fork because the prefix is in the log).

@@ -1,4 +1,4 @@
-/** Capability events of the tool seam (dsh inventory 9): three waterfalls and one observer. */
+/** Capability events of the tool seam: three waterfalls and one observer. */
 import type { WaterfallHook, EmitHook } from '../hooks/bus.js';
 import type { ToolResultValue, ToolRunContext, ToolCallOutcome } from './types.js';
 

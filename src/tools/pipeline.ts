@@ -1,5 +1,5 @@
 /**
- * The guarded tool pipeline (dsh inventory 9), for one call:
+ * The guarded tool pipeline, for one call:
  *
  *   lookup → parse + validate arguments → `tools/pre-execute` (allow | deny | ask → approval)
  *   → `tools/execute` around-wrappers → body → `tools/post-execute` (accept | replace | block)

@@ -1,4 +1,4 @@
-/** Cancellation (issue 3 item 4, dsh inventory 3.9). */
+/** Cancellation (issue 3 item 4). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { deferred, harness, shape } from './helpers.js';

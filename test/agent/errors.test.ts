@@ -1,4 +1,4 @@
-/** Errors and retries (issue 3 item 5, dsh inventory 3.8). */
+/** Errors and retries (issue 3 item 5). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { harness, shape } from './helpers.js';

@@ -1,4 +1,4 @@
-/** Every inbox path (issue 3 item 2, dsh inventory 3.2–3.3). */
+/** Every inbox path (issue 3 item 2). */
 import { describe, expect, it } from 'vitest';
 import { deferred, harness, shape, tick } from './helpers.js';
 import { textResponse, ScriptedAdapter } from '../../src/llm/scripted.js';

@@ -1,4 +1,4 @@
-/** "Model-visible means recorded" (issue 3 item 6, dsh inventory 4). */
+/** "Model-visible means recorded" (issue 3 item 6). */
 import { describe, expect, it } from 'vitest';
 import { harness, shape } from './helpers.js';
 import { textResponse } from '../../src/llm/scripted.js';

@@ -1,4 +1,4 @@
-/** Tool scheduling within a step (issue 3 item 3, dsh inventory 3.6). */
+/** Tool scheduling within a step (issue 3 item 3). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { deferred, harness, shape } from './helpers.js';

@@ -204,6 +204,17 @@ describe('src/', () => {
     expect(cycles.map((c) => `${c.members.map((f) => `src/${f}`).join(', ')} (e.g. ${c.example.join(' → ')})`)).toEqual([]);
   });
 
+  it("has the package entry's header name the layers in the table's order, and re-export them in it", () => {
+    const index = readFileSync(join(SRC, 'index.ts'), 'utf8');
+    const header = index.slice(0, index.indexOf('*/')).replace(/\n \*/g, ' ');
+    const chain = /:\s*([^:]*?→[^.]*)\./.exec(header)?.[1];
+    expect(chain?.split('→').map((n) => n.trim().replace(/\s+/g, ' ').toLowerCase())).toEqual(layers.map((l) => l.name.toLowerCase()));
+    const exported = (read.find((r) => r.path === 'index.ts')?.imports ?? []).map((i) => i.specifier.split('/')[1]!);
+    const ranks = exported.map((f) => layers.findIndex((l) => l.folder === f));
+    expect(ranks.every((r) => r >= 0)).toBe(true);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+  });
+
   it('is read whole: the checker sees the imports TypeScript sees', () => {
     // A cross-check against a plain count, so a form the reader silently skips shows up here:
     // every line starting with `import`/`export … from` is matched by a reader result.

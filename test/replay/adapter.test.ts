@@ -1,6 +1,6 @@
 /** The replay adapter (issue 3 item 7): grouping, attempts, divergence, hang-until-abort, routes. */
 import { describe, expect, it } from 'vitest';
-import { ReplayAdapter, ReplayError } from '../../src/llm/replay.js';
+import { ReplayAdapter, ReplayError } from '../../src/llm/replay-adapter.js';
 import { collectStream } from '../../src/llm/runtime.js';
 import { createAgent } from '../../src/agent/agent.js';
 import { Session } from '../../src/session/session.js';

@@ -1,5 +1,5 @@
 /**
- * Projection (issue 2 item 4; dsh inventory 2.2): deriveEventMessage's per-event rule and the
+ * Projection (issue 2 item 4): deriveEventMessage's per-event rule and the
  * cached deriveMessages().
  */
 import { describe, expect, it } from 'vitest';

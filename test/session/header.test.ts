@@ -1,5 +1,5 @@
 /**
- * The session header (dsh inventory 2.3): validated on restore and load, refused with
+ * The session header: validated on restore and load, refused with
  * INVALID_HEADER naming the path.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Lossless JSON at the source (issue 2 item 3; dsh inventory 2.1 step 1): what `Session.append`
+ * Lossless JSON at the source (issue 2 item 3): what `Session.append`
  * refuses, with the error naming the event type, seq, JSON path and rule; what it accepts and how
  * it copies and freezes.
  */

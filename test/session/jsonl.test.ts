@@ -1,5 +1,5 @@
 /**
- * The dsh v0 JSONL codec (issue 2 item 6; dsh inventory 5.2, 5.4, 5.5): header line, packed rows,
+ * The dsh v0 JSONL codec (issue 2 item 6): header line, packed rows,
  * torn tails versus corruption, line numbers in every error, unknown and legacy types,
  * placeholders, and encode→load round trips.
  */

@@ -1,5 +1,5 @@
 /**
- * Crash repair (issue 2 item 5; dsh inventory 5.4): interruptedTurnClosers closes a dangling turn
+ * Crash repair (issue 2 item 5): interruptedTurnClosers closes a dangling turn
  * deterministically, and the repaired log passes validation.
  */
 import { describe, expect, it } from 'vitest';

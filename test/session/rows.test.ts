@@ -1,5 +1,5 @@
 /**
- * Packed chunk rows (issue 2 item 6; dsh inventory 5.2): runs of three or more same-block deltas
+ * Packed chunk rows (issue 2 item 6): runs of three or more same-block deltas
  * are written as one row and decoded back to exactly the same events.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Seed, restore and fork (issue 2 item 5; dsh inventory 2.4, 2.5): seeds are validated exactly like
+ * Seed, restore and fork (issue 2 item 5): seeds are validated exactly like
  * appends, with errors naming the seq and rule; the session/end-seed marker; firstLiveSeq; fork
  * at an inclusive between-turn boundary.
  */

@@ -1,5 +1,5 @@
 /**
- * `Session.append` and the log's public surface (issue 2 item 3; dsh inventory 2.1): seq and time,
+ * `Session.append` and the log's public surface (issue 2 item 3): seq and time,
  * envelope options, legacy vocabulary, reentrancy, deep freeze, the `events` snapshot, subscribers.
  */
 import { describe, expect, it, vi } from 'vitest';

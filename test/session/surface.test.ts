@@ -1,5 +1,5 @@
 /**
- * Surface rules (dsh inventory 1.4): surfaceOp placement, sourceEventSeqs, and replaces.
+ * Surface rules: surfaceOp placement, sourceEventSeqs, and replaces.
  */
 import { describe, expect, it } from 'vitest';
 import { deepEqual, foldSurface, type SessionEvent } from '../../src/session/index.js';

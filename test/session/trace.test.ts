@@ -1,5 +1,5 @@
 /**
- * Trace invariants checked before commit (dsh inventory 4, the session companion): turn and step
+ * Trace invariants checked before commit: turn and step
  * enclosure and numbering, tool/result pairing.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Event shapes (dsh inventory 1.2, 2.4): every known type refuses a malformed payload with
+ * Event shapes: every known type refuses a malformed payload with
  * INVALID_EVENT (or LEGACY_VOCABULARY) naming the type, seq and JSON path; envelopes of stored
  * events are checked key by key.
  */

@@ -1,5 +1,5 @@
 /**
- * Read-time import conversions for older v0 logs (dsh inventory 5.5). Version 0 is pinned and
+ * Read-time import conversions for older v0 logs. Version 0 is pinned and
  * there are no migrations; these narrow conversions let logs written before a vocabulary change
  * load. Each conversion is reported, so nothing changes silently.
  */

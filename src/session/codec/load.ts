@@ -16,7 +16,7 @@ import { scanBody, scanHeader, StringLines, unknownTypeError, type DecodeOptions
 import { FileLines, Utf8Check } from './file-lines.js';
 import { importLegacy } from './legacy.js';
 import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
-import { ChunkRun, type RunKind } from '../store.js';
+import { ChunkRun, type RunKind } from '../chunk-runs.js';
 import type { ValidationOptions } from '../validate.js';
 
 export interface LoadOptions extends DecodeOptions {

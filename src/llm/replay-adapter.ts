@@ -17,8 +17,9 @@
  * Attempts are served in recorded order, or, when the caller says where the live request stands
  * (`position`), by turn, step and attempt number, so one divergent step does not shift the rest.
  *
- * The log reading it shares with the replay harness (`src/replay/recording.ts`, `diff.ts`) is pure
- * and imports nothing above the session layer, so this adapter stays below the agent.
+ * The log reading it shares with the replay harness (`src/session/recording.ts`,
+ * `json-diff.ts`) is pure and imports nothing above the session layer, so this adapter stays
+ * below the agent.
  */
 import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
 import type { GenerateRequest, LlmCallConfig, AdapterDefaults } from '../model/request.js';

@@ -23,7 +23,7 @@ import type { SessionEvent } from '../session/events.js';
 import { deriveEventMessage } from '../session/derive.js';
 import { SurfaceState } from '../session/surface.js';
 import { firstDifference, withoutIds } from '../session/json-diff.js';
-import { recordedEvents } from '../llm/replay.js';
+import { recordedEvents } from '../llm/replay-adapter.js';
 
 /** BracketPlace a recorded bracket was written; turns are counted in log order from 1. */
 export type BracketPlace =
