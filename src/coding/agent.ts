@@ -36,6 +36,8 @@ export interface CodingAgentOptions {
   /** Overrides of the config's sandbox and permissions (e.g. command-line flags). */
   sandbox?: SandboxMode;
   approval?: ApprovalPolicy;
+  /** `false`: shell commands run without a network (overrides the config's `sandbox.network`). */
+  network?: boolean;
   allow?: readonly string[];
   ask?: readonly string[];
   deny?: readonly string[];
@@ -76,6 +78,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   const perms: PermissionsOptions = { ...fromConfig };
   if (opts.sandbox) perms.sandbox = opts.sandbox;
   if (opts.approval) perms.approval = opts.approval;
+  if (opts.network !== undefined) perms.network = opts.network;
   for (const k of ['allow', 'ask', 'deny'] as const) {
     const merged = [...(fromConfig[k] ?? []), ...(opts[k] ?? [])];
     if (merged.length > 0) perms[k] = merged;
@@ -92,6 +95,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     { name: 'sandbox', text: `Sandbox: ${mode}${sandbox.enforcement === 'partial' ? ` (partially enforced: ${sandbox.reason})` : ''}` },
     { name: 'approval', text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}` },
   ];
+  if (perms.network === false) policySections.push({ name: 'network', text: 'Network: off for shell commands (they cannot reach other hosts or local services)' });
   // Every configured provider's key variable stays out of shell commands, whatever its name.
   const keyVars = Object.values(llm.providers ?? {}).flatMap((p) => (p?.apiKeyEnv ? [p.apiKeyEnv] : []));
   const tools = { ...(perms.bubblewrap !== undefined ? { bubblewrap: perms.bubblewrap } : {}), ...opts.tools, hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVars] };

@@ -208,7 +208,8 @@ export interface SessionEventMap {
   'approval/asked': { id: string; toolName: string; callId?: CallId; reason?: string };
   'approval/decided': { id: string; outcome: ApprovalOutcome };
   'approval/policy': { policy: 'ask' | 'never'; source?: 'delegation' };
-  'sandbox/mode': { mode: string; source?: string };
+  /** `network: 'disabled'` when shell commands ran without a network; absent (as dsh writes it) means enabled. */
+  'sandbox/mode': { mode: string; source?: string; network?: string };
   'permission/preset': { preset: string };
   'plan/mode': { active: boolean };
   'session/title': JsonObject;

@@ -76,6 +76,8 @@ export const sandboxSchema = z.strictObject({
   mode: z.enum(SANDBOX_MODES as ['read-only', 'workspace-write', 'danger-full-access']).optional(),
   /** Path of the bwrap binary, or false to disable the backend (the mode is then partially enforced). */
   bubblewrap: z.union([z.string().min(1), z.literal(false)]).optional(),
+  /** Whether shell commands may use the network (default true); false needs bubblewrap. */
+  network: z.boolean().optional(),
 });
 
 /** The three sections, as the CLI merges them into its config schema. */
@@ -100,6 +102,7 @@ export function permissionsOptionsFrom(cfg: Pick<ToolsConfig, 'permissions' | 's
   const o: PermissionsOptions = {};
   if (cfg.sandbox?.mode !== undefined) o.sandbox = cfg.sandbox.mode;
   if (cfg.sandbox?.bubblewrap !== undefined) o.bubblewrap = cfg.sandbox.bubblewrap;
+  if (cfg.sandbox?.network !== undefined) o.network = cfg.sandbox.network;
   if (cfg.permissions?.approval !== undefined) o.approval = cfg.permissions.approval;
   if (cfg.permissions?.allow) o.allow = cfg.permissions.allow;
   if (cfg.permissions?.ask) o.ask = cfg.permissions.ask;

@@ -25,6 +25,8 @@ export interface AgentFlags {
   persist: boolean;
   /** `--no-compact` sets it to false: no automatic compaction (manual /compact still works). */
   compact?: boolean;
+  /** `--no-network` sets it to false: shell commands run without a network. */
+  network?: boolean;
   config?: string;
 }
 
@@ -67,6 +69,7 @@ export function addAgentFlags(cmd: Command): Command {
     .option('-c, --continue', "continue this workspace's most recent session")
     .option('--no-persist', 'keep the session in memory only; nothing is written under $DSH_HOME/sessions')
     .option('--no-compact', 'never compact the history automatically (near the context window, or when the provider says it overflowed)')
+    .option('--no-network', 'run shell commands without a network (bubblewrap --unshare-net; default: the config, then on)')
     .option('--config <file>', 'also read this config file, after the user and project files');
 }
 
@@ -77,8 +80,10 @@ export function checkFlags(f: AgentFlags): void {
 }
 
 /** The sandbox and approval the flags ask for (`--full-auto` fills what was not given). */
-export function policyFlags(f: AgentFlags): { sandbox?: SandboxMode; approval?: ApprovalPolicy } {
-  const out: { sandbox?: SandboxMode; approval?: ApprovalPolicy } = {};
+export function policyFlags(f: AgentFlags): { sandbox?: SandboxMode; approval?: ApprovalPolicy; network?: false } {
+  const out: { sandbox?: SandboxMode; approval?: ApprovalPolicy; network?: false } = {};
+  // Only the negation exists: without the flag the config decides.
+  if (f.network === false) out.network = false;
   const sandbox = f.sandbox ?? (f.fullAuto ? 'workspace-write' : undefined);
   const approval = f.approval ?? (f.fullAuto ? 'never' : undefined);
   if (sandbox) out.sandbox = sandbox;

@@ -1,6 +1,6 @@
 /** The vocabulary of permissions, shared by the shell and filesystem seams and the policy plugin. */
 
-/** What file effects are allowed (dsh `sandbox/mode`): governs writes, not network or reads. */
+/** What file effects are allowed (dsh `sandbox/mode`): governs writes, not reads; the network is a separate switch. */
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
 export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
 
@@ -23,4 +23,6 @@ export interface SandboxReport {
   reason?: string;
   /** The mode configured for the session, when an approved call ran under a wider one. */
   escalatedFrom?: SandboxMode;
+  /** Present only when commands run without a network (`--no-network`, `sandbox.network: false`). */
+  network?: 'disabled';
 }

@@ -7,8 +7,9 @@
  *   `unavailable`, so whatever would ask is denied with a result that says why);
  * - `tools/execute`: marks a call whose one-call escalation (`sandbox_permissions`) was
  *   approved, for the two seams below, for exactly the duration of its body;
- * - `shell/spawn`: wraps commands in bubblewrap under `read-only` and `workspace-write`, or
- *   reports the mode as partially enforced where bubblewrap cannot run;
+ * - `shell/spawn`: wraps commands in bubblewrap in every mode (the file view of the mode, a PID
+ *   namespace, `--die-with-parent`, no network when it is off), or reports the mode as partially
+ *   enforced where bubblewrap cannot run;
  * - `fs/*`: refuses file writes under `read-only`.
  *
  * Workspace confinement of file tools is `codingTools()`'s, and holds in every mode.
@@ -22,6 +23,7 @@ import { attachFsPolicy } from '../fs/policy.js';
 import type { ShellSpawnPlan, ShellSpawnRequest } from '../shell/hooks.js';
 import { bubblewrapArgs, probeBubblewrap } from '../shell/bubblewrap.js';
 import type { ApprovalPolicy, SandboxMode, SandboxReport } from './modes.js';
+import { ToolError } from '../types.js';
 import { firstMatch, parseRules, type Subject } from './rules.js';
 import '../hooks.js';
 import '../shell/hooks.js';
@@ -36,6 +38,11 @@ export interface PermissionsOptions {
   deny?: readonly string[];
   /** Path of the bwrap binary (default `bwrap` on PATH); `false` disables the backend. */
   bubblewrap?: string | false;
+  /**
+   * Whether shell commands may use the network (default true). `false` runs them with
+   * `--unshare-net` (a loopback of their own); where bubblewrap cannot run, commands are refused.
+   */
+  network?: boolean;
 }
 
 function wantsEscalation(args: unknown): boolean {
@@ -64,8 +71,10 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
   const policy: ApprovalPolicy = opts.approval ?? 'ask';
   const rules = parseRules(opts);
   const bwrap = opts.bubblewrap ?? 'bwrap';
+  const network = opts.network !== false;
   return (host) => {
-    host.session.append('sandbox/mode', { mode, source: 'config' });
+    // dsh logs `{mode}`; `network` is added only when it is off, so every other log stays as dsh writes it.
+    host.session.append('sandbox/mode', network ? { mode, source: 'config' } : { mode, source: 'config', network: 'disabled' });
     host.session.append('approval/policy', { policy });
     const escalated = new Set<string>();
     const workspace = host.cwd;
@@ -127,13 +136,32 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
       'shell/spawn',
       async (req: ShellSpawnRequest, next): Promise<ShellSpawnPlan> => {
         const plan = await next(req);
-        if (req.caller.callId !== undefined && escalated.has(req.caller.callId) && mode !== 'danger-full-access') {
-          return { ...plan, sandbox: { mode: 'danger-full-access', enforcement: 'full', escalatedFrom: mode } };
+        const escalatedCall = req.caller.callId !== undefined && escalated.has(req.caller.callId) && mode !== 'danger-full-access';
+        const effective: SandboxMode = escalatedCall ? 'danger-full-access' : mode;
+        const report: SandboxReport = escalatedCall
+          ? { mode: 'danger-full-access', enforcement: 'full', escalatedFrom: mode }
+          : await shellEnforcement(mode, bwrap);
+        if (!network) report.network = 'disabled';
+        // bubblewrap in every mode where it runs: besides the file view, its PID namespace and
+        // --die-with-parent are what keep dsh's environment out of reach and end the command with dsh.
+        const probe = bwrap === false ? undefined : await probeBubblewrap(bwrap);
+        if (bwrap === false || !probe?.ok) {
+          if (!network) {
+            throw new ToolError(
+              'SANDBOX_NETWORK_UNAVAILABLE',
+              `the network is off for commands in this session, and that needs bubblewrap, which cannot run here (${report.reason ?? probe?.reason ?? 'disabled in the configuration'}); the command was not run`,
+            );
+          }
+          return { ...plan, sandbox: report };
         }
-        const e = await shellEnforcement(mode, bwrap);
-        if (mode === 'danger-full-access' || e.enforcement !== 'full' || bwrap === false) return { ...plan, sandbox: e };
         const root = await realpath(req.root);
-        return { ...plan, file: bwrap, args: [...bubblewrapArgs(mode, root, plan.cwd), plan.file, ...plan.args], sandbox: e };
+        return {
+          ...plan,
+          file: bwrap,
+          args: [...bubblewrapArgs(effective, root, plan.cwd, { network }), plan.file, ...plan.args],
+          sandbox: report,
+          diesWithParent: true,
+        };
       },
       { name: 'permissions-sandbox' },
     );

@@ -24,6 +24,12 @@ export interface ShellSpawnPlan {
   env: Record<string, string | undefined>;
   /** Present when a sandbox policy handled the request. */
   sandbox?: SandboxReport;
+  /**
+   * The plan already ends every process it starts when dsh dies (bubblewrap's
+   * `--die-with-parent` and PID namespace). Otherwise the spawn puts the command under the reaper
+   * (`shell/reaper.ts`) where it can run.
+   */
+  diesWithParent?: boolean;
 }
 
 declare module '../../hooks/bus.js' {

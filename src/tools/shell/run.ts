@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ShellSpawnPlan } from './hooks.js';
 import { StreamCapture, type CapturedOutput } from './capture.js';
+import { reaperAvailable, underReaper } from './reaper.js';
 
 export interface RunOptions {
   timeoutMs: number;
@@ -39,8 +40,13 @@ export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Start a plan in its own session and process group. A plan that does not end its processes with
+ * dsh by itself runs under the reaper, so no command (or what it leaves behind) outlives dsh.
+ */
 export function spawnPlan(plan: ShellSpawnPlan): ChildProcess {
-  return spawn(plan.file, plan.args, {
+  const { file, args } = plan.diesWithParent || !reaperAvailable() ? plan : underReaper(plan.file, plan.args);
+  return spawn(file, args, {
     cwd: plan.cwd,
     env: plan.env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
