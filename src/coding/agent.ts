@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import { createAgent, type Agent, type Plugin } from '../agent/agent.js';
 import type { LlmAdapter } from '../llm/adapter.js';
 import { selectModelRef } from '../llm/select.js';
+import { keyVariables } from '../llm/secrets.js';
+import { configuredSecrets } from './secrets.js';
 import type { Session } from '../session/session.js';
 import { codingTools, type CodingToolsOptions } from '../tools/coding-tools.js';
 import { permissions, shellEnforcement, type PermissionsOptions } from '../tools/permissions/plugin.js';
@@ -96,9 +98,14 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     { name: 'approval', text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}` },
   ];
   if (perms.network === false) policySections.push({ name: 'network', text: 'Network: off for shell commands (they cannot reach other hosts or local services)' });
-  // Every configured provider's key variable stays out of shell commands, whatever its name.
-  const keyVars = Object.values(llm.providers ?? {}).flatMap((p) => (p?.apiKeyEnv ? [p.apiKeyEnv] : []));
-  const tools = { ...(perms.bubblewrap !== undefined ? { bubblewrap: perms.bubblewrap } : {}), ...opts.tools, hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVars] };
+  // Every provider key (built-in or configured, selected or not), header value and URL
+  // credential stays out of shell commands, under whatever name it is copied.
+  const tools = {
+    ...(perms.bubblewrap !== undefined ? { bubblewrap: perms.bubblewrap } : {}),
+    ...opts.tools,
+    hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVariables(llm)],
+    hideValues: [...(opts.tools?.hideValues ?? []), ...configuredSecrets(config, process.env)],
+  };
   const plugins: Plugin[] = [
     codingTools(tools),
     permissions(perms),

@@ -28,10 +28,16 @@ export interface CodingToolsOptions {
   shellEnv?: Record<string, string>;
   /**
    * Environment variables holding credentials that shell commands must not see, beyond those
-   * whose names say so (`*_API_KEY`, `*TOKEN*`, `*SECRET*`, `*_KEY`, …); their values are hidden
+   * whose names say so (`*AUTH*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*CREDENTIAL*`, `*_KEY`, …); their values are hidden
    * under any other name too. `createCodingAgent` adds every configured provider's `apiKeyEnv`.
    */
   hideEnv?: readonly string[];
+  /**
+   * Secret values (keys, header values, URL credentials): any variable holding one is kept out of
+   * shell commands, whatever its name. `createCodingAgent` adds every one the config and the
+   * environment give it.
+   */
+  hideValues?: readonly string[];
   /** Where oversized output and job logs go; default a per-session directory under the OS tmpdir. */
   spillDir?: string;
   /** `auto` (default) searches with ripgrep when installed; `off` forces the JS search. */
@@ -61,6 +67,7 @@ export function codingTools(opts: CodingToolsOptions = {}): ToolPlugin {
       bash: { ...DEFAULT_BASH_LIMITS, ...opts.bash },
       ...(opts.shellEnv ? { shellEnv: opts.shellEnv } : {}),
       ...(opts.hideEnv ? { hideEnv: opts.hideEnv } : {}),
+      ...(opts.hideValues ? { hideValues: opts.hideValues } : {}),
     };
     const all: Record<BuiltinToolName, () => ToolDefinition> = {
       bash: () => bashTool(env),

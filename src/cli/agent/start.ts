@@ -20,6 +20,10 @@ import { findSession, storeFor } from '../session-ref.js';
 import { checkSessionsRoot } from '../home.js';
 import { oneLine } from '../text.js';
 import { checkFlags, policyFlags, type AgentFlags } from './flags.js';
+import { configuredSecrets } from '../../coding/secrets.js';
+import { keyVariables } from '../../llm/secrets.js';
+import { hiddenVariables } from '../../tools/builtin/bash.js';
+import { scrubEnviron } from '../environ.js';
 
 /** The workspace as an absolute, symlink-free path (what the session header and store key use). */
 export function workspaceDir(dir: string | undefined): string {
@@ -80,6 +84,12 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
   // below and the adapter agree; a missing key fails here, before any log exists.
   const ref = selectModelRef({ model: flags.model, env: io.env, config: llm });
   const adapter = createAdapter(resolveProvider(ref.provider, { env: io.env, config: llm }));
+  // The keys are read: from here on no secret is printed, and dsh's own environment block (which
+  // any process of the same user reads from /proc/<pid>/environ) no longer holds them.
+  const secrets = configuredSecrets(loaded.config, io.env);
+  io.out.redact(secrets);
+  io.err.redact(secrets);
+  if (io.env === process.env) scrubEnviron(hiddenVariables(io.env, keyVariables(llm), secrets));
 
   let stored: StoredSession | undefined;
   let session: Session;

@@ -37,26 +37,36 @@ type Args = z.infer<typeof params>;
 /**
  * The harness's own credentials (provider API keys, tokens) are not the model's: they are left
  * out of the command's environment. Pass what a command needs explicitly with `shellEnv`.
+ * Names: anything with AUTH, TOKEN, SECRET, PASSWORD/PASSWD, CREDENTIAL, API_KEY/APIKEY or
+ * PRIVATE_KEY in it, or KEY as a `_`-separated word (`*_KEY`, `KEY_*`), in any case.
  */
-const CREDENTIAL = /(API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_?KEY|(?:^|_)KEY(?:_|$))/i;
+const CREDENTIAL = /(AUTH|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_?KEY|(?:^|_)KEY(?:_|$))/i;
+/** Shorter values are not matched: a value like "1" would hide unrelated variables. */
+const MIN_SECRET_LENGTH = 8;
 
 /**
- * `hidden` names variables that hold credentials whatever they are called (a provider's
- * configured `apiKeyEnv`, say `MYLLM_AUTH`); any variable holding one of their values is left out
- * too, so a copy under another name does not carry the key in either.
+ * The variables of `env` a shell command must not see: credential names, the variables named in
+ * `hidden` (a provider's configured `apiKeyEnv`, whatever it is called), and any variable whose
+ * value holds one of `secrets` or the value of a hidden variable, so a copy under another name
+ * (or inside a URL, or a header line) does not carry it either.
  */
-export function shellEnvironment(extra: Record<string, string> | undefined, hidden: readonly string[] = []): Record<string, string | undefined> {
-  const secrets = new Set<string>();
+export function hiddenVariables(env: Readonly<Record<string, string | undefined>>, hidden: readonly string[] = [], secrets: readonly string[] = []): Set<string> {
+  const values = new Set(secrets.filter((v) => v.length >= MIN_SECRET_LENGTH));
   for (const name of hidden) {
-    const v = process.env[name];
-    // Only values long enough to be a key: a short one ("1") would hide unrelated variables.
-    if (v !== undefined && v.length >= 8) secrets.add(v);
+    const v = env[name];
+    if (v !== undefined && v.length >= MIN_SECRET_LENGTH) values.add(v);
   }
+  const out = new Set<string>();
+  for (const [k, v] of Object.entries(env)) {
+    if (CREDENTIAL.test(k) || hidden.includes(k) || (v !== undefined && [...values].some((s) => v.includes(s)))) out.add(k);
+  }
+  return out;
+}
+
+export function shellEnvironment(extra: Record<string, string> | undefined, hidden: readonly string[] = [], secrets: readonly string[] = []): Record<string, string | undefined> {
+  const drop = hiddenVariables(process.env, hidden, secrets);
   const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (CREDENTIAL.test(k) || hidden.includes(k) || (v !== undefined && secrets.has(v))) continue;
-    env[k] = v;
-  }
+  for (const [k, v] of Object.entries(process.env)) if (!drop.has(k)) env[k] = v;
   return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', ...extra };
 }
 
@@ -115,7 +125,7 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
         command: args.command,
         cwd: cwd.path,
         root: ctx.cwd,
-        env: shellEnvironment(env.shellEnv, env.hideEnv),
+        env: shellEnvironment(env.shellEnv, env.hideEnv, env.hideValues),
         background: args.run_in_background === true,
         caller: { callId: ctx.callId, toolName: ctx.toolName },
       };

@@ -24,6 +24,8 @@ export interface BuiltinEnv {
   shellEnv?: Record<string, string>;
   /** Variables (and their values under any name) kept out of shell commands: credentials. */
   hideEnv?: readonly string[];
+  /** Secret values: no variable holding one reaches a shell command, whatever its name. */
+  hideValues?: readonly string[];
 }
 
 export function fsFor(ctx: ToolRunContext, env: BuiltinEnv): WorkspaceFs {
