@@ -5,6 +5,7 @@
  * never pass the log's own.
  */
 import { styleText } from 'node:util';
+import { redactSecrets } from '../llm/failures.js';
 
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta';
 
@@ -52,9 +53,21 @@ export class Output {
     if (this.size >= 65536) this.flush();
   }
 
+  private secrets: readonly string[] = [];
+
+  /**
+   * From now on, every configured secret that reaches this output is written as `[REDACTED]`: a
+   * last line of defence for whatever error text quotes one (the adapters already redact the
+   * failures they record).
+   */
+  redact(secrets: readonly string[]): void {
+    this.secrets = [...this.secrets, ...secrets];
+  }
+
   flush(): void {
     if (this.buf.length === 0) return;
-    this.sink.write(this.buf.join(''));
+    const text = this.buf.join('');
+    this.sink.write(this.secrets.length > 0 ? redactSecrets(text, this.secrets) : text);
     this.buf = [];
     this.size = 0;
   }

@@ -15,7 +15,7 @@ import { toAnthropicMessages } from './anthropic-history.js';
 import { AnthropicTranslator } from './anthropic-stream.js';
 import { abortedFailure, interruptionReason, nonHttpFailure } from './attempt.js';
 import type { AttachmentResolver } from './attachments.js';
-import { httpFailure, streamErrorFailure, withoutKey } from './failures.js';
+import { adapterSecrets, httpFailure, streamErrorFailure, withoutSecrets } from './failures.js';
 import { AttemptWatchdog, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './watchdog.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -87,9 +87,10 @@ export class AnthropicAdapter implements LlmAdapter {
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
-    // A failure that quotes the key (some gateways echo it) is printed and logged: never the key.
-    // Only finish chunks carry failures; `withoutKey` passes every other chunk as it is.
-    const key = this.options.apiKey;
+    // A failure that quotes what was sent (some gateways echo the key, a header, the URL) is
+    // printed and logged: never a secret. Only finish chunks carry failures; `withoutSecrets`
+    // passes every other chunk as it is.
+    const key = adapterSecrets(this.options);
     const provider = this.providers[0] ?? 'anthropic';
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {
@@ -97,15 +98,15 @@ export class AnthropicAdapter implements LlmAdapter {
       const translator = new AnthropicTranslator(provider);
       const stream = await this.client(watchdog).messages.create(body, { signal: watchdog.signal });
       for await (const event of stream) {
-        for (const chunk of translator.push(event)) yield withoutKey(chunk, key);
+        for (const chunk of translator.push(event)) yield withoutSecrets(chunk, key);
       }
       if (watchdog.interruption) {
         yield { type: 'finish', reason: interruptionReason(watchdog, request.signal) };
         return;
       }
-      for (const chunk of translator.end()) yield withoutKey(chunk, key);
+      for (const chunk of translator.end()) yield withoutSecrets(chunk, key);
     } catch (e) {
-      yield withoutKey({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
+      yield withoutSecrets({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
     } finally {
       watchdog.dispose();
     }

@@ -159,19 +159,69 @@ export function isNetworkError(e: unknown): boolean {
   return false;
 }
 
+/** Shorter values are never treated as secrets: a value like "1" would match everything. */
+export const MIN_SECRET_LENGTH = 8;
+
+export const REDACTED = '[REDACTED]';
+
+/** Credentials written into a URL: user, password, and every query value (long enough to be one). */
+export function urlSecrets(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const decode = (v: string): string => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  return secretValues([u.username, u.password, decode(u.username), decode(u.password), ...u.searchParams.values()]);
+}
+
+/** The values long enough to count as secrets, once each. */
+export function secretValues(values: readonly (string | undefined)[]): string[] {
+  return [...new Set(values.filter((v): v is string => v !== undefined && v.length >= MIN_SECRET_LENGTH))];
+}
+
+/** What one adapter sends that a gateway could echo back: its key, its configured header values, its URL's credentials. */
+export function adapterSecrets(o: { apiKey?: string | undefined; headers?: Record<string, string> | undefined; baseUrl?: string | undefined }): string[] {
+  return secretValues([o.apiKey, ...Object.values(o.headers ?? {}), ...urlSecrets(o.baseUrl)]);
+}
+
+/** `text` with every secret replaced by `[REDACTED]` (longest first, so a secret holding another goes whole). */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (s.length >= MIN_SECRET_LENGTH && out.includes(s)) out = out.split(s).join(REDACTED);
+  }
+  return out;
+}
+
 /**
- * A finish chunk with the API key taken out of its failure. Some gateways quote the request's
- * Authorization header in an error body ("Incorrect API key provided: sk-…"); the failure is
- * printed and logged, and a key must never be. Other chunks pass as they are.
+ * A finish chunk with the secrets taken out of its failure. Some gateways quote the request in an
+ * error body (the Authorization header, any configured header, the URL: "Incorrect API key
+ * provided: sk-…"); the failure is printed and logged, and a secret must never be. Other chunks
+ * pass as they are.
  */
-export function withoutKey(chunk: StreamChunk, key: string | undefined): StreamChunk {
-  if (chunk.type !== 'finish' || key === undefined || key.length < 8) return chunk;
+export function withoutSecrets(chunk: StreamChunk, secrets: readonly string[]): StreamChunk {
+  if (chunk.type !== 'finish' || secrets.length === 0) return chunk;
   const r = chunk.reason;
   if ((r.kind !== 'error' && r.kind !== 'aborted') || !r.failure) return chunk;
   const f = r.failure;
-  const clean = (s: string): string => s.split(key).join('[REDACTED]');
-  if (!f.message.includes(key) && !(f.requestId ?? '').includes(key)) return chunk;
-  const failure: LlmFailure = { ...f, message: clean(f.message) };
-  if (f.requestId !== undefined) failure.requestId = clean(f.requestId);
+  const message = redactSecrets(f.message, secrets);
+  const requestId = f.requestId === undefined ? undefined : redactSecrets(f.requestId, secrets);
+  if (message === f.message && requestId === f.requestId) return chunk;
+  const failure: LlmFailure = { ...f, message };
+  if (requestId !== undefined) failure.requestId = requestId;
   return { ...chunk, reason: { ...r, failure } };
+}
+
+/** `withoutSecrets` for one key (kept for callers of the first version). */
+export function withoutKey(chunk: StreamChunk, key: string | undefined): StreamChunk {
+  return withoutSecrets(chunk, secretValues([key]));
 }

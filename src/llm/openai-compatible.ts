@@ -15,7 +15,7 @@ import { LlmError, errorChain } from '../model/failure.js';
 import { USER_AGENT } from './attribution.js';
 import type { AttachmentResolver } from './attachments.js';
 import { abortedFailure, interruptionReason, nonHttpFailure } from './attempt.js';
-import { httpFailure, streamErrorFailure, withoutKey } from './failures.js';
+import { adapterSecrets, httpFailure, streamErrorFailure, withoutSecrets } from './failures.js';
 import { toChatMessages } from './openai-history.js';
 import { ChatCompletionTranslator } from './openai-stream.js';
 import { AttemptWatchdog, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './watchdog.js';
@@ -98,9 +98,10 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk, void, undefined> {
-    // A failure that quotes the key (some gateways echo it) is printed and logged: never the key.
-    // Only finish chunks carry failures; `withoutKey` passes every other chunk as it is.
-    const key = this.options.apiKey;
+    // A failure that quotes what was sent (some gateways echo the key, a header, the URL) is
+    // printed and logged: never a secret. Only finish chunks carry failures; `withoutSecrets`
+    // passes every other chunk as it is.
+    const key = adapterSecrets(this.options);
     const provider = this.options.provider;
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {
@@ -112,16 +113,16 @@ export class ChatCompletionsAdapter implements LlmAdapter {
         headers: this.dialect.requestHeaders(request),
       });
       for await (const payload of stream) {
-        for (const chunk of translator.push(payload)) yield withoutKey(chunk, key);
+        for (const chunk of translator.push(payload)) yield withoutSecrets(chunk, key);
       }
       // The SDK ends its iterator quietly when aborted; the watchdog knows whether that happened.
       if (watchdog.interruption) {
         yield { type: 'finish', reason: interruptionReason(watchdog, request.signal) };
         return;
       }
-      for (const chunk of translator.end()) yield withoutKey(chunk, key);
+      for (const chunk of translator.end()) yield withoutSecrets(chunk, key);
     } catch (e) {
-      yield withoutKey({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
+      yield withoutSecrets({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
     } finally {
       watchdog.dispose();
     }
