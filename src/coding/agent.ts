@@ -40,6 +40,8 @@ export interface CodingAgentOptions {
   approval?: ApprovalPolicy;
   /** `false`: shell commands run without a network (overrides the config's `sandbox.network`). */
   network?: boolean;
+  /** Files no tool may read (the CLI passes its config files that hold literal keys). */
+  hidePaths?: readonly string[];
   allow?: readonly string[];
   ask?: readonly string[];
   deny?: readonly string[];
@@ -81,6 +83,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   if (opts.sandbox) perms.sandbox = opts.sandbox;
   if (opts.approval) perms.approval = opts.approval;
   if (opts.network !== undefined) perms.network = opts.network;
+  if (opts.hidePaths?.length) perms.hidePaths = opts.hidePaths;
   for (const k of ['allow', 'ask', 'deny'] as const) {
     const merged = [...(fromConfig[k] ?? []), ...(opts[k] ?? [])];
     if (merged.length > 0) perms[k] = merged;

@@ -14,7 +14,8 @@
  * header and the URL; the run retries, fails, and its stderr, `--json` stdout and stored log must
  * hold `[REDACTED]` and none of the key, the header value or the URL token.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -38,6 +39,7 @@ function secrets(): Secrets {
   const openai = secret('sk-oa');
   const anthropic = secret('sk-ant');
   const gwKey = secret('gwkey');
+  const literal = secret('sk-literal');
   const header = secret('hdr');
   const urlToken = secret('urltok');
   const names = { GH_AUTH: secret('ghauth'), SOME_TOKEN: secret('tok'), DB_PASSWORD: secret('pw'), CLOUD_CREDENTIALS: secret('cred'), SERVICE_KEY: secret('svc'), MY_SECRET_THING: secret('sec') };
@@ -58,9 +60,11 @@ function secrets(): Secrets {
     config: {
       providers: {
         gw: { baseUrl: `http://127.0.0.1:9/v1?token=${urlToken}`, apiKeyEnv: 'GW_ACCESS', headers: { 'X-Gateway-Secret': header } },
+        // A key written in the file: the file itself must be out of reach.
+        lit: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: literal },
       },
     },
-    values: [deepseek, openai, anthropic, gwKey, header, urlToken, ...Object.values(names)],
+    values: [deepseek, openai, anthropic, gwKey, header, urlToken, literal, ...Object.values(names)],
   };
 }
 
@@ -83,10 +87,17 @@ const PROBE = [
 describe('no key within a tool’s reach', () => {
   it(`env, /proc/*/environ and ps e show no secret (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, { timeout: 240_000 }, async () => {
     const s = secrets();
+    // Outside /tmp, which is private inside bubblewrap: the config must be there to be hidden.
+    const cfgDir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-keys-cfg-'));
+    const cfgs = modes.map((m, i) => {
+      const f = join(cfgDir, `config-${i}.json`);
+      writeFileSync(f, JSON.stringify({ ...s.config, ...(m.bubblewrap ? {} : { sandbox: { bubblewrap: false } }) }));
+      return f;
+    });
     const providers = await Promise.all(
-      modes.map(() =>
+      modes.map((_m, i) =>
         startFakeProvider({
-          script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: PROBE })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+          script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: `${PROBE}\necho "== cfg"; cat ${cfgs[i]!}` })] }, { id: 'call_read', name: 'read', args: [JSON.stringify({ file_path: cfgs[i]! })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
         }),
       ),
     );
@@ -95,25 +106,27 @@ describe('no key within a tool’s reach', () => {
         modes.map(async (m, i) => {
           const provider = providers[i]!;
           const home = tempDir();
-          const cfg = join(tempDir(), 'config.json');
-          writeFileSync(cfg, JSON.stringify({ ...s.config, ...(m.bubblewrap ? {} : { sandbox: { bubblewrap: false } }) }));
+          const cfg = cfgs[i]!;
           const run = spawnDsh(['run', '--cwd', gitRepo(), '--sandbox', m.mode, '--approval', 'never', '--config', cfg, 'probe'], {
             env: { ...agentEnv(provider.url, home), ...s.env, DEEPSEEK_BASE_URL: provider.url },
           });
           await run.done;
-          const result = logEvents(storedLogs(home)[0]!).find((e) => e.type === 'tool/result');
-          const meta = (result?.data as { meta?: { stdoutSpill?: string } } | undefined)?.meta;
+          const results = logEvents(storedLogs(home)[0]!).filter((e) => e.type === 'tool/result');
+          const meta = (results[0]?.data as { meta?: { stdoutSpill?: string } } | undefined)?.meta;
           const full = meta?.stdoutSpill && existsSync(meta.stdoutSpill) ? readFileSync(meta.stdoutSpill, 'utf8') : '';
-          return { m, text: `${JSON.stringify(result?.data)}\n${full}`, stderr: run.transcript.stderr };
+          return { m, text: `${JSON.stringify(results.map((r) => r.data))}\n${full}`, readResult: JSON.stringify(results[1]?.data ?? null), stderr: run.transcript.stderr };
         }),
       );
       for (const o of outputs) {
         const label = `${o.m.mode}${o.m.bubblewrap ? '' : ' without bubblewrap'}`;
         expect(o.text, `${label}\n${o.stderr}`).toContain('== done');
         expect(o.text, label).toContain('PATH=');
+        expect(o.text, label).toContain('== cfg');
+        expect(o.readResult, label).toMatch(/FS_SANDBOX_DENIED|FS_OUTSIDE_WORKSPACE/);
         for (const v of s.values) expect(o.text.includes(v), `${label}: ${v.split('-')[0]} is visible`).toBe(false);
       }
     } finally {
+      rmSync(cfgDir, { recursive: true, force: true });
       await Promise.all(providers.map((p) => p.close()));
     }
   });

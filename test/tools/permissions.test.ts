@@ -242,3 +242,31 @@ withBwrap(`shell sandbox with bubblewrap${bwrap.ok ? '' : ` (skipped: ${bwrap.re
     expect(existsSync(join(outside, 'bg.txt'))).toBe(false);
   });
 });
+
+describe('hidden paths (dsh config files holding literal keys)', () => {
+  it('the file tools refuse them, through a link too, in every mode; under bubblewrap commands read an empty file', async () => {
+    const root = outsideDir();
+    writeTree(root, { '.dsh/config.json': '{"providers":{"x":{"apiKey":"sk-literal-0123456789"}}}', 'ok.txt': 'ok\n' });
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync('.dsh/config.json', join(root, 'alias.json'));
+    const bw = await probeBubblewrap('bwrap');
+    for (const sandbox of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+      const agent = agentFor(root, [codingTools({ ripgrep: 'off' }), permissions({ sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] })]);
+      for (const p of ['.dsh/config.json', 'alias.json']) {
+        const o = await call(agent, 'read', { file_path: p });
+        expect(o.error?.code, `${sandbox} ${p}`).toBe('FS_SANDBOX_DENIED');
+        expect(text(o)).not.toContain('sk-literal');
+      }
+      expect(text(await call(agent, 'read', { file_path: 'ok.txt' }))).toContain('1: ok');
+      for (const ripgrep of ['off', 'auto'] as const) {
+        const searcher = agentFor(root, [codingTools({ ripgrep }), permissions({ sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] })]);
+        expect(text(await call(searcher, 'grep', { pattern: 'sk-literal' })), `${sandbox} ${ripgrep}`).toBe('No matches found');
+      }
+      if (bw.ok) {
+        const o = text(await call(agent, 'bash', { command: 'cat .dsh/config.json alias.json; echo end' }));
+        expect(o, sandbox).not.toContain('sk-literal');
+        expect(o, sandbox).toContain('end');
+      }
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * select the model and check its key, and only then create or open the log. The coding agent is
  * built on that log with `persist()`, so every event it commits reaches the file.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
@@ -36,6 +36,15 @@ export function workspaceDir(dir: string | undefined): string {
   }
   if (!statSync(real).isDirectory()) throw new CliError('NOT_A_DIRECTORY', 'not a directory', { file: path });
   return real;
+}
+
+function holdsAny(file: string, values: readonly string[]): boolean {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return values.some((v) => text.includes(v));
+  } catch {
+    return false;
+  }
 }
 
 /** This workspace's session with the latest write. */
@@ -107,6 +116,10 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     adapters: [adapter],
     ...policyFlags(flags),
   };
+  // A config file holding a literal key is dsh's, not the tools': none of them may read it.
+  const literal = configuredSecrets(loaded.config, {});
+  const hidePaths = loaded.sources.map((s) => s.file).filter((f) => literal.length > 0 && holdsAny(f, literal));
+  if (hidePaths.length > 0) coding.hidePaths = hidePaths;
   if (flags.reasoningEffort !== undefined) coding.reasoningEffort = flags.reasoningEffort;
   if (flags.maxTokens !== undefined) coding.maxTokens = flags.maxTokens;
   if (flags.allow.length) coding.allow = flags.allow;

@@ -40,6 +40,8 @@ export interface FsRequestBase<O extends FsOp> {
    * confined request refuses such a file (`FS_HARD_LINK`): another name may be outside.
    */
   hardLinks?: 'allow';
+  /** Real paths no operation may read (policy's `hidePaths`): walks skip them, searches drop their matches. */
+  hidden?: readonly string[];
   /** The tool call's signal: long operations (search, walks) stop when it aborts. */
   signal?: AbortSignal;
 }

@@ -86,6 +86,7 @@ export async function searchJs(req: FsSearchRequest, realRoot: string): Promise<
   let skippedHardLinks = 0;
   /** Search one file opened inside `dir`; false once the collect cap is reached. */
   const searchIn = async (dir: Dir, name: string, full: string): Promise<boolean> => {
+    if (req.hidden?.includes(full)) return true;
     let buf: Buffer;
     try {
       const fh = await openIn(dir, name, constants.O_RDONLY | constants.O_NONBLOCK, 'search', full);
@@ -220,7 +221,11 @@ export function confinedRipgrep(rgPath: string, bwrap: string | false): RipgrepV
  * (ending with rg's path) it runs in for a confined search.
  */
 export async function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = 'rg', view?: { file: string; args: string[] }): Promise<FsSearchResult> {
-  const r = await runRipgrep(req, realRoot, rgPath, view);
+  const found = await runRipgrep(req, realRoot, rgPath, view);
+  // ripgrep reads what it finds: matches in files no tool may read are dropped before anyone sees them.
+  const hidden = req.hidden ?? [];
+  const visible = hidden.length === 0 ? found.matches : found.matches.filter((m) => !hidden.includes(join(realRoot, m.path)));
+  const r = visible.length === found.matches.length ? found : { ...found, matches: visible, total: found.total - (found.matches.length - visible.length) };
   if (linksAllowed(req)) return r;
   // ripgrep cannot be told to skip files with other names: drop their matches before anyone sees them.
   const nlinks = new Map<string, number>();

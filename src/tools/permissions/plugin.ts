@@ -14,6 +14,7 @@
  *
  * Workspace confinement of file tools is `codingTools()`'s, and holds in every mode.
  */
+import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import type { ToolPlugin } from '../host.js';
 import type { ToolDefinition } from '../types.js';
@@ -43,6 +44,11 @@ export interface PermissionsOptions {
    * `--unshare-net` (a loopback of their own); where bubblewrap cannot run, commands are refused.
    */
   network?: boolean;
+  /**
+   * Files no tool may read, in any mode: dsh's own config files when they hold a literal key.
+   * The file tools refuse them (`FS_SANDBOX_DENIED`); under bubblewrap, commands see an empty file.
+   */
+  hidePaths?: readonly string[];
 }
 
 function wantsEscalation(args: unknown): boolean {
@@ -72,6 +78,13 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
   const rules = parseRules(opts);
   const bwrap = opts.bubblewrap ?? 'bwrap';
   const network = opts.network !== false;
+  const hidden = (opts.hidePaths ?? []).map((p) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  });
   return (host) => {
     // dsh logs `{mode}`; `network` is added only when it is off, so every other log stays as dsh writes it.
     host.session.append('sandbox/mode', network ? { mode, source: 'config' } : { mode, source: 'config', network: 'disabled' });
@@ -158,7 +171,7 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
         return {
           ...plan,
           file: bwrap,
-          args: [...bubblewrapArgs(effective, root, plan.cwd, { network }), plan.file, ...plan.args],
+          args: [...bubblewrapArgs(effective, root, plan.cwd, { network, hide: hidden }), plan.file, ...plan.args],
           sandbox: report,
           diesWithParent: true,
         };
@@ -167,6 +180,9 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
     );
 
     attachFsPolicy(host.on, 'permissions-sandbox', (req) => {
+      if (hidden.includes(req.path)) {
+        throw new FsError('FS_SANDBOX_DENIED', `cannot ${req.op} "${req.requested}": it is a dsh config file holding credentials, which no tool may read`);
+      }
       const isEscalated = req.caller.callId !== undefined && escalated.has(req.caller.callId);
       if (req.access === 'write' && mode === 'read-only' && !isEscalated) {
         throw new FsError(
@@ -177,8 +193,9 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
       // A file with other hard links may have a name outside: only full access, an approved
       // escalation or an allow rule naming this tool and path lets the file tools at it.
       const ruled = req.caller.toolName !== undefined && firstMatch(rules.allow, req.caller.toolName, { kind: 'path', value: req.requested }, workspace);
-      if (mode === 'danger-full-access' || isEscalated || ruled) return { ...req, hardLinks: 'allow' };
-      return req;
+      const withHidden = hidden.length > 0 ? { ...req, hidden } : req;
+      if (mode === 'danger-full-access' || isEscalated || ruled) return { ...withHidden, hardLinks: 'allow' };
+      return withHidden;
     });
   };
 }

@@ -54,6 +54,8 @@ export function probeBubblewrap(path = 'bwrap'): Promise<BubblewrapProbe> {
 export interface BubblewrapOptions {
   /** Cut the network (`--unshare-net`). */
   network: boolean;
+  /** Files the command must not read (dsh's config files holding literal keys): an empty file in their place. */
+  hide?: readonly string[];
 }
 
 /** bwrap arguments for `mode`, ending with `--` (append the command after). */
@@ -68,6 +70,7 @@ export function bubblewrapArgs(mode: SandboxMode, root: string, cwd: string, opt
     args.push(mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
     args.push('--unshare-ipc', '--unshare-uts');
   }
+  for (const f of opts.hide ?? []) args.push('--ro-bind-try', '/dev/null', f);
   if (!opts.network) args.push('--unshare-net');
   args.push('--unshare-pid', '--die-with-parent', '--chdir', cwd, '--');
   return args;
