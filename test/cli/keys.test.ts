@@ -7,8 +7,10 @@
  * names the credential filter must catch, a configured provider's `apiKeyEnv` with a plain name,
  * a configured header value and a base-URL token, each also copied into another variable). The
  * scripted model runs `env`, every readable `/proc/<pid>/environ` (dsh's own included where it is
- * visible) and `ps e` for every process, in every mode with and without bubblewrap. Not one
- * secret may come back, in the result or in its spilled output.
+ * visible) and `ps e` for every process, in every mode with and without bubblewrap, and reads the
+ * config file that holds a literal key (`cat` only under bubblewrap: without it nothing can hide a
+ * file from a process of the same user, as docs/tools.md says). Not one secret may come back, in
+ * the result or in its spilled output.
  *
  * Redaction: a local gateway answers every request with an error body quoting every request
  * header and the URL; the run retries, fails, and its stderr, `--json` stdout and stored log must
@@ -97,7 +99,7 @@ describe('no key within a tool’s reach', () => {
     const providers = await Promise.all(
       modes.map((_m, i) =>
         startFakeProvider({
-          script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: `${PROBE}\necho "== cfg"; cat ${cfgs[i]!}` })] }, { id: 'call_read', name: 'read', args: [JSON.stringify({ file_path: cfgs[i]! })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+          script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: `${PROBE}\necho "== cfg"; ${modes[i]!.bubblewrap ? `cat ${cfgs[i]!}` : ': no bubblewrap, no mount to hide it under'}` })] }, { id: 'call_read', name: 'read', args: [JSON.stringify({ file_path: cfgs[i]! })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
         }),
       ),
     );
