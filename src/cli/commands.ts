@@ -98,6 +98,11 @@ Examples:
       return n;
     })
     .option('--open', 'also open the page in the default browser')
+    .option('--seq <n>', 'open the page at this seq (a hit of dsh sessions search)', (v: string) => {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a seq (an integer ≥ 0)');
+      return n;
+    })
     .addHelpText(
       'after',
       `
@@ -106,7 +111,9 @@ text. Prints the address and runs until Ctrl-C. See docs/viewer.md.
 
 Examples:
   dsh view examples/fix-typo.jsonl
-  dsh view --open 3f2a`,
+  dsh view --open 3f2a
+  dsh view 3f2a --seq 41                  # at a search hit
+  dsh view ~/.claude/projects/p/ID.jsonl  # another agent's log (see dsh log import)`,
     )
     .action(async (log: string, opts: ViewOptions) => {
       const { runView } = await import('./view.js');

@@ -5,6 +5,7 @@
 import { SessionError, type LogWarning } from '../session/index.js';
 import { CliError } from './errors.js';
 import { StoreError } from '../store/index.js';
+import { ImportError } from '../import/index.js';
 import { oneLine } from './text.js';
 import type { Output } from './output.js';
 
@@ -43,6 +44,13 @@ export function problemFromError(e: unknown, file: string): Problem {
     if (d.rule !== undefined) p.rule = d.rule;
     if (d.path !== undefined) p.path = d.path;
     if (d.eventType !== undefined) p.eventType = d.eventType;
+    return p;
+  }
+  // Another agent's file that is not one this build reads, or breaks its own format.
+  if (e instanceof ImportError) {
+    const p: Problem = { severity: 'error', code: e.code, message: bareMessage(e.message, e.details.file ?? file).trimStart(), file };
+    if (e.details.line !== undefined) p.line = e.details.line;
+    if (e.details.path !== undefined) p.path = e.details.path;
     return p;
   }
   // The store's refusals of a session id (a compressed log, an id in two places).

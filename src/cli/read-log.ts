@@ -4,8 +4,9 @@
  * then the library loads it with `{{token}}` placeholders reported as warnings, as dsh's
  * tokenised fixtures need.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
+import { asLoadedLog, detect, importDetected, ImportError, splitSessionKey, type Detection, type FormatInfo, type Loss } from '../import/index.js';
 import { CliError } from './errors.js';
 import { oneLine, plural } from './text.js';
 
@@ -98,6 +99,98 @@ function kindOf(path: string): 'file' | 'directory' | 'stream' | 'device' | unde
 export interface CliLog extends LoadedLog {
   /** The name to print (the path as given, or `<stdin>`). */
   file: string;
+  /** Set when the file is another agent's log, read through src/import. */
+  imported?: { format: FormatInfo; key: string; siblings: { key: string; label: string; id: string }[]; losses: Loss[] };
+}
+
+/** Foreign files are read whole; a JavaScript string holds about 512 MiB. */
+const MAX_FOREIGN_BYTES = 512 * 1024 * 1024 - 64;
+
+/**
+ * The format of a regular file, from its first line (read whole, up to 64 MiB, when it is longer
+ * than the first read): the one seam where dsh's own formats and other agents' meet.
+ */
+export function detectFile(path: string): Detection {
+  const fd = openSync(path, 'r');
+  try {
+    let buf = Buffer.alloc(HEAD * 8);
+    let n = readSync(fd, buf, 0, buf.length, 0);
+    // A first line longer than what was read (a long first record): read on to its end.
+    while (n === buf.length && buf.indexOf(10) < 0 && buf.length < 64 << 20) {
+      const more = Buffer.alloc(buf.length * 4);
+      buf.copy(more);
+      n += readSync(fd, more, n, more.length - n, n);
+      buf = more;
+    }
+    return detect(buf.subarray(0, n).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Another agent's file as a log (the session `key` names, or the first). */
+function importLog(d: Detection, text: string, file: string, key: string | undefined): CliLog {
+  try {
+    const result = importDetected(d, text, { file });
+    if (!result) throw new ImportError('NO_SUCH_SESSION', `${file} is a dsh log, which holds one session; "#${key}" names none`, { file });
+    const log = asLoadedLog(result, key, file);
+    return { ...log, file, imported: { format: log.format, key: log.key, siblings: log.siblings, losses: log.losses } };
+  } catch (e) {
+    if (e instanceof SessionError) {
+      // The importer built events that dsh refuses: a bug of the import, said as such.
+      throw new ImportError('MALFORMED_SOURCE', `${file}: could not be mapped onto dsh events (${e.code}: ${e.message}); please report it with the file`, { file }, { cause: e });
+    }
+    throw e;
+  }
+}
+
+function readForeignFile(path: string, file: string): string {
+  const size = statSync(path).size;
+  if (size > MAX_FOREIGN_BYTES) throw new CliError('FILE_TOO_LARGE', `another agent's log is read whole, and this one (${size} bytes) is larger than one string can hold`, { file });
+  return readFileText(path);
+}
+
+function readFileText(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    return readRest(fd).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Everything left to read on `fd` (a pipe that is not ready yet, EAGAIN, is waited on). */
+function readRest(fd: number): Buffer {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(1 << 20);
+  let total = 0;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      if (code === 'EOF') break;
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_FOREIGN_BYTES) throw new CliError('FILE_TOO_LARGE', "another agent's log is read whole, and this one is larger than one string can hold", { file: '<stdin>' });
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Thrown from the head check of standard input when it holds another agent's log. */
+class ForeignInput {
+  constructor(
+    readonly head: Buffer,
+    readonly detection: Detection,
+  ) {}
 }
 
 /**
@@ -107,9 +200,22 @@ export interface CliLog extends LoadedLog {
  * arrive, and their first bytes get the same checks before any is decoded. Devices are refused:
  * `/dev/zero` would never end.
  */
-export function readLog(path: string): CliLog {
-  const file = displayName(path);
-  const opts: FileLoadOptions = { file, placeholders: 'warn', inspectHead: (head) => refuseBytes(head.subarray(0, HEAD), file) };
+export function readLog(arg: string): CliLog {
+  // `FILE#key` names one session of a file holding several (a transcript's sidechains); a file
+  // whose name holds a # is still found by its name.
+  const split = arg === STDIN || existsSync(arg) ? { path: arg, key: undefined } : splitSessionKey(arg);
+  const path = split.path;
+  const file = displayName(arg);
+  const opts: FileLoadOptions = {
+    file,
+    placeholders: 'warn',
+    inspectHead: (head) => {
+      refuseBytes(head.subarray(0, HEAD), file);
+      if (path !== STDIN) return;
+      const d = detect(head.toString('utf8'));
+      if (d.kind !== 'dsh' || split.key !== undefined) throw new ForeignInput(Buffer.from(head), d);
+    },
+  };
   let load: () => LoadedLog;
   if (path === STDIN) {
     load = () => loadJsonlFd(0, opts);
@@ -117,12 +223,21 @@ export function readLog(path: string): CliLog {
     const kind = kindOf(path);
     if (kind === 'directory') refuseDirectory(path, file);
     if (kind === 'device') throw new CliError('NOT_A_FILE', 'is a device, not a log file', { file });
-    if (kind !== 'stream') checkLogFile(path);
+    if (kind !== 'stream') {
+      checkLogFile(path);
+      const d = wrapFs(() => detectFile(path), path);
+      if (d.kind !== 'dsh' || split.key !== undefined) return importLog(d, wrapFs(() => readForeignFile(path, file), path), file, split.key);
+    }
     load = () => loadJsonlFile(path, opts);
   }
   try {
     return { ...load(), file };
   } catch (e) {
+    if (e instanceof ForeignInput) {
+      // Standard input holding another agent's log: what was read, then the rest of it.
+      const text = Buffer.concat([e.head, readRest(0)]).toString('utf8');
+      return importLog(e.detection.kind === 'dsh' ? detect(text) : e.detection, text, file, split.key);
+    }
     if (e instanceof CliError) throw e;
     if (e instanceof SessionError && e.code === 'LINE_TOO_LONG') {
       throw new CliError('FILE_TOO_LARGE', `line ${e.details.line} is too long to decode as one string (over about 512 MiB)`, { file, cause: e });
@@ -130,6 +245,15 @@ export function readLog(path: string): CliLog {
     // The file can vanish or fail between the check and the read: still one line.
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
     throw e;
+  }
+}
+
+function wrapFs<T>(f: () => T, path: string): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof CliError || e instanceof ImportError) throw e;
+    throw fsError(e, path);
   }
 }
 

@@ -9,8 +9,6 @@
  * recorded calls (writes, shell commands) really happen there, inside the default sandbox, and a
  * call that would need approval is refused as in any headless run.
  */
-import { accessSync, constants, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import { replaySession, type ReplayResult, type ReplaySessionOptions } from '../replay/harness.js';
 import { encodeJsonl } from '../session/index.js';
 import { codingTools } from '../tools/coding-tools.js';
@@ -21,6 +19,7 @@ import type { Io } from './output.js';
 import { loadNotices, readLog, STDIN, type CliLog } from './read-log.js';
 import { problemFromWarning } from './problems.js';
 import { resolveLogArg } from './session-ref.js';
+import { checkOut, sameFile, writeOut } from './out-file.js';
 import { workspaceDir } from './agent/start.js';
 import { LiveRenderer } from './agent/render.js';
 import { block, oneLine, plural, safeJson, truncate } from './text.js';
@@ -68,64 +67,6 @@ function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io)
   out.line(ok ? out.style('green', `replay: ok${partial}`) : out.style('red', `replay: FAILED${partial}${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
 }
 
-/**
- * Whether two paths name one file: the same path, or (when both exist) the same file through a
- * symbolic or hard link, which a comparison of paths alone would miss.
- */
-function sameFile(a: string, b: string): boolean {
-  if (resolve(a) === resolve(b)) return true;
-  try {
-    const x = statSync(a);
-    const y = statSync(b);
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false; // one of them does not exist (yet): not the same file
-  }
-}
-
-/** `--out` is checked before the replay runs, so a bad path does not cost a whole replay. */
-function checkOut(out: string): void {
-  const fail = (why: string, cause?: unknown): CliError => new CliError('WRITE_FAILED', `--out: ${why}`, { file: out, cause });
-  let st;
-  try {
-    st = statSync(out);
-  } catch {
-    st = undefined;
-  }
-  if (st?.isDirectory()) throw fail('is a directory; name a file to write the replayed log to');
-  const dir = dirname(resolve(out));
-  try {
-    if (!statSync(dir).isDirectory()) throw fail(`${dir} is not a directory`);
-    accessSync(st ? out : dir, constants.W_OK);
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw fail(code === 'ENOENT' || code === 'ENOTDIR' ? `no such directory ${dir}` : `cannot write there (${code ?? (e as Error).message})`, e);
-  }
-}
-
-/**
- * Write the replayed log whole or not at all: into a temporary file beside the target, then
- * renamed over it, so an interrupted write never leaves half a log (or half of an older file).
- * A symbolic link as the target is written through, to the file it points at.
- */
-function writeOut(out: string, text: string): void {
-  let target = out;
-  try {
-    target = realpathSync(out);
-  } catch {
-    // does not exist yet
-  }
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(tmp, text, { flag: 'wx' });
-    renameSync(tmp, target);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw new CliError('WRITE_FAILED', `cannot write the replayed log: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: out, cause: e });
-  }
-}
-
 export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promise<number> {
   if (opts.liveTools && opts.cwd === undefined) {
     throw new CliError('USAGE', '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR');
@@ -135,7 +76,7 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   if (opts.out !== undefined && path !== STDIN && sameFile(opts.out, path)) {
     throw new CliError('USAGE', '--out names the recording itself; write the replayed log somewhere else');
   }
-  if (opts.out !== undefined) checkOut(opts.out);
+  if (opts.out !== undefined) checkOut(opts.out, 'the replayed log');
   // Loaded here rather than by the harness, so a log that does not load is named by its file.
   const loaded = readLog(path);
   const recording = loaded.session;
@@ -156,7 +97,7 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   const r = await replaySession(recording, options);
   await r.agent.dispose();
   const ok = r.comparison.matches && !(opts.strict && r.divergences.length > 0);
-  if (opts.out !== undefined) writeOut(opts.out, encodeJsonl(r.session.header, r.session.events));
+  if (opts.out !== undefined) writeOut(opts.out, encodeJsonl(r.session.header, r.session.events), 'the replayed log');
   if (opts.json) io.out.line(safeJson(report(r, opts, loaded, ok), 2));
   else printSummary(r, opts, ok, io);
   return ok ? EXIT_OK : EXIT_PROBLEM;

@@ -7,12 +7,17 @@ import { startViewer } from '../viewer/index.js';
 import type { Io } from './output.js';
 import { resolveLogArg } from './session-ref.js';
 import { CliError, EXIT_OK } from './errors.js';
-import { checkLogFile, STDIN } from './read-log.js';
+import { oneLine } from './text.js';
+import { checkLogFile, detectFile, readLog, STDIN } from './read-log.js';
+import { splitSessionKey } from '../import/index.js';
+import { existsSync } from 'node:fs';
 
 export interface ViewOptions {
   port?: number;
   host?: string;
   open?: boolean;
+  /** Open the page at this seq (a search hit). */
+  seq?: number;
 }
 
 /** Best effort: a missing opener is not an error (the URL is printed either way). */
@@ -30,11 +35,20 @@ function openInBrowser(url: string): void {
 export async function runView(arg: string, opts: ViewOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
   if (arg === STDIN) throw new CliError('USAGE', 'dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first');
   const path = await resolveLogArg(arg, io.env);
+  const split = existsSync(path) ? { path, key: undefined } : splitSessionKey(path);
   // The file-level refusals every other command makes, in the same words, before a server starts.
-  checkLogFile(path);
+  checkLogFile(split.path);
+  // Another agent's log is mapped once and shown as a session (not followed: it is re-read on reload).
+  const foreign = split.key !== undefined || detectFile(split.path).kind !== 'dsh';
+  const source = foreign ? readLog(path).session : path;
+  if (foreign) io.err.line(`${oneLine(path)} is another agent's log: shown as imported now (reload the viewer to read it again)`);
+  if (opts.seq !== undefined) {
+    const length = foreign ? (source as Exclude<typeof source, string>).length : undefined;
+    if (length !== undefined && opts.seq >= length) throw new CliError('SEQ_OUT_OF_RANGE', `--seq ${opts.seq}: the log has seqs 0 to ${length - 1}`);
+  }
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
-    viewer = await startViewer({ source: path, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
+    viewer = await startViewer({ source, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (opts.port !== undefined && (code === 'EADDRINUSE' || code === 'EACCES')) {
@@ -43,11 +57,12 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
     }
     throw e;
   }
-  io.out.line(viewer.url);
+  const url = opts.seq !== undefined ? `${viewer.url}#seq=${opts.seq}` : viewer.url;
+  io.out.line(url);
   io.out.flush();
   io.err.line('viewing on 127.0.0.1 only; the address holds a one-time token. Ctrl-C stops the viewer.');
   io.err.flush();
-  if (opts.open) openInBrowser(viewer.url);
+  if (opts.open) openInBrowser(url);
   try {
     await until;
   } finally {

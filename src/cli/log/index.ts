@@ -6,6 +6,7 @@ import { runCheck, type CheckOptions } from './check.js';
 import { runMessages, type MessagesOptions } from './messages.js';
 import { runShow, type ShowOptions } from './show.js';
 import type { ExportOptions } from './export.js';
+import type { ImportOptions } from './import.js';
 
 export type SetExit = (code: number) => void;
 
@@ -32,7 +33,14 @@ function httpUrl(value: string): string {
 export function registerLog(program: Command, io: Io, setExit: SetExit): void {
   const log = program
     .command('log')
-    .description('read dsh session logs (JSONL, format version 0)');
+    .description("read session logs: dsh's JSONL, and other agents' (Claude Code, Codex, pi, OpenHands, SWE-agent) as imported")
+    .addHelpText(
+      'after',
+      `
+Every log command also reads other agents' logs, detected by content: Claude Code transcripts,
+Codex rollouts, pi sessions, OpenHands trajectories and event streams, SWE-agent .traj files.
+A file holding several sessions (sidechains, evaluation records) names one as FILE#key.`,
+    );
 
   log
     .command('check')
@@ -121,5 +129,26 @@ Examples:
     .action(async (file: string, opts: ExportOptions) => {
       const { runExport } = await import('./export.js');
       setExit(await runExport(file, opts, io));
+    });
+
+  log
+    .command('import')
+    .description("write another agent's log as a dsh log, reporting per field what has no dsh event")
+    .argument('<file>', "another agent's log (Claude Code, Codex, pi, OpenHands, SWE-agent); FILE#key for one of its sessions; - reads standard input")
+    .option('-o, --out <file>', 'write the dsh log here (other sessions of the file beside it, as OUT.<key>.jsonl); default: standard output')
+    .option('--json', 'print the report (sessions, events, losses per field) as JSON')
+    .addHelpText(
+      'after',
+      `
+The format is detected from the content. What the source holds that has no dsh event is counted
+per field and reported (never dropped silently). See docs/import.md.
+
+Examples:
+  dsh log import ~/.claude/projects/my-app/0b1c….jsonl -o session.jsonl
+  dsh log import rollout-2026-02-23T12-54-34-….jsonl --json > report.json`,
+    )
+    .action(async (file: string, opts: ImportOptions) => {
+      const { runImport } = await import('./import.js');
+      setExit(await runImport(file, opts, io));
     });
 }

@@ -27,7 +27,11 @@ export interface LogWarning {
     | 'OPEN_TURN'
     | 'BLANK_LINE'
     | 'BYTE_ORDER_MARK'
-    | 'INVALID_UTF8';
+    | 'INVALID_UTF8'
+    /** Another agent's file, read through src/import: what it was read as. */
+    | 'IMPORTED'
+    /** What such a file holds that has no dsh event, per field. */
+    | 'IMPORT_LOSS';
   message: string;
   line?: number;
   seq?: number;

@@ -283,6 +283,9 @@ async function start() {
     timeline.init(s.segments);
     if (s.segments > 0) await timeline.fetchPage(0);
     list.draw();
+    // `dsh view … --seq N` (a search hit) opens the page at that seq: #seq=N in the address.
+    const at = /^#seq=(\d+)$/.exec(location.hash);
+    if (at) await timeline.goToSeq(Number(at[1]));
   } catch (e) {
     showError(e);
   }
