@@ -5,7 +5,7 @@
  * tokenised fixtures need.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
+import { loadJsonl, loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
 import { asLoadedLog, detect, importDetected, ImportError, splitSessionKey, type Detection, type FormatInfo, type Loss } from '../import/index.js';
 import { CliError } from './errors.js';
 import { oneLine, plural } from './text.js';
@@ -187,10 +187,7 @@ function readRest(fd: number): Buffer {
 
 /** Thrown from the head check of standard input when it holds another agent's log. */
 class ForeignInput {
-  constructor(
-    readonly head: Buffer,
-    readonly detection: Detection,
-  ) {}
+  constructor(readonly head: Buffer) {}
 }
 
 /**
@@ -206,37 +203,51 @@ export function readLog(arg: string): CliLog {
   const split = arg === STDIN || existsSync(arg) ? { path: arg, key: undefined } : splitSessionKey(arg);
   const path = split.path;
   const file = displayName(arg);
+  let fd: number | undefined;
   const opts: FileLoadOptions = {
     file,
     placeholders: 'warn',
     inspectHead: (head) => {
       refuseBytes(head.subarray(0, HEAD), file);
-      if (path !== STDIN) return;
-      const d = detect(head.toString('utf8'));
-      if (d.kind !== 'dsh' || split.key !== undefined) throw new ForeignInput(Buffer.from(head), d);
+      if (fd === undefined) return;
+      // A stream is read once: another agent's log found in its first bytes is read on whole. A
+      // first line not complete in them is left to the codec when it starts like a dsh header.
+      const text = head.toString('utf8');
+      const whole = text.includes('\n');
+      if (!whole && /^\uFEFF?\s*\{"type":"session","version"/.test(text)) return;
+      const d = detect(text);
+      if (d.kind !== 'dsh' || split.key !== undefined || !whole) throw new ForeignInput(Buffer.from(head));
     },
   };
   let load: () => LoadedLog;
-  if (path === STDIN) {
-    load = () => loadJsonlFd(0, opts);
-  } else {
-    const kind = kindOf(path);
+  const kind = path === STDIN ? 'stream' : kindOf(path);
+  if (path === STDIN) fd = 0;
+  else {
     if (kind === 'directory') refuseDirectory(path, file);
     if (kind === 'device') throw new CliError('NOT_A_FILE', 'is a device, not a log file', { file });
     if (kind !== 'stream') {
       checkLogFile(path);
       const d = wrapFs(() => detectFile(path), path);
       if (d.kind !== 'dsh' || split.key !== undefined) return importLog(d, wrapFs(() => readForeignFile(path, file), path), file, split.key);
-    }
-    load = () => loadJsonlFile(path, opts);
+    } else fd = wrapFs(() => openSync(path, 'r'), path);
   }
+  if (fd !== undefined) {
+    const from = fd;
+    load = () => loadJsonlFd(from, opts);
+  } else load = () => loadJsonlFile(path, opts);
   try {
     return { ...load(), file };
   } catch (e) {
     if (e instanceof ForeignInput) {
-      // Standard input holding another agent's log: what was read, then the rest of it.
-      const text = Buffer.concat([e.head, readRest(0)]).toString('utf8');
-      return importLog(e.detection.kind === 'dsh' ? detect(text) : e.detection, text, file, split.key);
+      // What was read, then the rest of the stream: detected on the whole, read as what it is.
+      const bytes = Buffer.concat([e.head, readRest(fd!)]);
+      const text = bytes.toString('utf8');
+      const d = detect(text);
+      if (d.kind === 'dsh' && split.key === undefined) {
+        const { inspectHead: _, ...rest } = opts;
+        return { ...loadJsonl(bytes, rest), file };
+      }
+      return importLog(d, text, file, split.key);
     }
     if (e instanceof CliError) throw e;
     if (e instanceof SessionError && e.code === 'LINE_TOO_LONG') {
@@ -245,6 +256,8 @@ export function readLog(arg: string): CliLog {
     // The file can vanish or fail between the check and the read: still one line.
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
     throw e;
+  } finally {
+    if (fd !== undefined && fd !== 0) closeSync(fd);
   }
 }
 

@@ -20,7 +20,9 @@ export const FOREIGN_FORMATS: readonly ForeignFormat[] = [pi, codex, claudeCode,
 
 /** A dsh log's first line: its session header (any format version), or an event of a log missing it. */
 export function isDshLine(o: Obj): boolean {
-  if (o.type === 'session') return typeof o.createdAt === 'number' || (typeof o.version === 'number' && typeof o.timestamp !== 'string');
+  // Any session header that is not pi's (which has timestamp text and no createdAt): a damaged
+  // dsh header is the codec's to report.
+  if (o.type === 'session') return !(typeof o.timestamp === 'string' && !('createdAt' in o));
   return typeof o.type === 'string' && typeof o.seq === 'number' && 'data' in o;
 }
 

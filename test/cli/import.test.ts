@@ -9,7 +9,8 @@ import { expect, it } from 'vitest';
 import { runView } from '../../src/cli/view.js';
 import { Output } from '../../src/cli/output.js';
 import { runMain } from './support/inproc.js';
-import { dsh } from './support/run.js';
+import { builtBin, dsh } from './support/run.js';
+import { spawnSync } from 'node:child_process';
 import { scratch } from './support/files.js';
 import { tempDir } from './support/agent.js';
 import { startReceiver } from '../observability/support/receiver.js';
@@ -90,6 +91,17 @@ describeShared('dsh log commands on other agents’ logs', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^session swe-agent-trajectory /);
     expect(r.stdout).toMatch(/tool call find_file \[call_PbWErNIge3YTrli3fiVvmIid\]/);
+  });
+
+  it('a pipe by path (process substitution), sent slowly in parts, is read like a file (real process)', () => {
+    const r = spawnSync('bash', ['-c', '$DSH log check <(head -c 100 "$F"; sleep 0.3; tail -c +101 "$F")'], {
+      env: { ...process.env, DSH: `${process.execPath} ${builtBin()}`, F: PI, NO_COLOR: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/warning IMPORTED: read as: pi session/);
+    expect(r.stdout).toMatch(/^\/dev\/fd\/\d+: ok · /m);
   });
 
   it('export sends the imported session as traces', async () => {

@@ -199,7 +199,7 @@ describeShared('pi sessions', () => {
     const last = comps.at(-1)!.o;
     const history = s.session.deriveMessages().map((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
     expect(history[0]).toBe(last.summary);
-    expect(history[1]).toBe(src[last.firstKeptEntryIndex].message.content[0].text);
+    expect(history[1]).toBe(src[last.firstKeptEntryIndex]!.message.content[0].text);
   });
 });
 
