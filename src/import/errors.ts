@@ -4,6 +4,8 @@
  * the formats this build reads, or as `MALFORMED_SOURCE` when a recognised format breaks its own
  * rules (a record that is not JSON, a truncated document), with the file, line and JSON path.
  */
+import { CodedError } from '../model/coded-error.js';
+
 export type ImportErrorCode = 'UNKNOWN_FORMAT' | 'MALFORMED_SOURCE' | 'NO_SUCH_SESSION';
 
 export interface ImportErrorDetails {
@@ -15,13 +17,11 @@ export interface ImportErrorDetails {
   format?: string;
 }
 
-export class ImportError extends Error {
-  readonly code: ImportErrorCode;
+export class ImportError extends CodedError<ImportErrorCode> {
   readonly details: ImportErrorDetails;
   constructor(code: ImportErrorCode, message: string, details: ImportErrorDetails = {}, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'ImportError';
-    this.code = code;
     this.details = details;
   }
 }
