@@ -16,6 +16,7 @@ import { parseArguments } from '../tools/pipeline.js';
 import type { JsonObject } from '../model/json.js';
 import type { ToolSchema } from '../model/request.js';
 import { deepEqual } from '../session/surface.js';
+import { headerToolNames, headerToolSchemas } from '../session/request-header.js';
 import type { RecordedLog, RecordedStep, RecordedToolCall } from '../session/recording.js';
 
 /** Finds the recorded step the live run is in (the harness maps live turns onto recorded ones). */
@@ -25,7 +26,8 @@ const PERMISSIVE: JsonObject = { type: 'object', additionalProperties: true };
 
 /** The schemas the recording showed the model, when it kept them (not a placeholder). */
 export function recordedToolSchemas(log: RecordedLog): ToolSchema[] | undefined {
-  for (const h of log.headers) if (Array.isArray(h.header.tools)) return h.header.tools;
+  // A header that listed only tool names (some dsh writers) recorded no schemas.
+  for (const h of log.headers) if (Array.isArray(h.header.tools)) return headerToolSchemas<ToolSchema>(h.header.tools);
   return undefined;
 }
 
@@ -38,13 +40,15 @@ export function replayTools(log: RecordedLog, locate: StepLocator, current: () =
   const defs: ToolSchema[] = schemas ? [...schemas] : [];
   if (!schemas) {
     const seen = new Set<string>();
+    const add = (name: string): void => {
+      if (name === '' || seen.has(name)) return;
+      seen.add(name);
+      defs.push({ name, description: `Replays the recorded results of ${name}.`, parameters: PERMISSIVE });
+    };
+    for (const h of log.headers) for (const n of headerToolNames(h.header.tools) ?? []) add(n);
     for (const t of log.turns)
       for (const s of t.steps)
-        for (const c of s.toolCalls) {
-          if (seen.has(c.name)) continue;
-          seen.add(c.name);
-          defs.push({ name: c.name, description: `Replays the recorded results of ${c.name}.`, parameters: PERMISSIVE });
-        }
+        for (const c of s.toolCalls) add(c.name);
   }
   return defs.map((schema) => replayTool(schema, locate, current));
 }

@@ -5,6 +5,7 @@ import { isAbsolute } from 'node:path';
 import { SESSION_FORMAT_VERSION, type SessionHeader } from './events.js';
 import { SessionError } from './errors.js';
 import { PLACEHOLDER, type ValidationOptions } from './validate.js';
+import { preview } from './json.js';
 
 const HEADER_KEYS = new Set(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']);
 
@@ -32,7 +33,7 @@ export function validateHeader(h: unknown, opts: ValidationOptions = {}): Sessio
   if (o.version !== SESSION_FORMAT_VERSION) {
     throw new SessionError(
       'INVALID_HEADER',
-      `session format version ${JSON.stringify(o.version)} is not supported (this build reads version ${SESSION_FORMAT_VERSION})`,
+      `session format version ${preview(o.version)} is not supported (this build reads version ${SESSION_FORMAT_VERSION})`,
       { path: '$.version', rule: 'format-version' },
     );
   }
@@ -41,14 +42,14 @@ export function validateHeader(h: unknown, opts: ValidationOptions = {}): Sessio
   if (typeof o.createdAt !== 'number' || !Number.isSafeInteger(o.createdAt) || o.createdAt < 0) bad('$.createdAt', 'expected non-negative integer epoch ms');
   if (o.cwd !== undefined) {
     if (typeof o.cwd !== 'string') bad('$.cwd', 'expected a string');
-    if (!placeholder('$.cwd', o.cwd) && !isAbsolute(o.cwd)) bad('$.cwd', `must be an absolute path, got ${JSON.stringify(o.cwd)}`);
+    if (!placeholder('$.cwd', o.cwd) && !isAbsolute(o.cwd)) bad('$.cwd', `must be an absolute path, got ${preview(o.cwd)}`);
   }
   if (o.parentSession !== undefined && (typeof o.parentSession !== 'string' || o.parentSession === '')) bad('$.parentSession', 'expected a non-empty string');
   for (const k of ['seedLength', 'delegationDepth'] as const) {
     const v = o[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)) bad(`$.${k}`, 'expected a non-negative integer');
   }
-  if (o.origin !== undefined && o.origin !== 'subagent') bad('$.origin', `expected "subagent", got ${JSON.stringify(o.origin)}`);
+  if (o.origin !== undefined && o.origin !== 'subagent') bad('$.origin', `expected "subagent", got ${preview(o.origin)}`);
   if (o.agentPreset !== undefined && typeof o.agentPreset !== 'string') bad('$.agentPreset', 'expected a string');
   return o as unknown as SessionHeader;
 }

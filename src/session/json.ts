@@ -191,17 +191,30 @@ function walk(root: unknown, rootPath: string, copy: boolean, fail: (path: strin
 }
 
 function assign(f: Frame, idx: number, value: unknown): void {
+  // In-place mode: the value is already there, and the container may already be frozen (a
+  // subtree the loader's fast freeze finished before it met a bad number further on).
+  if (f.dst === f.src) return;
   if (!f.keys) {
     (f.dst as unknown[])[idx] = value;
     return;
   }
   const key = f.keys[idx]!;
-  if (f.dst === f.src) return; // in-place mode: the value is already there
   if (key === '__proto__') {
     Object.defineProperty(f.dst, key, { value, enumerable: true, writable: true, configurable: true });
   } else {
     (f.dst as Record<string, unknown>)[key] = value;
   }
+}
+
+/**
+ * A JSON path as a message shows it: whole when short, else its start and end around the count
+ * of what was left out (a path 100,000 levels deep stays in the error's details, not its text).
+ */
+export function shortPath(path: string, max = 160): string {
+  if (path.length <= max) return path;
+  const head = path.slice(0, Math.floor(max / 2));
+  const tail = path.slice(-Math.floor(max / 3));
+  return `${head}…(${path.length - head.length - tail.length} characters)…${tail}`;
 }
 
 export interface JsonContext {
@@ -222,7 +235,7 @@ function failer(ctx: { eventType: string; seq?: number | undefined }): (path: st
     if (ctx.seq !== undefined) details.seq = ctx.seq;
     throw new SessionError(
       'NON_JSON',
-      `session event "${ctx.eventType}"${ctx.seq !== undefined ? ` at seq ${ctx.seq}` : ''} carries non-JSON-serializable data at ${path}: ${why}`,
+      `session event "${shortPath(ctx.eventType, 80)}"${ctx.seq !== undefined ? ` at seq ${ctx.seq}` : ''} carries non-JSON-serializable data at ${shortPath(path)}: ${why}`,
       details,
     );
   };
@@ -415,4 +428,77 @@ function stringifyDeep(root: unknown): string {
     }
   }
   return out.join('');
+}
+
+/**
+ * A short, bounded rendering of any value for an error message: JSON-like, at most about `max`
+ * characters (then `…`), iterative (a value nested 100,000 levels deep costs `max` steps, never
+ * the stack), and total (getters that throw, Proxies, cycles, BigInt: described, never thrown).
+ * Log content is untrusted: a message quotes it, it never echoes it whole.
+ */
+export function preview(value: unknown, max = 60): string {
+  const out: string[] = [];
+  let used = 0;
+  let cut = false;
+  const put = (s: string): boolean => {
+    if (used + s.length > max) {
+      out.push(s.slice(0, Math.max(0, max - used)));
+      used = max;
+      cut = true;
+      return false;
+    }
+    out.push(s);
+    used += s.length;
+    return true;
+  };
+  const leaf = (v: unknown): string => {
+    switch (typeof v) {
+      case 'string':
+        return JSON.stringify(v.length > max ? v.slice(0, max) : v);
+      case 'number':
+        return Object.is(v, -0) ? '-0' : String(v);
+      case 'bigint':
+        return `${v}n`;
+      case 'undefined':
+        return 'undefined';
+      case 'function':
+        return '[function]';
+      case 'symbol':
+        return v.toString();
+      default:
+        return String(v);
+    }
+  };
+  try {
+    const stack: { v: Record<string, unknown> | unknown[]; keys: string[] | null; i: number }[] = [];
+    const open = (v: unknown): boolean => {
+      if (typeof v !== 'object' || v === null) return put(leaf(v));
+      if (stack.length > max) return put('…');
+      const isArr = Array.isArray(v);
+      stack.push({ v: v as Record<string, unknown>, keys: isArr ? null : Object.keys(v), i: 0 });
+      return put(isArr ? '[' : '{');
+    };
+    if (!open(value)) return `${out.join('')}…`;
+    while (stack.length > 0 && !cut) {
+      const f = stack[stack.length - 1]!;
+      const n = f.keys === null ? (f.v as unknown[]).length : f.keys.length;
+      if (f.i >= n) {
+        stack.pop();
+        if (!put(f.keys === null ? ']' : '}')) break;
+        continue;
+      }
+      const i = f.i++;
+      if (i > 0 && !put(',')) break;
+      if (f.keys === null) {
+        if (!open((f.v as unknown[])[i])) break;
+      } else {
+        const k = f.keys[i]!;
+        if (!put(`${JSON.stringify(k.length > max ? k.slice(0, max) : k)}:`)) break;
+        if (!open((f.v as Record<string, unknown>)[k])) break;
+      }
+    }
+  } catch {
+    return `${out.join('')}…(unreadable)`;
+  }
+  return cut ? `${out.join('')}…` : out.join('');
 }

@@ -16,6 +16,21 @@ export function canonicalHeader(h: EpochHeader): EpochHeader {
   return out;
 }
 
+/**
+ * The tool names a header lists: tools are recorded as schemas, or by some dsh writers as bare
+ * names. Undefined when the header has no tool list (absent, or a fixture placeholder).
+ */
+export function headerToolNames(tools: unknown): string[] | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  return tools.map((t) => (typeof t === 'string' ? t : typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string' ? (t as { name: string }).name : ''));
+}
+
+/** The tool schemas a header recorded, when it recorded schemas (not names, not a placeholder). */
+export function headerToolSchemas<T>(tools: readonly T[] | unknown): T[] | undefined {
+  if (!Array.isArray(tools) || tools.some((t) => typeof t !== 'object' || t === null)) return undefined;
+  return tools as T[];
+}
+
 /** Equality over config, adapter-default markers, system and tools (tools in order). */
 export function headerEquals(a: EpochHeader | undefined, b: EpochHeader | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;

@@ -29,7 +29,7 @@ import {
   type SurfaceOp,
 } from './events.js';
 import { SessionError } from './errors.js';
-import { copyJson, freezeInPlace, freezeParsed, snapshotJson } from './json.js';
+import { copyJson, freezeInPlace, freezeParsed, preview, snapshotJson } from './json.js';
 import { SurfaceState, type EventLookup, type SurfaceReplacement } from './surface.js';
 import { ChunkRun, materialise, slotType, type Slot } from './chunk-runs.js';
 import { TraceState } from './trace.js';
@@ -92,6 +92,8 @@ export interface SeedSink {
   readonly length: number;
   /** Events of the turn left open at the end so far (from its turn/start), or [] if none is open. */
   openTurnEvents(): SessionEvent[];
+  /** The first event fed that sat outside the turn or step it needs (dsh restores such logs). */
+  readonly outsideTurn: { readonly seq: number; readonly type: string } | undefined;
 }
 export const restoreWith: unique symbol = Symbol('Session.restoreWith');
 
@@ -212,8 +214,17 @@ export class Session {
             const from = s.traceState.openTurnSeq;
             return from === undefined ? [] : [...s.since(from)];
           },
+          get outsideTurn() {
+            return s.traceState.outside;
+          },
         };
-        feed(sink);
+        // Stored logs are restored as dsh restores them: without the turn-enclosure check.
+        s.traceState.lenient = true;
+        try {
+          feed(sink);
+        } finally {
+          s.traceState.lenient = false;
+        }
       },
       true,
     );
@@ -489,7 +500,7 @@ export class Session {
     const n = this.count;
     const b = boundary ?? n - 1;
     if (boundary !== undefined && (!Number.isSafeInteger(boundary) || boundary < 0 || boundary >= n)) {
-      const shown = typeof boundary === 'number' ? String(boundary) : `${JSON.stringify(boundary) ?? String(boundary)} (a ${typeof boundary}, not a number)`;
+      const shown = typeof boundary === 'number' ? String(boundary) : `${preview(boundary)} (a ${typeof boundary}, not a number)`;
       throw new SessionError('INVALID_BOUNDARY', `fork boundary ${shown} is not a seq of this session (0…${n - 1})`, { ...(typeof boundary === 'number' ? { seq: boundary } : {}), rule: 'fork-boundary' });
     }
     // Records through the one holding b (a run never straddles a valid boundary: its members sit

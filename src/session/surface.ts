@@ -9,6 +9,7 @@
 import type { SessionEvent, SurfaceOp } from './events.js';
 import { SURFACE_EVENT_TYPES } from './events.js';
 import { SessionError } from './errors.js';
+import { preview } from './json.js';
 
 export interface SurfaceReplacement {
   seq: number;
@@ -73,20 +74,20 @@ export class SurfaceState {
     if (sources !== undefined) this.checkSources(c, sources);
     if (op === 'append') return;
     if (typeof op !== 'object' || op === null || op.op !== 'replace' || !Number.isSafeInteger(op.start) || !Number.isSafeInteger(op.end)) {
-      fail(c, 'INVALID_SURFACE_OP', 'surface-op', `surfaceOp must be 'append' or {op:'replace', start, end} with integer seqs, got ${JSON.stringify(op)}`);
+      fail(c, 'INVALID_SURFACE_OP', 'surface-op', `surfaceOp must be 'append' or {op:'replace', start, end} with integer seqs, got ${preview(op)}`);
     }
     const keys = Object.keys(op);
-    if (keys.length !== 3) fail(c, 'INVALID_SURFACE_OP', 'surface-op', `replace surfaceOp has unexpected keys ${JSON.stringify(keys)}`);
+    if (keys.length !== 3) fail(c, 'INVALID_SURFACE_OP', 'surface-op', `replace surfaceOp has unexpected keys ${preview(keys)}`);
     const i = this.nodes.indexOf(op.start);
     const j = this.nodes.indexOf(op.end);
     if (i < 0) fail(c, 'INVALID_REPLACE', 'replace-range', `replace start ${op.start} is not a current surface node`);
     if (j < 0) fail(c, 'INVALID_REPLACE', 'replace-range', `replace end ${op.end} is not a current surface node`);
     if (i > j) fail(c, 'INVALID_REPLACE', 'replace-range', `replace start ${op.start} comes after end ${op.end} on the surface`);
     const shadowed = this.nodes.slice(i, j + 1);
-    if (sources === undefined) fail(c, 'INVALID_REPLACE', 'replace-provenance', `a replace must list the nodes it shadows in sourceEventSeqs (${JSON.stringify(shadowed)})`);
+    if (sources === undefined) fail(c, 'INVALID_REPLACE', 'replace-provenance', `a replace must list the nodes it shadows in sourceEventSeqs (${preview(shadowed, 200)})`);
     const have = new Set(sources);
     const missing = shadowed.filter((s) => !have.has(s));
-    if (missing.length > 0) fail(c, 'INVALID_REPLACE', 'replace-provenance', `sourceEventSeqs omits shadowed node(s) ${JSON.stringify(missing)}`);
+    if (missing.length > 0) fail(c, 'INVALID_REPLACE', 'replace-provenance', `sourceEventSeqs omits shadowed node(s) ${preview(missing, 200)}`);
     if (c.type === 'tool/result') this.checkToolResultReplace(c, shadowed, lookup);
   }
 
@@ -100,7 +101,7 @@ export class SurfaceState {
     let prev = -1;
     for (let i = 0; i < sources.length; i++) {
       const s = sources[i]!;
-      if (!Number.isSafeInteger(s) || s < 0) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entries must be non-negative integers, got ${JSON.stringify(s)}`);
+      if (!Number.isSafeInteger(s) || s < 0) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entries must be non-negative integers, got ${preview(s)}`);
       if (s >= c.seq) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entry ${s} does not precede the event's own seq ${c.seq}`);
       if (s <= prev) ascending = false;
       prev = s;

@@ -57,7 +57,19 @@ function notStarted(data: unknown): boolean {
   return (data as { error?: { code?: unknown } } | null)?.error?.code === 'TOOL_NOT_STARTED';
 }
 
+/** Types that need an open turn, and of those, the ones that need an open step too. */
+const NEEDS_TURN: ReadonlySet<string> = new Set(['turn/end', 'step/start', 'todo/write', 'request/header', 'request/context']);
+const NEEDS_STEP: ReadonlySet<string> = new Set(['step/end', 'assistant/chunk', 'assistant/message', 'tool/call', 'tool/result']);
+
 export class TraceState {
+  /**
+   * Storage mode: dsh restores a log without checking turn enclosure, so an event that needs an
+   * open turn (or step) while none is open is let through, counted, and left out of the trace
+   * (seed logs written without turn brackets). Live appends never take this path.
+   */
+  lenient = false;
+  /** Lenient mode: the first event let through outside its turn or step, and how many were. */
+  outside: { seq: number; type: string; count: number } | undefined;
   openTurn: number | undefined;
   /** Seq of the open turn's turn/start. */
   openTurnSeq: number | undefined;
@@ -99,7 +111,22 @@ export class TraceState {
     }
   }
 
+  /** In lenient mode: does `c` sit outside the turn or step it needs (and so skip the trace)? */
+  private isOutside(c: Candidate): boolean {
+    if (!this.lenient) return false;
+    if (NEEDS_STEP.has(c.type)) {
+      if (c.type === 'tool/result' && c.surfaceOp !== undefined && c.surfaceOp !== 'append') return this.openTurn === undefined;
+      return this.openStep === undefined;
+    }
+    return NEEDS_TURN.has(c.type) && this.openTurn === undefined;
+  }
+
   check(c: Candidate): void {
+    if (this.isOutside(c)) {
+      if (this.outside === undefined) this.outside = { seq: c.seq, type: c.type, count: 1 };
+      else this.outside.count++;
+      return;
+    }
     switch (c.type) {
       case 'turn/start': {
         if (this.openTurn !== undefined) this.fail(c, 'turn-nesting', `turn ${this.openTurn} is still open`);
@@ -166,6 +193,7 @@ export class TraceState {
   }
 
   apply(c: Candidate): void {
+    if (this.isOutside(c)) return;
     switch (c.type) {
       case 'turn/start':
         this.openTurn = num(c.data, 'turn');

@@ -4,6 +4,7 @@
  * precise error naming the event type, seq and JSON path.
  */
 import { SessionError } from './errors.js';
+import { shortPath } from './json.js';
 
 export interface ValidationOptions {
   /**
@@ -25,7 +26,7 @@ class Checker {
   ) {}
 
   fail(path: string, why: string, code: 'INVALID_EVENT' | 'LEGACY_VOCABULARY' = 'INVALID_EVENT'): never {
-    throw new SessionError(code, `event "${this.type}" at seq ${this.seq} is invalid at ${path}: ${why}`, {
+    throw new SessionError(code, `event "${shortPath(this.type, 80)}" at seq ${this.seq} is invalid at ${shortPath(path)}: ${why}`, {
       eventType: this.type,
       seq: this.seq,
       path,
@@ -135,6 +136,52 @@ class Checker {
     for (const k of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens']) this.count(u, k, path);
   }
 
+  /**
+   * One stream chunk, as the adapters' stream grammar defines it: a chunk the loop could not have
+   * written is refused here, at append and at load alike, instead of breaking a replay later.
+   */
+  chunk(v: unknown, path: string): void {
+    const ch = this.obj(v, path);
+    const t = this.str(ch.type, `${path}.type`, true);
+    const index = (): void => void this.int(ch.index, `${path}.index`);
+    switch (t) {
+      case 'block-start':
+        index();
+        if (!BLOCK_TYPES.has(ch.blockType as string)) this.fail(`${path}.blockType`, `expected text, reasoning or tool-call, got ${describe(ch.blockType)}`);
+        return;
+      case 'text-delta':
+      case 'reasoning-delta':
+        index();
+        this.str(ch.text, `${path}.text`);
+        return;
+      case 'tool-call-delta':
+        index();
+        this.str(ch.id, `${path}.id`, true);
+        this.optStr(ch, 'name', path);
+        this.str(ch.argumentsDelta, `${path}.argumentsDelta`);
+        return;
+      case 'block-end': {
+        index();
+        const inner = this.block(ch.block, `${path}.block`);
+        if (inner !== undefined) this.blocks(inner, `${path}.block.content`);
+        return;
+      }
+      case 'usage':
+        this.usage(ch.usage, `${path}.usage`);
+        return;
+      case 'finish': {
+        const r = this.obj(ch.reason, `${path}.reason`);
+        const kind = this.str(r.kind, `${path}.reason.kind`, true);
+        if (!FINISH_KINDS.has(kind)) this.fail(`${path}.reason.kind`, `expected stop, tool-calls, max-tokens, aborted or error, got ${describe(kind)}`);
+        if (kind === 'aborted' || kind === 'error') this.failure(r.failure, `${path}.reason.failure`);
+        if (ch.replayState !== undefined) this.obj(ch.replayState, `${path}.replayState`);
+        return;
+      }
+      default:
+        this.fail(`${path}.type`, `unknown stream chunk type ${describe(t)} (expected block-start, text-delta, reasoning-delta, tool-call-delta, block-end, usage or finish)`);
+    }
+  }
+
   failure(v: unknown, path: string): void {
     const f = this.obj(v, path);
     this.str(f.message, `${path}.message`);
@@ -145,12 +192,14 @@ class Checker {
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return v.length > 40 ? `"${v.slice(0, 40)}…"` : JSON.stringify(v);
+  if (typeof v === 'string') return v.length > 40 ? `${JSON.stringify(v.slice(0, 40))}…` : JSON.stringify(v);
   if (typeof v === 'object') return 'an object';
   return `${typeof v} ${String(v)}`;
 }
 
 const TODO_STATUS = new Set(['pending', 'in_progress', 'completed']);
+const BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'reasoning', 'tool-call']);
+const FINISH_KINDS: ReadonlySet<string> = new Set(['stop', 'tool-calls', 'max-tokens', 'aborted', 'error']);
 const HEADER_REASONS = new Set(['initial', 'resume', 'change']);
 
 const NO_OPTIONS: ValidationOptions = Object.freeze({});
@@ -166,8 +215,20 @@ function plainlyValid(type: string, data: unknown): boolean {
   const d = data as Obj;
   switch (type) {
     case 'assistant/chunk': {
+      // The delta chunks (nearly every chunk of a log) are checked here in full; others below.
       const c = d.chunk as Obj | null | undefined;
-      return isCount(d.turn) && isCount(d.step) && typeof c === 'object' && c !== null && !Array.isArray(c) && typeof c.type === 'string' && c.type !== '';
+      if (!isCount(d.turn) || !isCount(d.step) || typeof c !== 'object' || c === null) return false;
+      const index = c.index;
+      if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) return false;
+      switch (c.type) {
+        case 'text-delta':
+        case 'reasoning-delta':
+          return typeof c.text === 'string';
+        case 'tool-call-delta':
+          return typeof c.id === 'string' && c.id !== '' && typeof c.argumentsDelta === 'string' && (c.name === undefined || typeof c.name === 'string');
+        default:
+          return false;
+      }
     }
     case 'step/start':
     case 'step/end':
@@ -210,8 +271,7 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
     case 'assistant/chunk': {
       const d = c.obj(data, '$.data');
       c.turnStep(d, true);
-      const ch = c.obj(d.chunk, '$.data.chunk');
-      c.str(ch.type, '$.data.chunk.type', true);
+      c.chunk(d.chunk, '$.data.chunk');
       return;
     }
     case 'assistant/message': {
@@ -289,6 +349,8 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       if (h.system !== undefined && !c.placeholder(h.system, '$.data.header.system')) c.str(h.system, '$.data.header.system');
       if (h.tools !== undefined && !c.placeholder(h.tools, '$.data.header.tools')) {
         c.arr(h.tools, '$.data.header.tools').forEach((t, i) => {
+          // Some dsh writers recorded only the tool names (dsh restores those as they are).
+          if (typeof t === 'string') return void c.str(t, `$.data.header.tools[${i}]`, true);
           const o = c.obj(t, `$.data.header.tools[${i}]`);
           c.str(o.name, `$.data.header.tools[${i}].name`, true);
         });

@@ -373,9 +373,9 @@ describe('legacy imports', () => {
       j(HEADER),
       j(ev('turn/start', 0, { turn: 1, trigger: { kind: 'user' } })),
       j(ev('step/start', 1, { turn: 1, step: 1 })),
-      j(ev('steering/message', 2, { turn: 1, content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' } })),
-      j(ev('user/message', 3, { role: 'user', content: [{ type: 'text', text: 'no id' }], source: { kind: 'user' } }, { surfaceOp: 'append' })),
-      j(ev('assistant/message', 4, { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }], source: { kind: 'model', provider: 'p', model: 'm' } } }, { surfaceOp: 'append' })),
+      j(ev('steering/message', 2, { turn: 1, content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' } }, { surfaceOp: 'append' })),
+      j(ev('user/message', 3, { content: [{ type: 'text', text: 'no id' }], source: { kind: 'user' } }, { surfaceOp: 'append' })),
+      j(ev('assistant/message', 4, { turn: 1, step: 1, content: [{ type: 'text', text: 'ok' }], provenance: { provider: 'p', model: 'm' } }, { surfaceOp: 'append' })),
       j(ev('step/end', 5, { turn: 1, step: 1 })),
       j(ev('turn/end', 6, { turn: 1, reason: { kind: 'aborted' } })),
     ];
@@ -383,6 +383,7 @@ describe('legacy imports', () => {
     const s = loaded.session;
     expect(s.events[0]!.data).toEqual({ turn: 1 });
     expect(s.events[2]).toEqual({ type: 'user/message', seq: 2, time: T0 + 2, data: { role: 'user', content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' }, id: 'legacy-message:s1:2' }, surfaceOp: 'append' });
+    expect(s.events[3]!.data).toEqual({ content: [{ type: 'text', text: 'no id' }], source: { kind: 'user' }, id: 'legacy-message:s1:3', role: 'user' });
     expect((s.events[3]!.data as { id: string }).id).toBe('legacy-message:s1:3');
     expect((s.events[4]!.data as { message: { id: string } }).message.id).toBe('legacy-message:s1:4');
     expect(s.events[6]!.data).toEqual({ turn: 1, reason: { kind: 'aborted', reason: { kind: 'legacy' } } });

@@ -193,7 +193,7 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         if (typeof sys === 'string') parts.push(/^\{\{.*\}\}$/.test(sys) ? `system ${oneLine(sys)}` : `system ${count(sys.length)} chars`);
         const tools = h.tools as unknown;
         if (Array.isArray(tools)) {
-          const names = tools.map((t) => str((t as { name?: unknown }).name));
+          const names = tools.map((t) => (typeof t === 'string' ? str(t) : str((t as { name?: unknown }).name)));
           const shown = w.text === undefined || names.length <= 8 ? names : [...names.slice(0, 8), `+${names.length - 8} more`];
           parts.push(`${plural(names.length, 'tool')}${names.length ? `: ${shown.join(', ')}` : ''}`);
         } else if (tools !== undefined) {

@@ -15,8 +15,9 @@ import type { SessionEvent, SessionHeader } from '../events.js';
 import { KNOWN_EVENT_TYPES } from '../events.js';
 import { SessionError } from '../errors.js';
 import { checkRow, expandParts, isRowTag, packChunkRuns, RowError, type RowParts, type StorageRecord } from './rows.js';
-import { importLegacy } from './legacy.js';
-import { stringifyJson } from '../json.js';
+import { LegacyImporter } from './legacy.js';
+import { preview, shortPath, stringifyJson } from '../json.js';
+import { lossyNumber, type LossyNumber } from './numbers.js';
 
 export interface LogWarning {
   code:
@@ -25,6 +26,7 @@ export interface LogWarning {
     | 'PLACEHOLDER'
     | 'LEGACY_IMPORT'
     | 'OPEN_TURN'
+    | 'OUTSIDE_TURN'
     | 'BLANK_LINE'
     | 'BYTE_ORDER_MARK'
     | 'INVALID_UTF8'
@@ -80,6 +82,8 @@ function decodeHeader(text: string, file: string | undefined): Record<string, un
   if (typeof v !== 'object' || v === null || Array.isArray(v) || (v as { type?: unknown }).type !== 'session') {
     throw corrupt(file, 1, 'the first line is not a session header ({"type":"session",…})');
   }
+  const lossy = lossyNumber(text);
+  if (lossy !== undefined) throw lossyNumberError(lossy, 'session', undefined, 1, file);
   const h = v as Record<string, unknown>;
   if (!('version' in h)) throw corrupt(file, 1, 'the first line is not a session header: it has no format "version"');
   if (typeof h.version === 'number' && h.version !== 0) {
@@ -158,6 +162,21 @@ interface ScanHandlers {
   event(o: Record<string, unknown>, line: number): void;
   /** A parsed, validated row whose first seq is the next one. */
   row(r: RowParts, line: number): void;
+  /**
+   * The line just handed over (event or row) holds a number `JSON.parse` rounded. Without this
+   * handler the scan throws the refusal itself.
+   */
+  lossy?(error: SessionError): void;
+}
+
+/** The refusal of a record that holds a number JSON text cannot hand over exactly. */
+export function lossyNumberError(n: LossyNumber, eventType: string, seq: number | undefined, line: number | undefined, file: string | undefined): SessionError {
+  const where = [file, line !== undefined ? `line ${line}` : undefined].filter(Boolean).join(':');
+  return new SessionError(
+    'NON_JSON',
+    `${where ? `${where}: ` : ''}${eventType === 'session' ? 'the session header' : `session event "${shortPath(eventType, 80)}"${seq !== undefined ? ` at seq ${seq}` : ''}`} holds the number ${n.token} at ${shortPath(n.path)}, which JSON cannot hand over exactly: ${n.why}; it is refused rather than loaded rounded`,
+    { eventType, path: n.path, rule: 'lossless-json', ...(line !== undefined ? { line } : {}), ...(seq !== undefined ? { seq } : {}), ...(file ? { file } : {}) },
+  );
 }
 
 interface Scanned {
@@ -215,7 +234,7 @@ function misplacedSeq(o: Record<string, unknown>, expected: number): string {
   const seq = o.seq;
   if (o.type === 'session') return `a second session header (only line 1 may hold one; seq ${expected} belongs here)`;
   if (seq === undefined) return `the line has no seq (seq ${expected} belongs here)`;
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq ${JSON.stringify(seq)} is not a non-negative integer (seq ${expected} belongs here)`;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq ${preview(seq)} is not a non-negative integer (seq ${expected} belongs here)`;
   if (seq < expected) return `seq ${seq} repeats or goes back (seq ${seq} was already read; seq ${expected} belongs here)`;
   return `seq gap: expected ${expected}, got ${seq} (${seq - expected === 1 ? `seq ${expected} is` : `seqs ${expected}–${seq - 1} are`} missing)`;
 }
@@ -309,6 +328,12 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
         defect(line, e.message);
         break;
       }
+      const lossy = lossyNumber(text);
+      if (lossy !== undefined) {
+        const err = lossyNumberError(lossy, tag, count, line, file);
+        if (handlers.lossy) handlers.lossy(err);
+        else throw err;
+      }
       handlers.row(r, line);
       lines.row(count, r.payload.length, line);
       count += r.payload.length;
@@ -316,6 +341,12 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
       if (o.seq !== count) {
         defect(line, misplacedSeq(o, count));
         break;
+      }
+      const lossy = lossyNumber(text);
+      if (lossy !== undefined) {
+        const err = lossyNumberError(lossy, typeof o.type === 'string' ? o.type : String(preview(o.type)), count, line, file);
+        if (handlers.lossy) handlers.lossy(err);
+        else throw err;
       }
       handlers.event(o, line);
       lines.event(count, line);
@@ -369,10 +400,16 @@ export function unknownTypeError(type: string, seq: number, line: number | undef
  */
 export function importEvents(decoded: DecodedLog, sessionId: string, opts: DecodeOptions = {}): void {
   const known = opts.knownTypes;
+  const importer = new LegacyImporter(sessionId);
   for (const e of decoded.events) {
     if (Object.isFrozen(e)) continue; // expanded chunk rows: already canonical
-    const what = importLegacy(e, sessionId);
     const seq = e.seq as number;
+    let what: string | undefined;
+    try {
+      what = importer.import(e);
+    } catch (err) {
+      throw err instanceof SessionError ? err.at(opts.file, decoded.lineOf(seq)) : err;
+    }
     if (what) decoded.warnings.push({ code: 'LEGACY_IMPORT', seq, line: decoded.lineOf(seq) ?? 0, message: `seq ${seq}: ${what}` });
     const t = e.type;
     if (typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !(known?.has(t)) && e.ignorable !== true) {

@@ -14,7 +14,7 @@ import { KNOWN_EVENT_TYPES, type SessionEvent, type SessionHeader } from '../eve
 import { interruptedTurnClosers, type EventDraft } from '../repair.js';
 import { scanBody, scanHeader, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type ScanHandlers, type Scanned, type TornTail } from './jsonl.js';
 import { FileLines, Utf8Check } from './file-lines.js';
-import { importLegacy } from './legacy.js';
+import { LegacyImporter } from './legacy.js';
 import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
 import { ChunkRun, type RunKind } from '../chunk-runs.js';
 import type { ValidationOptions } from '../validate.js';
@@ -175,6 +175,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   const header = scanHeader(src, file, early);
   const sessionId = typeof header.id === 'string' ? header.id : '';
   const legacy: LogWarning[] = [];
+  const importer = new LegacyImporter(sessionId);
   let firstUnknown: { type: string; seq: number; line: number } | undefined;
   /** The first validation error, thrown after the scan unless a worse verdict turns up. */
   let invalid: { error: unknown } | undefined;
@@ -211,10 +212,23 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
       }
       pending.flush(batch);
       const seq = o.seq as number;
-      const what = importLegacy(o, sessionId);
+      let what: string | undefined;
+      let upgraded = true;
+      try {
+        what = importer.import(o);
+      } catch (e) {
+        upgraded = false;
+        // A malformed old shape: refused like an invalid event (validation stops here).
+        if (invalid === undefined && firstUnknown === undefined) {
+          pending.flush(batch);
+          drain();
+          if (sink !== undefined) invalid = { error: e };
+        }
+        sink = undefined;
+      }
       if (what) legacy.push({ code: 'LEGACY_IMPORT', seq, line, message: `seq ${seq}: ${what}` });
       const t = o.type;
-      if (firstUnknown === undefined && typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !known?.has(t) && o.ignorable !== true) {
+      if (upgraded && firstUnknown === undefined && typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !known?.has(t) && o.ignorable !== true) {
         // A newer writer's log: refused as a decode-time verdict, whatever else is wrong with it.
         firstUnknown = { type: t, seq, line };
         sink = undefined;
@@ -227,6 +241,13 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
       batch.push(runOf(r));
       if (batch.length >= BATCH) drain();
     },
+    lossy: (err) => {
+      // Ranked as an invalid event at its seq: anything invalid before it is found first.
+      pending.flush(batch);
+      drain();
+      if (sink !== undefined && invalid === undefined) invalid = { error: err };
+      sink = undefined;
+    },
   };
 
   // Placeholder hits are formatted once the scan is over, when every seq has its line.
@@ -238,6 +259,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   let repaired: EventDraft[] = [];
   let openTurn: number | undefined;
   let session: Session | undefined;
+  let outside: { seq: number; type: string } | undefined;
   let fed = false;
   try {
     session = Session[restoreWith](header, { validation, clock: opts.clock ?? Date.now }, (s: SeedSink) => {
@@ -247,6 +269,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
       pending.flush(batch);
       drain();
       if (firstUnknown !== undefined || invalid !== undefined) throw ABANDON;
+      outside = s.outsideTurn;
       if (opts.repair === false) return;
       // The stored events are all valid here (a repair must never paper over a defect): close.
       const open = s.openTurnEvents();
@@ -284,6 +307,16 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
     };
     if (line !== undefined) w.line = line;
     if (seq >= 0) w.seq = seq;
+    warnings.push(w);
+  }
+  if (outside !== undefined) {
+    const line = lineOf(outside.seq);
+    const w: LogWarning = {
+      code: 'OUTSIDE_TURN',
+      seq: outside.seq,
+      message: `${line !== undefined ? `line ${line}: ` : ''}${outside.type} at seq ${outside.seq} sits outside any open ${outside.type === 'turn/end' || outside.type === 'step/start' || outside.type.startsWith('request/') || outside.type === 'todo/write' ? 'turn' : 'step'}; dsh restores such logs without checking turn enclosure, so it (and any like it after) was loaded outside the turn structure`,
+    };
+    if (line !== undefined) w.line = line;
     warnings.push(w);
   }
   if (openTurn !== undefined) {

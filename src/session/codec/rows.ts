@@ -16,6 +16,7 @@
  */
 import { CodedError } from '../../model/coded-error.js';
 import type { SessionEvent } from '../events.js';
+import { preview } from '../json.js';
 
 export const ROW_TAGS = ['text-chunks', 'reasoning-chunks', 'tool-call-chunks'] as const;
 export type RowTag = (typeof ROW_TAGS)[number];
@@ -239,7 +240,7 @@ export function checkRow(value: Record<string, unknown>, tag: RowTag): RowParts 
   for (let k = 0; k < payload.length; k++) {
     if (k > 0) {
       const gap = dt[k - 1];
-      if (typeof gap !== 'number' || !Number.isSafeInteger(gap) || Object.is(gap, -0)) throw new RowError(tag, `dt[${k - 1}] must be a safe integer (and not -0), got ${JSON.stringify(gap) ?? String(gap)}`);
+      if (typeof gap !== 'number' || !Number.isSafeInteger(gap) || Object.is(gap, -0)) throw new RowError(tag, `dt[${k - 1}] must be a safe integer (and not -0), got ${preview(gap)}`);
       time += gap;
       if (!Number.isSafeInteger(time)) throw new RowError(tag, 'member times leave the safe-integer range');
     }

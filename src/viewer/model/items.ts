@@ -150,7 +150,7 @@ function headerItem(e: SessionEvent<'request/header'>, src: LogSource, index: Lo
   if (typeof c.maxTokens === 'number') details.push(`max ${c.maxTokens} tokens`);
   if (typeof c.temperature === 'number') details.push(`temperature ${c.temperature}`);
   if (typeof h.system === 'string') details.push(`system ${h.system.length} chars`);
-  const tools = Array.isArray(h.tools) ? h.tools.map((t) => str(obj(t).name).slice(0, caps.name)) : [];
+  const tools = Array.isArray(h.tools) ? h.tools.map((t) => (typeof t === 'string' ? t : str(obj(t).name)).slice(0, caps.name)) : [];
   // What changed since the previous header: the reason to look at a `change` header at all.
   const changed: string[] = [];
   const k = floorIndex(index.headerSeqs, e.seq - 1);

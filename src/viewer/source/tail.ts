@@ -25,7 +25,9 @@ import {
   type SessionEvent,
   type ValidationOptions,
 } from '../../session/index.js';
-import { importLegacy } from '../../session/codec/legacy.js';
+import { LegacyImporter } from '../../session/codec/legacy.js';
+import { lossyNumber } from '../../session/codec/numbers.js';
+import { lossyNumberError } from '../../session/codec/jsonl.js';
 
 export interface TailOptions {
   sessionId: string;
@@ -45,6 +47,7 @@ export class TailDecoder {
   private line: number;
   private readonly trace: TraceState;
   private readonly surface: SurfaceState;
+  private readonly legacy: LegacyImporter;
 
   constructor(
     private readonly opts: TailOptions,
@@ -54,6 +57,7 @@ export class TailDecoder {
     this.line = opts.nextLine;
     this.trace = checks.trace;
     this.surface = checks.surface;
+    this.legacy = new LegacyImporter(opts.sessionId, opts.lookup);
   }
 
   /**
@@ -87,6 +91,9 @@ export class TailDecoder {
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SessionError('CORRUPT_LOG', 'an appended line is not a JSON object', { rule: 'storage' });
     const o = v as Record<string, unknown>;
+    const lossy = lossyNumber(line);
+    // Named with its file and line by the caller (`at`), like every refusal of an appended line.
+    if (lossy !== undefined) throw lossyNumberError(lossy, typeof o.type === 'string' ? o.type : 'event', this.nextSeq, undefined, undefined);
     if (isRowTag(o.type)) {
       if (o.seq0 !== this.nextSeq) throw new SessionError('CORRUPT_LOG', `a packed row starts at seq0 ${JSON.stringify(o.seq0)} where ${this.nextSeq} belongs`, { rule: 'storage' });
       const members: SessionEvent[] = [];
@@ -104,7 +111,7 @@ export class TailDecoder {
       return;
     }
     const seq = typeof o.seq === 'number' ? o.seq : this.nextSeq;
-    importLegacy(o, this.opts.sessionId);
+    this.legacy.import(o);
     const type = o.type;
     if (typeof type === 'string' && !KNOWN_EVENT_TYPES.has(type) && !this.opts.knownTypes?.has(type) && o.ignorable !== true) {
       throw unknownTypeError(type, seq, undefined, undefined);
