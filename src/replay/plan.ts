@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { UserMessage } from '../model/message.js';
 import type { AgentCancelCause } from '../session/events.js';
 import type { RecordedLog, RecordedTurn } from '../session/recording.js';
+import { stringifyJson } from '../session/json.js';
 
 export interface TurnWake {
   /** Context for the first step, queued without waking (`inject`). */
@@ -59,7 +60,7 @@ export function assessReplay(log: RecordedLog): string[] {
   const rewrites = log.replacements.filter((seq) => !isCheckpoint(seq));
   if (rewrites.length > 0) out.push(`surface replace events outside a compaction bracket (e.g. pruning) at seq ${rewrites.join(', ')} are not reproduced`);
   if (log.outsideInputs.length > 0) out.push(`user messages outside any step at seq ${log.outsideInputs.join(', ')} are not reproduced`);
-  const tools = log.headers.filter((h) => Array.isArray(h.header.tools)).map((h) => JSON.stringify(h.header.tools));
+  const tools = log.headers.filter((h) => Array.isArray(h.header.tools)).map((h) => stringifyJson(h.header.tools));
   if (new Set(tools).size > 1) out.push('the recorded tool set changes mid-session; replay tools are registered once');
   for (const t of log.turns) {
     if (t.reason === undefined) out.push(`turn ${t.turn} never ended`);

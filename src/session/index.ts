@@ -1,6 +1,6 @@
 export * from './events.js';
 export * from './errors.js';
-export { snapshotJson, freezeJsonInPlace, isLosslessJson, stringifyJson } from './json.js';
+export { snapshotJson, freezeJsonInPlace, isLosslessJson, stringifyJson, preview } from './json.js';
 export { SurfaceState, foldSurface, deepEqual, type SurfaceReplacement } from './surface.js';
 export { TraceState } from './trace.js';
 export { deriveEventMessage, deriveMessagesFrom, MessageProjection } from './derive.js';

@@ -5,7 +5,7 @@
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { validateHeader, type SessionHeader } from '../session/index.js';
+import { preview, validateHeader, type SessionHeader } from '../session/index.js';
 import { StoreError, isErrno } from './errors.js';
 import type { StoreListing, StoreListProblem, StoreSessionInfo } from './interface.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';
@@ -117,11 +117,11 @@ export function parseHeaderLine(line: string, path: string): SessionHeader {
 /** The header must name the file it sits in: same id, and a cwd that derives this path. */
 export function checkIdentity(root: string, path: string, header: SessionHeader, expectedId?: string): void {
   if (expectedId !== undefined && header.id !== expectedId) {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header names session ${JSON.stringify(header.id)}, not ${JSON.stringify(expectedId)}`, { path, sessionId: expectedId });
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header names session ${preview(header.id)}, not ${preview(expectedId)}`, { path, sessionId: expectedId });
   }
   const expected = logPath(root, header.cwd, header.id);
   if (expected !== path) {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header (id ${JSON.stringify(header.id)}, cwd ${JSON.stringify(header.cwd)}) belongs at ${expected}`, { path, sessionId: header.id });
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header (id ${preview(header.id)}, cwd ${preview(header.cwd)}) belongs at ${expected}`, { path, sessionId: header.id });
   }
 }
 

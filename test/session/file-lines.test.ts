@@ -96,7 +96,7 @@ describe('invalid UTF-8 in a streamed log', () => {
     let seq = 2;
     let size = lines.join('\n').length + 1;
     while (size < CHUNK - 200) {
-      const l = ev('assistant/chunk', seq++, { turn: 1, step: 1, chunk: { type: 'block-start', index: 0, kind: 'text' } });
+      const l = ev('assistant/chunk', seq++, { turn: 1, step: 1, chunk: { type: 'block-start', index: 0, blockType: 'text' } });
       lines.push(l);
       size += l.length + 1;
     }

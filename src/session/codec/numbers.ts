@@ -5,14 +5,19 @@
  * which is written back as 0. The log is lossless on load as on append, so such a token is
  * found in the line's text and refused with its JSON path, never loaded rounded.
  *
- * Cost: a line is tokenised only when a cheap pre-check finds a token that could be one of
- * these (16 digits in a row, a digit followed by an exponent, or `-0` not followed by another
- * digit); anything else cannot lose precision (15 significant digits always survive a double).
- * Those patterns also occur inside strings (long numeric ids, dates like "12-00"): then the scan
- * runs and finds nothing, costing time, never a false refusal.
+ * Cost: a line is tokenised only when a cheap pre-check finds what could be such a token (see
+ * SUSPECT); anything else cannot lose precision (15 significant digits always survive a double).
+ * The pattern can also match inside a string ("ratio:1e5"): then the scan runs and finds
+ * nothing, costing time, never a false refusal.
  */
 
-const SUSPECT = /\d{16}|\d[eE]|-0(?![1-9])/;
+/**
+ * A number token starts right after `:`, `,` or `[` (and optional whitespace). Flagged: one with
+ * 16 or more digits, one with an exponent, one that starts `-0` and is not followed by a non-zero
+ * digit at once (`-0.5` is flagged too; the scan clears it). Ids with hex digits (`3e8f…`) sit
+ * inside strings and do not start after those characters, so ordinary lines are not flagged.
+ */
+const SUSPECT = /[:,[]\s*-?[\d.]{16}|[:,[]\s*-?[\d.]+[eE]|[:,[]\s*-0[^1-9]/;
 
 export interface LossyNumber {
   /** JSON path of the number, e.g. `$.data.content[0].n`. */

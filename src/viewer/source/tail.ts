@@ -16,6 +16,7 @@ import {
   checkRow,
   expandParts,
   freezeJsonInPlace,
+  preview,
   isRowTag,
   unknownTypeError,
   validateEnvelope,
@@ -95,7 +96,7 @@ export class TailDecoder {
     // Named with its file and line by the caller (`at`), like every refusal of an appended line.
     if (lossy !== undefined) throw lossyNumberError(lossy, typeof o.type === 'string' ? o.type : 'event', this.nextSeq, undefined, undefined);
     if (isRowTag(o.type)) {
-      if (o.seq0 !== this.nextSeq) throw new SessionError('CORRUPT_LOG', `a packed row starts at seq0 ${JSON.stringify(o.seq0)} where ${this.nextSeq} belongs`, { rule: 'storage' });
+      if (o.seq0 !== this.nextSeq) throw new SessionError('CORRUPT_LOG', `a packed row starts at seq0 ${preview(o.seq0)} where ${this.nextSeq} belongs`, { rule: 'storage' });
       const members: SessionEvent[] = [];
       try {
         expandParts(checkRow(o, o.type), members);
