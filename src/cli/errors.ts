@@ -45,10 +45,13 @@ export const EXIT_SIGTERM = 143;
 
 export class CliError extends CodedError<CliErrorCode> {
   readonly file: string | undefined;
-  constructor(code: CliErrorCode, message: string, opts: { file?: string; cause?: unknown } = {}) {
+  /** The 1-based line of the file the refusal is about, when it is about one. */
+  readonly line: number | undefined;
+  constructor(code: CliErrorCode, message: string, opts: { file?: string; line?: number; cause?: unknown } = {}) {
     super(code, message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliError';
     this.file = opts.file;
+    this.line = opts.line;
   }
   get exitCode(): number {
     return USAGE_CODES.has(this.code) ? EXIT_USAGE : EXIT_PROBLEM;

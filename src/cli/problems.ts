@@ -35,7 +35,11 @@ export function bareMessage(message: string, file: string | undefined): string {
 
 /** A known refusal as a problem; anything else is a bug and is rethrown. */
 export function problemFromError(e: unknown, file: string): Problem {
-  if (e instanceof CliError) return { severity: 'error', code: e.code, message: e.message, file: e.file ?? file };
+  if (e instanceof CliError) {
+    const p: Problem = { severity: 'error', code: e.code, message: e.message, file: e.file ?? file };
+    if (e.line !== undefined) p.line = e.line;
+    return p;
+  }
   if (e instanceof SessionError) {
     const d = e.details;
     const p: Problem = { severity: 'error', code: e.code, message: bareMessage(e.message, d.file ?? file), file };

@@ -48,9 +48,14 @@ function binaryAt(head: Buffer): number {
 const HEAD = 8192;
 
 function refuseBytes(head: Buffer, file: string): void {
-  if (head.length === 0) throw new CliError('EMPTY_FILE', 'the file is empty; a dsh log starts with a session header line', { file });
+  // Line 1 is where the missing header belongs; a NUL is named with the line it is on.
+  if (head.length === 0) throw new CliError('EMPTY_FILE', 'the file is empty; a dsh log starts with a session header line', { file, line: 1 });
   const nul = binaryAt(head);
-  if (nul >= 0) throw new CliError('BINARY_FILE', `binary data (a NUL byte at offset ${nul}), not a JSONL session log`, { file });
+  if (nul >= 0) {
+    let line = 1;
+    for (let i = head.indexOf(10); i >= 0 && i < nul; i = head.indexOf(10, i + 1)) line++;
+    throw new CliError('BINARY_FILE', `binary data (a NUL byte at offset ${nul}), not a JSONL session log`, { file, line });
+  }
 }
 
 function refuseDirectory(path: string, file: string): void {

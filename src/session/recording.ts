@@ -253,7 +253,10 @@ export function indexRecording(events: readonly SessionEvent[]): RecordedLog {
         break;
       case 'agent/inbox/spliced': {
         const s = e.data;
-        const removed = inbox[s.target].splice(s.start, s.removedCount ?? 0, ...s.inserted);
+        // A plugin event: its shape is not validated on load, so a malformed splice is skipped.
+        const list = (inbox as Record<string, UserMessage[] | undefined>)[s.target as string];
+        if (!Array.isArray(list) || !Array.isArray(s.inserted) || !Number.isSafeInteger(s.start) || (s.removedCount !== undefined && !Number.isSafeInteger(s.removedCount))) break;
+        const removed = list.splice(s.start, s.removedCount ?? 0, ...s.inserted);
         // A claim is a pure deletion inside a turn; a cancel or discard carries an outcome.
         if (turn && removed.length > 0 && s.inserted.length === 0 && s.outcome === undefined) {
           turn.claims.push({ step: turn.steps.length + 1, target: s.target, messages: removed });

@@ -159,12 +159,12 @@ describe('dsh log check on broken input', () => {
     expect(quiet.stdout).toContain(': ok · ');
   });
 
-  const oneLineFailure = async (path: string, code: string, message: RegExp): Promise<void> => {
+  const oneLineFailure = async (path: string, code: string, message: RegExp, line?: number): Promise<void> => {
     const r = await dsh(['log', 'check', path]);
     expect(r.code).toBe(1);
     const out = r.stdout.trim().split('\n');
     expect(out).toHaveLength(2); // the problem, then the verdict
-    expect(out[0]).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: error ${code}: `));
+    expect(out[0]).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${line !== undefined ? `:${line}` : ''}: error ${code}: `));
     expect(out[0]).toMatch(message);
     expect(r.stderr).toBe('');
     const { report } = await checkJson(path);
@@ -182,11 +182,11 @@ describe('dsh log check on broken input', () => {
   });
 
   it('a binary file is one line', async () => {
-    await oneLineFailure(file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), 'BINARY_FILE', /binary data \(a NUL byte at offset 8\)/);
+    await oneLineFailure(file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), 'BINARY_FILE', /binary data \(a NUL byte at offset 8\)/, 3);
   });
 
   it('an empty file is one line', async () => {
-    await oneLineFailure(file('empty.jsonl', ''), 'EMPTY_FILE', /the file is empty/);
+    await oneLineFailure(file('empty.jsonl', ''), 'EMPTY_FILE', /the file is empty/, 1);
   });
 
   it('a non-log text file fails at line 1', async () => {

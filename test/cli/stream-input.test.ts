@@ -54,7 +54,7 @@ describe('a log on standard input', () => {
     if (!existsSync('/dev/zero')) return;
     const r = sh('$DSH log check - < /dev/zero');
     expect(r.status).toBe(1);
-    expect(r.stdout).toBe('<stdin>: error BINARY_FILE: binary data (a NUL byte at offset 0), not a JSONL session log\n<stdin>: FAILED\n');
+    expect(r.stdout).toBe('<stdin>:1: error BINARY_FILE: binary data (a NUL byte at offset 0), not a JSONL session log\n<stdin>: FAILED\n');
   });
 });
 

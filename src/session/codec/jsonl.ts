@@ -321,7 +321,7 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
     if (isRowTag(tag)) {
       let r: RowParts;
       try {
-        if (o.seq0 !== count) throw new RowError(tag, `seq0 ${String(o.seq0)} where ${count} belongs`);
+        if (o.seq0 !== count) throw new RowError(tag, `seq0 ${preview(o.seq0)} where ${count} belongs`);
         r = checkRow(o, tag);
       } catch (e) {
         if (!(e instanceof RowError)) throw e;
