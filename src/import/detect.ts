@@ -32,7 +32,7 @@ export type Detection =
   /** The first line is not JSON on its own: the whole file must be read as one document. */
   | { kind: 'document' }
   /** Not a log this build knows: `why` says what the first line is. */
-  | { kind: 'unknown'; why: string };
+  | { kind: 'unknown'; why: string; /** The 1-based line of the record it judged, when known. */ line?: number };
 
 /** The names of the formats this build reads, for "unknown format" messages. */
 export function knownFormats(): string {
@@ -60,8 +60,12 @@ export function detect(head: string): Detection {
     // which the document parse reports with its position).
     return { kind: 'document' };
   }
-  if (!isObj(v)) return { kind: 'unknown', why: 'its first line is JSON but not an object' };
-  return detectRecord(v);
+  // The line the first record is on (blank lines before it count), so the refusal names it.
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
+  if (!isObj(v)) return { kind: 'unknown', why: 'its first line is JSON but not an object', line };
+  const d = detectRecord(v);
+  return d.kind === 'unknown' ? { ...d, line } : d;
 }
 
 export function detectRecord(v: Obj): Detection {

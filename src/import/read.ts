@@ -29,7 +29,7 @@ export function importText(text: string, opts: ImportOptions = {}): ImportResult
 export function importDetected(d: Detection, text: string, opts: ImportOptions = {}): ImportResult | undefined {
   const file = opts.file;
   if (d.kind === 'dsh') return undefined;
-  if (d.kind === 'unknown') throw unknown(file, d.why);
+  if (d.kind === 'unknown') throw unknown(file, d.why, d.line);
   let format: ForeignFormat;
   let doc: unknown;
   if (d.kind === 'document') {
@@ -43,8 +43,12 @@ export function importDetected(d: Detection, text: string, opts: ImportOptions =
   return { format: { id: format.id, label: format.label }, sessions };
 }
 
-function unknown(file: string | undefined, why: string): ImportError {
-  return new ImportError('UNKNOWN_FORMAT', `${file ?? '<input>'}: not a session log this build reads: ${why}. Known formats: ${knownFormats()}`, file !== undefined ? { file } : {});
+function unknown(file: string | undefined, why: string, line?: number): ImportError {
+  const where = `${file ?? '<input>'}${line !== undefined ? `:${line}` : ''}`;
+  return new ImportError('UNKNOWN_FORMAT', `${where}: not a session log this build reads: ${why}. Known formats: ${knownFormats()}`, {
+    ...(file !== undefined ? { file } : {}),
+    ...(line !== undefined ? { line } : {}),
+  });
 }
 
 /** A foreign session in the shape of a loaded dsh log. */

@@ -81,6 +81,12 @@ describe('refusals name the known formats', () => {
     expect(knownFormats()).toContain('SWE-agent');
   });
 
+  it('names the line of the record it judged (blank lines before it counted)', () => {
+    const e = importError(() => importText('\n\n{"type":"x","data":{}}\n', { file: 'x.jsonl' }));
+    expect(e.message.startsWith('x.jsonl:3: ')).toBe(true);
+    expect(e.details.line).toBe(3);
+  });
+
   it('a JSON array that is not a trajectory: UNKNOWN_FORMAT saying so', () => {
     for (const t of ['[1,2,3]', '[]', '[{"id":1}]', '[{"source":"user"}]']) {
       const e = importError(() => importText(t, { file: 'a.json' }));
