@@ -30,3 +30,5 @@ export * from './import/index.js';
 export * from './replay/index.js';
 export * from './observability/index.js';
 export * from './viewer/index.js';
+export * from './query/index.js';
+export { PriceTable, DEEPSEEK_DEFAULT_PRICES, DEEPSEEK_PRICING_URL, DEEPSEEK_PRICES_CHECKED, DEEPSEEK_PROVIDERS, costAt, inPeak, pricesConfigShape, PriceEntrySchema, type PriceRule, type TokenRates, type PeakTier, type PriceEntry, type Priced, type PricePeriod, type CallPoint, type PriceTableOptions } from './llm/pricing.js';

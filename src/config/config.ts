@@ -20,6 +20,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { llmConfigShape, type LlmConfig } from '../llm/config.js';
+import { pricesConfigShape } from '../llm/pricing.js';
 import { mcpServersSchema, permissionsSchema, sandboxSchema, isHttpServer, type ToolsConfig } from '../tools/config.js';
 import { compactionConfigShape, mergeCompactionConfig } from '../compaction/config.js';
 
@@ -27,6 +28,7 @@ export const configShape = {
   /** Editors' schema pointer; ignored. */
   $schema: z.string().optional(),
   ...llmConfigShape,
+  ...pricesConfigShape,
   mcpServers: mcpServersSchema.optional(),
   permissions: permissionsSchema.optional(),
   sandbox: sandboxSchema.optional(),
@@ -154,6 +156,7 @@ export function mergeConfig(base: DshConfig, over: DshConfig): DshConfig {
   const out: DshConfig = { ...base, ...over };
   if (base.providers || over.providers) out.providers = { ...base.providers, ...over.providers };
   if (base.mcpServers || over.mcpServers) out.mcpServers = { ...base.mcpServers, ...over.mcpServers };
+  if (base.prices || over.prices) out.prices = { ...base.prices, ...over.prices };
   if (base.permissions || over.permissions) {
     const p = { ...base.permissions, ...over.permissions };
     for (const k of ['allow', 'ask', 'deny'] as const) {

@@ -10,3 +10,4 @@ export type { FlushResult, WriterIo } from './writer.js';
 export type { SessionInfo, Listing, ListProblem } from './discover.js';
 export { readLogFile, DEFAULT_STREAM_THRESHOLD, type LogLoad, type ReadLogOptions } from './load.js';
 export { defaultRoot, encodeSegment, decodeSegment, projectKey, logPath, LOG_FILE, LOCK_FILE } from './layout.js';
+export { lockHolder } from './lock.js';
