@@ -22,6 +22,8 @@ export type CliErrorCode =
   /** An option names a seq or turn the log does not have. */
   | 'SEQ_OUT_OF_RANGE'
   | 'TURN_NOT_FOUND'
+  /** A call id the log does not have (the message lists the nearest ones). */
+  | 'CALL_NOT_FOUND'
   /** `dsh run` got no task (no arguments and nothing on standard input). */
   | 'NO_TASK'
   /** `--cwd` is missing or not a directory. */
@@ -37,7 +39,7 @@ export type CliErrorCode =
   /** `dsh view --port N`: the port is taken or needs privileges. */
   | 'PORT_UNAVAILABLE';
 
-const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'NO_TASK']);
+const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'CALL_NOT_FOUND', 'NO_TASK']);
 
 /** Exit statuses of the agent commands beyond 0/1/2: killed by SIGINT or SIGTERM (128 + signal). */
 export const EXIT_SIGINT = 130;

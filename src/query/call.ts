@@ -311,17 +311,29 @@ function distance(a: string, b: string, max: number): number {
   return prev[b.length]!;
 }
 
-/** The ids of `ids` most like `wanted`: containing it or contained in it first, then by edit distance. */
-export function nearestIds(ids: readonly string[], wanted: string, limit = 5): string[] {
-  const w = wanted.toLowerCase();
-  const max = Math.max(3, Math.ceil(wanted.length / 2));
-  const scored: { id: string; score: number }[] = [];
-  for (const id of ids) {
-    const l = id.toLowerCase();
-    const score = l.includes(w) || (w.length >= 3 && w.includes(l)) ? -1 : distance(w.slice(0, 256), l.slice(0, 256), max);
-    if (score <= max) scored.push({ id, score });
+/** Length of the longest common subsequence: how much of a mistyped id survives in a real one. */
+function common(a: string, b: string): number {
+  let prev = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [0];
+    for (let j = 1; j <= b.length; j++) row.push(a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, row[j - 1]!));
+    prev = row;
   }
-  scored.sort((a, b) => a.score - b.score);
+  return prev[b.length]!;
+}
+
+/**
+ * The ids of `ids` most like `wanted`, best first: ids containing it (or contained in it) first,
+ * then by how much of it they share (longest common subsequence), then by edit distance. Always
+ * some, when the log has ids: a near miss is worth showing.
+ */
+export function nearestIds(ids: readonly string[], wanted: string, limit = 5): string[] {
+  const w = wanted.toLowerCase().slice(0, 256);
+  const scored = ids.map((id) => {
+    const l = id.toLowerCase().slice(0, 256);
+    return { id, contains: l.includes(w) || (w.length >= 3 && w.includes(l)), shared: common(w, l), dist: distance(w, l, 256) };
+  });
+  scored.sort((a, b) => Number(b.contains) - Number(a.contains) || b.shared - a.shared || a.dist - b.dist || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return scored.slice(0, limit).map((s) => s.id);
 }
 
@@ -335,7 +347,7 @@ export function callOf(input: QueryInput, callId: string): CallRoundTrip[] {
   if (trips.length > 0) return trips;
   const ids = callIds(view);
   const nearest = nearestIds(ids, callId);
-  const hint = ids.length === 0 ? 'the log has no tool calls' : nearest.length ? `nearest: ${nearest.join(', ')}` : `it has ${ids.length} call id${ids.length === 1 ? '' : 's'}, none close`;
+  const hint = ids.length === 0 ? 'the log has no tool calls' : `nearest: ${nearest.join(', ')}${ids.length > nearest.length ? ` (of ${ids.length})` : ''}`;
   throw new QueryError('CALL_NOT_FOUND', `no tool call "${callId}" in the log; ${hint}`, { callId, nearest });
 }
 

@@ -101,8 +101,8 @@ describe('callOf', () => {
     const s = build();
     expect(() => callOf(s, 'call_3')).toThrow(/no tool call "call_3" in the log; nearest: call_1, call_2/);
     expect(() => callOf(Session.create({ id: 'e' }), 'x')).toThrow(/the log has no tool calls/);
-    expect(nearestIds(['call_00_abc', 'toolu_1', 'call_01_xyz'], 'abc')).toEqual(['call_00_abc']);
-    expect(nearestIds(['aaaaaaaa'], 'zzzzzzzzz')).toEqual([]);
+    expect(nearestIds(['call_00_abc', 'toolu_1', 'call_01_xyz'], 'abc')[0]).toBe('call_00_abc');
+    expect(nearestIds(['call_01_grep', 'call_02_read', 'call_04_read', 'toolu_9'], 'call_4')).toEqual(['call_04_read', 'call_01_grep', 'call_02_read', 'toolu_9']);
   });
 });
 

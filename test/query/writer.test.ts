@@ -11,6 +11,7 @@ import { alertsOf, stats, writerOf } from '../../src/query/index.js';
 import { buildChild } from '../store/support/build.js';
 import { tempDir } from '../store/support/tmp.js';
 import { repoRoot } from '../support/shared.js';
+import { dshIn } from '../cli/support/inproc.js';
 
 function startWriter(root: string, id: string, cwd: string): Promise<{ path: string; kill: () => Promise<void> }> {
   const script = buildChild(join(repoRoot, 'test', 'query', 'fixtures', 'writer-child.ts'));
@@ -60,6 +61,24 @@ describe('live and dangling turns', () => {
     expect(st.dangling).toEqual([1]);
     expect(st.unanswered.map((u) => u.callId)).toEqual(['call_live']);
     expect(alertsOf(st).map((a) => a.kind)).toEqual(['dangling', 'unanswered']);
+  });
+
+  it('dsh log check --alerts passes on a log its live writer holds, and fails once the writer is killed', async () => {
+    const root = tempDir('dsh-query-');
+    const w = await startWriter(root, 'live-2', '/tmp/ws');
+    try {
+      const live = await dshIn(['log', 'check', '--alerts', w.path]);
+      expect(live.code).toBe(0);
+      const stats = JSON.parse((await dshIn(['log', 'stats', '--json', w.path])).stdout);
+      expect(stats.reasons).toEqual({ live: 1 });
+      expect(stats.writer.state).toBe('live');
+    } finally {
+      await w.kill();
+    }
+    const dead = await dshIn(['log', 'check', '--alerts', w.path]);
+    expect(dead.code).toBe(1);
+    expect(dead.stdout).toMatch(/alert dangling \(turn 1, seq 0\)/);
+    expect(dead.stdout).toMatch(/alert unanswered \(turn 1, seq 4\): tool call bash \[call_live\]/);
   });
 
   it('reads no lock as no writer', () => {

@@ -3,17 +3,31 @@
  * (warnings are printed but pass, unless `--strict`). Loading stops at the first refusal, so a
  * failing file reports one error: the first line the harness itself would refuse.
  */
+import { alertsOf, collectStats, viewOf, type Alert, type AlertKind, type WriterState } from '../../query/index.js';
+import type { PriceTable } from '../../llm/pricing.js';
 import { EXIT_OK, EXIT_PROBLEM } from '../errors.js';
 import type { Io } from '../output.js';
 import { formatProblem, problemFromError, problemFromWarning, type Problem } from '../problems.js';
 import { displayName, readLog, type CliLog } from '../read-log.js';
 import { summarize, type LogSummary } from '../summary.js';
+import { resolveLogArg } from '../session-ref.js';
+import { pricesFor, writerFor } from './context.js';
+import { checkSelection, selectStored, wantsStore, type Selection } from './select.js';
 import { oneLine, plural, safeJson } from '../text.js';
 
 export interface CheckOptions {
   json?: boolean;
   strict?: boolean;
   quiet?: boolean;
+  /** With `--alerts`: the kinds that fail a log (its load problems still do). */
+  alerts?: readonly AlertKind[];
+}
+
+/** What `--alerts` needs to compute a log's statistics. */
+export interface AlertContext {
+  kinds: readonly AlertKind[];
+  prices: PriceTable;
+  writer: (path: string) => WriterState;
 }
 
 export interface FileReport {
@@ -22,9 +36,11 @@ export interface FileReport {
   verdict: 'ok' | 'ok-with-warnings' | 'failed';
   summary: LogSummary | null;
   problems: Problem[];
+  /** With `--alerts` (absent otherwise, and for a log that did not load). */
+  alerts?: Alert[];
 }
 
-export function checkFile(path: string, strict: boolean): FileReport {
+export function checkFile(path: string, strict: boolean, alerting?: AlertContext): FileReport {
   const file = displayName(path);
   let log: CliLog;
   try {
@@ -34,7 +50,12 @@ export function checkFile(path: string, strict: boolean): FileReport {
   }
   const problems = log.warnings.map((w) => problemFromWarning(w, file));
   const ok = !(strict && problems.length > 0);
-  return { file, ok, verdict: !ok ? 'failed' : problems.length ? 'ok-with-warnings' : 'ok', summary: summarize(log), problems };
+  const report: FileReport = { file, ok, verdict: !ok ? 'failed' : problems.length ? 'ok-with-warnings' : 'ok', summary: summarize(log), problems };
+  if (alerting) {
+    const { stats } = collectStats(viewOf(log), { prices: alerting.prices, writer: alerting.writer(path) });
+    report.alerts = alertsOf(stats, alerting.kinds);
+  }
+  return report;
 }
 
 function summaryLine(r: FileReport, strict: boolean, io: Io): string {
@@ -51,21 +72,23 @@ function summaryLine(r: FileReport, strict: boolean, io: Io): string {
   if (s.repairedEvents) facts.push(`${plural(s.repairedEvents, 'event')} added by crash repair`);
   if (s.tornTail) facts.push(`torn tail at line ${s.tornTail.line}`);
   if (r.problems.length) facts.push(plural(r.problems.length, 'warning'));
-  const verdict = r.ok ? o.style('green', 'ok') : o.style('red', strict ? 'FAILED (--strict: warnings fail)' : 'FAILED');
+  if (r.alerts?.length) facts.push(o.style('red', plural(r.alerts.length, 'alert')));
+  const verdict = r.ok ? (r.alerts?.length ? o.style('red', 'ALERT') : o.style('green', 'ok')) : o.style('red', strict ? 'FAILED (--strict: warnings fail)' : 'FAILED');
   return `${name}: ${verdict} · ${facts.join(' · ')}`;
 }
 
 /** A file to check, or an argument that could not be resolved to one (and why). */
 export type CheckInput = string | { file: string; error: unknown };
 
-export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: Io): number {
+export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: Io, alerting?: AlertContext): number {
   const strict = opts.strict === true;
   const reports = inputs.map((p): FileReport =>
-    typeof p === 'string' ? checkFile(p, strict) : { file: p.file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(p.error, p.file)] },
+    typeof p === 'string' ? checkFile(p, strict, alerting) : { file: p.file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(p.error, p.file)] },
   );
-  const ok = reports.every((r) => r.ok);
+  const alerts = reports.reduce((n, r) => n + (r.alerts?.length ?? 0), 0);
+  const ok = reports.every((r) => r.ok) && alerts === 0;
   if (opts.json) {
-    io.out.line(safeJson({ ok, strict, files: reports }, 2));
+    io.out.line(safeJson(alerting ? { ok, strict, alertKinds: alerting.kinds, alerts, files: reports } : { ok, strict, files: reports }, 2));
     return ok ? EXIT_OK : EXIT_PROBLEM;
   }
   for (const r of reports) {
@@ -73,11 +96,44 @@ export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: 
       if (opts.quiet && p.severity === 'warning') continue;
       io.out.line(formatProblem(p, io.out));
     }
+    for (const a of r.alerts ?? []) io.out.line(alertLine(r.file, a, io));
     io.out.line(summaryLine(r, strict, io));
   }
   if (reports.length > 1) {
     const failed = reports.filter((r) => !r.ok).length;
-    io.out.line(`${plural(reports.length, 'file')}: ${reports.length - failed} ok, ${failed} failed`);
+    io.out.line(`${plural(reports.length, 'file')}: ${reports.length - failed} ok, ${failed} failed${alerting ? `; ${plural(alerts, 'alert')} in ${plural(reports.filter((r) => r.alerts?.length).length, 'file')}` : ''}`);
   }
   return ok ? EXIT_OK : EXIT_PROBLEM;
+}
+
+/** `file: alert dangling (turn 3, seq 120): …`. */
+function alertLine(file: string, a: Alert, io: Io): string {
+  const tags = [a.turn !== undefined ? `turn ${a.turn}` : undefined, `seq ${a.seq}`].filter((x) => x !== undefined);
+  return `${oneLine(file)}: ${io.out.style('red', `alert ${a.kind}`)} (${tags.join(', ')}): ${oneLine(a.message)}`;
+}
+
+/**
+ * The command: files and session ids, or the store's sessions (`--all`, `--since`, `--cwd`), and
+ * with `--alerts` the statistics each log's alerts come from. `missing` reports a call with
+ * nothing to check, as commander reports a missing argument.
+ */
+export async function runCheckCommand(given: readonly string[], opts: CheckOptions & Selection, io: Io, missing: () => never): Promise<number> {
+  checkSelection(given, opts);
+  let inputs: CheckInput[];
+  if (wantsStore(opts)) {
+    const { sessions, root } = await selectStored(opts, io);
+    if (sessions.length === 0) {
+      if (opts.json) io.out.line(safeJson({ ok: true, strict: opts.strict === true, ...(opts.alerts ? { alertKinds: opts.alerts, alerts: 0 } : {}), files: [] }, 2));
+      else io.out.line(`no stored sessions to check under ${oneLine(root)}`);
+      return EXIT_OK;
+    }
+    inputs = sessions.map((s) => s.path);
+  } else {
+    if (given.length === 0) missing();
+    // One argument that names no single session (ambiguous, compressed) fails as that file,
+    // like a missing file does; the others are still checked.
+    inputs = await Promise.all(given.map((f) => resolveLogArg(f, io.env).catch((error: unknown) => ({ file: f, error }))));
+  }
+  const alerting: AlertContext | undefined = opts.alerts ? { kinds: opts.alerts, prices: pricesFor(io), writer: writerFor } : undefined;
+  return runCheck(inputs, opts, io, alerting);
 }

@@ -1,12 +1,19 @@
 /** The `dsh log` command group: reading session logs. One module per subcommand. */
+import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Io } from '../output.js';
 import { resolveLogArg } from '../session-ref.js';
-import { runCheck, type CheckOptions } from './check.js';
+import type { CheckOptions } from './check.js';
 import { runMessages, type MessagesOptions } from './messages.js';
 import { runShow, type ShowOptions } from './show.js';
 import type { ExportOptions } from './export.js';
 import type { ImportOptions } from './import.js';
+import type { TurnOptions } from './turn.js';
+import type { CallOptions } from './call.js';
+import type { TraceOptions } from './trace.js';
+import type { StatsOptions } from './stats.js';
+import { ALERT_KINDS, DEFAULT_ALERTS, isAlertKind, type AlertKind } from '../../query/index.js';
+import { parseSince } from './select.js';
 
 export type SetExit = (code: number) => void;
 
@@ -44,26 +51,49 @@ A file holding several sessions (sidechains, evaluation records) names one as FI
 
   log
     .command('check')
-    .description('validate session logs: each problem with file, line, seq and rule, then a summary per file')
-    .argument('<file...>', 'session log files (.jsonl) or stored session ids; - reads standard input')
+    .description('validate session logs: each problem with file, line, seq and rule, then a summary per file; --alerts also checks what they recorded')
+    .argument('[file...]', 'session log files (.jsonl) or stored session ids; - reads standard input')
     .option('--strict', 'fail on warnings too (placeholders, torn tail, crash repair, legacy imports)')
     .option('-q, --quiet', 'print errors and summaries only, not warnings')
     .option('--json', 'print one JSON report instead of text')
+    .option('--alerts [kinds]', `also fail on what the logs recorded: ${ALERT_KINDS.join(', ')} (default ${DEFAULT_ALERTS.join(',')})`)
+    .option('--all', 'check the stored sessions (with --alerts: for cron)')
+    .option('--since <date>', 'stored sessions written since a date (2026-11-01) or an age (12h, 7d)', (v: string) => parseSince(v))
+    .option('-C, --cwd <dir>', "stored sessions of this workspace")
     .addHelpText(
       'after',
       `
-Exit status: 0 when every file loads (and, with --strict, has no warnings), 1 otherwise,
-2 for a usage error.
+Exit status: 0 when every file loads (and, with --strict, has no warnings, and with --alerts, no
+alert fires), 1 otherwise, 2 for a usage error. Alerts: a turn that ended error, max-tokens or
+blocked; a turn left open with no live writer (dangling); a tool call with no result
+(unanswered); aborted and interrupted on request. Give the kinds as --alerts=error,dangling.
 
 Examples:
   dsh log check examples/fix-typo.jsonl
-  dsh log check --strict --json logs/*.jsonl`,
+  dsh log check --strict --json logs/*.jsonl
+  dsh log check --alerts --all --since 1d          # in cron: exit 1 when an alert fires
+  dsh log check --alerts=dangling,unanswered 3f2a`,
     )
-    .action(async (files: string[], opts: CheckOptions) => {
-      // One argument that names no single session (ambiguous, compressed) fails as that file,
-      // like a missing file does; the others are still checked.
-      const inputs = await Promise.all(files.map((f) => resolveLogArg(f, io.env).catch((error: unknown) => ({ file: f, error }))));
-      setExit(runCheck(inputs, opts, io));
+    .action(async (given: string[], opts: CheckOptions & { alerts?: string | true; all?: boolean; since?: number; cwd?: string }, cmd: Command) => {
+      const files = [...given];
+      let kinds: AlertKind[] | undefined;
+      if (opts.alerts === true) kinds = [...DEFAULT_ALERTS];
+      else if (opts.alerts !== undefined) {
+        // An optional value swallows the next word (\`--alerts run.jsonl\`): a word that is no
+        // list of alert kinds is a log (a path, or a session id, whose prefixes are hex).
+        const v = opts.alerts;
+        const words = v.split(',');
+        if (words.every((w) => isAlertKind(w))) kinds = words as AlertKind[];
+        else if (words.length > 1 || (/^[a-z]+(?:-[a-z]+)*$/.test(v) && !/^[0-9a-f-]+$/.test(v) && !existsSync(v))) {
+          const bad = words.filter((w) => !isAlertKind(w)).map((w) => JSON.stringify(w));
+          cmd.error(`error: option '--alerts [kinds]': ${bad.join(', ')} ${bad.length === 1 ? 'is not an alert kind' : 'are not alert kinds'}; the kinds are ${ALERT_KINDS.join(', ')} (e.g. --alerts=error,dangling)`, { exitCode: 2, code: 'commander.invalidArgument' });
+        } else {
+          files.unshift(v);
+          kinds = [...DEFAULT_ALERTS];
+        }
+      }
+      const { runCheckCommand } = await import('./check.js');
+      setExit(await runCheckCommand(files, { ...opts, ...(kinds ? { alerts: kinds } : {}) }, io, () => cmd.error("error: missing required argument 'file'", { exitCode: 2, code: 'commander.missingArgument' })));
     });
 
   log
@@ -100,6 +130,100 @@ Examples:
   dsh log messages --at 40 --json examples/fix-typo.jsonl`,
     )
     .action(async (file: string, opts: MessagesOptions) => setExit(runMessages(await resolveLogArg(file, io.env), opts, io)));
+
+  log
+    .command('turn')
+    .description('one turn (one run of the agent loop): how it ended, its figures, its steps, and every event in it')
+    .argument('<log>', 'session log file (.jsonl) or stored session id; - reads standard input')
+    .argument('<n>', 'the turn number', integer(1, 'a turn number'))
+    .option('--json', 'print the turn and every event in it (chunks included) as JSON')
+    .option('--full', 'do not truncate previews in the timeline')
+    .addHelpText(
+      'after',
+      `
+A turn the log does not have is a usage error (exit 2, TURN_NOT_FOUND) naming the turns it has.
+
+Examples:
+  dsh log turn examples/fix-typo.jsonl 2
+  dsh log turn --json 3f2a 1 | jq '.events | length'`,
+    )
+    .action(async (file: string, n: number, opts: TurnOptions) => {
+      const { runTurn } = await import('./turn.js');
+      setExit(runTurn(await resolveLogArg(file, io.env), n, opts, io));
+    });
+
+  log
+    .command('call')
+    .description("one tool call's round trip: the message and chunks that issued it, the call, hooks, approvals, its result, and the times between")
+    .argument('<log>', 'session log file (.jsonl) or stored session id; - reads standard input')
+    .argument('<call-id>', 'the call id (as in dsh log show: [call_…])')
+    .option('--json', 'print the round trip(s) as JSON')
+    .option('--full', 'do not truncate arguments and result previews')
+    .addHelpText(
+      'after',
+      `
+Call ids are unique within a step, not within a session: an id used in several steps prints each
+round trip. An id the log does not have is a usage error (exit 2, CALL_NOT_FOUND) listing the
+nearest ids it has.
+
+Examples:
+  dsh log call examples/fix-typo.jsonl call_01_grep
+  dsh log call --json 3f2a call_00_d0sAHpJ9`,
+    )
+    .action(async (file: string, callId: string, opts: CallOptions) => {
+      const { runCall } = await import('./call.js');
+      setExit(runCall(await resolveLogArg(file, io.env), callId, opts, io));
+    });
+
+  log
+    .command('trace')
+    .description('the provenance of one event: what it cites, what cites it, what it replaced and what replaced it')
+    .argument('<log>', 'session log file (.jsonl) or stored session id; - reads standard input')
+    .argument('<seq>', 'the seq of the event (dsh log show lists them)', integer(0, 'a seq'))
+    .option('--json', 'print the provenance as JSON')
+    .addHelpText(
+      'after',
+      `
+Citations are sourceEventSeqs (a message cites its chunks, a result its call, a compaction
+summary what it replaced); replacements come from folding the surface, and are followed both
+ways. A seq outside the log is a usage error (exit 2, SEQ_OUT_OF_RANGE) naming the range.
+
+Examples:
+  dsh log trace examples/fix-typo.jsonl 39
+  dsh log trace --json 3f2a 4`,
+    )
+    .action(async (file: string, seq: number, opts: TraceOptions) => {
+      const { runTrace } = await import('./trace.js');
+      setExit(runTrace(await resolveLogArg(file, io.env), seq, opts, io));
+    });
+
+  log
+    .command('stats')
+    .description('what sessions did and cost: tokens, cost, times, end reasons, retries, errors, tools, alerts; one log, several, or the store')
+    .argument('[log...]', 'session log files (.jsonl) or stored session ids')
+    .option('--all', 'every stored session (of every workspace unless --cwd)')
+    .option('--since <date>', 'stored sessions written since a date (2026-11-01, 2026-11-01T09:00Z) or an age (30m, 12h, 7d, 2w)', (v: string) => parseSince(v))
+    .option('-C, --cwd <dir>', 'stored sessions of this workspace')
+    .option('--turns', 'one log: also a table of its turns')
+    .option('--top <n>', 'tools listed (default 10 for several sessions, 20 for one)', integer(1, 'a count'))
+    .option('--json', 'print the statistics as JSON')
+    .addHelpText(
+      'after',
+      `
+Costs come from the config's "prices" and DeepSeek's published prices (docs/data-plane.md); a
+model with no price is listed as unpriced, never counted as free. A turn left open is live while
+its writer holds the session's lock, dangling otherwise.
+
+Examples:
+  dsh log stats examples/fix-typo.jsonl
+  dsh log stats --all --since 7d
+  dsh log stats --cwd . --json | jq .cost`,
+    )
+    .action(async (files: string[], opts: StatsOptions) => {
+      const { runStats } = await import('./stats.js');
+      const paths = await Promise.all(files.map((f) => resolveLogArg(f, io.env)));
+      setExit(await runStats(paths, opts, io));
+    });
 
   log
     .command('export')

@@ -39,7 +39,8 @@ function headerLines(log: CliLog, out: Output): string[] {
   return lines;
 }
 
-function render(entries: readonly Entry[], out: Output): void {
+/** Timeline entries, one line each (and their detail lines), with the seq in the left column. */
+export function renderEntries(entries: readonly Entry[], out: Output): void {
   const width = String(entries.reduce((m, e) => Math.max(m, e.seq), 0)).length;
   const pad = ' '.repeat(width);
   for (const e of entries) {
@@ -65,6 +66,6 @@ export function runShow(path: string, opts: ShowOptions, io: Io): number {
   }
   for (const l of headerLines(log, io.out)) io.out.line(l);
   io.out.line();
-  render(entries, io.out);
+  renderEntries(entries, io.out);
   return EXIT_OK;
 }
