@@ -3,6 +3,7 @@
  *
  *   node --expose-gc dist-bench/bench/main.js                 full run (2,000 turns, ~970k events)
  *   node --expose-gc dist-bench/bench/main.js --quick         200 turns, fewer repetitions
+ *   node --expose-gc dist-bench/bench/main.js --only query     one phase (derive seed encode decode longline query rss)
  *   node dist-bench/bench/main.js --write FILE [--no-pack]    write the workload as a dsh v0 JSONL file
  */
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deriveMessagesFrom, encodeJsonl, loadJsonl, loadJsonlFile, MessageProjection, Session, type SessionEvent, type SessionHeader } from '../src/session/index.js';
 import { generateWorkload, type Draft } from './generate.js';
+import { callOf, provenance, stats, turnOf } from '../src/query/index.js';
+import { main as cliMain } from '../src/cli/main.js';
+import { Output } from '../src/cli/output.js';
 import { parseLines } from './parse-lines.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -166,7 +170,10 @@ function row(metric: string, value: string, baseline = '', ratio = '', target = 
 if (args.write !== undefined) {
   writeMode(args.write);
 } else {
-  main();
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
 }
 
 function writeMode(file: string): void {
@@ -179,7 +186,7 @@ function writeMode(file: string): void {
   console.log(`wrote ${file}: ${s.length} events, ${text.split('\n').length - 2} storage lines, ${mb(Buffer.byteLength(text))}${args['no-pack'] ? ' (one event per line)' : ' (packed chunk rows)'}`);
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const quick = args.quick ?? false;
   const turns = Number(args.turns ?? (quick ? 200 : 2000));
   const reps = Number(args.reps ?? (quick ? 3 : 5));
@@ -379,6 +386,55 @@ function main(): void {
       const f = JSON.parse(c.stdout) as { base: number; ours: number };
       row(`decode+load, ${label}, fresh process`, `${fmtRate(bytes, f.ours, 'B')} = ${fmtRate(n, f.ours, 'events')}`, `${fmtRate(bytes, f.base, 'B')} (JSON.parse of each line of the same file, objects kept)`, pct(f.base / f.ours), '≥ 75%', f.base / f.ours >= 0.75);
       row(`decode+load, ${label}, in the bench process`, `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`, `${fmtRate(bytes, r.base, 'B')} (same baseline)`, pct(r.base / r.ours));
+    }
+  }
+
+  // -- queries (docs/data-plane.md) ------------------------------------------------------------
+  // Each query is one pass over the loaded session; the baseline is the cost of merely parsing
+  // the same file (JSON.parse of each line, objects kept). Measured on the loaded session alone,
+  // and end to end as the command runs it (the streamed load of the file, the query, the output).
+  if (want('query')) await queryBench();
+  async function queryBench(): Promise<void> {
+    console.log('\nqueries on the packed file (one pass each)');
+    const file = writeData('bench-packed.jsonl', packedText);
+    const loaded = loadJsonl(packedText);
+    const callDraft = drafts.findIndex((d, i) => d.type === 'tool/call' && i > n / 2);
+    const callId = (drafts[callDraft]!.data as { callId: string }).callId;
+    const messageSeq = drafts.findIndex((d, i) => d.type === 'assistant/message' && i > n / 2);
+    const midTurn = Math.ceil(turns / 2);
+    const parse = (): unknown => parseLines(packedText);
+    const queries: [string, () => unknown, string[]][] = [
+      ['stats (whole session, per turn and step)', () => stats(loaded), ['stats', file]],
+      [`call (round trip of ${callId}, seq ${callDraft})`, () => callOf(loaded, callId), ['call', file, callId]],
+      [`trace (provenance of the assistant/message at seq ${messageSeq})`, () => provenance(loaded, messageSeq), ['trace', file, String(messageSeq)]],
+      [`turn (every event of turn ${midTurn})`, () => turnOf(loaded, midTurn), ['turn', file, String(midTurn)]],
+    ];
+    const quiet = { out: new Output({ write: () => undefined }, false), err: new Output({ write: () => undefined }, false), env: { ...process.env, DSH_HOME: join(repoRoot, '.bench-data', 'home') } };
+    for (const [label, run, argv] of queries) {
+      const r = pairKept(reps, parse, run);
+      row(`query: ${label}`, `${r.ours.toFixed(0)} ms = ${fmtRate(n, r.ours, 'events')}`, `${r.base.toFixed(0)} ms (JSON.parse of each line of the same file, objects kept)`, pct(r.base / r.ours));
+    }
+    for (const [label, , argv] of queries) {
+      const cmd = `dsh log ${argv[0]}`;
+      const e2e: number[] = [];
+      const base: number[] = [];
+      // A warm-up of each, then alternately, as pair() does.
+      sink += (parse() as unknown[]).length;
+      await cliMain(['log', ...argv, '--json'], quiet);
+      for (let i = 0; i < reps; i++) {
+        gc();
+        let t0 = performance.now();
+        sink += (parse() as unknown[]).length;
+        base.push(performance.now() - t0);
+        gc();
+        t0 = performance.now();
+        const code = await cliMain(['log', ...argv, '--json'], quiet);
+        e2e.push(performance.now() - t0);
+        if (code !== 0) throw new Error(`${cmd} exited ${code}`);
+      }
+      const b = median(base);
+      const o = median(e2e);
+      row(`command: ${cmd} --json (load + ${label.split(' ')[0]} + output)`, `${o.toFixed(0)} ms`, `${b.toFixed(0)} ms (same baseline)`, pct(b / o));
     }
   }
 

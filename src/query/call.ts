@@ -13,7 +13,7 @@
  */
 import { toolResultCallId } from '../session/trace.js';
 import { QueryError } from './errors.js';
-import { num, obj, str, viewOf, type EventRef, type LogView, type QueryInput, refOf } from './input.js';
+import { isChunkRun, num, obj, str, viewOf, type EventRef, type LogView, type QueryInput, refOf } from './input.js';
 
 export interface IssuedBy {
   /** The `assistant/message` holding the tool-call block. */
@@ -115,7 +115,20 @@ export function roundTrips(view: LogView, callId: string): CallRoundTrip[] {
     return cur;
   };
 
-  for (const e of view.scan()) {
+  for (const e of view.records()) {
+    if (isChunkRun(e)) {
+      // Runs hold only deltas of one block: a tool call's argument deltas, or text.
+      t = e.time(e.length - 1);
+      if (e.kind !== 'tool-call-delta' || e.id !== callId) continue;
+      const b = tripHere();
+      const start = blockStarts.get(e.index);
+      if (start) {
+        b.chunkCandidates.push(start);
+        blockStarts.delete(e.index);
+      }
+      for (let k = 0; k < e.length; k++) b.chunkCandidates.push({ seq: e.seq0 + k, t: e.time(k) });
+      continue;
+    }
     t = e.time;
     const d = obj(e.data);
     switch (e.type) {
@@ -278,7 +291,8 @@ function finish(b: Build): CallRoundTrip {
 /** Every call id the log names (tool calls, tool-call blocks, results), in first-seen order. */
 export function callIds(view: LogView): string[] {
   const seen = new Set<string>();
-  for (const e of view.scan()) {
+  for (const e of view.records()) {
+    if (isChunkRun(e)) continue;
     if (e.type === 'tool/call') {
       const id = str(obj(e.data).callId);
       if (id !== undefined) seen.add(id);

@@ -10,7 +10,7 @@
  * it closed; the closers stay readable (a query may name their seqs, as `dsh log show` lists
  * them), the loader's marker does not (it is not part of the session's history).
  */
-import { Session } from '../session/session.js';
+import { isChunkRun, Session, type ChunkRunView } from '../session/session.js';
 import type { SessionEvent, SessionHeader } from '../session/events.js';
 import type { LoadedLog } from '../session/codec/load.js';
 import { QueryError } from './errors.js';
@@ -44,7 +44,14 @@ export interface LogView {
   at(seq: number): SessionEvent;
   /** Events `from` … `to − 1` in seq order, without copying the log. */
   scan(from?: number, to?: number): Iterable<SessionEvent>;
+  /**
+   * The same events, with the runs of chunks a loaded log stores compactly given whole (their
+   * members not materialised): for folds that can take a run at once.
+   */
+  records(from?: number, to?: number): Iterable<SessionEvent | ChunkRunView>;
 }
+
+export { isChunkRun, type ChunkRunView };
 
 function sessionView(s: Session, id: string, header: SessionHeader, length: number, written: number): LogView {
   return {
@@ -58,6 +65,19 @@ function sessionView(s: Session, id: string, header: SessionHeader, length: numb
       for (const e of s.since(from)) {
         if (e.seq >= to) return;
         yield e;
+      }
+    },
+    *records(from = 0, to = length) {
+      if (from >= to) return;
+      for (const r of s.records(from)) {
+        if (isChunkRun(r)) {
+          if (r.seq0 >= to) return;
+          if (r.seq0 + r.length <= to) yield r;
+          else for (let k = 0; r.seq0 + k < to; k++) yield r.member(k);
+          continue;
+        }
+        if (r.seq >= to) return;
+        yield r;
       }
     },
   };
@@ -91,6 +111,9 @@ export function viewOf(input: QueryInput): LogView {
         *scan(from = 0, to = n) {
           for (let i = Math.max(0, from); i < Math.min(to, n); i++) yield events[i]!;
         },
+        records(from = 0, to = n) {
+          return this.scan(from, to);
+        },
       };
     }
     const r = input as Partial<EventReader>;
@@ -110,6 +133,9 @@ export function viewOf(input: QueryInput): LogView {
             if (e.seq >= to) return;
             yield e;
           }
+        },
+        records(from = 0, to = n) {
+          return this.scan(from, to);
         },
       };
     }

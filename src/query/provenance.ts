@@ -14,7 +14,7 @@
  *   bracketing a compaction summary or a pruning (by compaction id, or by the seqs they shadow).
  */
 import type { SessionEvent } from '../session/events.js';
-import { num, obj, refOf, requireSeq, str, viewOf, type EventRef, type LogView, type QueryInput } from './input.js';
+import { isChunkRun, num, obj, refOf, requireSeq, str, viewOf, type EventRef, type LogView, type QueryInput } from './input.js';
 
 export interface ChainLink extends EventRef {
   /** Steps away from the event asked about (1 = a direct replacement). */
@@ -135,7 +135,9 @@ export function provenanceIn(view: LogView, seq: number): Provenance {
   /** compaction/prune events not yet matched to the replaces that carry them out. */
   const prunes: SessionEvent[] = [];
 
-  for (const e of view.scan()) {
+  for (const e of view.records()) {
+    // Chunks carry no surface op and cite nothing.
+    if (isChunkRun(e)) continue;
     fold.apply(e);
     const ed = obj(e.data);
     if (e.type === 'turn/start') stepTurn = num(ed.turn);

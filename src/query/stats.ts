@@ -27,7 +27,7 @@ import type { TokenUsage } from '../model/usage.js';
 import { toolResultCallId } from '../session/trace.js';
 import { PriceTable, type PricePeriod } from '../llm/pricing.js';
 import { distOf, type Dist } from './dist.js';
-import { num, obj, str, viewOf, type LogView, type QueryInput } from './input.js';
+import { isChunkRun, num, obj, str, viewOf, type ChunkRunView, type LogView, type QueryInput } from './input.js';
 
 // ---------------------------------------------------------------------------------------------
 // Result shapes
@@ -568,16 +568,39 @@ export class StatsFold {
     }
   }
 
-  private chunk(c: Record<string, unknown>, prevT: number, time: number): void {
+  /**
+   * A run of delta chunks as a loaded log stores it: the same as pushing its members one by one
+   * (they are all deltas of one block), without materialising them.
+   */
+  pushRun(r: ChunkRunView): void {
+    const n = r.length;
+    if (n === 0) return;
+    const first = r.time(0);
+    const last = r.time(n - 1);
+    const prevT = this.t === -Infinity ? first : this.t;
+    this.events += n;
+    this.firstTime ??= first;
+    this.lastTime = last;
+    this.t = first;
+    const a = this.attemptFor(prevT, first);
+    a.firstDelta ??= first;
+    this.t = last;
+  }
+
+  /** The attempt a chunk belongs to: the open one, or a new one after anything but its chunks. */
+  private attemptFor(prevT: number, time: number): Attempt {
     if (!this.attempt || this.attempt.finished) {
-      // A chunk after anything but a chunk of an unfinished attempt opens a new attempt.
       this.flushUnmessaged();
       this.attempt = { t0: prevT, finished: false, time };
       this.attemptCount++;
       if (this.turn) this.turn.attempts++;
       if (this.step) this.step.attempts++;
     }
-    const a = this.attempt;
+    return this.attempt;
+  }
+
+  private chunk(c: Record<string, unknown>, prevT: number, time: number): void {
+    const a = this.attemptFor(prevT, time);
     const type = c.type;
     if (typeof type === 'string' && DELTAS.has(type)) {
       a.firstDelta ??= this.t;
@@ -820,7 +843,10 @@ function opt<K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } {
 /** Fold the events the log itself holds (not a loader's crash-repair closers). */
 export function collectStats(view: LogView, opts: StatsOptions = {}): { stats: SessionStats; samples: StatsSamples } {
   const fold = new StatsFold({ ...(opts.prices ? { prices: opts.prices } : {}), ...(opts.detail !== undefined ? { detail: opts.detail } : {}) });
-  for (const e of view.scan(0, view.written)) fold.push(e);
+  for (const r of view.records(0, view.written)) {
+    if (isChunkRun(r)) fold.pushRun(r);
+    else fold.push(r);
+  }
   return fold.result({ id: view.id, header: view.header }, opts.writer);
 }
 

@@ -4,7 +4,7 @@
  */
 import type { SessionEvent, TurnEndReason } from '../session/events.js';
 import { QueryError } from './errors.js';
-import { num, obj, viewOf, type LogView, type QueryInput } from './input.js';
+import { isChunkRun, num, obj, viewOf, type LogView, type QueryInput } from './input.js';
 
 export interface StepSlice {
   step: number;
@@ -34,8 +34,8 @@ export function turnNumbers(view: LogView): { first: number; last: number; count
   let first: number | undefined;
   let last = 0;
   let count = 0;
-  for (const e of view.scan()) {
-    if (e.type !== 'turn/start') continue;
+  for (const e of view.records()) {
+    if (isChunkRun(e) || e.type !== 'turn/start') continue;
     const t = num(obj(e.data).turn);
     if (t === undefined) continue;
     first ??= t;
@@ -50,11 +50,18 @@ export function turnOf(input: QueryInput, n: number): TurnSlice {
   const view = viewOf(input);
   let slice: TurnSlice | undefined;
   let open: StepSlice | undefined;
-  for (const e of view.scan()) {
+  for (const r of view.records()) {
     if (slice === undefined) {
-      if (e.type === 'turn/start' && num(obj(e.data).turn) === n) slice = { turn: n, start: e.seq, last: e.seq, repaired: false, steps: [], events: [e] };
+      // Until the turn starts, chunk runs are skipped whole.
+      if (!isChunkRun(r) && r.type === 'turn/start' && num(obj(r.data).turn) === n) slice = { turn: n, start: r.seq, last: r.seq, repaired: false, steps: [], events: [r] };
       continue;
     }
+    if (isChunkRun(r)) {
+      for (let k = 0; k < r.length; k++) slice.events.push(r.member(k));
+      slice.last = r.seq0 + r.length - 1;
+      continue;
+    }
+    const e = r;
     // A second start of the same number cannot load; another turn's start ends an unclosed one.
     if (e.type === 'turn/start') break;
     slice.events.push(e);

@@ -38,6 +38,17 @@ import { RESERVED_TYPES, reservedType, validateEnvelope, validateEventData, type
 import { validateHeader } from './header.js';
 import { canonicalHeader } from './request-header.js';
 
+/**
+ * A run of same-block chunk deltas as a loaded log stores it (`Session.records`): shared placement,
+ * and each member's payload and time by index; `member(k)` materialises the event at `seq0 + k`.
+ */
+export type ChunkRunView = Pick<ChunkRun, 'seq0' | 'length' | 'turn' | 'step' | 'index' | 'kind' | 'id' | 'name' | 'payload' | 'time' | 'member'>;
+
+/** Is a record of `Session.records` a compact chunk run (rather than one event)? */
+export function isChunkRun(r: SessionEvent | ChunkRunView): r is ChunkRunView {
+  return r instanceof ChunkRun;
+}
+
 export type SessionListener = (event: SessionEvent) => void | Promise<void>;
 
 /** A pre-commit check may veto an event by throwing; it must not append. */
@@ -329,6 +340,26 @@ export class Session {
       const slot = this.starts === undefined ? this.log[seq]! : this.log[this.recordOf(seq)]!;
       if (slot instanceof ChunkRun) {
         for (let k = seq - slot.seq0; k < slot.length; k++) yield slot.member(k);
+        seq = slot.seq0 + slot.length;
+      } else {
+        yield slot;
+        seq++;
+      }
+    }
+  }
+
+  /**
+   * Records from `fromSeq` to the end: each event, or, where a loaded log stores a run of chunk
+   * events compactly, the run itself with its members not materialised (a run starting before
+   * `fromSeq` yields its remaining members one by one). For readers that can take a run whole
+   * (statistics, a scan for one call id) instead of paying for an object per chunk.
+   */
+  *records(fromSeq = 0): IterableIterator<SessionEvent | ChunkRunView> {
+    for (let seq = Math.max(0, fromSeq); seq < this.count; ) {
+      const slot = this.starts === undefined ? this.log[seq]! : this.log[this.recordOf(seq)]!;
+      if (slot instanceof ChunkRun) {
+        if (seq === slot.seq0) yield slot;
+        else for (let k = seq - slot.seq0; k < slot.length; k++) yield slot.member(k);
         seq = slot.seq0 + slot.length;
       } else {
         yield slot;
