@@ -4,8 +4,8 @@
  * Layers, bottom up (each imports only from those before it; the table in docs/architecture.md
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
  * session log → hook bus → model adapters → tools → agent loop → compaction → config → coding
- * preset → store → import → replay → observability → viewer → CLI. This entry re-exports them in
- * that order; nothing imports it.
+ * preset → store → import → query → replay → observability → viewer → CLI. This entry re-exports
+ * them in that order; nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';
@@ -13,6 +13,7 @@ export * from './hooks/index.js';
 export * from './llm/index.js';
 export { ScriptedAdapter, textResponse, toolCallResponse, maxTokensResponse, errorResponse, emptyResponse, type ScriptEntry, type ScriptedCall } from './llm/scripted.js';
 export { AdapterRegistry, AdapterRegistryError } from './llm/registry.js';
+export { PriceTable, DEEPSEEK_DEFAULT_PRICES, DEEPSEEK_PRICING_URL, DEEPSEEK_PRICES_CHECKED, DEEPSEEK_PROVIDERS, costAt, inPeak, pricesConfigShape, PriceEntrySchema, type PriceRule, type TokenRates, type PeakTier, type PriceEntry, type Priced, type PricePeriod, type CallPoint, type PriceTableOptions } from './llm/pricing.js';
 export * from './tools/index.js';
 export { Agent, AgentError, createAgent, userMessage, parseModelSpec, type CreateAgentOptions } from './agent/agent.js';
 export type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './agent/context.js';
@@ -27,8 +28,7 @@ export * from './config/index.js';
 export * from './coding/index.js';
 export * from './store/index.js';
 export * from './import/index.js';
+export * from './query/index.js';
 export * from './replay/index.js';
 export * from './observability/index.js';
 export * from './viewer/index.js';
-export * from './query/index.js';
-export { PriceTable, DEEPSEEK_DEFAULT_PRICES, DEEPSEEK_PRICING_URL, DEEPSEEK_PRICES_CHECKED, DEEPSEEK_PROVIDERS, costAt, inPeak, pricesConfigShape, PriceEntrySchema, type PriceRule, type TokenRates, type PeakTier, type PriceEntry, type Priced, type PricePeriod, type CallPoint, type PriceTableOptions } from './llm/pricing.js';

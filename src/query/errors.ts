@@ -3,6 +3,8 @@
  * says what it does have (the turn range, the nearest call ids, the seq range), so a caller can
  * correct the question without another query.
  */
+import { CodedError } from '../model/coded-error.js';
+
 export type QueryErrorCode =
   /** The input is not a Session, a loaded log, `{ id, events }` or an event reader. */
   | 'INVALID_INPUT'
@@ -25,13 +27,11 @@ export interface QueryErrorDetails {
   nearest?: string[];
 }
 
-export class QueryError extends Error {
-  readonly code: QueryErrorCode;
+export class QueryError extends CodedError<QueryErrorCode> {
   readonly details: QueryErrorDetails;
   constructor(code: QueryErrorCode, message: string, details: QueryErrorDetails = {}) {
-    super(message);
+    super(code, message);
     this.name = 'QueryError';
-    this.code = code;
     this.details = details;
   }
 }
