@@ -78,6 +78,8 @@ export const sandboxSchema = z.strictObject({
   bubblewrap: z.union([z.string().min(1), z.literal(false)]).optional(),
   /** Whether shell commands may use the network (default true); false needs bubblewrap. */
   network: z.boolean().optional(),
+  /** Unix sockets (or directories of them) commands may reach under read-only and workspace-write; all others are masked. */
+  allowSockets: z.array(z.string().min(1)).optional(),
 });
 
 /** The three sections, as the CLI merges them into its config schema. */
@@ -103,6 +105,7 @@ export function permissionsOptionsFrom(cfg: Pick<ToolsConfig, 'permissions' | 's
   if (cfg.sandbox?.mode !== undefined) o.sandbox = cfg.sandbox.mode;
   if (cfg.sandbox?.bubblewrap !== undefined) o.bubblewrap = cfg.sandbox.bubblewrap;
   if (cfg.sandbox?.network !== undefined) o.network = cfg.sandbox.network;
+  if (cfg.sandbox?.allowSockets) o.allowSockets = cfg.sandbox.allowSockets;
   if (cfg.permissions?.approval !== undefined) o.approval = cfg.permissions.approval;
   if (cfg.permissions?.allow) o.allow = cfg.permissions.allow;
   if (cfg.permissions?.ask) o.ask = cfg.permissions.ask;

@@ -26,6 +26,7 @@ import { walkFiles } from './walk.js';
 import { pathMatcher } from '../glob-match.js';
 import { closeAll, openDirBeneath, openIn, partsBelow, type Dir } from './beneath.js';
 import { fsErrorFrom } from './errors.js';
+import { capabilityArgs } from '../shell/bubblewrap.js';
 
 export class SearchError extends ToolError {
   override name = 'SearchError';
@@ -204,7 +205,7 @@ export function confinedRipgrep(rgPath: string, bwrap: string | false): RipgrepV
     }
     if (!rg.startsWith('/usr/')) system.push('--ro-bind', rg, rg);
     const make: RipgrepView = (roots, cwd) => {
-      const args = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', ...system, '--dev', '/dev'];
+      const args = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', ...capabilityArgs(), ...system, '--dev', '/dev'];
       for (const r of new Set(roots)) args.push('--ro-bind', r, r);
       return { file: bwrap, args: [...args, '--chdir', cwd, '--', rg] };
     };

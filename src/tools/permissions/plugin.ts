@@ -23,6 +23,7 @@ import { FsError } from '../fs/errors.js';
 import { attachFsPolicy } from '../fs/policy.js';
 import type { ShellSpawnPlan, ShellSpawnRequest } from '../shell/hooks.js';
 import { bubblewrapArgs, probeBubblewrap } from '../shell/bubblewrap.js';
+import { hostSockets, socketsToMask } from '../shell/sockets.js';
 import type { ApprovalPolicy, SandboxMode, SandboxReport } from './modes.js';
 import { ToolError } from '../types.js';
 import { firstMatch, parseRules, type Subject } from './rules.js';
@@ -49,6 +50,12 @@ export interface PermissionsOptions {
    * The file tools refuse them (`FS_SANDBOX_DENIED`); under bubblewrap, commands see an empty file.
    */
   hidePaths?: readonly string[];
+  /**
+   * Unix sockets (paths, or directories holding them) that commands may still reach under
+   * `read-only` and `workspace-write` (say `/run/postgresql` for a local database). Every other
+   * path socket outside the workspace is masked.
+   */
+  allowSockets?: readonly string[];
 }
 
 function wantsEscalation(args: unknown): boolean {
@@ -79,6 +86,13 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
   const bwrap = opts.bubblewrap ?? 'bwrap';
   const network = opts.network !== false;
   const hidden = (opts.hidePaths ?? []).map((p) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  });
+  const allowSockets = (opts.allowSockets ?? []).map((p) => {
     try {
       return realpathSync(p);
     } catch {
@@ -168,10 +182,12 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
           return { ...plan, sandbox: report };
         }
         const root = await realpath(req.root);
+        // Listed anew for each command: daemons come and go. The private /tmp and /dev hide theirs already.
+        const sockets = effective === 'danger-full-access' ? [] : socketsToMask(hostSockets(), [root, '/tmp', '/dev', '/proc'], allowSockets);
         return {
           ...plan,
           file: bwrap,
-          args: [...bubblewrapArgs(effective, root, plan.cwd, { network, hide: hidden }), plan.file, ...plan.args],
+          args: [...bubblewrapArgs(effective, root, plan.cwd, { network, hide: hidden, sockets }), plan.file, ...plan.args],
           sandbox: report,
           diesWithParent: true,
         };
