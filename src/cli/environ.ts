@@ -7,20 +7,55 @@
  * after its value has been copied into the heap (`process.env[K] = v`, libc's own copy): the
  * process keeps working with its keys, and `/proc/<dsh>/environ` no longer shows them.
  *
- * Linux only; elsewhere, or if the kernel refuses the write, nothing changes and the caller is told.
+ * Linux only; elsewhere, or if the kernel refuses the write (a read-only `/proc`, a kernel booted
+ * with `proc_mem.force_override=never`), nothing changes and the caller is told. Success is not
+ * assumed: the block is read back, and a variable still in it is reported as left.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 
 export interface ScrubResult {
   /** Variables whose bytes were overwritten. */
   scrubbed: string[];
-  /** Why nothing could be done, when nothing was. */
+  /** Variables of `names` still readable in the block afterwards (empty when the scrub worked). */
+  left: string[];
+  /** Why the block could not be (wholly) overwritten, when it could not. */
   unavailable?: string;
 }
 
-/** Overwrite the initial-environment bytes of `names` (their values stay in `process.env`). */
-export function scrubEnviron(names: ReadonlySet<string>): ScrubResult {
-  if (process.platform !== 'linux') return { scrubbed: [], unavailable: 'not Linux' };
+/** The names of the block's entries (`NAME=value` separated by NULs). */
+function entryNames(block: Buffer): string[] {
+  return block
+    .toString('latin1')
+    .split('\0')
+    .map((e) => (e.indexOf('=') > 0 ? e.slice(0, e.indexOf('=')) : ''))
+    .filter((n) => n !== '');
+}
+
+/** Which of `names` `/proc/self/environ` still shows (all of them when it cannot be read). */
+function stillThere(names: ReadonlySet<string>, environ: string): string[] {
+  try {
+    const present = new Set(entryNames(readFileSync(environ)));
+    return [...names].filter((n) => present.has(n));
+  } catch {
+    return [...names];
+  }
+}
+
+/**
+ * Overwrite the initial-environment bytes of `names` (their values stay in `process.env`).
+ * `mem` is the file written through (tests point it somewhere that refuses the write).
+ */
+export function scrubEnviron(names: ReadonlySet<string>, opts: { mem?: string } = {}): ScrubResult {
+  const result = scrub(names, opts.mem ?? '/proc/self/mem');
+  if (process.platform !== 'linux') return result;
+  const left = stillThere(names, '/proc/self/environ');
+  if (left.length > 0 && result.unavailable === undefined) return { ...result, left, unavailable: 'the overwritten bytes still read back' };
+  return { ...result, left };
+}
+
+function scrub(names: ReadonlySet<string>, mem: string): ScrubResult {
+  const none = (unavailable?: string): ScrubResult => ({ scrubbed: [], left: [], ...(unavailable !== undefined ? { unavailable } : {}) });
+  if (process.platform !== 'linux') return none('not Linux');
   let start: number;
   let block: Buffer;
   try {
@@ -29,10 +64,10 @@ export function scrubEnviron(names: ReadonlySet<string>): ScrubResult {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) return { scrubbed: [], unavailable: 'no environment block in /proc/self/stat' };
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) return none('no environment block in /proc/self/stat');
     block = readFileSync('/proc/self/environ');
   } catch (e) {
-    return { scrubbed: [], unavailable: (e as Error).message };
+    return none((e as Error).message);
   }
   const targets: { name: string; offset: number; length: number }[] = [];
   let offset = 0;
@@ -42,7 +77,7 @@ export function scrubEnviron(names: ReadonlySet<string>): ScrubResult {
     if (names.has(name)) targets.push({ name, offset, length: Buffer.byteLength(entry, 'latin1') });
     offset += Buffer.byteLength(entry, 'latin1') + 1;
   }
-  if (targets.length === 0) return { scrubbed: [] };
+  if (targets.length === 0) return none();
   // libc's table must stop pointing into the block before its bytes change.
   for (const t of targets) {
     const v = process.env[t.name];
@@ -51,15 +86,15 @@ export function scrubEnviron(names: ReadonlySet<string>): ScrubResult {
   let fd: number | undefined;
   const scrubbed: string[] = [];
   try {
-    fd = openSync('/proc/self/mem', 'r+');
+    fd = openSync(mem, 'r+');
     for (const t of targets) {
       writeSync(fd, Buffer.alloc(t.length, 0), 0, t.length, start + t.offset);
       scrubbed.push(t.name);
     }
   } catch (e) {
-    return { scrubbed, unavailable: (e as Error).message };
+    return { scrubbed, left: [], unavailable: `${mem}: ${(e as Error).message}` };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  return { scrubbed };
+  return { scrubbed, left: [] };
 }

@@ -42,6 +42,8 @@ export interface CodingAgentOptions {
   network?: boolean;
   /** Files no tool may read (the CLI passes its config files that hold literal keys). */
   hidePaths?: readonly string[];
+  /** Why this process's environment block still holds keys (see `PermissionsOptions.exposedKeys`). */
+  exposedKeys?: string;
   allow?: readonly string[];
   ask?: readonly string[];
   deny?: readonly string[];
@@ -84,6 +86,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   if (opts.approval) perms.approval = opts.approval;
   if (opts.network !== undefined) perms.network = opts.network;
   if (opts.hidePaths?.length) perms.hidePaths = opts.hidePaths;
+  if (opts.exposedKeys !== undefined) perms.exposedKeys = opts.exposedKeys;
   for (const k of ['allow', 'ask', 'deny'] as const) {
     const merged = [...(fromConfig[k] ?? []), ...(opts[k] ?? [])];
     if (merged.length > 0) perms[k] = merged;

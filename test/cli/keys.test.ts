@@ -25,6 +25,8 @@ import { describe, expect, it } from 'vitest';
 import { chatStream } from '../support/faults.js';
 import { startFakeProvider } from '../support/fake-provider.js';
 import { spawnDsh } from './support/driver.js';
+import { builtBin } from './support/run.js';
+import { spawn } from 'node:child_process';
 import { agentEnv, gitRepo, logEvents, storedLogs, tempDir } from './support/agent.js';
 import { probeBubblewrap } from '../../src/tools/shell/bubblewrap.js';
 
@@ -166,6 +168,55 @@ describe('every configured secret redacted where errors are printed and logged',
       expect([...types]).toEqual(expect.arrayContaining(['llm/retry', 'assistant/chunk', 'turn/end']));
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
+
+/**
+ * When the overwrite of dsh's environment block fails (here: dsh runs under a read-only `/proc`,
+ * as a hardened or containerised host may give it), the keys stay readable from
+ * `/proc/<dsh>/environ`. dsh must say so and fail safe: commands run only inside bubblewrap's PID
+ * namespace, where dsh is not visible, and are refused where bubblewrap cannot run.
+ */
+describe.skipIf(!bwrap.ok)('when dsh cannot overwrite its own environment block', () => {
+  it('says so on stderr, refuses commands without bubblewrap (SANDBOX_KEYS_EXPOSED), and inside bubblewrap they still see no key', { timeout: 120_000 }, async () => {
+    const key = secret('sk-ds');
+    const cfgDir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-keys-ro-proc-'));
+    const probe = 'echo "== env"; env; echo "== all"; for p in /proc/[0-9]*; do tr "\\0" "\\n" < $p/environ 2>/dev/null; echo; done; echo "== done"';
+    try {
+      const runs = await Promise.all(
+        [true, false].map(async (bubblewrap) => {
+          const provider = await startFakeProvider({
+            script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: probe })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+          });
+          const home = tempDir();
+          const cfg = join(cfgDir, `config-${bubblewrap}.json`);
+          writeFileSync(cfg, JSON.stringify(bubblewrap ? {} : { sandbox: { bubblewrap: false } }));
+          const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', DSH_DEBUG: undefined, DSH_MODEL: undefined, ...agentEnv(provider.url, home), DEEPSEEK_API_KEY: key, PLAIN_COPY: key, DEEPSEEK_BASE_URL: provider.url };
+          for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+          // dsh itself under a read-only /proc: opening /proc/self/mem for writing fails (EROFS).
+          const child = spawn('bwrap', ['--dev-bind', '/', '/', '--proc', '/proc', '--remount-ro', '/proc', '--unshare-pid', '--die-with-parent', '--', process.execPath, builtBin(), 'run', '--cwd', gitRepo(), '--sandbox', 'workspace-write', '--approval', 'never', '--config', cfg, 'probe'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stderr = '';
+          child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+          child.stdout.resume();
+          await new Promise((r) => child.on('close', r));
+          await provider.close();
+          const results = logEvents(storedLogs(home)[0]!).filter((e) => e.type === 'tool/result');
+          return { bubblewrap, stderr, result: JSON.stringify(results.map((r) => r.data)) };
+        }),
+      );
+      for (const r of runs) {
+        const label = r.bubblewrap ? 'with bubblewrap' : 'without bubblewrap';
+        expect(r.result.includes(key), `${label}: the key came back`).toBe(false);
+        expect(r.stderr, label).toMatch(/dsh's environment still shows DEEPSEEK_API_KEY, PLAIN_COPY to processes of this user \(\/proc\/self\/mem: .*read-only file system/i);
+        if (r.bubblewrap) expect(r.result, label).toContain('== done');
+        else {
+          expect(r.result, label).toContain('SANDBOX_KEYS_EXPOSED');
+          expect(r.result, label).not.toContain('== env');
+        }
+      }
+    } finally {
+      rmSync(cfgDir, { recursive: true, force: true });
     }
   });
 });

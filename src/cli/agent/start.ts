@@ -71,6 +71,8 @@ export interface AgentSession {
   openWarnings: readonly LogWarning[];
   /** Options for `createCodingAgent` besides the session, the approval callback and plugins. */
   coding: CodingAgentOptions;
+  /** Said before the work starts when dsh could not hide its keys in its own environment. */
+  environWarning?: string;
 }
 
 export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSession> {
@@ -98,7 +100,19 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
   const secrets = configuredSecrets(loaded.config, io.env);
   io.out.redact(secrets);
   io.err.redact(secrets);
-  if (io.env === process.env) scrubEnviron(hiddenVariables(io.env, keyVariables(llm), secrets));
+  // If that fails (a read-only /proc, a kernel that refuses /proc/self/mem writes), fail safe:
+  // commands run only where they cannot see dsh's process, and the user is told.
+  let exposedKeys: string | undefined;
+  let environWarning: string | undefined;
+  if (io.env === process.env) {
+    const scrub = scrubEnviron(hiddenVariables(io.env, keyVariables(llm), secrets));
+    if (scrub.left.length > 0) {
+      exposedKeys = `${scrub.left.join(', ')} could not be overwritten: ${scrub.unavailable ?? 'unknown reason'}`;
+      environWarning = `dsh's environment still shows ${scrub.left.join(', ')} to processes of this user (${oneLine(scrub.unavailable ?? 'the overwrite did not hold')}): commands run only inside bubblewrap, and are refused where it cannot run`;
+    } else if (scrub.unavailable !== undefined) {
+      environWarning = `dsh cannot hide its keys in its own environment here (${oneLine(scrub.unavailable)}): processes of this user may read them from dsh's process`;
+    }
+  }
 
   let stored: StoredSession | undefined;
   let session: Session;
@@ -120,6 +134,7 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
   const literal = configuredSecrets(loaded.config, {});
   const hidePaths = loaded.sources.map((s) => s.file).filter((f) => literal.length > 0 && holdsAny(f, literal));
   if (hidePaths.length > 0) coding.hidePaths = hidePaths;
+  if (exposedKeys !== undefined) coding.exposedKeys = exposedKeys;
   if (flags.reasoningEffort !== undefined) coding.reasoningEffort = flags.reasoningEffort;
   if (flags.maxTokens !== undefined) coding.maxTokens = flags.maxTokens;
   if (flags.allow.length) coding.allow = flags.allow;
@@ -139,6 +154,7 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     resumed: resume !== undefined,
     openWarnings: stored?.warnings ?? [],
     coding,
+    ...(environWarning !== undefined ? { environWarning } : {}),
   };
 }
 
@@ -155,6 +171,7 @@ export function startWarnings(s: AgentSession, coding: CodingAgent): string[] {
   const out: string[] = [];
   for (const w of s.configWarnings) out.push(`${oneLine(w.file)}: ${oneLine(w.path)}: ${oneLine(w.message)}`);
   for (const w of s.openWarnings) out.push(`${oneLine(s.path ?? 'session log')}: ${oneLine(w.message)}`);
+  if (s.environWarning !== undefined) out.push(s.environWarning);
   out.push(...agentWarnings(coding));
   return out;
 }

@@ -56,6 +56,12 @@ export interface PermissionsOptions {
    * path socket outside the workspace is masked.
    */
   allowSockets?: readonly string[];
+  /**
+   * Why dsh's own process still shows its keys to a process that can see it (the CLI could not
+   * scrub its environment block). Commands then run only inside bubblewrap's PID namespace, where
+   * dsh is not visible; where bubblewrap cannot run they are refused (`SANDBOX_KEYS_EXPOSED`).
+   */
+  exposedKeys?: string;
 }
 
 function wantsEscalation(args: unknown): boolean {
@@ -173,6 +179,12 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
         // --die-with-parent are what keep dsh's environment out of reach and end the command with dsh.
         const probe = bwrap === false ? undefined : await probeBubblewrap(bwrap);
         if (bwrap === false || !probe?.ok) {
+          if (opts.exposedKeys !== undefined) {
+            throw new ToolError(
+              'SANDBOX_KEYS_EXPOSED',
+              `dsh's own environment still holds its API keys (${opts.exposedKeys}), and without bubblewrap (${report.reason ?? probe?.reason ?? 'disabled in the configuration'}) a command would see dsh's process and read them; the command was not run`,
+            );
+          }
           if (!network) {
             throw new ToolError(
               'SANDBOX_NETWORK_UNAVAILABLE',
