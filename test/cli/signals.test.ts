@@ -14,8 +14,18 @@ import { agentEnv, gitRepo, logEvents, logPathFrom, storedLogs, tempDir, turnEnd
 
 let provider: GatedProvider | undefined;
 
+/**
+ * How long the waits below may take. Each waits for an event (text on stdout, a marker file), so
+ * on an idle machine it returns in a second or two; the budget only turns a hang into a failure,
+ * and a loaded machine (a cold start of the binary under a load of 25) must not look like one.
+ * The timing of a signal is not what these tests check: what it does to the turn and the log is.
+ */
+const WAIT_MS = 120_000;
+const TEST_MS = 240_000;
+
 async function waitUntil(test: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !test(); i++) await new Promise((r) => setTimeout(r, 50));
+  const deadline = Date.now() + WAIT_MS;
+  while (!test() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   if (!test()) throw new Error('condition never became true');
 }
 afterEach(async () => {
@@ -31,10 +41,10 @@ async function hangingProvider(): Promise<GatedProvider> {
 }
 
 describe('signals', () => {
-  it('SIGINT during a hanging stream: the turn ends aborted (cause user), the text so far is kept, exit 130', async () => {
+  it('SIGINT during a hanging stream: the turn ends aborted (cause user), the text so far is kept, exit 130', { timeout: TEST_MS }, async () => {
     const p = await hangingProvider();
     const run = spawnDsh(['run', '--cwd', gitRepo(), 'Think'], { env: agentEnv(p.url, tempDir()) });
-    await run.transcript.waitFor('stdout', /Thinking about/);
+    await run.transcript.waitFor('stdout', /Thinking about/, { timeoutMs: WAIT_MS });
     run.kill('SIGINT');
     expect(await run.done).toBe(130);
     const { stderr } = run.transcript;
@@ -47,17 +57,17 @@ describe('signals', () => {
     expect(kept?.type === 'assistant/message' && kept.data.message.content).toEqual([{ type: 'text', text: 'Thinking about' }]);
   });
 
-  it('SIGTERM: the turn is cancelled (cause disposed), the log closed, exit 143', async () => {
+  it('SIGTERM: the turn is cancelled (cause disposed), the log closed, exit 143', { timeout: TEST_MS }, async () => {
     const p = await hangingProvider();
     const run = spawnDsh(['run', '--cwd', gitRepo(), 'Think'], { env: agentEnv(p.url, tempDir()) });
-    await run.transcript.waitFor('stdout', /Thinking about/);
+    await run.transcript.waitFor('stdout', /Thinking about/, { timeoutMs: WAIT_MS });
     run.kill('SIGTERM');
     expect(await run.done).toBe(143);
     const events = logEvents(logPathFrom(run.transcript.stderr));
     expect(turnEnds(events).map((e) => e.data.reason)).toEqual([{ kind: 'aborted', reason: { kind: 'disposed' } }]);
   });
 
-  it('a second SIGINT while the turn winds down exits at once, the log flushed up to that point', async () => {
+  it('a second SIGINT while the turn winds down exits at once, the log flushed up to that point', { timeout: TEST_MS }, async () => {
     // A command that ignores SIGTERM keeps the cancelled turn waiting for its kill grace period;
     // the second signal must not wait for it.
     const repo = gitRepo();
@@ -68,11 +78,11 @@ describe('signals', () => {
     const run = spawnDsh(['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--cwd', repo, 'Wait'], { env: agentEnv(provider.url, home) });
     let group: number | undefined;
     try {
-      await run.transcript.waitFor('stderr', /^→ bash /m);
+      await run.transcript.waitFor('stderr', /^→ bash /m, { timeoutMs: WAIT_MS });
       await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('\n'));
       group = Number(readFileSync(marker, 'utf8'));
       run.kill('SIGINT');
-      await run.transcript.waitFor('stderr', /cancelling the turn/);
+      await run.transcript.waitFor('stderr', /cancelling the turn/, { timeoutMs: WAIT_MS });
       run.kill('SIGINT');
       expect(await run.done).toBe(130);
     } finally {
@@ -93,16 +103,16 @@ describe('signals', () => {
     expect(logEvents(path!).some((e) => e.type === 'tool/call')).toBe(true);
   });
 
-  it('chat: Ctrl-C cancels the running turn and the chat goes on; Ctrl-C at the idle prompt leaves', async () => {
+  it('chat: Ctrl-C cancels the running turn and the chat goes on; Ctrl-C at the idle prompt leaves', { timeout: TEST_MS }, async () => {
     const p = await hangingProvider();
     const chat = spawnDsh(['chat', '--cwd', gitRepo()], { env: agentEnv(p.url, tempDir()) });
     chat.write('Think\n');
-    await chat.transcript.waitFor('stdout', /Thinking about/);
+    await chat.transcript.waitFor('stdout', /Thinking about/, { timeoutMs: WAIT_MS });
     chat.kill('SIGINT');
-    await chat.transcript.waitFor('stderr', /^turn 1 · 1 step · no usage · aborted \(user\)$/m);
+    await chat.transcript.waitFor('stderr', /^turn 1 · 1 step · no usage · aborted \(user\)$/m, { timeoutMs: WAIT_MS });
     // Idle for sure (not just past turn/end): /session says so.
     chat.write('/session\n');
-    await chat.transcript.waitFor('stdout', /^turns   1 · \d+ events · idle$/m);
+    await chat.transcript.waitFor('stdout', /^turns   1 · \d+ events · idle$/m, { timeoutMs: WAIT_MS });
     chat.kill('SIGINT');
     expect(await chat.done).toBe(0);
     expect(turnEnds(logEvents(logPathFrom(chat.transcript.stderr))).map((e) => e.data.reason.kind)).toEqual(['aborted']);
