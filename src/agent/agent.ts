@@ -24,6 +24,7 @@ import { HookBus, type Disposer, type HookName, type Listener, type ListenOption
 import type { LlmAdapter } from '../llm/adapter.js';
 import { AdapterRegistry } from '../llm/registry.js';
 import { normalizeStream } from '../llm/runtime.js';
+import { redactJson, redactSecrets, withoutSecrets } from '../llm/failures.js';
 import { createAdapter, knownProviders, MissingCredentialError, ModelSelectionError, parseModelRef, resolveProvider } from '../llm/select.js';
 import type { LlmConfig } from '../llm/config.js';
 import '../llm/hooks.js';
@@ -119,6 +120,15 @@ export class Agent implements AgentContext {
 
   get id(): string {
     return this.session.id;
+  }
+
+  redact(text: string): string {
+    return redactSecrets(text, this.options.secrets);
+  }
+
+  /** `value` (an error record bound for the log) with every configured secret in any of its strings replaced. */
+  redactRecord<T>(value: T): T {
+    return redactJson(value, this.options.secrets);
   }
   get status(): AgentStatus {
     return this.statusValue;
@@ -327,6 +337,9 @@ export class Agent implements AgentContext {
         this.bus.emit('agent/error', { agent: this, turn, step, error });
       }
     } finally {
+      // Any error, not only an adapter's (which already took out its own secrets), may quote one:
+      // a throwing hook, a tool pipeline, a plugin; so may a hook's cancel reason.
+      if (reason) reason = this.redactRecord(reason);
       s.append('turn/end', { turn, reason: reason ?? { kind: 'error', error: { message: 'turn ended without a reason', code: 'UNKNOWN' } } });
     }
   }
@@ -339,7 +352,10 @@ export class Agent implements AgentContext {
       signal.throwIfAborted();
       const asm = new BlockAssembler();
       const chunkSeqs: number[] = [];
-      for await (const chunk of untilAborted(this.openStream(request, adapter), signal)) {
+      for await (const raw of untilAborted(this.openStream(request, adapter), signal)) {
+        // Every configured secret, not only the adapter's own: the failure goes on to the log
+        // (assistant/chunk), to retry listeners (llm/retry) and to the turn's end.
+        const chunk = withoutSecrets(raw, this.options.secrets);
         chunkSeqs.push(s.append('assistant/chunk', { turn, step, chunk }).seq);
         asm.push(chunk);
       }
@@ -381,6 +397,7 @@ export class Agent implements AgentContext {
         signal,
         maxParallel: this.options.maxParallelToolCalls,
         deps: { registry: this.tools, bus: this.bus, session: s, cwd: this.options.cwd, approve: (r, sig) => this.approve(r, sig) },
+        redact: (v) => this.redactRecord(v),
       });
       for (const m of result.deferred) this.inbox.append('next-step', m);
       signal.throwIfAborted();
@@ -442,6 +459,11 @@ export interface CreateAgentOptions {
   invariants?: boolean;
   /** The default retry policy's options, or `false` for none. */
   retry?: RetryPolicyOptions | false;
+  /**
+   * Secret values no recorded error may carry (`AgentOptions.secrets`); values shorter than 8
+   * characters are ignored. `createCodingAgent` passes every configured secret.
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -468,6 +490,7 @@ export function createAgent(opts: CreateAgentOptions): Agent {
     cwd,
     maxParallelToolCalls: opts.maxParallelToolCalls ?? 10,
     invariants: opts.invariants ?? process.env.DSH_INVARIANTS !== '0',
+    secrets: [...(opts.secrets ?? [])],
   };
   const agent = new Agent(session, options, new HookBus(), opts.approve ?? nonInteractiveApproval);
   const adapters = opts.adapters === undefined ? [] : Array.isArray(opts.adapters) ? opts.adapters : [opts.adapters];

@@ -28,6 +28,11 @@ export interface AgentOptions extends LlmCallConfig {
   maxParallelToolCalls: number;
   /** Check "model-visible means recorded" before every model call. */
   invariants: boolean;
+  /**
+   * Secret values (keys, header values, URL credentials) no error text may carry into the log or
+   * to the model: `redact` replaces them wherever the agent records an error.
+   */
+  secrets: readonly string[];
 }
 
 export type UserInput = string | ContentBlock[] | UserMessage;
@@ -43,6 +48,11 @@ export interface AgentContext {
   readonly adapters: AdapterRegistry;
   readonly options: AgentOptions;
   approve: ApprovalHandler;
+
+  /** `text` with every configured secret replaced by `[REDACTED]` (for error texts bound for the log). */
+  redact(text: string): string;
+  /** `redact` applied to every string of a JSON-like record (an error's fields, a tool's meta). */
+  redactRecord<T>(value: T): T;
 
   on<K extends HookName>(hook: K, fn: Listener<K>, opts?: ListenOptions): Disposer;
   use(plugin: Plugin): Disposer;

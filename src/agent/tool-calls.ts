@@ -35,11 +35,20 @@ function abortedOutcome(): ToolCallOutcome {
   };
 }
 
+/** What of an error outcome reaches the log and the model (its text, its error and its meta), redacted. */
+function redactOutcome(o: ToolCallOutcome, redact: <T>(value: T) => T): ToolCallOutcome {
+  const out: ToolCallOutcome = { ...o, content: redact(o.content) };
+  if (o.error) out.error = redact(o.error);
+  if (o.meta !== undefined) out.meta = redact(o.meta);
+  return out;
+}
+
 export async function runToolCalls(
   calls: readonly ToolCallBlock[],
-  env: { session: Session; turn: number; step: number; signal: AbortSignal; deps: PipelineDeps; maxParallel: number },
+  env: { session: Session; turn: number; step: number; signal: AbortSignal; deps: PipelineDeps; maxParallel: number; redact?: <T>(value: T) => T },
 ): Promise<ToolStepResult> {
   const { session, turn, step, signal, deps } = env;
+  const redact = env.redact;
   const n = calls.length;
   const results: (ToolCallOutcome | undefined)[] = new Array(n);
   const callSeqs: number[] = new Array(n);
@@ -48,7 +57,9 @@ export async function runToolCalls(
   const commitReady = (): void => {
     while (committed < n && results[committed] !== undefined) {
       const i = committed++;
-      const o = results[i]!;
+      // An error result may quote a secret (an MCP server echoing its auth header, a provider
+      // failure inside a tool): the model and the log get it redacted.
+      const o = results[i]!.isError && redact ? redactOutcome(results[i]!, redact) : results[i]!;
       const call = calls[i]!;
       const data = {
         turn,

@@ -146,6 +146,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
       ...(opts.approve ? { approve: opts.approve } : {}),
       ...(opts.adapters ? { adapters: opts.adapters } : {}),
       ...(opts.retry !== undefined ? { retry: opts.retry } : {}),
+      secrets: tools.hideValues,
     });
   } catch (e) {
     await mcp?.close();

@@ -37,7 +37,8 @@ export async function runCompactCommand(agent: AgentContext, opts: { signal?: Ab
     return { commandId, result, text };
   } catch (e) {
     const error = e instanceof CompactionError ? e : new CompactionError('SUMMARY_FAILED', e instanceof Error ? e.message : String(e), undefined, { cause: e });
-    const text = `compaction failed: ${error.message} [${error.code}]`;
+    // The summariser's failure may quote a configured secret (a gateway echoing a header).
+    const text = agent.redact(`compaction failed: ${error.message} [${error.code}]`);
     session.append('command/done', { commandId, kind: 'error', text });
     return { commandId, result: null, error, text };
   }

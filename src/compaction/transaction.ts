@@ -79,7 +79,7 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
   const compactionId = randomUUID();
   const owner = { compactionId, ...(plan.sourceCommandId !== undefined ? { sourceCommandId: plan.sourceCommandId } : {}) };
   const start = session.append('compaction/start', { ...owner, turn: plan.turn });
-  const close = (error?: CompactionError): number => session.append('compaction/end', { ...owner, turn: plan.turn, ...(error ? { error: error.logText() } : {}) }).seq;
+  const close = (error?: CompactionError): number => session.append('compaction/end', { ...owner, turn: plan.turn, ...(error ? { error: agent.redact(error.logText()) } : {}) }).seq;
 
   let result: SummaryResult;
   try {

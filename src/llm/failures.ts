@@ -203,6 +203,34 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 }
 
 /**
+ * `value` with every string in it (at any depth of arrays and plain objects) redacted; the same
+ * reference when nothing changed. For error records bound for the log: whatever field of an error
+ * quotes a secret (message, request id, a tool's code or meta), it is taken out.
+ */
+export function redactJson<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redactSecrets(v, secrets);
+    if (Array.isArray(v)) {
+      const out = v.map(walk);
+      return out.some((x, i) => x !== v[i]) ? out : v;
+    }
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      let changed = false;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        const y = walk(x);
+        if (y !== x) changed = true;
+        out[k] = y;
+      }
+      return changed ? out : v;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/**
  * A finish chunk with the secrets taken out of its failure. Some gateways quote the request in an
  * error body (the Authorization header, any configured header, the URL: "Incorrect API key
  * provided: sk-…"); the failure is printed and logged, and a secret must never be. Other chunks
@@ -212,13 +240,8 @@ export function withoutSecrets(chunk: StreamChunk, secrets: readonly string[]): 
   if (chunk.type !== 'finish' || secrets.length === 0) return chunk;
   const r = chunk.reason;
   if ((r.kind !== 'error' && r.kind !== 'aborted') || !r.failure) return chunk;
-  const f = r.failure;
-  const message = redactSecrets(f.message, secrets);
-  const requestId = f.requestId === undefined ? undefined : redactSecrets(f.requestId, secrets);
-  if (message === f.message && requestId === f.requestId) return chunk;
-  const failure: LlmFailure = { ...f, message };
-  if (requestId !== undefined) failure.requestId = requestId;
-  return { ...chunk, reason: { ...r, failure } };
+  const failure = redactJson(r.failure, secrets);
+  return failure === r.failure ? chunk : { ...chunk, reason: { ...r, failure } };
 }
 
 /** `withoutSecrets` for one key (kept for callers of the first version). */
