@@ -136,6 +136,54 @@ describe('no key within a tool’s reach', () => {
   });
 });
 
+/**
+ * Descriptors: dsh passes its children whatever its own parent left open without close-on-exec
+ * (here a file of keys on fd 40, as `dsh run 40<keys.env` or a wrapper script would give it; Node
+ * itself happens to reuse the lowest numbers at start-up, so they do not show the leak), and
+ * neither Node's spawn nor bubblewrap closes them. Every command must start with only stdin,
+ * stdout and stderr.
+ */
+describe('no inherited descriptor within a tool’s reach', () => {
+  it(`a key file dsh inherited on fd 40 is closed before every command (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, { timeout: 240_000 }, async () => {
+    const key = secret('sk-fd');
+    const dir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-keys-fd-'));
+    const keyFile = join(dir, 'keys.env');
+    writeFileSync(keyFile, `DEEPSEEK_API_KEY=${key}\n`);
+    const probe = 'echo "== fd"; cat <&40 2>&1; cat /proc/self/fd/40 2>&1; ls /proc/self/fd; echo "== done"';
+    try {
+      const outputs = await Promise.all(
+        modes.map(async (m, i) => {
+          const provider = await startFakeProvider({
+            script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_fd', name: 'bash', args: [JSON.stringify({ command: probe })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+          });
+          const home = tempDir();
+          const cfg = join(dir, `config-${i}.json`);
+          writeFileSync(cfg, JSON.stringify(m.bubblewrap ? {} : { sandbox: { bubblewrap: false } }));
+          const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', DSH_DEBUG: undefined, DSH_MODEL: undefined, ...agentEnv(provider.url, home), DEEPSEEK_BASE_URL: provider.url };
+          for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+          // A shell redirection opens it without close-on-exec, then becomes dsh.
+          const child = spawn('bash', ['-c', 'exec 40<"$0"; exec "$@"', keyFile, process.execPath, builtBin(), 'run', '--cwd', gitRepo(), '--sandbox', m.mode, '--approval', 'never', '--config', cfg, 'probe'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stderr = '';
+          child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+          child.stdout!.resume();
+          await new Promise((r) => child.on('close', r));
+          await provider.close();
+          const results = logEvents(storedLogs(home)[0]!).filter((e) => e.type === 'tool/result');
+          return { m, stderr, text: JSON.stringify(results.map((r) => r.data)) };
+        }),
+      );
+      for (const o of outputs) {
+        const label = `${o.m.mode}${o.m.bubblewrap ? '' : ' without bubblewrap'}`;
+        expect(o.text, `${label}\n${o.stderr}`).toContain('== done');
+        expect(o.text.includes(key), `${label}: the key file on fd 40 was readable`).toBe(false);
+        expect(o.text, label).toMatch(/Bad file descriptor|No such file or directory/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('every configured secret redacted where errors are printed and logged', () => {
   it('a gateway echoing every request header and its URL: stderr, --json and the log hold [REDACTED], never the key, the header value or the URL token', { timeout: 60_000 }, async () => {
     const key = secret('sk-gw');
