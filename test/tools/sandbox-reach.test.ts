@@ -7,8 +7,8 @@
  *   host process, in any mode (as a non-root user this holds trivially);
  * - Unix sockets: a daemon listening on a path socket outside the workspace (made by the test
  *   outside /tmp, where every mode sees it) must be unreachable under read-only and
- *   workspace-write, reachable under danger-full-access (documented) and through
- *   `allowSockets`; an abstract socket is reachable unless the network is off.
+ *   workspace-write, reachable under danger-full-access (documented) unless the network is off,
+ *   and through `allowSockets`; an abstract socket is reachable unless the network is off.
  */
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
@@ -116,7 +116,7 @@ describe('capabilities', () => {
 });
 
 describe.skipIf(!bwrap.ok)('unix sockets', () => {
-  it('a daemon’s path socket is masked under read-only and workspace-write, reachable under danger-full-access and when allowed; an abstract one only without --no-network', { timeout: 180_000 }, async () => {
+  it('a daemon’s path socket is masked under read-only and workspace-write (and danger-full-access without a network), reachable under danger-full-access and when allowed; an abstract one only without --no-network', { timeout: 180_000 }, async () => {
     const dir = outsideDir();
     const sock = join(dir, 'daemon.sock');
     const abstract = `@dsh-test-${randomBytes(6).toString('hex')}`;
@@ -146,6 +146,12 @@ describe.skipIf(!bwrap.ok)('unix sockets', () => {
       expect(full).toContain(`CONNECTED ${sock} DAEMON`);
       const fullOffline = await run('danger-full-access', { network: false });
       expect(fullOffline).toMatch(new RegExp(`REFUSED ${abstract} E`));
+      // With the network off, a daemon on a path socket (a proxy, Docker, an SSH control master)
+      // must not reach other hosts for the command either, even under danger-full-access.
+      expect(fullOffline).toMatch(new RegExp(`REFUSED ${sock} E`));
+      expect(fullOffline).not.toContain('DAEMON');
+      const fullOfflineAllowed = await run('danger-full-access', { network: false, allowSockets: [sock] });
+      expect(fullOfflineAllowed).toContain(`CONNECTED ${sock} DAEMON`);
     } finally {
       for (const s of servers) s.close();
     }

@@ -194,8 +194,14 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
           return { ...plan, sandbox: report };
         }
         const root = await realpath(req.root);
-        // Listed anew for each command: daemons come and go. The private /tmp and /dev hide theirs already.
-        const sockets = effective === 'danger-full-access' ? [] : socketsToMask(hostSockets(), [root, '/tmp', '/dev', '/proc'], allowSockets);
+        // Listed anew for each command: daemons come and go. The private /tmp and /dev hide theirs
+        // already. danger-full-access keeps every socket, unless the network is off: a daemon on a
+        // path socket (a proxy, Docker, an SSH control master, tmux in the real /tmp) would reach
+        // other hosts for the command, which is what `--no-network` promises it cannot.
+        const sockets =
+          effective !== 'danger-full-access' ? socketsToMask(hostSockets(), [root, '/tmp', '/dev', '/proc'], allowSockets)
+          : !network ? socketsToMask(hostSockets(), [root, '/proc'], allowSockets)
+          : [];
         return {
           ...plan,
           file: bwrap,

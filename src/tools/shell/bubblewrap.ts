@@ -20,7 +20,8 @@
  *
  * Unix sockets: under read-only and workspace-write every path socket outside the workspace (and
  * outside the private `/tmp`) has an empty device bound over it (`sockets.ts`), so a command
- * cannot ask a daemon to act for it; `allowSockets` lets named ones through.
+ * cannot ask a daemon to act for it; under danger-full-access the same is done only when the
+ * network is off (a daemon could reach the network for it); `allowSockets` lets named ones through.
  *
  * Whether bwrap works depends on the machine (installed? user namespaces allowed? running in a
  * container that forbids mounts?), so it is probed by running a trivial sandbox once, and the
@@ -100,8 +101,8 @@ export function bubblewrapArgs(mode: SandboxMode, root: string, cwd: string, opt
     // After the tmpfs, so a workspace under /tmp stays visible.
     args.push(mode === 'workspace-write' ? '--bind' : '--ro-bind', root, root);
     args.push('--unshare-ipc', '--unshare-uts');
-    for (const s of opts.sockets ?? []) args.push('--ro-bind-try', '/dev/null', s);
   }
+  for (const s of opts.sockets ?? []) args.push('--ro-bind-try', '/dev/null', s);
   for (const f of opts.hide ?? []) args.push('--ro-bind-try', '/dev/null', f);
   if (!opts.network) args.push('--unshare-net');
   args.push(...capabilityArgs(), '--unshare-pid', '--die-with-parent', '--chdir', cwd, '--');
