@@ -46,6 +46,8 @@ export interface WorkloadOptions {
   toolCallDeltas?: number;
   toolResultBytes?: number;
   startTime?: number;
+  /** Draws a word (default: the fixed list above); the search bench passes a large Zipf vocabulary. */
+  word?: (rnd: () => number) => string;
 }
 
 export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
@@ -58,7 +60,7 @@ export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
   let time = opts.startTime ?? 1_755_000_000_000;
   const out: Draft[] = [];
   const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
-  const word = (): string => WORDS[Math.floor(rnd() * WORDS.length)]!;
+  const word = opts.word ? (): string => opts.word!(rnd) : (): string => WORDS[Math.floor(rnd() * WORDS.length)]!;
   const token = (): string => (rnd() < 0.85 ? ` ${word()}` : rnd() < 0.5 ? '.' : ',\n');
   const sentence = (n: number): string => {
     let s = '';

@@ -13,6 +13,7 @@ import type { ReplayOptions } from './replay.js';
 import type { ListOptions } from './sessions.js';
 import type { ConfigShowOptions } from './config.js';
 import type { ViewOptions } from './view.js';
+import type { SearchCliOptions } from './search.js';
 
 type SetExit = (code: number) => void;
 
@@ -135,6 +136,37 @@ Examples:
     .action(async (opts: ListOptions) => {
       const { runSessionsList } = await import('./sessions.js');
       setExit(await runSessionsList(opts, io));
+    });
+  sessions
+    .command('search')
+    .description('full-text search over every stored session: prompts, answers, reasoning, tool calls and results')
+    .argument('<query...>', 'words that must all appear (any order); "quoted words" as a phrase; word* as a prefix')
+    .option('-C, --cwd <dir>', "only this workspace's sessions")
+    .option('--in <path>', "also search these logs: files, or directories of .jsonl/.json/.traj files (other agents' logs too); repeatable", (v: string, prev: string[] = []) => [...prev, v])
+    .option('--kind <kind>', 'only hits of this kind: prompt, context, answer, reasoning, call, result, title; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option('-n, --limit <n>', 'at most N hits, best first (default 20)', (v: string) => {
+      const n = /^\d+$/.test(v) ? Number(v) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+      return n;
+    })
+    .option('--json', 'print the hits as JSON')
+    .option('--rebuild', 'delete the index and build it again from the logs')
+    .addHelpText(
+      'after',
+      `
+Hits: session · turn · seq · kind, then a snippet. Open one with dsh view SESSION --seq N.
+The index ($DSH_HOME/search/index.sqlite) is a cache: each search first reads what the logs
+gained since the last one; deleting it loses nothing. Exit status 0 with hits, 1 without.
+
+Examples:
+  dsh sessions search recieve
+  dsh sessions search '"connection refused"' --kind result
+  dsh sessions search deploy* --cwd ~/src/app --json
+  dsh sessions search flaky test --in ~/.claude/projects`,
+    )
+    .action(async (query: string[], opts: SearchCliOptions) => {
+      const { runSearch } = await import('./search.js');
+      setExit(await runSearch(query, opts, io));
     });
   sessions
     .command('path')

@@ -25,18 +25,8 @@ import { keyVariables } from '../../llm/secrets.js';
 import { hiddenVariables } from '../../tools/builtin/bash.js';
 import { scrubEnviron } from '../environ.js';
 
-/** The workspace as an absolute, symlink-free path (what the session header and store key use). */
-export function workspaceDir(dir: string | undefined): string {
-  const path = resolve(dir ?? process.cwd());
-  let real: string;
-  try {
-    real = realpathSync(path);
-  } catch {
-    throw new CliError('NOT_A_DIRECTORY', 'no such directory', { file: path });
-  }
-  if (!statSync(real).isDirectory()) throw new CliError('NOT_A_DIRECTORY', 'not a directory', { file: path });
-  return real;
-}
+export { workspaceDir } from '../workspace.js';
+import { workspaceDir } from '../workspace.js';
 
 function holdsAny(file: string, values: readonly string[]): boolean {
   try {

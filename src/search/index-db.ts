@@ -1,0 +1,227 @@
+/**
+ * The search index: SQLite FTS5 (through better-sqlite3), a cache of the logs. Deleting it loses
+ * nothing: the next search rebuilds it from the logs. A file that is not a readable index (a
+ * half-written copy, another program's file) is set aside and rebuilt too.
+ *
+ *   files  one row per indexed log: path, session id, cwd, the (inode, size, mtime) it was
+ *          indexed at, the byte offset indexing reached (the end of its last complete line) and
+ *          the turn open there, so a log that grew is indexed from where it stopped.
+ *   docs   one row per document: its log, seq, turn, kind, and the byte offset of its line (for
+ *          the snippet; -1 for another agent's log, which is re-read whole).
+ *   fts    the full-text index over the documents' text, contentless (the text stays in the
+ *          logs: the index holds the terms only), with deletes for logs indexed again.
+ *
+ * better-sqlite3 is a native module loaded only when search runs, never at CLI start.
+ */
+import { createRequire } from 'node:module';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Doc } from './extract.js';
+import { SearchError } from './errors.js';
+import { CodedError } from '../model/coded-error.js';
+
+/** Bumped when the schema or what is indexed changes: an index of another version is rebuilt. */
+export const SCHEMA_VERSION = '1';
+
+// The parts of better-sqlite3's API this module uses.
+interface Statement {
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+}
+export interface Database {
+  prepare(sql: string): Statement;
+  exec(sql: string): void;
+  pragma(sql: string, opts?: { simple?: boolean }): unknown;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): F & { immediate: F };
+  close(): void;
+}
+type DatabaseCtor = new (path: string, opts?: { timeout?: number }) => Database;
+
+let ctor: DatabaseCtor | undefined;
+function sqlite(): DatabaseCtor {
+  if (!ctor) {
+    try {
+      ctor = createRequire(import.meta.url)('better-sqlite3') as DatabaseCtor;
+    } catch (e) {
+      throw new SearchError('INDEX_UNAVAILABLE', `the search index needs the better-sqlite3 package, which did not load (${(e as Error).message.split('\n')[0]}); reinstall dsh (npm ci)`, { cause: e });
+    }
+  }
+  return ctor;
+}
+
+export interface FileRow {
+  id: number;
+  path: string;
+  session: string;
+  cwd: string | null;
+  ino: number;
+  size: number;
+  mtime: number;
+  offset: number;
+  turn: number;
+  format: string;
+  /** The bytes just before `offset` (hex): a prefix rewritten in place is told from one that grew. */
+  tail: string;
+}
+
+export interface Hit {
+  path: string;
+  session: string;
+  cwd: string | null;
+  format: string;
+  seq: number;
+  turn: number | null;
+  kind: string;
+  pos: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+  id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, session TEXT NOT NULL, cwd TEXT,
+  ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, offset INTEGER NOT NULL,
+  turn INTEGER NOT NULL, format TEXT NOT NULL, tail TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, seq INTEGER NOT NULL, turn INTEGER, kind TEXT NOT NULL, pos INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+`;
+
+export class IndexDb {
+  private readonly db: Database;
+  private readonly stmts: {
+    file: Statement;
+    files: Statement;
+    insertFile: Statement;
+    updateFile: Statement;
+    deleteFile: Statement;
+    insertDoc: Statement;
+    insertFts: Statement;
+    deleteDocs: Statement;
+    deleteFts: Statement;
+  };
+
+  private constructor(db: Database) {
+    this.db = db;
+    this.stmts = {
+      file: db.prepare('SELECT * FROM files WHERE path = ?'),
+      files: db.prepare('SELECT * FROM files'),
+      insertFile: db.prepare('INSERT INTO files(path, session, cwd, ino, size, mtime, offset, turn, format, tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+      updateFile: db.prepare('UPDATE files SET session = ?, cwd = ?, ino = ?, size = ?, mtime = ?, offset = ?, turn = ?, format = ?, tail = ? WHERE id = ?'),
+      deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+      insertDoc: db.prepare('INSERT INTO docs(file, seq, turn, kind, pos) VALUES (?, ?, ?, ?, ?)'),
+      insertFts: db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)'),
+      deleteDocs: db.prepare('DELETE FROM docs WHERE file = ?'),
+      deleteFts: db.prepare('DELETE FROM fts WHERE rowid = ?'),
+    };
+  }
+
+  /** Open (or create) the index at `path`; an unreadable or outdated one is rebuilt from nothing. */
+  static open(path: string): IndexDb {
+    const Db = sqlite();
+    mkdirSync(dirname(path), { recursive: true });
+    for (let attempt = 0; ; attempt++) {
+      let db: Database | undefined;
+      try {
+        db = new Db(path, { timeout: 10_000 });
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.exec(SCHEMA);
+        const v = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
+        if (v === undefined) db.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+        else if (v.value !== SCHEMA_VERSION) throw new Outdated();
+        return new IndexDb(db);
+      } catch (e) {
+        db?.close();
+        const code = (e as { code?: unknown }).code;
+        const damaged = e instanceof Outdated || code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+        if (!damaged || attempt > 0) {
+          if (e instanceof SearchError) throw e;
+          throw new SearchError('INDEX_UNAVAILABLE', `the search index ${path} cannot be opened: ${(e as Error).message}`, { cause: e });
+        }
+        // A cache: set the bad file aside (kept for a look, replaced next time) and start over.
+        for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
+        renameSync(path, `${path}.damaged`);
+      }
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  file(path: string): FileRow | undefined {
+    return this.stmts.file.get(path) as FileRow | undefined;
+  }
+
+  files(): FileRow[] {
+    return this.stmts.files.all() as FileRow[];
+  }
+
+  /** Run `fn` in one write transaction (taken at once, so two indexers never interleave). */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Forget a log's documents (it was replaced, shrank or is gone). */
+  dropDocs(fileId: number): void {
+    this.stmts.deleteFts.run(fileId);
+    this.stmts.deleteDocs.run(fileId);
+  }
+
+  dropFile(fileId: number): void {
+    this.dropDocs(fileId);
+    this.stmts.deleteFile.run(fileId);
+  }
+
+  upsertFile(row: Omit<FileRow, 'id'>, id?: number): number {
+    if (id !== undefined) {
+      this.stmts.updateFile.run(row.session, row.cwd, row.ino, row.size, row.mtime, row.offset, row.turn, row.format, row.tail, id);
+      return id;
+    }
+    return Number(this.stmts.insertFile.run(row.path, row.session, row.cwd, row.ino, row.size, row.mtime, row.offset, row.turn, row.format, row.tail).lastInsertRowid);
+  }
+
+  addDoc(fileId: number, seq: number, turn: number | null, pos: number, doc: Doc): void {
+    const id = this.stmts.insertDoc.run(fileId, seq, turn, doc.kind, pos).lastInsertRowid;
+    this.stmts.insertFts.run(id, doc.text);
+  }
+
+  /**
+   * Matches of an FTS5 query, best first, in the store's logs and the other logs `extra` names
+   * (ids of logs indexed earlier from other paths are left out).
+   */
+  query(match: string, opts: { limit: number; cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] }): Hit[] {
+    const where: string[] = ['fts MATCH ?'];
+    const params: unknown[] = [match];
+    where.push(`(f.format = 'dsh-store'${opts.extra?.length ? ` OR f.id IN (${opts.extra.map(() => '?').join(', ')})` : ''})`);
+    if (opts.extra?.length) params.push(...opts.extra);
+    if (opts.cwd !== undefined) {
+      where.push('f.cwd = ?');
+      params.push(opts.cwd);
+    }
+    if (opts.kinds?.length) {
+      where.push(`d.kind IN (${opts.kinds.map(() => '?').join(', ')})`);
+      params.push(...opts.kinds);
+    }
+    params.push(opts.limit);
+    const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format, d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
+      FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
+      WHERE ${where.join(' AND ')} ORDER BY fts.rank LIMIT ?`;
+    try {
+      return this.db.prepare(sql).all(...params) as Hit[];
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (/fts5: syntax error|no such column|unterminated string|malformed MATCH/i.test(msg)) throw new SearchError('BAD_QUERY', `the query cannot be searched: ${msg}`, { cause: e });
+      throw e;
+    }
+  }
+}
+
+/** An index written by another schema version: rebuilt like a damaged one. */
+class Outdated extends CodedError<'INDEX_OUTDATED'> {
+  constructor() {
+    super('INDEX_OUTDATED', 'the search index was written by another version');
+  }
+}

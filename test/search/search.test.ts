@@ -1,0 +1,210 @@
+/**
+ * Search across sessions on a real store (sessions written through the store's API): what is
+ * indexed and found, the index following logs as they grow, are rewritten or deleted, a line being
+ * written, a deleted or damaged index, other agents' logs, and queries that would be FTS syntax.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { SessionStore } from '../../src/store/index.js';
+import { ftsQuery, search, snippet, type SearchOptions } from '../../src/search/search.js';
+import { IndexDb } from '../../src/search/index-db.js';
+import { runMain } from '../cli/support/inproc.js';
+import { tempDir } from '../cli/support/agent.js';
+import { hasShared, sharedPath } from '../support/shared.js';
+
+interface Turn {
+  prompt: string;
+  reasoning?: string;
+  answer: string;
+  call?: { name: string; args: string; result: string };
+}
+
+/** A stored session whose seqs are known: turn/start, step/start, user, assistant, [call, result], step/end, turn/end. */
+async function makeSession(root: string, cwd: string, id: string, turns: Turn[]): Promise<{ path: string; seqs: Record<string, number> }> {
+  let now = 1_700_000_000_000;
+  const store = new SessionStore({ root, clock: () => now++ });
+  const stored = await store.create({ cwd, id });
+  const s = stored.session;
+  const seqs: Record<string, number> = {};
+  turns.forEach((t, i) => append(s, i + 1, t, seqs));
+  await store.close();
+  return { path: stored.path, seqs };
+}
+
+type S = Awaited<ReturnType<SessionStore['create']>>['session'];
+function append(s: S, turn: number, t: Turn, seqs: Record<string, number>): void {
+  s.append('turn/start', { turn });
+  s.append('step/start', { turn, step: 1 });
+  seqs[t.prompt] = s.append('user/message', { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: t.prompt }], source: { kind: 'user' } }, { surfaceOp: 'append' }).seq;
+  const content: ({ type: 'text'; text: string } | { type: 'reasoning'; text: string } | { type: 'tool-call'; id: string; name: string; arguments: string })[] = [];
+  if (t.reasoning) content.push({ type: 'reasoning', text: t.reasoning });
+  content.push({ type: 'text', text: t.answer });
+  if (t.call) content.push({ type: 'tool-call', id: `c${turn}`, name: t.call.name, arguments: t.call.args });
+  const a = s.append('assistant/message', { turn, step: 1, message: { id: `a${turn}`, role: 'assistant', content, source: { kind: 'model', provider: 'p', model: 'm' } } }, { surfaceOp: 'append', sourceEventSeqs: [] });
+  seqs[t.answer] = a.seq;
+  if (t.reasoning) seqs[t.reasoning] = a.seq;
+  if (t.call) {
+    const c = s.append('tool/call', { turn, step: 1, callId: `c${turn}`, name: t.call.name, arguments: t.call.args });
+    seqs[t.call.args] = c.seq;
+    seqs[t.call.result] = s.append(
+      'tool/result',
+      { turn, step: 1, message: { id: `r${turn}`, role: 'user', content: [{ type: 'tool-result', toolCallId: `c${turn}`, content: [{ type: 'text', text: t.call.result }] }], source: { kind: 'tool', callId: `c${turn}` } } },
+      { surfaceOp: 'append', sourceEventSeqs: [c.seq] },
+    ).seq;
+  }
+  s.append('step/end', { turn, step: 1 });
+  s.append('turn/end', { turn, reason: { kind: 'completed' } });
+}
+
+function home(): { home: string; root: string; opts: (o?: Partial<SearchOptions>) => SearchOptions } {
+  const h = tempDir('dsh-search-');
+  const root = join(h, 'sessions');
+  mkdirSync(root, { recursive: true });
+  return { home: h, root, opts: (o = {}) => ({ root, index: join(h, 'search', 'index.sqlite'), ...o }) };
+}
+
+describe('search across stored sessions', () => {
+  it('finds prompts, answers, reasoning, calls and results at their session, turn and seq', async () => {
+    const { root, opts } = home();
+    const a = await makeSession(root, '/work/a', 'sess-a', [
+      { prompt: 'Fix the typo in README', answer: 'Found recieve on line 5', call: { name: 'grep', args: '{"pattern":"recieve"}', result: 'README.md:5:Pass --quiet to recieve only errors.' } },
+      { prompt: 'now the changelog', reasoning: 'The changelog mentions zebrafish twice', answer: 'Done.' },
+    ]);
+    await makeSession(root, '/work/b', 'sess-b', [{ prompt: 'deploy the zebrafish service', answer: 'Deployed.' }]);
+
+    const r = search('recieve', opts());
+    const found = r.hits.map((h) => `${h.session} ${h.turn} ${h.seq} ${h.kind}`).sort();
+    expect(found).toEqual(
+      [`sess-a 1 ${a.seqs['Found recieve on line 5']} answer`, `sess-a 1 ${a.seqs['{"pattern":"recieve"}']} call`, `sess-a 1 ${a.seqs['README.md:5:Pass --quiet to recieve only errors.']} result`].sort(),
+    );
+    const zebra = search('zebrafish', opts());
+    expect(zebra.hits.map((h) => `${h.session} ${h.kind}`).sort()).toEqual(['sess-a reasoning', 'sess-b prompt']);
+    expect(search('zebrafish', opts({ cwd: '/work/b' })).hits.map((h) => h.session)).toEqual(['sess-b']);
+    expect(search('zebrafish', opts({ kinds: ['reasoning'] })).hits.map((h) => h.turn)).toEqual([2]);
+    // Every word must appear; a phrase keeps its order; a prefix matches.
+    expect(search('quiet errors', opts()).hits).toHaveLength(1);
+    expect(search('"errors only"', opts()).hits).toHaveLength(0);
+    expect(search('zebra*', opts()).hits).toHaveLength(2);
+    const hit = search('quiet', opts()).hits[0]!;
+    expect(hit.snippet.slice(...hit.match!)).toBe('quiet');
+  });
+
+  it('follows sessions as they are written: only the new tail is read, a line being written waits', async () => {
+    const { root, opts } = home();
+    const { path } = await makeSession(root, '/w', 'grow', [{ prompt: 'first prompt', answer: 'first answer' }]);
+    const before = search('first', opts());
+    expect(before.refresh.indexed).toBe(1);
+    const size = statSync(path).size;
+    // Another process appends a turn (resumed through the store).
+    const store = new SessionStore({ root });
+    const stored = await store.open('grow');
+    append(stored.session, 2, { prompt: 'second prompt about marmalade', answer: 'ok' }, {});
+    await store.close();
+    const r = search('marmalade', opts());
+    expect(r.hits.map((h) => [h.session, h.turn, h.kind])).toEqual([['grow', 2, 'prompt']]);
+    expect(r.refresh.reindexed).toBe(0);
+    expect(r.refresh.bytes).toBe(statSync(path).size - size); // the tail only
+    // Half a line (a write in progress): not indexed, no error; found once it is complete.
+    const line = JSON.stringify({ type: 'session/title', seq: 9999, time: 1, data: { title: 'quixotic title' } });
+    appendFileSync(path, line.slice(0, 20));
+    expect(search('quixotic', opts()).hits).toHaveLength(0);
+    appendFileSync(path, `${line.slice(20)}\n`);
+    expect(search('quixotic', opts()).hits.map((h) => h.kind)).toEqual(['title']);
+  });
+
+  it('a rewritten log is indexed again, a deleted one forgotten, a deleted or damaged index rebuilt', async () => {
+    const { root, opts } = home();
+    const { path } = await makeSession(root, '/w', 'x1', [{ prompt: 'alpha bravo', answer: 'charlie' }]);
+    await makeSession(root, '/w', 'x2', [{ prompt: 'alpha delta', answer: 'echo' }]);
+    expect(search('alpha', opts()).hits).toHaveLength(2);
+    // Rewritten in place with other text: the old words are gone.
+    const text = readFileSync(path, 'utf8').replace('alpha bravo', 'omega-omega bravo');
+    writeFileSync(path, text);
+    expect(search('alpha', opts()).hits.map((h) => h.session)).toEqual(['x2']);
+    expect(search('omega', opts()).hits.map((h) => h.session)).toEqual(['x1']);
+    rmSync(join(path, '..'), { recursive: true });
+    const gone = search('bravo', opts());
+    expect(gone.hits).toHaveLength(0);
+    expect(gone.refresh.removed).toBe(1);
+    // Deleting the index loses nothing.
+    const index = opts().index;
+    rmSync(index);
+    const again = search('alpha', opts());
+    expect(again.refresh.indexed).toBe(1);
+    expect(again.hits.map((h) => h.session)).toEqual(['x2']);
+    // A damaged index file is set aside and rebuilt.
+    for (const s of ['-wal', '-shm']) rmSync(index + s, { force: true });
+    writeFileSync(index, 'this is not a database'.repeat(100));
+    expect(search('alpha', opts()).hits.map((h) => h.session)).toEqual(['x2']);
+    expect(existsSync(`${index}.damaged`)).toBe(true);
+  });
+
+  it('queries that look like FTS5 syntax are plain text; a query of punctuation only is refused', async () => {
+    const { root, opts } = home();
+    await makeSession(root, '/w', 'q', [{ prompt: 'NEAR the "end" of it: a-b OR c*d', answer: 'ok' }]);
+    for (const q of ['NEAR(', 'a-b', 'OR', 'c*d', '"end', 'AND NOT', '^near', 'col:end', 'text:NEAR', '-end']) expect(() => search(q, opts())).not.toThrow();
+    expect(search('NEAR', opts()).hits).toHaveLength(1);
+    for (const q of ['!!! ...', '{}()', '"', '***', '   ']) expect(() => search(q, opts())).toThrow(expect.objectContaining({ code: 'BAD_QUERY' }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 30 }), (q) => {
+        let match: string;
+        try {
+          match = ftsQuery(q).match;
+        } catch (e) {
+          expect((e as { code?: string }).code).toBe('BAD_QUERY');
+          return;
+        }
+        // Every query made is valid FTS5: a real index accepts it.
+        expect(() => db.query(match, { limit: 1 })).not.toThrow();
+      }),
+      { numRuns: 300 },
+    );
+  });
+  const db = IndexDb.open(join(tempDir('dsh-fts-'), 'i.sqlite'));
+
+  it('snippets: the first term in a window, accents and case ignored', () => {
+    const s = snippet(`${'x '.repeat(200)}the Café crème ${'y '.repeat(200)}`, ['cafe']);
+    expect(s.text.slice(...s.match!)).toBe('Café');
+    expect(s.text.startsWith('…') && s.text.endsWith('…')).toBe(true);
+  });
+});
+
+describe('dsh sessions search', () => {
+  it('prints session · turn · seq · kind and a snippet, escapes hostile text, exits 1 without hits', async () => {
+    const { home: h, root } = home();
+    const hostile = 'evil \u001b[2J\u001b]0;pwned\u0007 title \u202e rot';
+    const { seqs } = await makeSession(root, '/w', 'cli-1', [{ prompt: hostile, answer: 'fine' }]);
+    const env = { DSH_HOME: h, NO_COLOR: '1' };
+    const r = await runMain(['sessions', 'search', 'pwned'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`cli-1 · turn 1 · seq ${seqs[hostile]} · prompt`);
+    expect(r.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
+    expect(r.stdout).toContain('\\e[2J');
+    expect(r.stderr).toMatch(/1 hit .*dsh view SESSION --seq N/);
+    const json = JSON.parse((await runMain(['sessions', 'search', '--json', 'evil'], env)).stdout) as { hits: { session: string; seq: number }[]; index: { path: string } };
+    expect(json.hits).toEqual([expect.objectContaining({ session: 'cli-1', seq: seqs[hostile] })]);
+    expect(json.index.path).toBe(join(h, 'search', 'index.sqlite'));
+    const none = await runMain(['sessions', 'search', 'nothinglikeit'], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no match for "nothinglikeit" in 1 log/);
+    expect((await runMain(['sessions', 'search', '...'], env)).code).toBe(2);
+    expect((await runMain(['sessions', 'search', '--kind', 'nope', 'x'], env)).code).toBe(2);
+    expect((await runMain(['sessions', 'search', '--rebuild', 'evil'], env)).code).toBe(0);
+  });
+
+  it.runIf(hasShared)("--in searches other agents' logs, naming the file and the session key", async () => {
+    const { home: h } = home();
+    const env = { DSH_HOME: h, NO_COLOR: '1' };
+    const dir = sharedPath('fixtures', 'real', 'claude-code-viewer');
+    const r = await runMain(['sessions', 'search', '--json', '--in', dir, 'TodoItem'], env);
+    expect(r.code).toBe(0);
+    const hits = (JSON.parse(r.stdout) as { hits: { path: string; format: string; session: string }[] }).hits;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((x) => x.format === 'foreign')).toBe(true);
+    expect(hits.some((x) => /fe5e1c67-53e7-4862-81ae-d0e013e3270b\.jsonl#sidechain-\d$/.test(x.path))).toBe(true);
+    // Without --in, those logs are not searched.
+    expect((await runMain(['sessions', 'search', 'TodoItem'], env)).code).toBe(1);
+  });
+});
