@@ -61,7 +61,7 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
     throw e;
   }
   if (opts.json) {
-    io.out.line(safeJson({ query: text, hits: r.hits, index: { path: index, ...r.refresh } }, 2));
+    io.out.line(safeJson({ query: text, ranked: r.ranked, hits: r.hits, index: { path: index, ...r.refresh } }, 2));
     return r.hits.length ? EXIT_OK : EXIT_PROBLEM;
   }
   const o = io.out;
@@ -72,6 +72,6 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
   }
   const updated = r.refresh.indexed + r.refresh.reindexed;
   const note = updated ? ` (indexed ${plural(updated, 'log')} now)` : '';
-  io.err.line(r.hits.length ? `${plural(r.hits.length, 'hit')}${r.hits.length === (opts.limit ?? 20) ? ' (the best ones; --limit shows more)' : ''}${note} · open one with: dsh view SESSION --seq N` : `no match for ${oneLine(JSON.stringify(text))} in ${plural(r.refresh.files, 'log')}${note}`);
+  io.err.line(r.hits.length ? `${plural(r.hits.length, 'hit')}${r.hits.length === (opts.limit ?? 20) ? (r.ranked ? ' (the best ones; --limit shows more)' : ' (the newest: over 5,000 texts match, too many to rank; add a word)') : r.ranked ? '' : ' (newest first: over 5,000 texts match)'}${note} · open one with: dsh view SESSION --seq N` : `no match for ${oneLine(JSON.stringify(text))} in ${plural(r.refresh.files, 'log')}${note}`);
   return r.hits.length ? EXIT_OK : EXIT_PROBLEM;
 }

@@ -189,10 +189,12 @@ export class IndexDb {
   }
 
   /**
-   * Matches of an FTS5 query, best first, in the store's logs and the other logs `extra` names
-   * (ids of logs indexed earlier from other paths are left out).
+   * Matches of an FTS5 query in the store's logs and the other logs `extra` names (ids of logs
+   * indexed earlier from other paths are left out). Ranked best first (BM25) when at most
+   * `RANK_LIMIT` documents match; a query matching more (a very common word) is answered newest
+   * first instead, since ranking every match would cost time in proportion to them all.
    */
-  query(match: string, opts: { limit: number; cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] }): Hit[] {
+  query(match: string, opts: { limit: number; cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] }): { hits: Hit[]; ranked: boolean } {
     const where: string[] = ['fts MATCH ?'];
     const params: unknown[] = [match];
     where.push(`(f.format = 'dsh-store'${opts.extra?.length ? ` OR f.id IN (${opts.extra.map(() => '?').join(', ')})` : ''})`);
@@ -206,11 +208,12 @@ export class IndexDb {
       params.push(...opts.kinds);
     }
     params.push(opts.limit);
-    const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format, d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
-      FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
-      WHERE ${where.join(' AND ')} ORDER BY fts.rank LIMIT ?`;
     try {
-      return this.db.prepare(sql).all(...params) as Hit[];
+      const many = this.db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(match, RANK_LIMIT + 1).length > RANK_LIMIT;
+      const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format, d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
+        FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
+        WHERE ${where.join(' AND ')} ORDER BY ${many ? 'fts.rowid DESC' : 'fts.rank'} LIMIT ?`;
+      return { hits: this.db.prepare(sql).all(...params) as Hit[], ranked: !many };
     } catch (e) {
       const msg = (e as Error).message;
       if (/fts5: syntax error|no such column|unterminated string|malformed MATCH/i.test(msg)) throw new SearchError('BAD_QUERY', `the query cannot be searched: ${msg}`, { cause: e });
@@ -219,7 +222,9 @@ export class IndexDb {
   }
 }
 
-/** An index written by another schema version: rebuilt like a damaged one. */
+/** Matches ranked by relevance at most; beyond, newest first (see `query`). */
+export const RANK_LIMIT = 5000;
+
 class Outdated extends CodedError<'INDEX_OUTDATED'> {
   constructor() {
     super('INDEX_OUTDATED', 'the search index was written by another version');

@@ -64,6 +64,8 @@ export interface RefreshStats {
 
 export interface SearchResult {
   hits: SearchHit[];
+  /** Best first (BM25); false when so many documents match that the newest come first. */
+  ranked: boolean;
   refresh: RefreshStats;
 }
 
@@ -150,17 +152,19 @@ export function refresh(db: IndexDb, root: string, extra: readonly string[] = []
   const stats: RefreshStats = { files: 0, indexed: 0, reindexed: 0, removed: 0, bytes: 0, docs: 0, skippedLines: 0, extraIds: [] };
   const sources = [...storeLogs(root), ...extraLogs(extra)];
   const seen = new Set<string>();
+  // One read of what the index knows; each log costs a stat, and a read only when it changed.
+  const known = new Map(db.files().map((r) => [r.path, r]));
   for (const s of sources) {
     if (seen.has(s.path)) continue;
     seen.add(s.path);
     stats.files++;
-    const row = db.file(s.path);
+    const row = known.get(s.path);
     if (row && row.ino === s.st.ino && row.size === s.st.size && row.mtime === s.st.mtimeMs) continue;
     db.write(() => indexOne(db, s, stats));
   }
   // Store logs that are gone (deleted sessions) are forgotten; other logs indexed from paths
   // given earlier stay until they change (they are searched only when given again).
-  for (const row of db.files()) {
+  for (const row of known.values()) {
     if (seen.has(row.path) || row.format !== 'dsh-store') continue;
     db.write(() => db.dropFile(row.id));
     stats.removed++;
@@ -417,9 +421,9 @@ export function search(query: string, opts: SearchOptions): SearchResult {
   const db = IndexDb.open(opts.index);
   try {
     const stats = refresh(db, opts.root, opts.extra ?? []);
-    const hits = db.query(q.match, { limit: opts.limit ?? 20, cwd: opts.cwd, kinds: opts.kinds, extra: stats.extraIds });
+    const { hits, ranked } = db.query(q.match, { limit: opts.limit ?? 20, cwd: opts.cwd, kinds: opts.kinds, extra: stats.extraIds });
     const foreign = new Map<string, ReturnType<typeof importText> | null>();
-    return { hits: hits.map((h) => hitOf(h, q.terms, foreign)), refresh: stats };
+    return { hits: hits.map((h) => hitOf(h, q.terms, foreign)), ranked, refresh: stats };
   } finally {
     db.close();
   }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SessionStore } from '../../src/store/index.js';
 import { ftsQuery, search, snippet, type SearchOptions } from '../../src/search/search.js';
-import { IndexDb } from '../../src/search/index-db.js';
+import { IndexDb, RANK_LIMIT } from '../../src/search/index-db.js';
 import { runMain } from '../cli/support/inproc.js';
 import { tempDir } from '../cli/support/agent.js';
 import { hasShared, sharedPath } from '../support/shared.js';
@@ -163,6 +163,24 @@ describe('search across stored sessions', () => {
     );
   });
   const db = IndexDb.open(join(tempDir('dsh-fts-'), 'i.sqlite'));
+
+  it('a word in more than 5,000 texts is answered newest first instead of ranking them all', () => {
+    const idx = IndexDb.open(join(tempDir('dsh-fts-many-'), 'i.sqlite'));
+    try {
+      const file = idx.upsertFile({ path: '/x/session.jsonl', session: 's', cwd: null, ino: 1, size: 1, mtime: 1, offset: 1, turn: 1, format: 'dsh-store', tail: '' });
+      idx.write(() => {
+        for (let i = 0; i < RANK_LIMIT + 1; i++) idx.addDoc(file, i, 1, 0, { kind: 'answer', text: `common word ${i % 7 === 0 ? 'rare' : ''}` });
+      });
+      const many = idx.query('"common"', { limit: 3 });
+      expect(many.ranked).toBe(false);
+      expect(many.hits.map((h) => h.seq)).toEqual([RANK_LIMIT, RANK_LIMIT - 1, RANK_LIMIT - 2]);
+      const few = idx.query('"rare"', { limit: 3 });
+      expect(few.ranked).toBe(true);
+      expect(few.hits).toHaveLength(3);
+    } finally {
+      idx.close();
+    }
+  });
 
   it('snippets: the first term in a window, accents and case ignored', () => {
     const s = snippet(`${'x '.repeat(200)}the Café crème ${'y '.repeat(200)}`, ['cafe']);
