@@ -48,6 +48,9 @@ export class ChatCompletionTranslator {
   private lastTool: ToolState | undefined;
   private finishReason: string | undefined;
   private rawUsage: unknown;
+  /** The response's id and model as the server named them (first non-empty), for `finish.replayState.response`. */
+  private responseId: string | undefined;
+  private responseModel: string | undefined;
 
   constructor(private readonly provider: string, private readonly newCallId: () => string = () => `call_dsh_${randomUUID()}`) {}
 
@@ -57,6 +60,8 @@ export class ChatCompletionTranslator {
     const chunk = rec(payload);
     if (!chunk) return out;
     if (rec(chunk['usage'])) this.rawUsage = chunk['usage'];
+    this.responseId ??= str(chunk['id']) || undefined;
+    this.responseModel ??= str(chunk['model']) || undefined;
     const choices = Array.isArray(chunk['choices']) ? chunk['choices'] : [];
     for (const c of choices) {
       const choice = rec(c);
@@ -94,7 +99,13 @@ export class ChatCompletionTranslator {
       out.push({ type: 'block-end', index: b.index, block: assembled(b) });
     }
     if (usage) out.push({ type: 'usage', usage });
-    out.push({ type: 'finish', reason: this.mapFinish(this.finishReason) });
+    const reason = this.mapFinish(this.finishReason);
+    // Which response this was (the server's id and the model that really answered, which can differ
+    // from the one asked for): kept in the log for observability (gen_ai.response.id / .model).
+    const response: Record<string, string> = {};
+    if (this.responseId !== undefined) response['id'] = this.responseId;
+    if (this.responseModel !== undefined) response['model'] = this.responseModel;
+    out.push(reason.kind !== 'error' && Object.keys(response).length > 0 ? { type: 'finish', reason, replayState: { response: { api: 'chat-completions', provider: this.provider, ...response } } } : { type: 'finish', reason });
     return out;
   }
 

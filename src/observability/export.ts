@@ -11,8 +11,10 @@ export interface OtlpExportOptions extends MappingOptions, ExporterOptions, Reso
 
 export interface ExportSummary {
   sessionId: string;
-  /** Turns sent, one trace each. */
+  /** Turns sent: one trace each, or (`traces: 'session'`) all in the session's one trace. */
   turns: number;
+  /** Traces sent: the turns, or 1 for one trace per session (0 when nothing was sent). */
+  traces: number;
   spans: number;
   /** Turns without `turn/end`, sent ended at their last event and marked `dsh.incomplete`. */
   incompleteTurns: number;
@@ -29,6 +31,7 @@ export async function exportSessionToOtlp(input: SessionInput, opts: OtlpExportO
   const summary: ExportSummary = {
     sessionId: mapped.sessionId,
     turns: mapped.turns.length,
+    traces: opts.traces === 'session' ? Math.min(1, mapped.turns.length) : mapped.turns.length,
     spans: mapped.spans.length,
     incompleteTurns: mapped.incompleteTurns,
     skippedTurns: mapped.skippedTurns,

@@ -26,3 +26,15 @@ export function traceIdFor(sessionId: string, turnStartSeq: number): string {
 export function spanIdFor(sessionId: string, firstSeq: number): string {
   return digest('span', sessionId, firstSeq, 16);
 }
+
+/**
+ * One trace per session (`traces: 'session'`): the trace id, and the id of the session span that
+ * is the parent of every turn span. Kinds of their own, so they never equal a per-turn id.
+ */
+export function sessionTraceIdFor(sessionId: string): string {
+  return digest('session-trace', sessionId, 0, 32);
+}
+
+export function sessionSpanIdFor(sessionId: string): string {
+  return digest('session-span', sessionId, 0, 16);
+}

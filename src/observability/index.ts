@@ -3,8 +3,9 @@
  * offline (a whole log) or live (an agent plugin), identically. See docs/observability.md.
  */
 export { OtelExportError, type OtelExportErrorCode, type OtelExportErrorDetails } from './errors.js';
-export { traceIdFor, spanIdFor } from './ids.js';
+export { traceIdFor, spanIdFor, sessionTraceIdFor, sessionSpanIdFor } from './ids.js';
 export {
+  DEFAULT_ENDPOINTS,
   DEFAULT_MAX_CONTENT_LENGTH,
   type AttrValue,
   type DshSpan,
@@ -17,6 +18,7 @@ export {
   type Redactor,
   type SpanAttributes,
 } from './spans.js';
+export { serverOf } from './span-builder.js';
 export { SpanMapper, type SessionIdentity } from './mapper.js';
 export { mapSession, type MappedSession, type SessionInput } from './map-session.js';
 export { toReadableSpan, makeResource, INSTRUMENTATION_SCOPE, type ResourceOptions } from './readable.js';

@@ -21,6 +21,8 @@ export interface MappedSession {
   incompleteTurns: number;
   /** Turns a fork inherited from its parent and left out (`inherited: 'skip'`). */
   skippedTurns: number;
+  /** With `traces: 'session'`: the session span, parent of every turn span (first in `spans`). */
+  sessionSpan?: DshSpan;
 }
 
 const MIN_CONTENT_CAP = 256;
@@ -37,6 +39,19 @@ export function checkMappingOptions(opts: MappingOptions): void {
     throw new OtelExportError('INVALID_OPTIONS', `inherited must be 'skip' or 'include', not ${JSON.stringify(opts.inherited)}`);
   }
   if (opts.redact !== undefined && typeof opts.redact !== 'function') throw new OtelExportError('INVALID_OPTIONS', 'redact must be a function');
+  if (opts.traces !== undefined && opts.traces !== 'turn' && opts.traces !== 'session') {
+    throw new OtelExportError('INVALID_OPTIONS', `traces must be 'turn' or 'session', not ${JSON.stringify(opts.traces)}`);
+  }
+  for (const [route, url] of Object.entries(opts.endpoints ?? {})) {
+    let ok = false;
+    try {
+      const u = new URL(url);
+      ok = u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new OtelExportError('INVALID_OPTIONS', `endpoints.${route} must be an http(s) URL, not ${JSON.stringify(url)}`);
+  }
 }
 
 /** The identity and an event reader for any accepted input. */
@@ -77,11 +92,20 @@ export function mapSession(input: SessionInput, opts: MappingOptions = {}): Mapp
   });
   const include = opts.inherited === 'include';
   const turns = all.filter((t) => include || !t.inherited);
-  return {
+  const spans = turns.flatMap((t) => t.spans);
+  const out: MappedSession = {
     sessionId: identity.id,
     turns,
-    spans: turns.flatMap((t) => t.spans),
+    spans,
     incompleteTurns: turns.filter((t) => t.incomplete).length,
     skippedTurns: all.length - turns.length,
   };
+  if (opts.traces === 'session') {
+    const root = guardRedaction(() => mapper.sessionSpan(turns));
+    if (root) {
+      out.sessionSpan = root;
+      spans.unshift(root);
+    }
+  }
+  return out;
 }

@@ -23,12 +23,26 @@ import { MessageProjection } from '../session/derive.js';
 import { toolResultCallId } from '../session/trace.js';
 import { SpanBuilder } from './span-builder.js';
 import type { Attempt, ToolUnit, TurnBuild } from './units.js';
-import { DEFAULT_MAX_CONTENT_LENGTH, type MappedTurn, type MappingOptions } from './spans.js';
+import { DEFAULT_ENDPOINTS, DEFAULT_MAX_CONTENT_LENGTH, type DshSpan, type MappedTurn, type MappingOptions } from './spans.js';
 
 /** Who the log belongs to: the session id (and the header, for fork lineage). */
 export interface SessionIdentity {
   id: string;
   header?: Readonly<SessionHeader>;
+}
+
+/**
+ * The response identity an adapter kept in `replayState.response` (ours: `{id, model}`; dsh's:
+ * `{kind, model, …}`), when it is there.
+ */
+function responseOf(state: unknown): { id?: string; model?: string } | undefined {
+  const r = (state as { response?: unknown } | undefined)?.response;
+  if (typeof r !== 'object' || r === null || Array.isArray(r)) return undefined;
+  const { id, model } = r as { id?: unknown; model?: unknown };
+  const out: { id?: string; model?: string } = {};
+  if (typeof id === 'string' && id !== '') out.id = id;
+  if (typeof model === 'string' && model !== '') out.model = model;
+  return out.id === undefined && out.model === undefined ? undefined : out;
 }
 
 export class SpanMapper {
@@ -53,6 +67,8 @@ export class SpanMapper {
       seedLength: identity.header?.seedLength ?? 0,
       parentId: identity.header?.parentSession,
       agentName: opts.agentName ?? 'dsh',
+      traces: opts.traces ?? 'turn',
+      endpoints: { ...DEFAULT_ENDPOINTS, ...opts.endpoints },
       full: this.full,
       cap: opts.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH,
       redact: opts.redact,
@@ -90,6 +106,24 @@ export class SpanMapper {
     }
     this.prevTime = t;
     return out;
+  }
+
+  /**
+   * One trace per session (`traces: 'session'`): the session span over the turns given (those
+   * exported), from the first one's start to the latest end; undefined without turns.
+   */
+  sessionSpan(turns: readonly MappedTurn[]): DshSpan | undefined {
+    if (turns.length === 0) return undefined;
+    const roots = turns.map((t) => t.spans[0]!);
+    const seqOf = (s: DshSpan, k: string, dflt: number): number => (typeof s.attributes[k] === 'number' ? (s.attributes[k] as number) : dflt);
+    return this.builder.sessionSpan({
+      startSeq: seqOf(roots[0]!, 'dsh.seq.start', 0),
+      endSeq: Math.max(...roots.map((r) => seqOf(r, 'dsh.seq.end', 0))),
+      start: Math.min(...roots.map((r) => r.startTime)),
+      end: Math.max(...roots.map((r) => r.endTime)),
+      turns: turns.length,
+      incomplete: turns.some((t) => t.incomplete),
+    });
   }
 
   /** The in-flight turn's spans, ended at its last event and marked incomplete (nothing consumed). */
@@ -143,7 +177,11 @@ export class SpanMapper {
         a.end = t;
         const c = e.data.chunk;
         if (c.type === 'usage') a.usage = c.usage;
-        else if (c.type === 'finish') a.finish = c.reason;
+        else if (c.type === 'finish') {
+          a.finish = c.reason;
+          const r = responseOf(c.replayState);
+          if (r) a.response = r;
+        }
         break;
       }
       case 'assistant/message': {
@@ -153,6 +191,8 @@ export class SpanMapper {
         a.lastSeq = e.seq;
         a.end = t;
         a.message = e.data.message;
+        const response = a.response ?? responseOf(e.data.message.source.replayState);
+        if (response) a.response = response;
         if (e.data.usage) a.usage = e.data.usage;
         if (e.data.interrupted) a.interrupted = true;
         a.done = true;

@@ -23,7 +23,7 @@ import { checkMappingOptions, guardRedaction } from './map-session.js';
 import { SpanMapper } from './mapper.js';
 import { makeResource, toReadableSpan } from './readable.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { MappedTurn } from './spans.js';
+import type { DshSpan, MappedTurn } from './spans.js';
 import type { OtlpExportOptions } from './export.js';
 
 export interface OtelPluginOptions extends OtlpExportOptions {
@@ -62,9 +62,18 @@ export function otel(opts: OtelPluginOptions): OtelPlugin {
   if (opts.batchSize !== undefined) batch.batchSize = opts.batchSize;
   if (url !== undefined) batch.url = url;
 
-  const enqueue = (turn: MappedTurn, report: (e: OtelExportError, turn: number) => void): void => {
+  /** One trace per session: each session's mapper and the turns it exported, for its session span. */
+  const sessions: { mapper: SpanMapper; turns: MappedTurn[]; report: (e: OtelExportError, turn: number) => void }[] = [];
+
+  const enqueue = (turn: MappedTurn, report: (e: OtelExportError, turn: number) => void, seen?: MappedTurn[]): void => {
     if (turn.inherited && opts.inherited !== 'include') return;
-    const spans = turn.spans.map((s) => toReadableSpan(s, resource));
+    seen?.push(turn);
+    send(turn.spans, turn.turn, report);
+  };
+
+  const send = (dshSpans: readonly DshSpan[], turnNo: number, report: (e: OtelExportError, turn: number) => void): void => {
+    const spans = dshSpans.map((s) => toReadableSpan(s, resource));
+    const turn = { turn: turnNo };
     queue = queue.then(async () => {
       try {
         opened ??= openExporter(opts);
@@ -85,6 +94,8 @@ export function otel(opts: OtelPluginOptions): OtelPlugin {
       else host.agent.bus.emit('agent/error', { agent: host.agent, turn, step: 0, error });
     };
     const mapper = new SpanMapper({ id: session.id, header: session.header }, opts);
+    const exported: MappedTurn[] = [];
+    if (opts.traces === 'session') sessions.push({ mapper, turns: exported, report });
     const push = (e: Parameters<SpanMapper['push']>[0]): MappedTurn[] => {
       try {
         return guardRedaction(() => mapper.push(e));
@@ -97,7 +108,7 @@ export function otel(opts: OtelPluginOptions): OtelPlugin {
     // exported by the run that wrote them, or can be exported offline.
     for (let i = 0; i < session.length; i++) push(session.at(i)!);
     const unsubscribe = session.subscribe((e) => {
-      for (const t of push(e)) enqueue(t, report);
+      for (const t of push(e)) enqueue(t, report, exported);
     });
     return () => {
       unsubscribe();
@@ -107,7 +118,7 @@ export function otel(opts: OtelPluginOptions): OtelPlugin {
       } catch (err) {
         report(err as OtelExportError, session.trace.openTurn ?? session.trace.lastTurn);
       }
-      if (open) enqueue(open, report);
+      if (open) enqueue(open, report, exported);
     };
   };
 
@@ -121,6 +132,17 @@ export function otel(opts: OtelPluginOptions): OtelPlugin {
     await opened?.exporter.forceFlush?.();
   };
   const shutdown = async (): Promise<void> => {
+    // One trace per session: each session's span, over the turns this plugin exported, goes last
+    // (its end is only known now). An offline export of the log sends the same span id.
+    for (const s of sessions.splice(0)) {
+      let root: DshSpan | undefined;
+      try {
+        root = guardRedaction(() => s.mapper.sessionSpan(s.turns));
+      } catch (err) {
+        s.report(err as OtelExportError, s.turns.at(-1)?.turn ?? 0);
+      }
+      if (root) send([root], s.turns.at(-1)?.turn ?? 0, s.report);
+    }
     await flush();
     if (opened?.owned) await opened.exporter.shutdown().catch(() => undefined);
     opened = undefined;

@@ -6,7 +6,7 @@
 import { toOtelUsage } from '../model/usage.js';
 import type { LlmFailure } from '../model/failure.js';
 import type { TurnEndReason } from '../session/events.js';
-import { spanIdFor, traceIdFor } from './ids.js';
+import { sessionSpanIdFor, sessionTraceIdFor, spanIdFor, traceIdFor } from './ids.js';
 import { blocksText, capJsonArray, capMessages, capString, toOtelMessage } from './content.js';
 import { applyRedaction } from './redact.js';
 import { isAttempt, unitOpen, type Attempt, type ToolUnit, type TurnBuild } from './units.js';
@@ -21,6 +21,21 @@ export interface BuilderConfig {
   full: boolean;
   cap: number;
   redact: Redactor | undefined;
+  traces: 'turn' | 'session';
+  endpoints: Readonly<Record<string, string>>;
+}
+
+/** `server.address` and `server.port` of a base URL (the scheme's port when none is written). */
+export function serverOf(url: string | undefined): { address: string; port: number } | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const u = new URL(url);
+    const port = u.port !== '' ? Number(u.port) : u.protocol === 'https:' ? 443 : u.protocol === 'http:' ? 80 : undefined;
+    if (port === undefined || u.hostname === '') return undefined;
+    return { address: u.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+  } catch {
+    return undefined;
+  }
 }
 
 /** dsh finish kinds in the GenAI vocabulary (`gen_ai.response.finish_reasons`). */
@@ -43,7 +58,8 @@ export class SpanBuilder {
   /** The turn's spans; `reason` is undefined while the turn has no `turn/end` (incomplete). */
   turn(turn: TurnBuild, reason: TurnEndReason | undefined): MappedTurn {
     const incomplete = reason === undefined;
-    const traceId = traceIdFor(this.cfg.sessionId, turn.startSeq);
+    const perSession = this.cfg.traces === 'session';
+    const traceId = perSession ? sessionTraceIdFor(this.cfg.sessionId) : traceIdFor(this.cfg.sessionId, turn.startSeq);
     const turnSpanId = spanIdFor(this.cfg.sessionId, turn.startSeq);
     const truncated: string[] = [];
 
@@ -73,19 +89,19 @@ export class SpanBuilder {
     }
     if (truncated.length > 0) attrs['dsh.truncated'] = truncated;
 
-    const spans: DshSpan[] = [
-      {
-        traceId,
-        spanId: turnSpanId,
-        name: `invoke_agent ${this.cfg.agentName}`,
-        kind: 'INTERNAL',
-        startTime: turn.start,
-        endTime: turn.lastTime,
-        attributes: attrs,
-        events: [],
-        status,
-      },
-    ];
+    const turnSpan: DshSpan = {
+      traceId,
+      spanId: turnSpanId,
+      name: `invoke_agent ${this.cfg.agentName}`,
+      kind: 'INTERNAL',
+      startTime: turn.start,
+      endTime: turn.lastTime,
+      attributes: attrs,
+      events: [],
+      status,
+    };
+    if (perSession) turnSpan.parentSpanId = sessionSpanIdFor(this.cfg.sessionId);
+    const spans: DshSpan[] = [turnSpan];
     for (const u of turn.units) {
       const span = isAttempt(u) ? this.attemptSpan(turn, u) : this.toolSpan(turn, u);
       span.traceId = traceId;
@@ -102,6 +118,34 @@ export class SpanBuilder {
     };
   }
 
+  /**
+   * The root of a one-trace-per-session export: from the first exported turn's start to the
+   * last one's end, the parent of every turn span.
+   */
+  sessionSpan(range: { startSeq: number; endSeq: number; start: number; end: number; turns: number; incomplete: boolean }): DshSpan {
+    const attrs: SpanAttributes = {
+      ...this.base(),
+      'gen_ai.agent.name': this.cfg.agentName,
+      'dsh.session.turns': range.turns,
+      'dsh.seq.start': range.startSeq,
+      'dsh.seq.end': range.endSeq,
+    };
+    if (this.cfg.parentId !== undefined) attrs['dsh.session.parent_id'] = this.cfg.parentId;
+    if (range.incomplete) attrs['dsh.incomplete'] = true;
+    const span: DshSpan = {
+      traceId: sessionTraceIdFor(this.cfg.sessionId),
+      spanId: sessionSpanIdFor(this.cfg.sessionId),
+      name: `session ${this.cfg.agentName}`,
+      kind: 'INTERNAL',
+      startTime: range.start,
+      endTime: range.end,
+      attributes: attrs,
+      events: [],
+      status: { code: 'UNSET' },
+    };
+    return this.cfg.redact ? applyRedaction(span, this.cfg.redact) : span;
+  }
+
   private attemptSpan(turn: TurnBuild, a: Attempt): DshSpan {
     const truncated: string[] = [];
     const config = a.header?.config;
@@ -111,7 +155,14 @@ export class SpanBuilder {
     if (route !== undefined) {
       attrs['gen_ai.provider.name'] = PROVIDER_NAME[route] ?? route;
       attrs['dsh.provider.route'] = route;
+      const server = serverOf(this.cfg.endpoints[route]);
+      if (server) {
+        attrs['server.address'] = server.address;
+        attrs['server.port'] = server.port;
+      }
     }
+    if (a.response?.model !== undefined) attrs['gen_ai.response.model'] = a.response.model;
+    if (a.response?.id !== undefined) attrs['gen_ai.response.id'] = a.response.id;
     if (config?.maxTokens !== undefined) attrs['gen_ai.request.max_tokens'] = config.maxTokens;
     if (config?.temperature !== undefined) attrs['gen_ai.request.temperature'] = config.temperature;
     if (config?.stop !== undefined && Array.isArray(config.stop)) attrs['gen_ai.request.stop_sequences'] = [...config.stop];

@@ -77,6 +77,29 @@ export interface MappingOptions {
    * to the parent's export, so a dashboard summing tokens does not count them twice.
    */
   inherited?: 'skip' | 'include';
+  /**
+   * `turn` (default): one trace per turn. `session`: one trace for the whole session, a
+   * `session {agent}` span as the parent of every turn span.
+   */
+  traces?: 'turn' | 'session';
+  /**
+   * Base URLs of provider routes, for `server.address` / `server.port` (the log names the route,
+   * not the endpoint). Added to the built-in routes' public endpoints (`deepseek`,
+   * `deepseek-official`, `openai`, `anthropic`), which they override.
+   */
+  endpoints?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The public endpoints of the built-in provider routes, and `deepseek-official`, the route name
+ * dsh's logs use for DeepSeek's API. Written out rather than imported from src/llm/select.ts, which
+ * would load every provider SDK into `dsh log export`; a test holds the two tables equal.
+ */
+export const DEFAULT_ENDPOINTS: Readonly<Record<string, string>> = {
+  deepseek: 'https://api.deepseek.com',
+  'deepseek-official': 'https://api.deepseek.com',
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
 
 export const DEFAULT_MAX_CONTENT_LENGTH = 16_384;

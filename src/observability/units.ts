@@ -23,6 +23,8 @@ export interface Attempt {
   finish?: FinishReason;
   message?: AssistantMessage;
   interrupted: boolean;
+  /** What the provider said it answered with (`replayState.response`: its id, its model). */
+  response?: { id?: string; model?: string };
   retryEvent?: { time: number; data: LlmRetryData };
   /** No more chunks belong to it (its message, a retry decision, a tool call or step end came). */
   done: boolean;

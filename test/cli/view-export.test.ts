@@ -1,6 +1,8 @@
 /** `dsh view` and `dsh log export`: thin CLI wrappers over the viewer and the OTel exporter. */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runView } from '../../src/cli/view.js';
 import { Output } from '../../src/cli/output.js';
 import { runMain } from './support/inproc.js';
@@ -59,6 +61,40 @@ describe('dsh log export', () => {
       expect(JSON.stringify(spans)).not.toContain('Fix the typo in README.md');
     } finally {
       await receiver.close();
+    }
+  });
+
+  it('--traces session: one trace, a session span over the turns; resource attributes and config endpoints as given', async () => {
+    const receiver = await startReceiver();
+    const home = mkdtempSync(join(tmpdir(), 'dsh-export-'));
+    try {
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ providers: { deepseek: { baseUrl: 'http://127.0.0.1:7001/v1' } } }));
+      const r = await runMain(
+        ['log', 'export', '--otlp', receiver.url, '--traces', 'session', '--resource-attribute', 'deployment.environment=ci', '--json', example],
+        { DSH_HOME: home },
+      );
+      expect(r.code).toBe(0);
+      const turns = readFileSync(example, 'utf8').split('\n').filter((l) => l.includes('"type":"turn/start"')).length;
+      expect(JSON.parse(r.stdout)).toMatchObject({ turns, traces: 1 });
+      const spans = receiver.spans();
+      expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+      const root = spans.find((s) => s.name === 'session dsh')!;
+      expect(spans.filter((s) => s.name.startsWith('invoke_agent')).every((s) => s.parentSpanId === root.spanId)).toBe(true);
+      expect(spans[0]!.resource).toMatchObject({ 'service.name': 'dsh', 'deployment.environment': 'ci' });
+      // The example's route is deepseek: its endpoint is the one the config gives.
+      const chats = spans.filter((s) => s.name.startsWith('chat '));
+      expect(chats.length).toBeGreaterThan(0);
+      for (const c of chats) expect([c.attributes['server.address'], c.attributes['server.port']]).toEqual(['127.0.0.1', 7001]);
+    } finally {
+      await receiver.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('--traces other than turn or session, and a bad --resource-attribute, are usage errors', async () => {
+    for (const flags of [['--traces', 'day'], ['--resource-attribute', 'novalue']]) {
+      const r = await runMain(['log', 'export', '--otlp', 'http://127.0.0.1:9/v1/traces', ...flags, example]);
+      expect(r.code).toBe(2);
     }
   });
 

@@ -110,6 +110,14 @@ describeShared('DeepSeek adapter on recorded DeepSeek streams', () => {
         expect(r.blocks).toEqual(reading.blocks);
         expect(r.finish.reason.kind).toBe(expectedChatFinish(reading.finishReason, reading.blocks));
         expect(r.usage).toEqual(expectedChatUsage(reading.usage));
+        // The response's own id and model (first non-empty ones of the payloads), read here from the
+        // recorded payloads, are kept in the finish chunk for gen_ai.response.id / .model.
+        const firstOf = (k: string): string | undefined =>
+          recorded.payloads.map((p) => (p as Record<string, unknown> | null)?.[k]).find((v): v is string => typeof v === 'string' && v !== '');
+        const expectedResponse = { ...(firstOf('id') !== undefined ? { id: firstOf('id') } : {}), ...(firstOf('model') !== undefined ? { model: firstOf('model') } : {}) };
+        if (r.finish.reason.kind !== 'error' && Object.keys(expectedResponse).length > 0) {
+          expect(r.finish.replayState).toEqual({ response: { api: 'chat-completions', provider: 'deepseek', ...expectedResponse } });
+        } else expect(r.finish.replayState).toBeUndefined();
         // Streamed deltas add up to the assembled blocks.
         r.blocks.forEach((b, i) => expect(r.deltas.get(i)).toBe(b.type === 'tool-call' ? b.arguments : 'text' in b ? b.text : ''));
         check?.(r);

@@ -19,6 +19,16 @@ function run(payloads: unknown[]): StreamChunk[] {
 const blocks = (chunks: StreamChunk[]) => chunks.flatMap((c) => (c.type === 'block-end' ? [c.block] : []));
 
 describe('ChatCompletionTranslator', () => {
+  it("keeps the response's id and model (the first non-empty ones) in the finish chunk, and none on an error finish", () => {
+    const ok = run([{ id: '', model: '', ...choice({ content: 'hi' }) }, { id: 'resp-1', model: 'deepseek-v4-flash', ...choice({}, 'stop') }, { id: 'resp-2', model: 'other', choices: [] }]);
+    expect(ok.at(-1)).toEqual({ type: 'finish', reason: { kind: 'stop' }, replayState: { response: { api: 'chat-completions', provider: 'test', id: 'resp-1', model: 'deepseek-v4-flash' } } });
+    const anonymous = run([choice({ content: 'hi' }, 'stop')]);
+    expect(anonymous.at(-1)).toEqual({ type: 'finish', reason: { kind: 'stop' } });
+    const cut = run([{ id: 'resp-3', model: 'm', ...choice({ content: 'hi' }) }]);
+    expect(cut.at(-1)).toMatchObject({ type: 'finish', reason: { kind: 'error' } });
+    expect(cut.at(-1)).not.toHaveProperty('replayState');
+  });
+
   it('starts a new call when a known index arrives with a different id (gateways that reuse index 0)', () => {
     const out = run([
       choice({ tool_calls: [{ index: 0, id: 'a', function: { name: 'ls', arguments: '{}' } }] }),

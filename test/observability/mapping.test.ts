@@ -220,3 +220,81 @@ describe('options', () => {
     expect([root.name, root.attributes['gen_ai.agent.name']]).toEqual(['invoke_agent reviewer', 'reviewer']);
   });
 });
+
+describe('one trace per session (traces: session)', () => {
+  const c = clockedSession(SESSION);
+  twoStepTurn(c);
+  c.at(2000).append('turn/start', { turn: 2 });
+  c.at(2010).append('step/start', { turn: 2, step: 1 });
+  c.at(2010).append('user/message', user('Again'), { surfaceOp: 'append' });
+  c.at(2011).append('request/header', header({ provider: 'deepseek', model: 'deepseek-chat' }, 'Be brief.'));
+  c.at(2100).append('assistant/message', { turn: 2, step: 1, message: assistant([{ type: 'text', text: 'Same.' }]) }, { surfaceOp: 'append' });
+  c.at(2100).append('step/end', { turn: 2, step: 1 });
+  // Turn 2 never ends: the session span says the session holds an incomplete turn.
+  const perTurn = mapSession(c.session);
+  const perSession = mapSession(c.session, { traces: 'session' });
+
+  it('puts a session span first, parent of every turn span, every span in one trace', () => {
+    const [root, ...rest] = perSession.spans;
+    expect(root!.name).toBe('session dsh');
+    expect(root!.parentSpanId).toBeUndefined();
+    expect(perSession.sessionSpan).toBe(root);
+    expect(new Set(perSession.spans.map((s) => s.traceId))).toEqual(new Set([root!.traceId]));
+    const turnRoots = rest.filter((s) => s.name === 'invoke_agent dsh');
+    expect(turnRoots).toHaveLength(2);
+    for (const t of turnRoots) expect(t.parentSpanId).toBe(root!.spanId);
+    // Everything else keeps its place under its turn span, and its span id.
+    expect(rest.map((s) => s.spanId)).toEqual(perTurn.spans.map((s) => s.spanId));
+  });
+
+  it('spans the session: first turn start to last event, the seq range, the turn count, incomplete', () => {
+    const root = perSession.spans[0]!;
+    expect([root.startTime, root.endTime]).toEqual([1000, 2100]);
+    expect(root.attributes).toMatchObject({ 'dsh.session.turns': 2, 'dsh.seq.start': 0, 'dsh.incomplete': true, 'gen_ai.conversation.id': SESSION });
+    expect(root.attributes['dsh.seq.end']).toBe(c.session.length - 1);
+  });
+
+  it('derives the ids from the session id alone, never equal to a per-turn id', () => {
+    const hex = (kind: string, n: number) => createHash('sha256').update(`dsh/${kind}/v1\n${SESSION.length}:${SESSION}\n0\n0`).digest('hex').slice(0, n);
+    const root = perSession.spans[0]!;
+    expect([root.traceId, root.spanId]).toEqual([hex('session-trace', 32), hex('session-span', 16)]);
+    expect(perTurn.spans.map((s) => s.traceId)).not.toContain(root.traceId);
+    expect(mapSession(c.session, { traces: 'session' }).spans[0]).toEqual(root);
+  });
+
+  it('is refused for an unknown value, and gives nothing for a session without turns', () => {
+    expect(() => mapSession(c.session, { traces: 'day' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    const empty = clockedSession('sess-empty');
+    expect(mapSession(empty.session, { traces: 'session' }).spans).toEqual([]);
+  });
+});
+
+describe('server.address and server.port', () => {
+  const portsOf = (opts: Parameters<typeof mapSession>[1]) => {
+    const c = clockedSession(SESSION);
+    twoStepTurn(c);
+    return mapSession(c.session, opts).spans.filter((s) => s.kind === 'CLIENT').map((s) => [s.attributes['server.address'], s.attributes['server.port']]);
+  };
+  it("come from the route's endpoint: the built-in one, or the one given (its port, or the scheme's)", () => {
+    expect(portsOf({})[0]).toEqual(['api.deepseek.com', 443]);
+    expect(portsOf({ endpoints: { deepseek: 'http://127.0.0.1:8080/v1' } })[0]).toEqual(['127.0.0.1', 8080]);
+    expect(portsOf({ endpoints: { deepseek: 'http://[::1]/' } })[0]).toEqual(['::1', 80]);
+  });
+  it('are absent for a route without a known endpoint, and a bad endpoint is refused', () => {
+    const c = clockedSession('sess-gw');
+    c.at(1).append('turn/start', { turn: 1 });
+    c.at(2).append('step/start', { turn: 1, step: 1 });
+    c.at(3).append('request/header', header({ provider: 'my-gateway', model: 'm' }, 'x'));
+    c.at(4).append('assistant/message', { turn: 1, step: 1, message: assistant([{ type: 'text', text: 'ok' }]) }, { surfaceOp: 'append' });
+    const chat = mapSession(c.session).spans.find((s) => s.kind === 'CLIENT')!;
+    expect(chat.attributes).not.toHaveProperty('server.address');
+    expect(() => mapSession(c.session, { endpoints: { x: 'ftp://host' } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(() => mapSession(c.session, { endpoints: { x: 'not a url' } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+  });
+  it("the built-in endpoints are the adapters' own", async () => {
+    const { BUILTIN_PROVIDERS } = await import('../../src/llm/select.js');
+    const { DEFAULT_ENDPOINTS } = await import('../../src/observability/index.js');
+    for (const [route, p] of Object.entries(BUILTIN_PROVIDERS)) expect(DEFAULT_ENDPOINTS[route]).toBe(p.baseUrl);
+    expect(DEFAULT_ENDPOINTS['deepseek-official']).toBe(BUILTIN_PROVIDERS['deepseek']!.baseUrl);
+  });
+});

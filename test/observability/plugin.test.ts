@@ -29,6 +29,18 @@ const SCRIPT: ScriptEntry[] = [
   textResponse('second turn'),
 ];
 
+/** An agent with the plugin, through the two turns of SCRIPT, flushed. */
+async function twoTurns(opts: OtelPluginOptions): Promise<{ tel: ReturnType<typeof otel>; agent: Agent }> {
+  const tel = otel(opts);
+  const agent = agentWith(SCRIPT, [tel]);
+  agent.prompt('first');
+  await agent.whenIdle();
+  agent.prompt('second');
+  await agent.whenIdle();
+  await tel.flush();
+  return { tel, agent };
+}
+
 let live: Receiver;
 let offline: Receiver;
 beforeEach(async () => {
@@ -42,13 +54,7 @@ afterEach(async () => {
 
 describe('otel() live export', () => {
   it('exports each turn when it ends, exactly as the offline export of the same log', async () => {
-    const tel = otel({ url: live.url, content: 'full' });
-    const agent = agentWith(SCRIPT, [tel]);
-    agent.prompt('first');
-    await agent.whenIdle();
-    agent.prompt('second');
-    await agent.whenIdle();
-    await tel.flush();
+    const { tel, agent } = await twoTurns({ url: live.url, content: 'full' });
 
     // One request per turn, sent as each turn ended.
     expect(live.requests).toHaveLength(2);
@@ -68,6 +74,21 @@ describe('otel() live export', () => {
     expect(offline.spans()).toEqual(live.spans());
     await agent.dispose();
     await tel.shutdown();
+  });
+
+  it("with traces: 'session', sends the turns as they end and the session span at shutdown, as the offline export", async () => {
+    const { tel, agent } = await twoTurns({ url: live.url, traces: 'session' });
+    expect(live.spans().map((s) => s.name)).not.toContain('session dsh');
+    await agent.dispose();
+    await tel.shutdown();
+    const got = live.spans();
+    expect(got.at(-1)!.name).toBe('session dsh');
+    expect(new Set(got.map((s) => s.traceId)).size).toBe(1);
+
+    const summary = await exportSessionToOtlp(agent.session, { url: offline.url, traces: 'session' });
+    expect(summary).toMatchObject({ turns: 2, traces: 1, spans: 8 });
+    const byId = (list: typeof got) => [...list].sort((a, b) => a.spanId.localeCompare(b.spanId));
+    expect(byId(offline.spans())).toEqual(byId(got));
   });
 
   it('on dispose mid-turn, exports the turn in flight ended at its last event and marked incomplete', async () => {

@@ -227,18 +227,14 @@ Examples:
 
   log
     .command('export')
-    .description('send the session as OpenTelemetry GenAI traces (one per turn) to an OTLP/HTTP endpoint')
+    .description('send the session as OpenTelemetry GenAI traces (one per turn, or one for the session) to an OTLP/HTTP endpoint')
     .argument('<file>', 'session log file (.jsonl) or stored session id')
     .requiredOption('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces', httpUrl)
-    .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', (v: string, prev: string[] = []) => {
-      if (v.indexOf('=') <= 0) throw new InvalidArgumentError('expected NAME=VALUE');
-      return [...prev, v];
-    })
-    .option('--content <mode>', 'none (default) or full: also send prompts, completions and tool data, size-capped', (v: string) => {
-      if (v !== 'none' && v !== 'full') throw new InvalidArgumentError('expected none or full');
-      return v;
-    })
+    .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', namePairs)
+    .option('--content <mode>', 'none (default) or full: also send prompts, completions and tool data, size-capped', oneOf('none', 'full'))
     .option('--service-name <name>', 'the service.name resource attribute (default dsh)')
+    .option('--resource-attribute <name=value>', 'another resource attribute (repeatable), e.g. deployment.environment=ci', namePairs)
+    .option('--traces <per>', 'turn (default): one trace per turn; session: one trace for the session, a session span over the turns', oneOf('turn', 'session'))
     .option('--json', 'print the export summary as JSON')
     .addHelpText(
       'after',
@@ -275,4 +271,18 @@ Examples:
       const { runImport } = await import('./import.js');
       setExit(await runImport(file, opts, io));
     });
+}
+
+/** A repeatable NAME=VALUE option, collected in order. */
+function namePairs(v: string, prev: string[] = []): string[] {
+  if (v.indexOf('=') <= 0) throw new InvalidArgumentError('expected NAME=VALUE');
+  return [...prev, v];
+}
+
+/** An option taking one of a few words. */
+function oneOf<T extends string>(...words: T[]): (v: string) => T {
+  return (v) => {
+    if (!(words as string[]).includes(v)) throw new InvalidArgumentError(`expected ${words.slice(0, -1).join(', ')} or ${words.at(-1)}`);
+    return v as T;
+  };
 }

@@ -28,7 +28,9 @@ export function twoStepTurn(c: Clocked): void {
   c.at(1420).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'block-end', index: 0, block: { type: 'text', text: 'Two files.' } } });
   const usage2 = { inputTokens: 30, outputTokens: 10, cacheReadTokens: 420 };
   c.at(1430).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'usage', usage: usage2 } });
-  c.at(1440).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'finish', reason: { kind: 'stop' } } });
+  // The server named its response and the model that answered (which differs from the one asked for).
+  const response = { api: 'chat-completions', provider: 'deepseek', id: 'resp-2', model: 'deepseek-chat-v3' };
+  c.at(1440).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'finish', reason: { kind: 'stop' }, replayState: { response } } });
   c.at(1450).append('assistant/message', { turn: 1, step: 2, message: assistant([{ type: 'text', text: 'Two files.' }]), usage: usage2 }, { surfaceOp: 'append', sourceEventSeqs: [14, 15, 16, 17, 18] });
   c.at(1450).append('step/end', { turn: 1, step: 2 });
   c.at(1460).append('turn/end', { turn: 1, reason: { kind: 'completed' } });
@@ -69,6 +71,9 @@ export const EXPECTED_TWO_STEP: Omit<DshSpan, 'traceId' | 'spanId' | 'parentSpan
       'gen_ai.request.model': 'deepseek-chat',
       'gen_ai.provider.name': 'deepseek',
       'dsh.provider.route': 'deepseek',
+      // The route's public endpoint (the log names the route only).
+      'server.address': 'api.deepseek.com',
+      'server.port': 443,
       'gen_ai.request.max_tokens': 4096,
       'gen_ai.request.temperature': 0.5,
       'dsh.turn': 1,
@@ -118,6 +123,9 @@ export const EXPECTED_TWO_STEP: Omit<DshSpan, 'traceId' | 'spanId' | 'parentSpan
       'gen_ai.request.model': 'deepseek-chat',
       'gen_ai.provider.name': 'deepseek',
       'dsh.provider.route': 'deepseek',
+      // The route's public endpoint (the log names the route only).
+      'server.address': 'api.deepseek.com',
+      'server.port': 443,
       'gen_ai.request.max_tokens': 4096,
       'gen_ai.request.temperature': 0.5,
       'dsh.turn': 1,
@@ -130,6 +138,8 @@ export const EXPECTED_TWO_STEP: Omit<DshSpan, 'traceId' | 'spanId' | 'parentSpan
       'gen_ai.usage.cache_read.input_tokens': 420,
       'dsh.llm.finish': 'stop',
       'gen_ai.response.finish_reasons': ['stop'],
+      'gen_ai.response.model': 'deepseek-chat-v3',
+      'gen_ai.response.id': 'resp-2',
     },
     events: [],
     status: { code: 'UNSET' },
