@@ -227,9 +227,12 @@ Examples:
 
   log
     .command('export')
-    .description('send the session as OpenTelemetry GenAI traces (one per turn, or one for the session) to an OTLP/HTTP endpoint')
+    .description('send the session as OpenTelemetry GenAI traces to an OTLP/HTTP endpoint, or write it as a transcript (markdown, html) or a provider message array (openai, anthropic)')
     .argument('<file>', 'session log file (.jsonl) or stored session id')
-    .requiredOption('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces', httpUrl)
+    .option('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces', httpUrl)
+    .option('--format <format>', 'markdown or html: a transcript to share; openai or anthropic: the request body with the model-visible history', oneOf('markdown', 'html', 'openai', 'anthropic'))
+    .option('-o, --out <file>', 'with --format: write here (whole or not at all) instead of standard output')
+    .option('--at <seq>', 'with --format openai|anthropic: the history after the event with this seq (default: the end)', integer(0, 'a seq'))
     .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', namePairs)
     .option('--content <mode>', 'none (default) or full: also send prompts, completions and tool data, size-capped', oneOf('none', 'full'))
     .option('--service-name <name>', 'the service.name resource attribute (default dsh)')
@@ -244,6 +247,8 @@ deduplicate. Message content stays out unless --content full. See docs/observabi
 
 Examples:
   dsh log export --otlp http://localhost:4318/v1/traces examples/fix-typo.jsonl
+  dsh log export --format markdown -o session.md 3f2a
+  dsh log export --format openai --at 40 examples/fix-typo.jsonl
   dsh log export --otlp https://cloud.langfuse.com/api/public/otel/v1/traces -H "authorization=Basic …" 3f2a`,
     )
     .action(async (file: string, opts: ExportOptions) => {
