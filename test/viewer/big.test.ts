@@ -65,6 +65,27 @@ describeBrowser('a million-event log', () => {
     expect(await nodes()).toBeLessThan(MAX_NODES);
   });
 
+  it('jump to seq puts the target row on screen, and it stays there once the rows around it are measured', async () => {
+    // Rows are laid out from estimated heights until drawn; the jump must land on the row anyway.
+    for (const seq of [Math.floor(facts.events * 0.5) + 1, Math.floor(facts.events * 0.9) + 3, Math.floor(facts.events * 0.2) + 2]) {
+      await page.fill('#jump', String(seq));
+      await page.press('#jump', 'Enter');
+      await page.waitForSelector('#rows .row.selected');
+      // Let the list settle (it measures over a few animation frames).
+      await page.waitForTimeout(600);
+      const where = await page.evaluate(() => {
+        const d = (globalThis as any).document;
+        const row = d.querySelector('#rows .row.selected');
+        const box = d.querySelector('#timeline').getBoundingClientRect();
+        const r = row.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, viewTop: box.top, viewBottom: box.bottom, text: row.textContent as string };
+      });
+      expect(where.top, `seq ${seq}`).toBeGreaterThanOrEqual(where.viewTop - 1);
+      expect(where.top, `seq ${seq}`).toBeLessThan(where.viewBottom);
+    }
+    expect(await nodes()).toBeLessThan(MAX_NODES);
+  });
+
   it('finds text in a late turn and jumps there', async () => {
     const target = facts.turns - 3;
     await page.fill('#search', `contents of file ${target}-1`);

@@ -251,8 +251,13 @@ export function eventItem(e: SessionEvent, src: LogSource, index: LogIndex, caps
       const todos = Array.isArray(obj(e.data).todos) ? (obj(e.data).todos as unknown[]) : [];
       return { kind: 'todo', seq: e.seq, todos: todos.slice(0, 200).map((t) => ({ status: str(obj(t).status).slice(0, 50), content: cap(str(obj(t).content), 500) })) };
     }
-    case 'session/end-seed':
-      return { kind: 'seed-end', seq: e.seq, inherited: e.seq };
+    case 'session/end-seed': {
+      // A fork's seed is its parent's events; any other seed (a resume, a replay) is this
+      // session's own earlier run, which nothing was inherited from.
+      const h = src.header;
+      const fork = h.parentSession !== undefined && (h.seedLength === undefined || h.seedLength === e.seq);
+      return fork ? { kind: 'seed-end', seq: e.seq, inherited: e.seq, from: 'fork', parent: h.parentSession!.slice(0, 200) } : { kind: 'seed-end', seq: e.seq, inherited: e.seq, from: 'resume' };
+    }
     default: {
       const item: Item = { kind: 'event', seq: e.seq, type: e.type.slice(0, caps.name), ignorable: e.ignorable === true, payload: cap(compactJson(e.data, caps.json), caps.json) };
       if (e.type === 'approval/asked') item.tone = 'warn';

@@ -110,7 +110,8 @@ export type Item = ItemBase &
     | { kind: 'inbox'; target: string; at: string; removed: number; inserted: number; preview?: Text; outcome?: string }
     | { kind: 'todo'; todos: { status: string; content: Text }[] }
     | { kind: 'turn-end'; turn: number; reason: EndReason }
-    | { kind: 'seed-end'; inherited: number }
+    | { kind: 'seed-end'; inherited: number; from: 'fork'; parent: string }
+    | { kind: 'seed-end'; inherited: number; from: 'resume' }
     | { kind: 'event'; type: string; ignorable: boolean; payload: Text; tone?: 'warn' }
   );
 

@@ -9,6 +9,27 @@ function seqRange(a, b) {
   return b !== undefined && b !== a ? '#' + a + '–' + b : '#' + a;
 }
 
+/**
+ * A block taller than its box (pre is capped at 22em and scrolls) says so: a note under it with
+ * how much is hidden and a button that shows it all. Run once a row is in the page (only then can
+ * heights be read).
+ */
+export function markClipped(el) {
+  for (const pre of el.querySelectorAll('pre')) {
+    if (pre.classList.contains('clipped') || pre.scrollHeight <= pre.clientHeight + 1) continue;
+    pre.classList.add('clipped');
+    const hidden = Math.max(1, Math.round((1 - pre.clientHeight / pre.scrollHeight) * 100));
+    const note = h('div', 'cut clip-note', 'continues below (' + hidden + '% hidden; scroll inside the block) ');
+    note.append(
+      button('show all', 'link', () => {
+        pre.classList.add('full');
+        note.remove();
+      }),
+    );
+    pre.after(note);
+  }
+}
+
 function twisty(open) {
   return h('span', 'twisty', open ? '▾' : '▸');
 }
@@ -176,7 +197,15 @@ export function itemBody(item, onFull) {
     case 'turn-end':
       return [head('turn ' + item.turn + ' end', endBadge(item.reason), item.reason.message ? h('span', 'error-text', ' ' + item.reason.message.text) : null)];
     case 'seed-end':
-      return [h('div', 'line dim', 'end of seed: the ' + plural(item.inherited, 'event') + ' above were inherited')];
+      return [
+        h(
+          'div',
+          'line dim',
+          item.from === 'fork'
+            ? 'end of seed: the ' + plural(item.inherited, 'event') + ' above were inherited from session ' + item.parent
+            : 'resumed here: the ' + plural(item.inherited, 'event') + ' above are this session’s earlier run',
+        ),
+      ];
     case 'event':
       return [h('div', 'line dim', h('span', 'label', item.type), item.ignorable ? ' (ignorable) ' : ' ', h('span', 'code-inline', item.payload.text + (item.payload.total ? '…' : '')))];
     default:

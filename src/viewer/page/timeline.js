@@ -5,7 +5,7 @@
 import { api } from './api.js';
 import { button, h } from './dom.js';
 import { num } from './format.js';
-import { itemBody, itemTone, outsideHead, stepHead, turnHead } from './render.js';
+import { itemBody, itemTone, markClipped, outsideHead, stepHead, turnHead } from './render.js';
 
 const PAGE = 100;
 const PART_PAGE = 200;
@@ -29,6 +29,7 @@ export class Timeline {
     list.renderRow = (row) => this.renderRow(row);
     list.estimate = (row) => HEIGHT[row.kind] ?? 40;
     list.onWindow = (a, b) => this.onWindow(a, b);
+    list.onDrawn = markClipped;
   }
 
   // ----------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ export class VirtualList {
     this.settle = 0;
     this.resize = new ResizeObserver(() => this.schedule());
     this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
+    // A row pinned by a jump lets go as soon as the reader scrolls themselves.
+    for (const ev of ['wheel', 'pointerdown', 'touchstart', 'keydown']) this.scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
     window.addEventListener('resize', () => this.schedule());
   }
 
@@ -144,7 +146,7 @@ export class VirtualList {
           d.el.replaceWith(el);
           this.resize.unobserve(d.el);
         }
-        d = { el, ver: row.ver, row };
+        d = { el, ver: row.ver, row, fresh: true };
         this.drawn.set(row.key, d);
         this.resize.observe(el);
       }
@@ -154,6 +156,10 @@ export class VirtualList {
       const expected = prev ? prev.nextSibling : this.rowsEl.firstChild;
       if (expected !== d.el) this.rowsEl.insertBefore(d.el, expected);
       prev = d.el;
+      if (d.fresh) {
+        d.fresh = false;
+        this.onDrawn?.(d.el);
+      }
     }
     for (const [key, d] of this.drawn) {
       if (keep.has(key)) continue;
@@ -168,10 +174,17 @@ export class VirtualList {
     }
     const first = want[0];
     const last = want[want.length - 1];
-    // Keep the first row that is on screen where it is while measured heights replace estimates.
+    // Keep the first row that is on screen where it is while measured heights replace estimates;
+    // after a jump, keep the row jumped to where reveal put it instead (the rows above it being
+    // measured would otherwise push it off screen on a long log).
     let anchor = first;
     while (anchor < last && this.offset(anchor + 1) <= st) anchor++;
-    const anchorGap = this.offset(anchor) - st;
+    let anchorGap = this.offset(anchor) - st;
+    const pinned = this.pin ? this.indexOfKey(this.pin.key) : -1;
+    if (pinned >= 0) {
+      anchor = pinned;
+      anchorGap = this.pin.gap;
+    }
     let changed = false;
     for (const i of want) {
       const d = this.drawn.get(this.rows[i].key);
@@ -187,11 +200,12 @@ export class VirtualList {
     this.bottomEl.style.height = Math.max(0, this.total - this.offset(last + 1)) + 'px';
     if (changed) {
       const target = this.offset(anchor) - anchorGap;
-      if (st > 0 && Math.abs(target - st) > 0.5) this.scroller.scrollTop = target;
+      if ((st > 0 || pinned >= 0) && Math.abs(target - st) > 0.5) this.scroller.scrollTop = target;
       // Heights changed, so the window may need other rows; settle within a few frames.
       if (this.settle++ < 8) this.schedule();
     } else {
       this.settle = 0;
+      this.pin = undefined;
     }
     this.onWindow(first, last);
   }
@@ -221,6 +235,10 @@ export class VirtualList {
     if (center) this.scroller.scrollTop = Math.max(0, top - vh / 3);
     else if (top < st) this.scroller.scrollTop = Math.max(0, top - 24);
     else if (bottom > st + vh) this.scroller.scrollTop = Math.min(top - 24, bottom - vh + 24);
+    else return void this.draw();
+    // Pinned until the heights settle: measuring the rows drawn around it keeps it in place.
+    this.pin = { key: this.rows[i].key, gap: top - this.scroller.scrollTop };
+    this.settle = 0;
     this.draw();
   }
 
