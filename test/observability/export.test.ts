@@ -38,7 +38,7 @@ afterEach(async () => {
 describe('exportSessionToOtlp', () => {
   it('sends the mapped spans, as the receiver decodes them, with the caller\'s headers', async () => {
     const summary = await exportSessionToOtlp(referenceLog(), { url: rx.url, headers: { authorization: 'Bearer t0ken' } });
-    expect(summary).toEqual({ sessionId: SESSION, turns: 1, spans: 4, incompleteTurns: 0, skippedTurns: 0, requests: 1 });
+    expect(summary).toEqual({ sessionId: SESSION, turns: 1, traces: 1, spans: 4, incompleteTurns: 0, skippedTurns: 0, requests: 1 });
     expect(rx.requests).toHaveLength(1);
     expect(rx.requests[0]).toMatchObject({ method: 'POST', path: '/v1/traces', headers: { authorization: 'Bearer t0ken' } });
 

@@ -83,6 +83,12 @@ describeBrowser('a hostile log', () => {
   it('renders every string as inert text, even when shown whole and searched', async () => {
     await page.locator('#rows .row[data-kind="turn"] .head').first().click();
     await page.waitForSelector('#rows .item[data-item="tool"]');
+    // The output's preview is taller than its 22em box: a note under it says so, and lifts the cap.
+    const note = page.locator('#rows .item[data-item="tool"] .tool-result .clip-note').first();
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/^continues below \(\d+% hidden; scroll inside the block\)/);
+    await note.locator('button', { hasText: 'expand the block' }).click();
+    expect(await page.locator('#rows .item[data-item="tool"] .tool-result pre.full').count()).toBe(1);
     // Open every disclosure, show the 5 MB output whole, search for markup, open the model view.
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
     await page.locator('#rows .item[data-item="tool"] .tool-result button', { hasText: 'show all' }).click();

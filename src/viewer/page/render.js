@@ -21,7 +21,7 @@ export function markClipped(el) {
     const hidden = Math.max(1, Math.round((1 - pre.clientHeight / pre.scrollHeight) * 100));
     const note = h('div', 'cut clip-note', 'continues below (' + hidden + '% hidden; scroll inside the block) ');
     note.append(
-      button('show all', 'link', () => {
+      button('expand the block', 'link', () => {
         pre.classList.add('full');
         note.remove();
       }),
