@@ -115,6 +115,15 @@ describeBrowser('the page, on the example log', () => {
     await page.fill('#search', '');
     await page.press('#search', 'Enter');
     await waitCount(page, '#rows mark', 0);
+    // "Turn 1" is on the page (a turn row's name) but in no event: no match, and nothing marked.
+    expect(lines.some((l) => JSON.stringify(l).toLowerCase().includes('turn 1'))).toBe(false);
+    expect(await page.locator('#rows .turn-name', { hasText: 'Turn 1' }).count()).toBeGreaterThan(0);
+    await page.fill('#search', 'turn 1');
+    await page.press('#search', 'Enter');
+    await page.waitForFunction(() => /no match/.test((globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector('#search-status').textContent));
+    await waitCount(page, '#rows mark', 0);
+    await page.fill('#search', '');
+    await page.press('#search', 'Enter');
   });
 
   it('jumps to a seq and navigates with the keyboard', async () => {

@@ -114,10 +114,12 @@ async function runSearch(q) {
     search.matches = r.matches;
     search.more = r.next !== undefined;
     search.at = -1;
-    setHighlight(q);
+    // Marks only where the search found something: the page also shows text that is in no event
+    // (turn names, figures, labels), and a mark there beside "no match" contradicts it.
+    setHighlight(r.matches.length === 0 ? '' : q);
     list.redrawAll();
     if (r.matches.length === 0) {
-      st.append('no match');
+      st.append('no match in the log’s events');
       return;
     }
     await gotoMatch(0);
