@@ -5,8 +5,9 @@
  * give a typed error with a bounded message, never a stack overflow or a TypeError.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { loadJsonl, Session, SessionError } from '../../src/session/index.js';
-import { lossyNumber, numberProblem } from '../../src/session/codec/numbers.js';
+import { lossyNumber, lossyNumberScan, mayHoldLossyNumber, numberProblem } from '../../src/session/codec/numbers.js';
 import { preview } from '../../src/session/json.js';
 import { T0, expectSessionError } from './helpers.js';
 
@@ -72,6 +73,37 @@ describe('numbers JSON.parse would round are refused with file, line, seq and pa
     expect(l.session.length).toBe(2);
     expect(lossyNumber('{"a":"-0","b":[{},"x",{"c":1e-400}]}')).toEqual({ path: '$.b[2].c', token: '1e-400', why: expect.any(String) });
     expect(lossyNumber('{"a\\"b":[0,-0]}')?.path).toBe('$["a\\"b"][1]');
+  });
+});
+
+describe('the pre-check never hides a lossy number', () => {
+  // Number tokens of every spelling JSON allows: sign, 1–40 integer digits (no leading zero
+  // unless the integer part is 0), an optional fraction of 0–40 digits, an optional exponent with
+  // 1–4 digits (leading zeros allowed, as JSON allows them).
+  const digits = (min: number, max: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+  const token = fc
+    .record({
+      neg: fc.boolean(),
+      int: fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 39)).map(([a, b]) => a + b)),
+      frac: fc.option(digits(1, 40), { nil: undefined }),
+      exp: fc.option(fc.tuple(fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'), digits(1, 4)).map(([a, b]) => a + b), { nil: undefined }),
+    })
+    .map(({ neg, int, frac, exp }) => `${neg ? '-' : ''}${int}${frac !== undefined ? `.${frac}` : ''}${exp ?? ''}`);
+  // Strings that look like numbers, at any length, so the token lands at every alignment.
+  const filler = fc.stringMatching(/^[a-z0-9 .,:-]{0,40}$/);
+  it('lossyNumber (pre-check, then scan) finds exactly what the full scan finds', () => {
+    fc.assert(
+      fc.property(filler, fc.array(fc.tuple(token, filler), { minLength: 1, maxLength: 6 }), (pad, items) => {
+        const text = `{"pad":${JSON.stringify(pad)},"xs":[${items.map(([t, f]) => `${t},${JSON.stringify(f)}`).join(',')}]}`;
+        expect(lossyNumber(text)).toEqual(lossyNumberScan(text));
+        if (items.some(([t]) => numberProblem(t) !== undefined)) expect(mayHoldLossyNumber(text)).toBe(true);
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+  it('ordinary lines do not fire it (they are not tokenised at all)', () => {
+    expect(mayHoldLossyNumber('{"type":"turn/start","seq":12,"time":1764000000000,"data":{"turn":3,"id":"3e8f0a1b-2c3d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-01-02"}}')).toBe(false);
+    for (const t of ['9007199254740993', '1.000000000000001', '1e400', '1e-400', '5e-324', '-0', '-0.0', '-0e3']) expect(mayHoldLossyNumber(`{"v":[1,${t}]}`), t).toBe(true);
   });
 });
 
