@@ -38,11 +38,17 @@ function fsError(e: unknown, path: string): CliError {
  * Offset of a NUL that marks the bytes as binary, or -1. A crash can leave NUL padding in a torn
  * tail, which the decoder reports as such; so a NUL means binary only on the header line, or near
  * the start of a file that is not JSON at all. `head` is the start of the file (8 KiB is enough).
+ * "Starts like JSON" is judged as the loaders judge the header line: after a UTF-8 byte-order
+ * mark (skipped with a warning) and JSON whitespace, a `{`. Judging the raw first byte instead
+ * called a log with a BOM and a NUL in its torn tail binary while the loaders accept it.
  */
 function binaryAt(head: Buffer): number {
   const nl = head.indexOf(10);
   const firstLineNul = head.subarray(0, nl < 0 ? head.length : nl).indexOf(0);
-  return firstLineNul >= 0 ? firstLineNul : head[0] !== 0x7b ? head.indexOf(0) : -1;
+  if (firstLineNul >= 0) return firstLineNul;
+  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (head[i] === 0x20 || head[i] === 0x09 || head[i] === 0x0d) i++;
+  return head[i] !== 0x7b ? head.indexOf(0) : -1;
 }
 
 const HEAD = 8192;

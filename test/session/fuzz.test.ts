@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { defaultCorpusDirs, loadCorpus, makeCase, MUTATION_NAMES, runFuzz } from '../../scripts/fuzz.js';
+import { checkCase, defaultCorpusDirs, loadCorpus, makeCase, MUTATION_NAMES, runFuzz } from '../../scripts/fuzz.js';
 import { describeShared, repoRoot, sharedDir } from '../support/shared.js';
 
 const SEED = 2026;
@@ -43,6 +43,26 @@ describeShared('fuzzed real logs', () => {
     expect(total).toBe(CASES);
     expect(accepted).toBeGreaterThan(100);
     expect(accepted).toBeLessThan(CASES);
+  });
+
+  // Found by `npm run fuzz` (seed 11): a BOM before the header (the loaders skip it with a
+  // warning) and a NUL in the torn tail (the loaders set it aside). dsh log check judged the
+  // file binary from its raw first byte and refused it while the loaders accepted it.
+  it.each([
+    ['a BOM', Buffer.from([0xef, 0xbb, 0xbf])],
+    ['a BOM and spaces', Buffer.from([0xef, 0xbb, 0xbf, 0x20, 0x20])],
+    ['a tab', Buffer.from([0x09])],
+  ])('a NUL in the torn tail of a log that starts with %s: dsh log check agrees with the loaders', async (_what, prefix) => {
+    const src = corpus.find((c) => c.bytes.length < 6_000 && c.bytes.toString('utf8').includes('"turn/end"'))!;
+    const bytes = Buffer.concat([prefix, src.bytes, Buffer.from('{"type":"assistant/chunk","seq":'), Buffer.from([0, 0, 0])]);
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-fuzz-nul-'));
+    try {
+      const o = await checkCase({ index: 0, source: src.name, mutations: ['bom', 'nul'], bytes }, dir);
+      expect(o.problem).toBeUndefined();
+      expect(o.accepted).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a sample through the real CLI process: dsh log check exits 0 or 1 with a line, never an internal error', () => {
