@@ -4,8 +4,8 @@
  * rest run `main()` in this process, which is the same code without the process start.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider, type FakeScript } from '../support/fake-provider.js';
 import { fault } from '../support/faults.js';
@@ -21,6 +21,17 @@ afterEach(async () => {
 async function fake(script: FakeScript): Promise<FakeProvider> {
   provider = await startFakeProvider({ script });
   return provider;
+}
+
+/** A workspace with one completed session (turn 1), its log path, and the env that reaches the fake. */
+async function oneTurnSession(): Promise<{ repo: string; home: string; env: NodeJS.ProcessEnv; path: string; p: FakeProvider; stderr: string }> {
+  const repo = gitRepo();
+  const home = tempDir();
+  const p = await fake((_req, n) => text([`answer ${n}`]));
+  const env = agentEnv(p.url, home);
+  const first = await runMain(['run', '--cwd', repo, 'first task'], env);
+  expect(first.code, first.stderr).toBe(0);
+  return { repo, home, env, path: logPathFrom(first.stderr), p, stderr: first.stderr };
 }
 
 interface ChatMessage {
@@ -115,21 +126,14 @@ describe('dsh run', () => {
   });
 
   it('--continue and --resume continue the same log with the next turn number', async () => {
-    const repo = gitRepo();
-    const home = tempDir();
-    const p = await fake((_req, n) => text([`answer ${n}`]));
-    const env = agentEnv(p.url, home);
-
-    const first = await runMain(['run', '--cwd', repo, 'first task'], env);
-    expect(first.code, first.stderr).toBe(0);
-    const path = logPathFrom(first.stderr);
+    const { repo, home, env, path, p, stderr: firstErr } = await oneTurnSession();
 
     const second = await runMain(['run', '--cwd', repo, '--continue', 'second task'], env);
     expect(second.code, second.stderr).toBe(0);
     expect(logPathFrom(second.stderr)).toBe(path);
     expect(second.stderr).toMatch(/\(resumed at turn 2\)/);
 
-    const id = /session ([0-9a-f-]{36})/.exec(first.stderr)![1]!;
+    const id = /session ([0-9a-f-]{36})/.exec(firstErr)![1]!;
     // From another directory: the session keeps its workspace.
     const third = await runMain(['run', '--resume', id.slice(0, 8), 'third task'], env);
     expect(third.code, third.stderr).toBe(0);
@@ -143,6 +147,52 @@ describe('dsh run', () => {
     const sent = JSON.stringify(messagesOf(p, 2));
     for (const s of ['first task', 'answer 0', 'second task', 'answer 1', 'third task']) expect(sent).toContain(s);
   });
+
+  // Issue 11 item 3: a last line nested ~6,000 levels deep once made `run --continue` die with
+  // "Maximum call stack size exceeded" instead of setting the line aside. Through the real binary:
+  // a torn last line (deep or cut) is moved to a sidecar and the session continues; a deep value
+  // in a committed, well-placed event is refused with one typed line and the log left as it was.
+  const deep = (n: number) => '['.repeat(n) + '1' + ']'.repeat(n);
+  it.each([
+    ['a seq nested 6,000 levels deep', (seq: number) => `{"type":"turn/start","seq":${deep(6_000)},"time":1,"data":{"turn":2}}\n`],
+    ['a line cut inside 6,000 levels of nesting', () => `{"type":"turn/start","seq":1,"time":1,"data":${'['.repeat(6_000)}`],
+    ['a line cut mid-string, no newline', (seq: number) => `{"type":"turn/start","seq":${seq},"time":1,"data":{"tu`],
+    ['a NUL-padded tail', () => '\0'.repeat(64)],
+  ])('run --continue on a log whose last line is %s: the line is set aside as a torn tail and the turn runs', async (_what, tail) => {
+    const { repo, env, path } = await oneTurnSession();
+    const good = readFileSync(path);
+    const torn = tail(logEvents(path).length);
+    appendFileSync(path, torn);
+
+    const second = await dsh(['run', '--cwd', repo, '--continue', 'second task'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toMatch(/internal error|RangeError|Maximum call stack/);
+    expect(second.stderr).toMatch(/torn tail at line \d+/);
+    expect(second.stderr).toMatch(/\(resumed at turn 2\)/);
+    // The torn bytes are kept, whole, in a sidecar; the log continues from the good bytes.
+    const sidecars = readdirSync(dirname(path)).filter((f) => f.startsWith('session.jsonl.torn-'));
+    expect(sidecars).toHaveLength(1);
+    expect(readFileSync(join(dirname(path), sidecars[0]!), 'utf8')).toBe(torn);
+    expect(readFileSync(path).subarray(0, good.length).equals(good)).toBe(true);
+    const check = await runMain(['log', 'check', path], env);
+    expect(check.code, check.stdout).toBe(0);
+    expect(turnEnds(logEvents(path)).map((e) => e.data.reason.kind)).toEqual(['completed', 'completed']);
+  }, 120_000);
+
+  it('run --continue on a log whose committed last turn holds a value 6,000 levels deep: one typed line, the log untouched', async () => {
+    const { repo, env, path } = await oneTurnSession();
+    const n = logEvents(path).length;
+    // A well-placed turn/start whose data is deep, then a turn/end: committed, so not a torn tail.
+    appendFileSync(path, `{"type":"turn/start","seq":${n},"time":1,"data":${deep(6_000)}}\n{"type":"turn/end","seq":${n + 1},"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}\n`);
+    const before = readFileSync(path);
+    const second = await dsh(['run', '--cwd', repo, '--continue', 'second task'], { env });
+    expect(second.code).toBe(1);
+    expect(second.stderr).not.toMatch(/internal error|RangeError|Maximum call stack/);
+    expect(second.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(second.stderr).toMatch(new RegExp(`session\\.jsonl:${n + 2}: error INVALID_EVENT \\(seq ${n}, `));
+    expect(second.stderr.length).toBeLessThan(1_000);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  }, 120_000);
 
   it('--continue with no session for the workspace fails with one line', async () => {
     const p = await fake([]);
