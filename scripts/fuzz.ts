@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { loadJsonl, loadJsonlFile, type LoadedLog } from '../src/session/codec/load.js';
 import { encodeJsonl } from '../src/session/codec/jsonl.js';
 import { SessionError } from '../src/session/errors.js';
+import { CodedError } from '../src/model/coded-error.js';
 import { deepEqual } from '../src/session/surface.js';
 import { runCheck } from '../src/cli/log/check.js';
 import { Output } from '../src/cli/output.js';
@@ -283,7 +284,10 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
       try {
         await replaySession(loaded.session, { retry: false });
       } catch (e) {
-        if (!(e instanceof SessionError)) return { accepted: true, problem: `replay failed internally: ${describeThrown(e)}` };
+        // A typed refusal (a SessionError, or the agent's own coded errors: dsh's snapshot logs
+        // give every message the one placeholder id {{messageId}}, which the inbox refuses as a
+        // duplicate, DUPLICATE_MESSAGE_ID) is an answer; anything untyped is an internal error.
+        if (!(e instanceof CodedError)) return { accepted: true, problem: `replay failed internally: ${describeThrown(e)}` };
       }
     }
     return { accepted: true };

@@ -32,6 +32,8 @@ export type StoreErrorCode =
   | 'ROLLBACK_FAILED'
   /** A torn tail could not be preserved in a sidecar, so the log was left untouched. */
   | 'TAIL_PRESERVE_FAILED'
+  /** A log of dsh's newer formats (1–4): readable, but this build appends only to format 0 logs. */
+  | 'FORMAT_NOT_WRITABLE'
   /** The session (or the store) is closed. */
   | 'CLOSED';
 

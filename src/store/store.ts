@@ -230,6 +230,11 @@ export class SessionStore implements Store {
     }
     checkIdentity(this.root, path, load.header, id);
     checkSeed(load, path);
+    // A newer format's log is read as format 0 in memory; appending format 0 lines to it would
+    // mix formats in one file. (Nothing was written: the lock is released by the caller.)
+    if (load.warnings.some((w) => w.code === 'FORMAT_CONVERTED')) {
+      throw new StoreError('FORMAT_NOT_WRITABLE', `${path}: written in a newer dsh session format; this build appends only to format 0 logs (write a format 0 copy with dsh log convert --to 0)`, { path });
+    }
     const warnings = [...load.warnings];
     const recovery: Recovery = { repaired: load.repaired.map((d) => d.type) };
     let length = load.goodLength;

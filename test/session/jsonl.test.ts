@@ -194,10 +194,10 @@ describe('header line', () => {
     const { version: _v, ...h } = HEADER;
     expect(loadError(withHeader(h), 'CORRUPT_LOG').message).toContain('no format "version"');
   });
-  it('refuses another version as unsupported', () => {
-    const err = loadError(withHeader({ ...HEADER, version: 1 }), 'FORMAT_UNSUPPORTED');
+  it('refuses a version it does not know as unsupported (1–4 are read as format 0: next-formats.test.ts)', () => {
+    const err = loadError(withHeader({ ...HEADER, version: 5 }), 'FORMAT_UNSUPPORTED');
     expect(err.details).toMatchObject({ line: 1, rule: 'format-version' });
-    expect(err.message).toContain('version 1 is not supported');
+    expect(err.message).toContain('version 5 is not supported');
   });
   it('refuses a non-numeric version', () => {
     const err = loadError(withHeader({ ...HEADER, version: '0' }), 'INVALID_HEADER');

@@ -149,7 +149,8 @@ const CASES: [string, () => string | Buffer][] = [
   }],
   ['an empty file', () => ''],
   ['a header that is not JSON', () => '{"type":"session",\n'],
-  ['a newer format version', () => '{"type":"session","version":1,"id":"x","createdAt":1,"delegationDepth":0}\n'],
+  ['an unknown format version', () => '{"type":"session","version":5,"id":"x","createdAt":1,"delegationDepth":0}\n'],
+  ['a format 2 log (read as format 0)', () => '{"type":"session","version":2,"id":"x","createdAt":1,"isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}\n{"type":"turn/st'],
   ['a header without delegationDepth', () => '{"type":"session","version":0,"id":"x","createdAt":1}\n'],
 ];
 

@@ -155,6 +155,19 @@ describe('open', () => {
     await expectStoreError(store(root).open('mine'), 'IDENTITY_MISMATCH');
   });
 
+  it('reads a log of a newer dsh format but refuses to append to it, leaving it untouched', async () => {
+    const root = tempDir();
+    const text = '{"type":"session","version":4,"id":"v4","createdAt":1,"cwd":"/w","isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n';
+    const path = plant(root, '/w', 'v4', text);
+    const e = await expectStoreError(store(root).open('v4'), 'FORMAT_NOT_WRITABLE');
+    expect(e.message).toMatch(/dsh log convert --to 0/);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(readdirSync(join(root, '--w--', 'v4')).filter((f) => f.includes('torn'))).toEqual([]);
+    // Read-only inspection still works (crash repair in memory only).
+    const seen = await store(root).inspect('v4');
+    expect(seen.session.events.map((ev) => ev.type).slice(0, 1)).toEqual(['turn/start']);
+  });
+
   it('leaves a corrupt log untouched (no sidecar, no truncation)', async () => {
     const root = tempDir();
     const a = await store(root).create({ cwd: '/w', id: 'bad' });

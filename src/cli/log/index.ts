@@ -14,6 +14,7 @@ import type { TraceOptions } from './trace.js';
 import type { StatsOptions } from './stats.js';
 import { ALERT_KINDS, DEFAULT_ALERTS, isAlertKind, type AlertKind } from '../../query/index.js';
 import { parseSince } from './select.js';
+import type { ConvertOptions } from './convert.js';
 
 export type SetExit = (code: number) => void;
 
@@ -254,6 +255,27 @@ Examples:
     .action(async (file: string, opts: ExportOptions) => {
       const { runExport } = await import('./export.js');
       setExit(await runExport(file, opts, io));
+    });
+
+  log
+    .command('convert')
+    .description("write a dsh log of any format this build reads (0-4) as a format 0 log")
+    .argument('<file>', 'session log file (.jsonl) or stored session id; - reads standard input')
+    .requiredOption('--to <version>', 'the format to write: 0')
+    .option('-o, --out <file>', 'write the log here (default: standard output)')
+    .addHelpText(
+      'after',
+      `
+dsh's newer formats (1-4: streams inside assistant/message, system/message, V4 tool results and
+message sources) are read as format 0 in memory by every log command; this writes that reading.
+Event types format 0 has no type for are kept as ignorable events, and reported.
+
+Examples:
+  dsh log convert --to 0 session.v4.jsonl -o session.jsonl`,
+    )
+    .action(async (file: string, opts: ConvertOptions) => {
+      const { runConvert } = await import('./convert.js');
+      setExit(await runConvert(file, opts, io));
     });
 
   log

@@ -33,7 +33,9 @@ export interface LogWarning {
     /** Another agent's file, read through src/import: what it was read as. */
     | 'IMPORTED'
     /** What such a file holds that has no dsh event, per field. */
-    | 'IMPORT_LOSS';
+    | 'IMPORT_LOSS'
+    /** A log of dsh's newer formats (1–4), read as format 0 in memory: how. */
+    | 'FORMAT_CONVERTED';
   message: string;
   line?: number;
   seq?: number;

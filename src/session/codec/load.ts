@@ -18,6 +18,8 @@ import { LegacyImporter } from './legacy.js';
 import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
 import { ChunkRun, type RunKind } from '../chunk-runs.js';
 import type { ValidationOptions } from '../validate.js';
+import { readFileSync } from 'node:fs';
+import { convertNextToV0, nextVersionOf, type ConvertedLog } from './next.js';
 
 export interface LoadOptions extends DecodeOptions {
   /**
@@ -115,11 +117,51 @@ function runOf(r: RowParts): ChunkRun {
  * holding bytes that are not UTF-8 is reported (`INVALID_UTF8`) as the streamed readers report it.
  */
 export function loadJsonl(input: string | Uint8Array, opts: LoadOptions = {}): LoadedLog {
-  if (typeof input === 'string') return loadLines(new StringLines(input), opts);
+  if (typeof input === 'string') return nextFormat(input, opts) ?? loadLines(new StringLines(input), opts);
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   const check = new Utf8Check();
   check.feed(bytes, 1, true);
-  return loadLines(new StringLines(bytes.toString('utf8'), check), opts);
+  const text = bytes.toString('utf8');
+  return nextFormat(text, opts) ?? loadLines(new StringLines(text, check), opts);
+}
+
+/**
+ * A log of dsh's formats 1–4: converted to format 0 in memory (`next.ts`) and loaded as such;
+ * lines in warnings, errors and `lineOf` are the source file's. Undefined for any other text.
+ */
+function nextFormat(text: string, opts: LoadOptions): LoadedLog | undefined {
+  const nl = text.indexOf('\n');
+  if (nextVersionOf(nl < 0 ? text : text.slice(0, nl)) === undefined) return undefined;
+  const conv = convertNextToV0(text, opts.file);
+  const toSource = (line: number | undefined): number | undefined => (line === undefined ? undefined : conv.sourceLine[line - 1] ?? line);
+  let loaded: LoadedLog;
+  try {
+    loaded = loadLines(new StringLines(conv.text), opts);
+  } catch (e) {
+    throw sourceLines(e, conv, opts.file);
+  }
+  const lineOf = loaded.lineOf;
+  for (const w of loaded.warnings) {
+    const l = toSource(w.line);
+    if (w.line !== undefined && l !== w.line) {
+      w.message = w.message.replace(new RegExp(`\\bline ${w.line}\\b`), `line ${l}`);
+      w.line = l!;
+    }
+  }
+  if (loaded.tornTail) loaded.tornTail = { ...loaded.tornTail, line: toSource(loaded.tornTail.line)! };
+  loaded.warnings.unshift(...conv.warnings);
+  return { ...loaded, lineOf: (seq) => toSource(lineOf(seq)) };
+}
+
+/** An error from loading the converted text, with the source file's line. */
+function sourceLines(e: unknown, conv: ConvertedLog, file: string | undefined): unknown {
+  if (!(e instanceof SessionError) || typeof e.details.line !== 'number') return e;
+  const line = e.details.line;
+  const src = conv.sourceLine[line - 1] ?? line;
+  if (src === line) return e;
+  const where = file ? `${file}:${line}` : `line ${line}`;
+  const msg = e.message.startsWith(where) ? `${file ? `${file}:${src}` : `line ${src}`}${e.message.slice(where.length)}` : e.message.replace(new RegExp(`\\bline ${line}\\b`), `line ${src}`);
+  return new SessionError(e.code, `${msg} (format ${conv.version}, read as format 0)`, { ...e.details, line: src }, { cause: e });
 }
 
 /**
@@ -149,6 +191,15 @@ function loadFrom(source: string | { fd: number }, opts: FileLoadOptions): Loade
   const src = new FileLines(source, { ...(inspectHead ? { inspectHead } : {}), ...(load.file !== undefined ? { file: load.file } : {}) });
   try {
     return loadLines(src, load);
+  } catch (e) {
+    // A header of formats 1–4 (refused by the format 0 reader at line 1): a file is read again
+    // whole and converted. Standard input cannot be read twice; it stays refused.
+    if (typeof source === 'string' && e instanceof SessionError && e.details.rule === 'format-version') {
+      const text = readFileSync(source, 'utf8');
+      const converted = nextFormat(text, load);
+      if (converted) return converted;
+    }
+    throw e;
   } finally {
     src.close();
   }
