@@ -4,8 +4,8 @@
  * Layers, bottom up (each imports only from those before it; the table in docs/architecture.md
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
  * session log → hook bus → model adapters → tools → agent loop → compaction → config → coding
- * preset → store → import → query → search → replay → observability → viewer → CLI. This
- * entry re-exports them in that order; nothing imports it.
+ * preset → store → PostgreSQL store → import → query → search → replay → observability → viewer →
+ * CLI. This entry re-exports them in that order; nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';
@@ -27,6 +27,7 @@ export * from './compaction/index.js';
 export * from './config/index.js';
 export * from './coding/index.js';
 export * from './store/index.js';
+export * from './postgres/index.js';
 export * from './import/index.js';
 export * from './query/index.js';
 export * from './search/index.js';

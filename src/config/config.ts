@@ -35,6 +35,11 @@ export const configShape = {
   ...compactionConfigShape,
   /** User config only: workspaces whose project config may loosen permissions. */
   trustedProjects: z.array(z.string().min(1)).optional(),
+  /**
+   * User config only: where sessions are stored, a `postgres://…` URL (docs/scale.md). Absent:
+   * JSONL files under $DSH_HOME/sessions. The DSH_STORE environment variable overrides it.
+   */
+  store: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
 };
 export const ConfigSchema = z.strictObject(configShape);
 export type DshConfig = z.infer<typeof ConfigSchema>;
@@ -137,6 +142,8 @@ function untrustedProjectKeys(c: DshConfig): string[] {
   for (const [name, s] of Object.entries(c.mcpServers ?? {})) if (!isHttpServer(s)) out.push(`mcpServers.${name}`);
   for (const [name, p] of Object.entries(c.providers ?? {})) if (p.baseUrl !== undefined || p.apiKey !== undefined || p.headers !== undefined) out.push(`providers.${name}`);
   if (c.trustedProjects !== undefined) out.push('trustedProjects');
+  // A repository must not send the sessions (prompts, tool output) to a database of its choosing.
+  if (c.store !== undefined) out.push('store');
   return out;
 }
 
@@ -236,6 +243,7 @@ export function toolsSection(c: DshConfig): ToolsConfig {
 /** A copy safe to print: literal keys and header values are masked. */
 export function redactConfig(c: DshConfig): DshConfig {
   const out = structuredClone(c);
+  if (out.store !== undefined) out.store = maskUrlPassword(out.store);
   for (const p of Object.values(out.providers ?? {})) {
     if (p.apiKey !== undefined) p.apiKey = '***';
     if (p.headers) for (const k of Object.keys(p.headers)) p.headers[k] = '***';
@@ -245,4 +253,16 @@ export function redactConfig(c: DshConfig): DshConfig {
     if (!isHttpServer(s) && s.env) for (const k of Object.keys(s.env)) s.env[k] = '***';
   }
   return out;
+}
+
+/** A URL with its password (in the authority or a `password` parameter) shown as ***. */
+export function maskUrlPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    if (u.searchParams.has('password')) u.searchParams.set('password', '***');
+    return u.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
 }

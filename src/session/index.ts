@@ -11,4 +11,4 @@ export { interruptedTurnClosers, TOOL_NOT_STARTED_TEXT, TOOL_OUTCOME_UNKNOWN_TEX
 export { Session, isChunkRun, type ChunkRunView, type SessionOptions, type SeedOptions, type SessionListener, type PreCommitCheck, type EventCandidate } from './session.js';
 export * from './codec/rows.js';
 export * from './codec/jsonl.js';
-export { loadJsonl, loadJsonlFile, loadJsonlFd, type LoadOptions, type FileLoadOptions, type LoadedLog } from './codec/load.js';
+export { loadJsonl, loadJsonlFile, loadJsonlFd, loadJsonlLines, type LoadOptions, type FileLoadOptions, type LoadedLog } from './codec/load.js';

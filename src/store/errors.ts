@@ -35,7 +35,21 @@ export type StoreErrorCode =
   /** A log of dsh's newer formats (1–4): readable, but this build appends only to format 0 logs. */
   | 'FORMAT_NOT_WRITABLE'
   /** The session (or the store) is closed. */
-  | 'CLOSED';
+  | 'CLOSED'
+  /** PostgreSQL store: the database cannot be reached (or the driver is missing); nothing was written. */
+  | 'CONNECT_FAILED'
+  /** PostgreSQL store: a statement failed for a reason not listed here (`errno` is the SQLSTATE). */
+  | 'DATABASE_ERROR'
+  /** PostgreSQL store: the database holds a schema this build does not know (a newer dsh). */
+  | 'SCHEMA_MISMATCH'
+  /**
+   * PostgreSQL store: this writer's lease on the session is gone (it expired and another writer
+   * took the session, so the epoch moved). The database refuses its appends; nothing it writes
+   * after the takeover can land.
+   */
+  | 'LEASE_LOST'
+  /** PostgreSQL store: the seq already holds an event another writer stored. */
+  | 'SEQ_CONFLICT';
 
 /** Who holds a session lock, as recorded in the lock file. */
 export interface LockHolder {
@@ -43,6 +57,10 @@ export interface LockHolder {
   host: string;
   /** Epoch ms when the lock was taken. */
   since: number;
+  /** PostgreSQL store: when the holder's lease runs out unless it renews it (epoch ms, database clock). */
+  expiresAt?: number;
+  /** PostgreSQL store: `worker` (a `dsh worker`, whose sessions other workers take over) or `client`. */
+  role?: 'worker' | 'client';
 }
 
 export interface StoreErrorDetails {
@@ -53,6 +71,8 @@ export interface StoreErrorDetails {
   errno?: string;
   /** Events kept in memory, not yet on disk, when a write failed. */
   pending?: number;
+  /** PostgreSQL store: the lease epoch concerned. */
+  epoch?: number;
 }
 
 export class StoreError extends CodedError<StoreErrorCode> {

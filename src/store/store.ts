@@ -21,6 +21,7 @@ import { COMPRESSED_LOG_FILE, LOCK_FILE, defaultRoot, logPath, sessionDir } from
 import { readLog, readLogFile, type LogLoad } from './load.js';
 import { acquireLock, type SessionLock } from './lock.js';
 import { StoredSession } from './stored-session.js';
+import { forkChild } from './shared.js';
 import type { CreateOptions, ForkOptions, InspectOptions, OpenOptions, Recovery, Store, StoreInspection } from './interface.js';
 import { preserveTail } from './tail.js';
 import { LogWriter, type FlushResult, type WriterIo, type WriterOptions } from './writer.js';
@@ -109,23 +110,7 @@ export class SessionStore implements Store {
     const fopts: SessionOptions = { ...this.sessionOptions() };
     if (opts.id !== undefined) fopts.id = opts.id;
     if (opts.header !== undefined) fopts.header = opts.header;
-    let child: Session;
-    if (live) {
-      child = live.session.fork(boundary, fopts);
-    } else {
-      // Invariant: a fork's seed is what the parent's log holds, seq for seq. A session not open
-      // here is read as stored (another process may be writing it): no crash-repair closers, and
-      // nothing past the file's last event (the loader's end-of-seed marker is not in the file),
-      // so a fork at the end of a turn still open fails with OPEN_TURN instead of inheriting
-      // closers the parent never wrote.
-      const load = await this.inspect(sourceId, { repair: false });
-      const stored = load.eventCount;
-      const b = boundary ?? stored - 1;
-      if (Number.isSafeInteger(b) && b >= stored && b < load.session.length) {
-        throw new SessionError('INVALID_BOUNDARY', `fork boundary ${b} is not a seq of session ${JSON.stringify(sourceId)}'s log (0…${stored - 1})`, { seq: b, rule: 'fork-boundary' });
-      }
-      child = load.session.fork(b, fopts);
-    }
+    const child = await forkChild(sourceId, boundary, fopts, live?.session, (id, o) => this.inspect(id, o));
     if (opts.id !== undefined) await this.refuseExisting(child.id);
     return this.publish(child);
   }

@@ -9,6 +9,7 @@ import { StoreError } from './errors.js';
 import { registerExit, unregisterExit, type ExitParticipant } from './exit.js';
 import type { ErrorListener, OpenSession, Recovery } from './interface.js';
 import type { SessionLock } from './lock.js';
+import { ErrorListeners, refuseAppends } from './shared.js';
 import type { FlushResult, LogWriter } from './writer.js';
 
 export type { Recovery, ErrorListener } from './interface.js';
@@ -22,7 +23,7 @@ export class StoredSession implements OpenSession {
   private readonly writer: LogWriter;
   private readonly lock: SessionLock;
   private readonly unsubscribe: () => void;
-  private errorListeners: ErrorListener[] = [];
+  private readonly errorListeners = new ErrorListeners('session log');
   private closing = false;
   private closedFlag = false;
   private readonly exitHook: ExitParticipant;
@@ -83,25 +84,12 @@ export class StoredSession implements OpenSession {
 
   /** Report write failures here (the `persist` plugin forwards them to `agent/error`). */
   onError(listener: ErrorListener): () => void {
-    this.errorListeners = [...this.errorListeners, listener];
-    return () => {
-      this.errorListeners = this.errorListeners.filter((l) => l !== listener);
-    };
+    return this.errorListeners.add(listener);
   }
 
   /** @internal the writer's error sink. */
   reportError(error: StoreError): void {
-    if (this.errorListeners.length === 0) {
-      process.stderr.write(`[dsh] session log: ${error.message}\n`);
-      return;
-    }
-    for (const l of this.errorListeners) {
-      try {
-        l(error);
-      } catch {
-        // one broken listener must not hide the failure from the others
-      }
-    }
+    this.errorListeners.report(error);
   }
 
   /**
@@ -122,9 +110,7 @@ export class StoredSession implements OpenSession {
     if (this.closedFlag) return { ok: true, durableSeq: this.writer.durableSeq, bytes: 0 };
     if (!this.closing) {
       this.closing = true;
-      this.session.addPreCommitCheck((c) => {
-        throw new StoreError('CLOSED', `session ${this.id} is closed in the store; cannot append "${c.type}"`, { path: this.path, sessionId: this.id });
-      });
+      refuseAppends(this.session, 'CLOSED', 'it is closed in the store', { path: this.path });
     }
     const r = await this.writer.flush();
     if (!r.ok) return r;

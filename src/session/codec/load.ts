@@ -181,6 +181,15 @@ export function loadJsonlFd(fd: number, opts: FileLoadOptions = {}): LoadedLog {
   return loadFrom({ fd }, opts);
 }
 
+/**
+ * `loadJsonl` over any source of lines: a store that keeps the header line and one line per
+ * event elsewhere (the PostgreSQL store's rows) gets exactly the load, validation and crash
+ * repair a file gets.
+ */
+export function loadJsonlLines(src: LineSource, opts: LoadOptions = {}): LoadedLog {
+  return loadLines(src, opts);
+}
+
 export interface FileLoadOptions extends LoadOptions {
   /** Sees the first bytes read (empty for an empty input) before they are decoded; may throw to refuse them. */
   inspectHead?: (head: Buffer) => void;

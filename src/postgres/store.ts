@@ -1,0 +1,316 @@
+/**
+ * `PgStore`: sessions in PostgreSQL, behind the same `Store` interface as the JSONL store (the
+ * conformance suite runs against both). What differs is what a database gives:
+ *
+ * - the single-writer lock is a lease with an epoch (lease.ts), so a writer on another host can
+ *   hold a session, and a dead holder's session is taken over once its lease expires;
+ * - a fork is a pointer to its parent and the fork seq, not a copy;
+ * - a session written on one host can be followed from any other (follow.ts).
+ *
+ * Everything else is the JSONL store's rules: `create` publishes the header (and a fork's seed
+ * marker) in one transaction and never over an existing id; `open` takes the lease, loads with
+ * the codec, and makes the crash-repair closers and the seed marker durable before returning;
+ * `inspect` takes nothing and writes nothing; `list` reads rows, never event bodies.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { encodeHeaderLine, Session, type LoadOptions, type SessionOptions } from '../session/index.js';
+import { StoreError } from '../store/errors.js';
+import type { CreateOptions, ForkOptions, InspectOptions, OpenOptions, Store, StoreInspection, StoreListing, StoreListProblem, StoreSessionInfo } from '../store/interface.js';
+import type { FlushResult } from '../store/writer.js';
+import { parseHeaderLine } from '../store/discover.js';
+import { forkChild } from '../store/shared.js';
+import { createPool, databaseOf, inTransaction, pgError, redactUrl } from './connect.js';
+import { acquireLease, holderRecord, lockedError, newToken, releaseLease, type Lease } from './lease.js';
+import { PgOpenSession } from './open-session.js';
+import { insertEvents } from './append.js';
+import { holderOf, loadStored, SESSION_COLUMNS, sessionRow, type SessionRow } from './read.js';
+import { ensureSchema, namesFor, type Names } from './schema.js';
+
+export interface PgStoreOptions {
+  /** `postgres://user:password@host:port/database`. */
+  url: string;
+  /** The PostgreSQL schema holding dsh's tables (default `dsh`); one database can hold several. */
+  schema?: string;
+  /** Event clock for sessions this store creates or opens (default `Date.now`). */
+  clock?: () => number;
+  /** Plugin event types this reader owns, besides the built-in vocabulary. */
+  knownTypes?: ReadonlySet<string>;
+  /** How long a lease lasts without renewal (default 30 s); renewed every third of it. */
+  leaseMs?: number;
+  /** `worker` for `dsh worker` (other workers take over its sessions when it dies), else `client`. */
+  role?: 'worker' | 'client';
+  /** Connections in this store's pool (default 10). */
+  poolSize?: number;
+  connectTimeoutMs?: number;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** One new session's row plus its first own events, published in one transaction. */
+interface Publish {
+  session: Session;
+  parent?: { id: string; forkSeq: number };
+  /** The first seq stored in this session's own rows. */
+  base: number;
+  lease: Lease;
+}
+
+export class PgStore implements Store {
+  readonly kind = 'postgres';
+  readonly location: string;
+  readonly names: Names;
+  /** This store instance (process) as a lease holder. */
+  readonly owner = randomUUID();
+  private readonly opts: PgStoreOptions;
+  private poolP: Promise<Pool> | undefined;
+  private readonly handles = new Map<string, PgOpenSession>();
+  private closedStore = false;
+  private readonly db: string;
+
+  constructor(opts: PgStoreOptions) {
+    this.opts = opts;
+    this.names = namesFor(opts.schema ?? 'dsh');
+    this.db = databaseOf(opts.url);
+    this.location = `${redactUrl(opts.url)} (schema ${opts.schema ?? 'dsh'})`;
+  }
+
+  get leaseMs(): number {
+    return this.opts.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** `postgres:<host:port>/<database>/<schema>/<id>`: where a session is, for messages. */
+  labelOf(id: string): string {
+    return `postgres:${this.db}/${this.names.schema.slice(1, -1)}/${id}`;
+  }
+
+  /** The pool, created (and the schema prepared) on first use. */
+  pool(): Promise<Pool> {
+    this.poolP ??= (async () => {
+      const pool = await createPool({ url: this.opts.url, max: this.opts.poolSize ?? 10, ...(this.opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: this.opts.connectTimeoutMs } : {}) });
+      try {
+        await ensureSchema(pool, this.names);
+      } catch (e) {
+        await pool.end().catch(() => undefined);
+        throw e;
+      }
+      return pool;
+    })().catch((e: unknown) => {
+      this.poolP = undefined;
+      throw pgError(e, `cannot use the PostgreSQL store at ${this.location}`);
+    });
+    return this.poolP;
+  }
+
+  private assertOpen(): void {
+    if (this.closedStore) throw new StoreError('CLOSED', `the store at ${this.location} is closed`, {});
+  }
+
+  private sessionOptions(): Pick<SessionOptions, 'clock'> {
+    return this.opts.clock ? { clock: this.opts.clock } : {};
+  }
+
+  private loadOptions(repair: boolean): LoadOptions {
+    const o: LoadOptions = { repair };
+    if (this.opts.clock) o.clock = this.opts.clock;
+    if (this.opts.knownTypes) o.knownTypes = this.opts.knownTypes;
+    return o;
+  }
+
+  private newLease(id: string): Lease {
+    return { sessionId: id, epoch: 1, token: newToken(), holder: holderRecord(this.owner, this.opts.role ?? 'client'), ttlMs: this.leaseMs, expiresAt: 0 };
+  }
+
+  handle(idOrSession: string | Session): PgOpenSession | undefined {
+    const id = typeof idOrSession === 'string' ? idOrSession : idOrSession.id;
+    const h = this.handles.get(id);
+    return h && (typeof idOrSession === 'string' || h.session === idOrSession) ? h : undefined;
+  }
+
+  async create(opts: CreateOptions): Promise<PgOpenSession> {
+    this.assertOpen();
+    if (typeof opts.cwd !== 'string' || opts.cwd === '') throw new StoreError('INVALID_ARGUMENT', 'create() needs the session cwd', {});
+    const sopts: SessionOptions = { ...this.sessionOptions(), header: { ...opts.header, cwd: opts.cwd } };
+    if (opts.id !== undefined) sopts.id = opts.id;
+    const session = Session.create(sopts);
+    return this.publish({ session, base: 0, lease: this.newLease(session.id) });
+  }
+
+  async fork(sourceId: string, boundary?: number, opts: ForkOptions = {}): Promise<PgOpenSession> {
+    this.assertOpen();
+    const fopts: SessionOptions = { ...this.sessionOptions() };
+    if (opts.id !== undefined) fopts.id = opts.id;
+    if (opts.header !== undefined) fopts.header = opts.header;
+    const live = this.handles.get(sourceId);
+    const child = await forkChild(sourceId, boundary, fopts, live?.session, (id, o) => this.inspect(id, o));
+    if (live) {
+      // The child points at the parent's rows: the prefix must be stored before it can be read.
+      const r = await live.flush();
+      if (!r.ok) throw r.error;
+    }
+    const seed = child.header.seedLength!;
+    return this.publish({ session: child, parent: { id: sourceId, forkSeq: seed - 1 }, base: seed, lease: this.newLease(child.id) });
+  }
+
+  /** Insert the row and the events from `base` on, in one transaction; then hand out the writer. */
+  private async publish(p: Publish): Promise<PgOpenSession> {
+    const pool = await this.pool();
+    const { session, lease } = p;
+    const n = this.names;
+    const own = [...session.since(p.base)];
+    try {
+      await inTransaction(pool, async (c) => {
+        const r = await c.query<{ until_ms: number }>(
+          `INSERT INTO ${n.sessions} (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')), now() + make_interval(secs => $9::float8 / 1000), $10::jsonb)
+           ON CONFLICT (id) DO NOTHING
+           RETURNING (extract(epoch from lease_until) * 1000)::bigint AS until_ms`,
+          [session.id, encodeHeaderLine(session.header).slice(0, -1), session.header.cwd ?? null, session.header.createdAt, p.parent?.id ?? null, p.parent?.forkSeq ?? null, p.base, lease.token, lease.ttlMs, JSON.stringify(lease.holder)],
+        );
+        if (r.rows.length === 0) throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(session.id)} already exists in ${this.location}; nothing was overwritten`, { sessionId: session.id });
+        lease.expiresAt = r.rows[0]!.until_ms;
+        if (own.length > 0) await insertEvents(c, n, session.id, lease, own);
+      });
+    } catch (e) {
+      throw pgError(e, `cannot create session ${session.id} in ${this.location}`, { sessionId: session.id });
+    }
+    return this.attach(session, pool, lease, session.length, [], { repaired: [] });
+  }
+
+  private attach(session: Session, pool: Pool, lease: Lease, nextSeq: number, warnings: PgOpenSession['warnings'] extends readonly (infer W)[] ? W[] : never, recovery: PgOpenSession['recovery']): PgOpenSession {
+    const h = new PgOpenSession({
+      session,
+      location: this.labelOf(session.id),
+      pool,
+      names: this.names,
+      lease,
+      nextSeq,
+      warnings,
+      recovery,
+      onClosed: (x) => {
+        if (this.handles.get(x.id) === x) this.handles.delete(x.id);
+      },
+    });
+    this.handles.set(session.id, h);
+    return h;
+  }
+
+  /**
+   * Resume a session for writing: take its lease (SESSION_LOCKED names a live holder; an expired
+   * one is taken over, bumping the epoch), load and validate it, and make the crash-repair closers
+   * and the seed marker durable before returning.
+   */
+  async open(id: string, opts: OpenOptions & { lease?: Lease } = {}): Promise<PgOpenSession> {
+    this.assertOpen();
+    if (this.handles.has(id)) {
+      const h = this.handles.get(id)!;
+      throw lockedError(id, { pid: h.lease.holder.pid, host: h.lease.holder.host, since: h.lease.holder.since, role: h.lease.holder.role });
+    }
+    const pool = await this.pool();
+    let lease = opts.lease;
+    if (!lease) {
+      let row: SessionRow | undefined;
+      try {
+        row = await sessionRow(pool, this.names, id);
+      } catch (e) {
+        throw pgError(e, `cannot read session ${id}`, { sessionId: id });
+      }
+      if (!row || (opts.cwd !== undefined && row.cwd !== opts.cwd)) throw this.notFound(id);
+      let got;
+      try {
+        got = await acquireLease(pool, this.names, id, holderRecord(this.owner, this.opts.role ?? 'client'), this.leaseMs);
+      } catch (e) {
+        throw pgError(e, `cannot take the lease of session ${id}`, { sessionId: id });
+      }
+      if (got.kind === 'missing') throw this.notFound(id);
+      if (got.kind === 'held') throw lockedError(id, got.holder);
+      lease = got.lease;
+    }
+    try {
+      return await this.openLeased(pool, id, lease);
+    } catch (e) {
+      await releaseLease(pool, this.names, lease).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async openLeased(pool: Pool, id: string, lease: Lease): Promise<PgOpenSession> {
+    const { load } = await loadStored(pool, this.names, id, this.labelOf(id), this.loadOptions(true));
+    checkSeed(load.header.seedLength, load.eventCount, this.labelOf(id), load.header.parentSession);
+    const h = this.attach(load.session, pool, lease, load.eventCount, [...load.warnings], { repaired: load.repaired.map((d) => d.type) });
+    // Closers and the seed marker are new events: durable before anyone builds on them.
+    h.enqueueFrom(load.eventCount);
+    const r = await h.flush();
+    if (!r.ok) {
+      h.abandon();
+      throw r.error;
+    }
+    return h;
+  }
+
+  private notFound(id: string): StoreError {
+    return new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} in ${this.location}`, { sessionId: id });
+  }
+
+  async inspect(id: string, opts: InspectOptions = {}): Promise<StoreInspection> {
+    const pool = await this.pool();
+    const { row, load } = await loadStored(pool, this.names, id, this.labelOf(id), this.loadOptions(opts.repair !== false));
+    if (opts.cwd !== undefined && row.cwd !== opts.cwd) throw this.notFound(id);
+    checkSeed(load.header.seedLength, load.eventCount, this.labelOf(id), load.header.parentSession);
+    return { ...load, location: this.labelOf(id) };
+  }
+
+  /** Every session: rows only (the header, the lease, the time of the last event), newest first. */
+  async list(): Promise<StoreListing> {
+    const pool = await this.pool();
+    let rows: (SessionRow & { modified: number })[];
+    try {
+      const n = this.names;
+      const r = await pool.query<SessionRow & { modified: number }>(
+        `SELECT ${SESSION_COLUMNS},
+                coalesce((SELECT e.time FROM ${n.events} e WHERE e.session_id = s.id ORDER BY e.seq DESC LIMIT 1), s.created_at) AS modified
+           FROM ${n.sessions} s`,
+      );
+      rows = r.rows;
+    } catch (e) {
+      throw pgError(e, `cannot list the sessions in ${this.location}`);
+    }
+    const sessions: StoreSessionInfo[] = [];
+    const problems: StoreListProblem[] = [];
+    for (const row of rows) {
+      const location = this.labelOf(row.id);
+      try {
+        const header = parseHeaderLine(row.header, location);
+        if (header.id !== row.id) throw new StoreError('IDENTITY_MISMATCH', `${location}: its header names session ${JSON.stringify(header.id)}`, { sessionId: row.id });
+        const info: StoreSessionInfo = { id: row.id, header, location, modifiedMs: row.modified };
+        const holder = holderOf(row);
+        if (holder) info.lockedBy = holder;
+        sessions.push(info);
+      } catch (e) {
+        if (!(e instanceof StoreError)) throw e;
+        problems.push({ path: location, error: e });
+      }
+    }
+    sessions.sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
+    return { sessions, problems };
+  }
+
+  /** Close every session this store opened, then its connections. */
+  async close(): Promise<FlushResult[]> {
+    const results: FlushResult[] = [];
+    for (const h of [...this.handles.values()]) results.push(await h.close());
+    if (this.handles.size === 0) {
+      this.closedStore = true;
+      const p = this.poolP;
+      this.poolP = undefined;
+      if (p) await p.then((pool) => pool.end()).catch(() => undefined);
+    }
+    return results;
+  }
+}
+
+function checkSeed(seed: number | undefined, count: number, label: string, parent: string | undefined): void {
+  if (seed !== undefined && count < seed) {
+    throw new StoreError('SEED_TRUNCATED', `${label}: the header says ${seed} event(s) were inherited from ${parent ?? 'a parent session'}, but the log holds only ${count}; refusing to resume a damaged seed`, {});
+  }
+}
