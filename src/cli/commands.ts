@@ -11,6 +11,7 @@ import type { RunOptions } from './run.js';
 import type { ChatOptions } from './chat/index.js';
 import type { ReplayOptions } from './replay.js';
 import type { ListOptions } from './sessions.js';
+import type { ExportOptions as TransferExportOptions, ImportOptions } from './transfer.js';
 import type { ConfigShowOptions } from './config.js';
 import type { ViewOptions } from './view.js';
 import type { SearchCliOptions } from './search.js';
@@ -121,7 +122,7 @@ Examples:
       setExit(await runView(log, opts, io));
     });
 
-  const sessions = refuseUnknownSubcommand(program.command('sessions').description('stored sessions under $DSH_HOME/sessions'));
+  const sessions = refuseUnknownSubcommand(program.command('sessions').description('stored sessions (under $DSH_HOME/sessions, or in the database DSH_STORE names)'));
   sessions
     .command('list', { isDefault: true })
     .description("list this workspace's sessions, newest first (reads only each log's header and ends)")
@@ -170,11 +171,35 @@ Examples:
     });
   sessions
     .command('path')
-    .description("print a session's log path")
+    .description("print a session's log path (or its location in the database)")
     .argument('<id>', 'session id, or a unique prefix of at least 4 characters')
     .action(async (id: string) => {
       const { runSessionsPath } = await import('./sessions.js');
       setExit(await runSessionsPath(id, io));
+    });
+  sessions
+    .command('export')
+    .description('write a stored session as a dsh JSONL log: the header and every event as stored, byte for byte')
+    .argument('<id>', 'session id, or a unique prefix of at least 4 characters')
+    .option('-o, --out <file>', 'write to this file (whole, or not at all) instead of standard output')
+    .action(async (id: string, opts: TransferExportOptions) => {
+      const { runSessionsExport } = await import('./transfer.js');
+      setExit(await runSessionsExport(id, opts, io));
+    });
+  sessions
+    .command('import')
+    .description('store dsh JSONL logs as sessions in the current store (DSH_STORE), exactly as they are')
+    .argument('<file...>', 'session log files; - reads standard input')
+    .option('--json', 'print one JSON report')
+    .addHelpText(
+      'after',
+      `
+Moving a session between stores: dsh sessions export ID | DSH_STORE=postgres://… dsh sessions import -
+An existing id is refused (SESSION_EXISTS); a log with a torn tail is refused (TORN_TAIL).`,
+    )
+    .action(async (files: string[], opts: ImportOptions) => {
+      const { runSessionsImport } = await import('./transfer.js');
+      setExit(await runSessionsImport(files, opts, io));
     });
 }
 

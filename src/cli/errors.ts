@@ -37,7 +37,11 @@ export type CliErrorCode =
   /** `$DSH_HOME` (or `~/.dsh`) is not a directory, lies under a file, or cannot be created or written. */
   | 'HOME_UNUSABLE'
   /** `dsh view --port N`: the port is taken or needs privileges. */
-  | 'PORT_UNAVAILABLE';
+  | 'PORT_UNAVAILABLE'
+  /** A command that needs the PostgreSQL store (`dsh serve`, `dsh worker`) with DSH_STORE unset. */
+  | 'NEEDS_POSTGRES'
+  /** `dsh sessions import` of a log with a torn tail (only whole logs are imported). */
+  | 'TORN_TAIL';
 
 const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'CALL_NOT_FOUND', 'NO_TASK']);
 

@@ -107,6 +107,14 @@ function kindOf(path: string): 'file' | 'directory' | 'stream' | 'device' | unde
   }
 }
 
+/** Sessions a store already loaded (a database has no file to read), by the location they are named by. */
+const loaded = new Map<string, LoadedLog>();
+
+/** Make a stored session readable by `readLog(location)` (once). */
+export function registerLoaded(location: string, log: LoadedLog): void {
+  loaded.set(location, log);
+}
+
 export interface CliLog extends LoadedLog {
   /** The name to print (the path as given, or `<stdin>`). */
   file: string;
@@ -209,6 +217,11 @@ class ForeignInput {
  * `/dev/zero` would never end.
  */
 export function readLog(arg: string): CliLog {
+  const pre = loaded.get(arg);
+  if (pre) {
+    loaded.delete(arg);
+    return { ...pre, file: arg };
+  }
   // `FILE#key` names one session of a file holding several (a transcript's sidechains); a file
   // whose name holds a # is still found by its name.
   const split = arg === STDIN || existsSync(arg) ? { path: arg, key: undefined } : splitSessionKey(arg);

@@ -4,23 +4,18 @@
  * header line, so they stay fast however big the logs are.
  */
 import { existsSync } from 'node:fs';
-import { SessionStore, defaultRoot, type SessionInfo } from '../store/index.js';
+import type { SessionInfo, Store, StoreSessionInfo } from '../store/index.js';
 import { CliError } from './errors.js';
-import { checkSessionsRoot } from './home.js';
-import { STDIN } from './read-log.js';
+import { registerLoaded, STDIN } from './read-log.js';
+import { storeFor } from './store.js';
 
 /** The shortest prefix accepted, so a stray short word never matches by accident. */
 export const MIN_PREFIX = 4;
 
-/** The store under `$DSH_HOME/sessions`; HOME_UNUSABLE when that path cannot be a directory. */
-export function storeFor(env: NodeJS.ProcessEnv): SessionStore {
-  const root = defaultRoot(env);
-  checkSessionsRoot(root, env);
-  return new SessionStore({ root });
-}
+export { storeFor } from './store.js';
 
 /** The session `ref` names: an exact id first, then a unique prefix. */
-export async function findSession(store: SessionStore, ref: string): Promise<SessionInfo> {
+export async function findSession(store: Store, ref: string): Promise<StoreSessionInfo> {
   const { sessions, problems } = await store.list();
   const exact = sessions.find((s) => s.id === ref);
   if (exact) return exact;
@@ -34,7 +29,7 @@ export async function findSession(store: SessionStore, ref: string): Promise<Ses
   const compressed = problems.filter((p) => p.error.code === 'COMPRESSED_LOG' && matchesRef(p.error.details.sessionId, ref));
   if (compressed.length === 1) throw compressed[0]!.error;
   const hint = ref.length < MIN_PREFIX ? ` (a prefix needs at least ${MIN_PREFIX} characters)` : '';
-  throw new CliError('SESSION_NOT_FOUND', `no session "${ref}" under ${store.root}${hint}; dsh sessions list shows them`);
+  throw new CliError('SESSION_NOT_FOUND', `no session "${ref}" under ${store.location}${hint}; dsh sessions list shows them`);
 }
 
 const matchesRef = (id: string | undefined, ref: string): boolean => id !== undefined && (id === ref || (ref.length >= MIN_PREFIX && id.startsWith(ref)));
@@ -45,16 +40,42 @@ function idLike(arg: string): boolean {
 }
 
 /**
+ * What an argument names when the command reads a database session itself (the viewer follows
+ * it): a file path as `resolveLogArg` gives it, or the database store and the session's id. The
+ * caller closes the store.
+ */
+export async function resolveSessionArg(arg: string, env: NodeJS.ProcessEnv): Promise<{ path: string } | { store: Store; id: string }> {
+  if (arg === STDIN || existsSync(arg) || !idLike(arg)) return { path: arg };
+  const store = await storeFor(env);
+  if (store.kind === 'jsonl') return { path: await resolveLogArg(arg, env) };
+  try {
+    return { store, id: (await findSession(store, arg)).id };
+  } catch (e) {
+    await store.close();
+    if (e instanceof CliError && e.code === 'SESSION_NOT_FOUND') return { path: arg };
+    throw e;
+  }
+}
+
+/**
  * What a `dsh log` argument names: a file when one exists at that path (a path always wins),
  * otherwise the log of the stored session with that id or prefix. Anything else is returned as
- * given, so the file error ("no such file") names it.
+ * given, so the file error ("no such file") names it. A session in a database is loaded here
+ * (the log commands read synchronously) and handed to `readLog` under its location.
  */
 export async function resolveLogArg(arg: string, env: NodeJS.ProcessEnv): Promise<string> {
   if (arg === STDIN || existsSync(arg) || !idLike(arg)) return arg;
+  const store = await storeFor(env);
   try {
-    return (await findSession(storeFor(env), arg)).path;
+    const info = await findSession(store, arg);
+    if (store.kind === 'jsonl') return (info as SessionInfo).path;
+    const log = await store.inspect(info.id);
+    registerLoaded(log.location, log);
+    return log.location;
   } catch (e) {
     if (e instanceof CliError && e.code === 'SESSION_NOT_FOUND') return arg;
     throw e;
+  } finally {
+    if (store.kind !== 'jsonl') await store.close();
   }
 }

@@ -7,7 +7,8 @@
  * count. A value not found in its window is left out, never guessed.
  */
 import { open } from 'node:fs/promises';
-import type { SessionInfo } from '../store/index.js';
+import type { SessionInfo, Store, StoreSessionInfo } from '../store/index.js';
+import { isPg } from './store.js';
 import { CliError, EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
 import { findSession, storeFor } from './session-ref.js';
@@ -66,7 +67,9 @@ export interface SessionSummary {
   cwd: string | null;
   createdAt: number;
   modifiedAt: number;
-  bytes: number;
+  /** The log file's size; null for a session in a database. */
+  bytes: number | null;
+  /** The log file, or where the session is in a database. */
   path: string;
   turns: number | null;
   title: string | null;
@@ -74,44 +77,63 @@ export interface SessionSummary {
   lockedByPid: number | null;
 }
 
-async function summarizeInfo(info: SessionInfo): Promise<SessionSummary> {
-  let title: string | undefined;
-  let turns: number | undefined;
+/**
+ * Title and turn count from the lines at each end of a log: `head` from its first event on,
+ * `tail` ending at its last. `whole`: the two cover every event (so no turn-bearing line means
+ * no turns yet).
+ */
+function fromEnds(head: readonly string[], tail: readonly string[], whole: boolean): { title?: string; turns?: number } {
+  const out: { title?: string; turns?: number } = {};
+  let prompt: string | undefined;
+  for (const l of head) {
+    const r = parse(l);
+    if (r?.type === 'session/title' && typeof r.data?.title === 'string') {
+      out.title = r.data.title;
+      break;
+    }
+    if (prompt === undefined && r?.type === 'user/message' && r.data?.source?.kind === 'user') prompt = textOf(r.data.content);
+  }
+  if (out.title === undefined && prompt !== undefined) out.title = prompt;
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const t = parse(tail[i]!)?.data?.turn;
+    if (typeof t === 'number' && Number.isSafeInteger(t)) {
+      out.turns = t;
+      break;
+    }
+  }
+  if (out.turns === undefined && whole) out.turns = 0;
+  return out;
+}
+
+async function fileEnds(info: SessionInfo): Promise<{ title?: string; turns?: number }> {
   try {
     const head = await readWindow(info.path, info.size, false);
-    let prompt: string | undefined;
-    for (const l of lines(head, false, info.size > WINDOW).slice(1)) {
-      const r = parse(l);
-      if (r?.type === 'session/title' && typeof r.data?.title === 'string') {
-        title = r.data.title;
-        break;
-      }
-      if (prompt === undefined && r?.type === 'user/message' && r.data?.source?.kind === 'user') prompt = textOf(r.data.content);
-    }
-    title ??= prompt;
     const tail = info.size > WINDOW ? await readWindow(info.path, info.size, true) : head;
-    const rows = lines(tail, info.size > WINDOW, false);
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const t = parse(rows[i]!)?.data?.turn;
-      if (typeof t === 'number' && Number.isSafeInteger(t)) {
-        turns = t;
-        break;
-      }
-    }
-    // A log whose tail has no turn-bearing row but that fits in the window has no turns yet.
-    if (turns === undefined && info.size <= WINDOW) turns = 0;
+    return fromEnds(lines(head, false, info.size > WINDOW).slice(1), lines(tail, info.size > WINDOW, false), info.size <= WINDOW);
   } catch {
-    // Unreadable beyond the header: list what the header says.
+    return {}; // unreadable beyond the header: list what the header says
+  }
+}
+
+async function summarizeInfo(store: Store, info: StoreSessionInfo): Promise<SessionSummary> {
+  let ends: { title?: string; turns?: number } = {};
+  let bytes: number | null = null;
+  if (isPg(store)) {
+    const e = await store.ends(info.id, 200, 50).catch(() => undefined);
+    if (e) ends = fromEnds(e.head, e.tail, e.whole);
+  } else {
+    bytes = (info as SessionInfo).size;
+    ends = await fileEnds(info as SessionInfo);
   }
   return {
     id: info.id,
     cwd: info.header.cwd ?? null,
     createdAt: info.header.createdAt,
-    modifiedAt: Math.round(info.mtimeMs),
-    bytes: info.size,
-    path: info.path,
-    turns: turns ?? null,
-    title: title === undefined ? null : title.replace(/\s+/g, ' ').trim(),
+    modifiedAt: Math.round(info.modifiedMs),
+    bytes,
+    path: info.location,
+    turns: ends.turns ?? null,
+    title: ends.title === undefined ? null : ends.title.replace(/\s+/g, ' ').trim(),
     parentSession: info.header.parentSession ?? null,
     lockedByPid: info.lockedBy?.pid ?? null,
   };
@@ -123,13 +145,21 @@ function humanTime(ms: number): string {
 
 export async function runSessionsList(opts: ListOptions, io: Io): Promise<number> {
   if (opts.all && opts.cwd !== undefined) throw new CliError('USAGE', '--all lists every workspace and --cwd names one; give one of them');
-  const store = storeFor(io.env);
+  const store = await storeFor(io.env);
+  try {
+    return await listIn(store, opts, io);
+  } finally {
+    await store.close();
+  }
+}
+
+async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> {
   const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
   const { sessions, problems } = await store.list();
   let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
   chosen = [...chosen].sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
   if (opts.limit !== undefined) chosen = chosen.slice(0, opts.limit);
-  const rows = await Promise.all(chosen.map(summarizeInfo));
+  const rows = await Promise.all(chosen.map((info) => summarizeInfo(store, info)));
   if (opts.json) {
     io.out.line(safeJson(rows, 2));
     return EXIT_OK;
@@ -140,7 +170,7 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
     io.err.line(`${io.err.style('yellow', 'warning')}: ${where}${oneLine(p.error.message)} [${p.error.code}]`);
   }
   if (rows.length === 0) {
-    io.err.line(cwd === undefined ? `no sessions under ${oneLine(store.root)}` : `no sessions for ${oneLine(cwd)} under ${oneLine(store.root)} (--all lists every workspace)`);
+    io.err.line(cwd === undefined ? `no sessions under ${oneLine(store.location)}` : `no sessions for ${oneLine(cwd)} under ${oneLine(store.location)} (--all lists every workspace)`);
     return EXIT_OK;
   }
   for (const r of rows) {
@@ -155,7 +185,11 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
 }
 
 export async function runSessionsPath(ref: string, io: Io): Promise<number> {
-  const info = await findSession(storeFor(io.env), ref);
-  io.out.line(oneLine(info.path));
+  const store = await storeFor(io.env);
+  try {
+    io.out.line(oneLine((await findSession(store, ref)).location));
+  } finally {
+    await store.close();
+  }
   return EXIT_OK;
 }

@@ -1,11 +1,13 @@
 /**
  * `dsh view`: the timeline viewer (src/viewer) on 127.0.0.1 for one log or stored session. It
- * follows the file, so a session still being written shows up as it grows. Runs until Ctrl-C.
+ * follows the file (or, for a session in PostgreSQL, its rows, written on any host), so a session
+ * still being written shows up as it grows. Runs until Ctrl-C.
  */
 import { spawn } from 'node:child_process';
-import { startViewer } from '../viewer/index.js';
+import { startViewer, type ViewerSource } from '../viewer/index.js';
+import type { Session } from '../session/index.js';
 import type { Io } from './output.js';
-import { resolveLogArg } from './session-ref.js';
+import { resolveSessionArg } from './session-ref.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { oneLine } from './text.js';
 import { checkLogFile, detectFile, readLog, STDIN } from './read-log.js';
@@ -34,22 +36,28 @@ function openInBrowser(url: string): void {
 
 export async function runView(arg: string, opts: ViewOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
   if (arg === STDIN) throw new CliError('USAGE', 'dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first');
-  const path = await resolveLogArg(arg, io.env);
-  const split = existsSync(path) ? { path, key: undefined } : splitSessionKey(path);
-  // The file-level refusals every other command makes, in the same words, before a server starts.
-  checkLogFile(split.path);
-  // Another agent's log is mapped once and shown as a session (not followed: it is re-read on reload).
-  const foreign = split.key !== undefined || detectFile(split.path).kind !== 'dsh';
-  const source = foreign ? readLog(path).session : path;
-  if (foreign) io.err.line(`${oneLine(path)} is another agent's log: shown as imported now (reload the viewer to read it again)`);
-  if (opts.seq !== undefined) {
-    const length = foreign ? (source as Exclude<typeof source, string>).length : undefined;
-    if (length !== undefined && opts.seq >= length) throw new CliError('SEQ_OUT_OF_RANGE', `--seq ${opts.seq}: the log has seqs 0 to ${length - 1}`);
+  const target = await resolveSessionArg(arg, io.env);
+  let source: ViewerSource;
+  if ('store' in target) source = { sessionId: target.id, store: target.store };
+  else {
+    const path = target.path;
+    const split = existsSync(path) ? { path, key: undefined } : splitSessionKey(path);
+    // The file-level refusals every other command makes, in the same words, before a server starts.
+    checkLogFile(split.path);
+    // Another agent's log is mapped once and shown as a session (not followed: it is re-read on reload).
+    const foreign = split.key !== undefined || detectFile(split.path).kind !== 'dsh';
+    source = foreign ? readLog(path).session : path;
+    if (foreign) io.err.line(`${oneLine(path)} is another agent's log: shown as imported now (reload the viewer to read it again)`);
+    if (opts.seq !== undefined && foreign) {
+      const length = (source as Session).length;
+      if (opts.seq >= length) throw new CliError('SEQ_OUT_OF_RANGE', `--seq ${opts.seq}: the log has seqs 0 to ${length - 1}`);
+    }
   }
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
     viewer = await startViewer({ source, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
   } catch (e) {
+    if ('store' in target) await target.store.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (opts.port !== undefined && (code === 'EADDRINUSE' || code === 'EACCES')) {
       const why = code === 'EADDRINUSE' ? 'is in use' : 'needs privileges to listen on';
@@ -67,11 +75,12 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
     await until;
   } finally {
     await viewer.close();
+    if ('store' in target) await target.store.close();
   }
   return EXIT_OK;
 }
 
-function waitForSignal(): Promise<void> {
+export function waitForSignal(): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       process.off('SIGINT', done);

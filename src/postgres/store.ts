@@ -14,17 +14,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { encodeHeaderLine, Session, type LoadOptions, type SessionOptions } from '../session/index.js';
+import { encodeHeaderLine, Session, stringifyJson, type LoadOptions, type SessionEvent, type SessionOptions } from '../session/index.js';
 import { StoreError } from '../store/errors.js';
-import type { CreateOptions, ForkOptions, InspectOptions, OpenOptions, Store, StoreInspection, StoreListing, StoreListProblem, StoreSessionInfo } from '../store/interface.js';
+import type { CreateOptions, ForkOptions, ImportedLog, InspectOptions, OpenOptions, Store, StoreInspection, StoreListing, StoreListProblem, StoreSessionInfo } from '../store/interface.js';
 import type { FlushResult } from '../store/writer.js';
 import { parseHeaderLine } from '../store/discover.js';
-import { forkChild } from '../store/shared.js';
+import { forkChild, validateImport } from '../store/shared.js';
 import { createPool, databaseOf, inTransaction, pgError, redactUrl } from './connect.js';
 import { acquireLease, holderRecord, lockedError, newToken, releaseLease, type Lease } from './lease.js';
+import { NotifyHub, rowEvent, Tail, type StoredRow, type TailOptions } from './follow.js';
 import { PgOpenSession } from './open-session.js';
 import { insertEvents } from './append.js';
-import { holderOf, loadStored, SESSION_COLUMNS, sessionRow, type SessionRow } from './read.js';
+import { fetchPages, holderOf, loadStored, segmentsOf, SESSION_COLUMNS, sessionRow, storedEnd, type SessionRow } from './read.js';
 import { ensureSchema, namesFor, type Names } from './schema.js';
 
 export interface PgStoreOptions {
@@ -47,6 +48,9 @@ export interface PgStoreOptions {
 
 export const DEFAULT_LEASE_MS = 30_000;
 
+/** Events per INSERT statement when a whole session is imported. */
+const IMPORT_BATCH = 10_000;
+
 /** One new session's row plus its first own events, published in one transaction. */
 interface Publish {
   session: Session;
@@ -67,6 +71,8 @@ export class PgStore implements Store {
   private readonly handles = new Map<string, PgOpenSession>();
   private closedStore = false;
   private readonly db: string;
+  private hub: NotifyHub | undefined;
+  private readonly tails = new Set<Tail>();
 
   constructor(opts: PgStoreOptions) {
     this.opts = opts;
@@ -260,6 +266,60 @@ export class PgStore implements Store {
     return { ...load, location: this.labelOf(id) };
   }
 
+  /**
+   * Publish a whole session as given (`dsh sessions import`), in one transaction: its row and
+   * every event's exact text. A fork whose parent is in this store with the same inherited events,
+   * text for text, is stored as a pointer to it; otherwise its seed is stored with it.
+   */
+  async importLog(log: ImportedLog): Promise<StoreSessionInfo> {
+    this.assertOpen();
+    validateImport(log, this.opts.knownTypes);
+    const pool = await this.pool();
+    const { header, events } = log;
+    const bodies = events.map((e) => stringifyJson(e));
+    const seed = header.seedLength;
+    let parent: { id: string; forkSeq: number } | undefined;
+    if (header.parentSession !== undefined && seed !== undefined && seed > 0 && seed <= events.length && (await this.holdsPrefix(pool, header.parentSession, bodies.slice(0, seed)))) {
+      parent = { id: header.parentSession, forkSeq: seed - 1 };
+    }
+    const base = parent ? seed! : 0;
+    const lease = this.newLease(header.id);
+    const n = this.names;
+    try {
+      await inTransaction(pool, async (c) => {
+        const r = await c.query(
+          `INSERT INTO ${n.sessions} (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')), now(), $9::jsonb)
+           ON CONFLICT (id) DO NOTHING`,
+          [header.id, encodeHeaderLine(header).slice(0, -1), header.cwd ?? null, header.createdAt, parent?.id ?? null, parent?.forkSeq ?? null, base, lease.token, JSON.stringify(lease.holder)],
+        );
+        if (r.rowCount !== 1) throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(header.id)} already exists in ${this.location}; nothing was overwritten`, { sessionId: header.id });
+        for (let i = base; i < events.length; i += IMPORT_BATCH) {
+          const end = Math.min(events.length, i + IMPORT_BATCH);
+          await insertEvents(c, n, header.id, lease, events.slice(i, end), bodies.slice(i, end));
+        }
+        // Nobody holds an imported session: the lease taken to write it ends with the transaction.
+        await c.query(`UPDATE ${n.sessions} SET lease_token = NULL, lease_until = NULL, lease_holder = NULL WHERE id = $1`, [header.id]);
+      });
+    } catch (e) {
+      throw pgError(e, `cannot import session ${header.id} into ${this.location}`, { sessionId: header.id });
+    }
+    return { id: header.id, header, location: this.labelOf(header.id), modifiedMs: events.length > 0 ? events[events.length - 1]!.time : header.createdAt };
+  }
+
+  /** Does `id` hold exactly `bodies` as its first events? */
+  private async holdsPrefix(pool: Pool, id: string, bodies: readonly string[]): Promise<boolean> {
+    try {
+      const row = await sessionRow(pool, this.names, id);
+      if (!row) return false;
+      const pages = await fetchPages(pool, this.names, await segmentsOf(pool, this.names, id), 0, bodies.length);
+      const stored = pages.flatMap((p) => p.text.split('\n'));
+      return stored.length === bodies.length && stored.every((b, i) => b === bodies[i]);
+    } catch (e) {
+      throw pgError(e, `cannot read session ${id}`, { sessionId: id });
+    }
+  }
+
   /** Every session: rows only (the header, the lease, the time of the last event), newest first. */
   async list(): Promise<StoreListing> {
     const pool = await this.pool();
@@ -295,12 +355,105 @@ export class PgStore implements Store {
     return { sessions, problems };
   }
 
+  /**
+   * The stored texts at each end of a session, for a listing's title and turn count without
+   * reading its body: the first `head` events (through its fork chain) and the last `tail` of its
+   * own. `whole`: the two cover every event.
+   */
+  async ends(id: string, head: number, tail: number): Promise<{ head: string[]; tail: string[]; whole: boolean }> {
+    const pool = await this.pool();
+    try {
+      const row = await sessionRow(pool, this.names, id);
+      if (!row) throw this.notFound(id);
+      const end = await storedEnd(pool, this.names, id, row.base_seq);
+      const first = await fetchPages(pool, this.names, await segmentsOf(pool, this.names, id), 0, Math.min(end, head), head);
+      const headLines = first.flatMap((p) => p.text.split('\n'));
+      const r = await pool.query<{ body: string }>(`SELECT body FROM ${this.names.events} WHERE session_id = $1 ORDER BY seq DESC LIMIT $2`, [id, tail]);
+      const tailLines = r.rows.map((x) => x.body).reverse();
+      return { head: headLines, tail: tailLines.length > 0 ? tailLines : headLines, whole: end <= head };
+    } catch (e) {
+      throw pgError(e, `cannot read session ${id}`, { sessionId: id });
+    }
+  }
+
+  private notifyHub(): NotifyHub {
+    this.hub ??= new NotifyHub(this.opts.url, this.names.eventsChannel, (e) => process.stderr.write(`[dsh] ${e.message}\n`));
+    return this.hub;
+  }
+
+  /**
+   * Follow `id` from seq `opts.from` (default 0): `onRows` gets every stored row, in seq order,
+   * each exactly once, as it is stored, from this or any other host. Resolves once following.
+   */
+  async tail(id: string, onRows: (rows: StoredRow[]) => void, opts: TailOptions & { onError?: (e: StoreError) => void } = {}): Promise<Tail> {
+    this.assertOpen();
+    const pool = await this.pool();
+    const t = new Tail(pool, this.names, this.notifyHub(), id, onRows, opts.onError ?? ((e) => process.stderr.write(`[dsh] ${e.message}\n`)), opts);
+    this.tails.add(t);
+    try {
+      await t.start();
+    } catch (e) {
+      t.stop();
+      this.tails.delete(t);
+      throw e;
+    }
+    return t;
+  }
+
+  /**
+   * The session's events from seq `from` on, as they are stored, forever (until `signal` aborts
+   * or the store closes): the library's live event stream. Events are the stored texts parsed;
+   * a read failure ends the stream with the error.
+   */
+  async *follow(id: string, opts: TailOptions & { signal?: AbortSignal } = {}): AsyncGenerator<SessionEvent, void, undefined> {
+    const queue: SessionEvent[] = [];
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const poke = (): void => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const label = this.labelOf(id);
+    const t = await this.tail(
+      id,
+      (rows) => {
+        try {
+          for (const r of rows) queue.push(rowEvent(r, label));
+        } catch (e) {
+          failure ??= e;
+        }
+        poke();
+      },
+      { ...opts, onError: (e) => ((failure ??= e), poke()) },
+    );
+    const onAbort = (): void => poke();
+    opts.signal?.addEventListener('abort', onAbort);
+    try {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (failure !== undefined) throw failure;
+        if (opts.signal?.aborted || this.closedStore) return;
+        await new Promise<void>((r) => (wake = r));
+      }
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      t.stop();
+      this.tails.delete(t);
+    }
+  }
+
   /** Close every session this store opened, then its connections. */
   async close(): Promise<FlushResult[]> {
     const results: FlushResult[] = [];
     for (const h of [...this.handles.values()]) results.push(await h.close());
     if (this.handles.size === 0) {
       this.closedStore = true;
+      for (const t of this.tails) t.stop();
+      this.tails.clear();
+      const hub = this.hub;
+      this.hub = undefined;
+      if (hub) await hub.close();
       const p = this.poolP;
       this.poolP = undefined;
       if (p) await p.then((pool) => pool.end()).catch(() => undefined);

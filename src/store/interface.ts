@@ -19,7 +19,7 @@
  * The interface names no files: what is file-specific (paths, torn-tail sidecars, streaming
  * thresholds) stays on `SessionStore`, and what is database-specific (leases, epochs) on `PgStore`.
  */
-import type { LoadedLog, LogWarning, Session, SessionHeader } from '../session/index.js';
+import type { LoadedLog, LogWarning, Session, SessionEvent, SessionHeader } from '../session/index.js';
 import type { StoreError, LockHolder } from './errors.js';
 import type { FlushResult } from './writer.js';
 
@@ -105,6 +105,12 @@ export interface StoreInspection extends LoadedLog {
   location: string;
 }
 
+/** A whole session as another store (or a JSONL file) holds it. */
+export interface ImportedLog {
+  header: SessionHeader;
+  events: readonly SessionEvent[];
+}
+
 export interface Store {
   readonly kind: 'jsonl' | 'postgres';
   /** The root directory, or the database (without its password). */
@@ -114,6 +120,13 @@ export interface Store {
   inspect(id: string, opts?: InspectOptions): Promise<StoreInspection>;
   list(): Promise<StoreListing>;
   fork(sourceId: string, boundary?: number, opts?: ForkOptions): Promise<OpenSession>;
+  /**
+   * Publish a complete session exactly as given: the header and every event, byte for byte (no
+   * seed marker, no crash repair; a turn left open stays open until the next `open`). Never over
+   * an existing id (SESSION_EXISTS). The events are validated as a load would validate them.
+   * `dsh sessions import` moves sessions between stores with it.
+   */
+  importLog(log: ImportedLog): Promise<StoreSessionInfo>;
   /** The open handle of a session opened in this store, or undefined. */
   handle(idOrSession: string | Session): OpenSession | undefined;
   /** Close every session this store opened (and its connections); results in open order. */

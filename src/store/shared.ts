@@ -2,9 +2,10 @@
  * Rules every `Store` implementation applies the same way, written once: which session a fork
  * seeds from, and how write failures reach their listeners.
  */
-import { SessionError, type LoadedLog, type Session, type SessionOptions } from '../session/index.js';
+import { Session, SessionError, type LoadedLog, type SessionOptions } from '../session/index.js';
+import { KNOWN_EVENT_TYPES } from '../session/index.js';
 import { StoreError, type StoreErrorDetails } from './errors.js';
-import type { ErrorListener, InspectOptions } from './interface.js';
+import type { ErrorListener, ImportedLog, InspectOptions } from './interface.js';
 
 /**
  * The child of a fork from `sourceId` through `boundary`. From the live session when the source
@@ -69,4 +70,20 @@ export function refuseAppends(session: Session, code: 'CLOSED' | 'LEASE_LOST', w
   session.addPreCommitCheck((c) => {
     throw new StoreError(code, `session ${session.id}: cannot append "${c.type}": ${why}`, { ...details, sessionId: session.id });
   });
+}
+
+/**
+ * Check a session to be imported as a load checks it (header, every event, the trace and surface
+ * rules); throws the session layer's error naming the seq. The events are copied, not kept.
+ */
+export function validateImport(log: ImportedLog, knownTypes?: ReadonlySet<string>): void {
+  const unknown = log.events.find((e) => typeof e?.type === 'string' && e.ignorable !== true && !isKnownType(e.type, knownTypes));
+  if (unknown) {
+    throw new SessionError('FORMAT_UNSUPPORTED', `event type "${unknown.type}" at seq ${unknown.seq} is unknown to this build and not marked ignorable`, { eventType: unknown.type, seq: unknown.seq, rule: 'known-types' });
+  }
+  Session.create({ header: { ...log.header }, id: log.header.id, seed: log.events });
+}
+
+function isKnownType(type: string, knownTypes?: ReadonlySet<string>): boolean {
+  return KNOWN_EVENT_TYPES.has(type) || knownTypes?.has(type) === true;
 }

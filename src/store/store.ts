@@ -8,12 +8,12 @@
  *   list    headers and stat only
  *   fork    a new session seeded with a prefix of another, published whole
  */
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { encodeEvents, encodeHeaderLine, Session, SessionError, type LogWarning, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
-import { compressedLogError, checkIdentity, listSessions, locate, type Listing } from './discover.js';
+import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
 import { pidIsDead } from './process-identity.js';
 import { flushAllSync } from './exit.js';
@@ -21,8 +21,8 @@ import { COMPRESSED_LOG_FILE, LOCK_FILE, defaultRoot, logPath, sessionDir } from
 import { readLog, readLogFile, type LogLoad } from './load.js';
 import { acquireLock, type SessionLock } from './lock.js';
 import { StoredSession } from './stored-session.js';
-import { forkChild } from './shared.js';
-import type { CreateOptions, ForkOptions, InspectOptions, OpenOptions, Recovery, Store, StoreInspection } from './interface.js';
+import { forkChild, validateImport } from './shared.js';
+import type { CreateOptions, ForkOptions, ImportedLog, InspectOptions, OpenOptions, Recovery, Store, StoreInspection } from './interface.js';
 import { preserveTail } from './tail.js';
 import { LogWriter, type FlushResult, type WriterIo, type WriterOptions } from './writer.js';
 
@@ -260,6 +260,30 @@ export class SessionStore implements Store {
     checkIdentity(this.root, path, load.header, id);
     checkSeed(load, path);
     return { ...load, path, location: path };
+  }
+
+  /** Publish a whole session as given (`dsh sessions import`): one new file, header and events, atomically. */
+  async importLog(log: ImportedLog): Promise<SessionInfo> {
+    this.assertOpen();
+    validateImport(log, this.opts.knownTypes);
+    const id = log.header.id;
+    await this.refuseExisting(id);
+    const dir = sessionDir(this.root, log.header.cwd, id);
+    const path = join(dir, 'session.jsonl');
+    if (existsSync(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), id);
+    mkdirDurable(dir);
+    const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(id));
+    try {
+      sweepTemps(dir, pidIsDead);
+      const data = Buffer.from(encodeHeaderLine(log.header) + encodeEvents(log.events), 'utf8');
+      if (!publishNew(path, data, this.opts.onPublishStep ? { onStep: this.opts.onPublishStep } : {})) {
+        throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(id)} already exists at ${path}; nothing was overwritten`, { path, sessionId: id });
+      }
+    } finally {
+      lock.release();
+    }
+    const st = statSync(path);
+    return { id, header: log.header, path, location: path, size: st.size, mtimeMs: st.mtimeMs, modifiedMs: st.mtimeMs };
   }
 
   /** Every session under the root: headers (line 1) and stat only. */

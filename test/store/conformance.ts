@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { createAgent, ScriptedAdapter, textResponse, toolCallResponse } from '../../src/index.js';
-import { stringifyJson, type SessionEvent } from '../../src/session/index.js';
+import { encodeHeaderLine, Session, SessionError, stringifyJson, type SessionEvent } from '../../src/session/index.js';
 import { persist, StoreError, type OpenSession, type Store } from '../../src/store/index.js';
 import { appendTurn, fixedClock } from './support/events.js';
 
@@ -376,6 +376,42 @@ export function storeConformance(name: string, backend: Backend | undefined, ski
         const inherited = await stored('whole');
         expect(texts(inherited.events.slice(0, all.events.length))).toEqual(texts(all.events));
         expect(inherited.events.slice(all.events.length).map((e) => e.type)).toEqual(['session/end-seed']);
+      });
+    });
+
+    describe('importLog', () => {
+      it('publishes a whole session exactly as given, a turn left open included; never over an existing id', async () => {
+        await fresh();
+        const src = Session.create({ id: 'imp', header: { cwd: '/w', agentPreset: 'x' }, clock: fixedClock() });
+        appendTurn(src);
+        appendTurn(src, { stopAfter: 9 });
+        const info = await store().importLog({ header: src.header, events: src.events });
+        expect(info).toMatchObject({ id: 'imp', header: { id: 'imp', cwd: '/w' } });
+        const back = await stored('imp');
+        expect(encodeHeaderLine(back.header as never)).toBe(encodeHeaderLine(src.header));
+        expect(texts(back.events)).toEqual(texts(src.events));
+        await expectCode(store().importLog({ header: src.header, events: [] }), 'SESSION_EXISTS');
+        expect(texts((await stored('imp')).events)).toEqual(texts(src.events));
+        // Nobody holds an imported session; opening it repairs the open turn as for any other.
+        const h = await store().open('imp');
+        expect(h.recovery.repaired).toEqual(['tool/result', 'step/end', 'turn/end']);
+        await h.close();
+      });
+
+      it('a fork imported after its parent reads the same; invalid events are refused and nothing is created', async () => {
+        await fresh();
+        const parent = Session.create({ id: 'ip', header: { cwd: '/w' }, clock: fixedClock() });
+        appendTurn(parent);
+        const child = parent.fork(parent.length - 1, { id: 'ic' });
+        appendTurn(child);
+        await store().importLog({ header: parent.header, events: parent.events });
+        await store().importLog({ header: child.header, events: child.events });
+        expect(texts((await stored('ic')).events)).toEqual(texts(child.events));
+        expect((await stored('ic')).header).toMatchObject({ parentSession: 'ip', seedLength: parent.length });
+        const bad = [...parent.events.slice(0, 2), { type: 'turn/end', seq: 2, time: 1, data: { turn: 7, reason: { kind: 'completed' } } }] as unknown as SessionEvent[];
+        await expect(store().importLog({ header: { ...parent.header, id: 'bad' }, events: bad })).rejects.toBeInstanceOf(SessionError);
+        await expectCode(store().importLog({ header: { ...parent.header, id: 'alien' }, events: [{ type: 'newer/thing', seq: 0, time: 1, data: {} } as unknown as SessionEvent] }), 'FORMAT_UNSUPPORTED');
+        expect((await store().list()).sessions.map((x) => x.id).sort()).toEqual(['ic', 'ip']);
       });
     });
 

@@ -12,7 +12,7 @@ import { createAdapter, resolveProvider, selectModelRef, type ModelRef } from '.
 import type { LlmAdapter } from '../../llm/adapter.js';
 import type { Plugin } from '../../agent/context.js';
 import { Session, type LogWarning } from '../../session/index.js';
-import { persist, type SessionInfo, type SessionStore, type StoredSession } from '../../store/index.js';
+import { persist, type OpenSession, type Store, type StoreSessionInfo } from '../../store/index.js';
 import type { ApprovalHandler } from '../../tools/pipeline.js';
 import { CliError } from '../errors.js';
 import type { Io } from '../output.js';
@@ -38,11 +38,11 @@ function holdsAny(file: string, values: readonly string[]): boolean {
 }
 
 /** This workspace's session with the latest write. */
-async function latestIn(store: SessionStore, cwd: string): Promise<SessionInfo> {
+async function latestIn(store: Store, cwd: string): Promise<StoreSessionInfo> {
   const { sessions } = await store.list();
   const here = sessions.filter((s) => s.header.cwd === cwd);
-  if (here.length === 0) throw new CliError('SESSION_NOT_FOUND', `no stored session for ${cwd} under ${store.root}; start one without --continue`);
-  return here.reduce((a, b) => (b.mtimeMs > a.mtimeMs ? b : a));
+  if (here.length === 0) throw new CliError('SESSION_NOT_FOUND', `no stored session for ${cwd} under ${store.location}; start one without --continue`);
+  return here.reduce((a, b) => (b.modifiedMs > a.modifiedMs ? b : a));
 }
 
 export interface AgentSession {
@@ -52,9 +52,9 @@ export interface AgentSession {
   ref: ModelRef;
   adapter: LlmAdapter;
   session: Session;
-  store: SessionStore | undefined;
-  stored: StoredSession | undefined;
-  /** The log file; undefined with --no-persist. */
+  store: Store | undefined;
+  stored: OpenSession | undefined;
+  /** Where the log is (a file, or a database location); undefined with --no-persist. */
   path: string | undefined;
   resumed: boolean;
   /** What opening a stored log found and repaired (torn tail, turn left open). */
@@ -67,8 +67,8 @@ export interface AgentSession {
 
 export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSession> {
   checkFlags(flags);
-  const store = flags.persist ? storeFor(io.env) : undefined;
-  let resume: SessionInfo | undefined;
+  const store = flags.persist ? await storeFor(io.env) : undefined;
+  let resume: StoreSessionInfo | undefined;
   let cwd: string;
   if (store && flags.resume !== undefined) {
     resume = await findSession(store, flags.resume);
@@ -104,11 +104,11 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     }
   }
 
-  let stored: StoredSession | undefined;
+  let stored: OpenSession | undefined;
   let session: Session;
   if (!store) session = Session.create({ header: { cwd } });
   else {
-    checkSessionsRoot(store.root, io.env, { create: true });
+    if (store.kind === 'jsonl') checkSessionsRoot(store.location, io.env, { create: true });
     stored = resume ? await store.open(resume.id) : await store.create({ cwd });
     session = stored.session;
   }
@@ -140,7 +140,7 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     session,
     store,
     stored,
-    path: stored?.path,
+    path: stored?.location,
     resumed: resume !== undefined,
     openWarnings: stored?.warnings ?? [],
     coding,
@@ -177,7 +177,7 @@ export function agentWarnings(coding: CodingAgent): string[] {
 }
 
 /** Dispose the agent (and MCP servers), then flush and close the log. */
-export async function closeSession(coding: CodingAgent | undefined, stored: StoredSession | undefined, io: Io): Promise<void> {
+export async function closeSession(coding: CodingAgent | undefined, stored: OpenSession | undefined, io: Io): Promise<void> {
   try {
     await coding?.close();
   } finally {

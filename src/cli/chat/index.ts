@@ -20,7 +20,7 @@ import { createAdapter, parseModelRef, resolveProvider } from '../../llm/select.
 import { llmSection } from '../../config/config.js';
 import type { Session } from '../../session/session.js';
 import type { ApprovalOutcome } from '../../session/index.js';
-import { SessionStore, type StoredSession } from '../../store/index.js';
+import { SessionStore, type OpenSession } from '../../store/index.js';
 import type { ApprovalHandler } from '../../tools/pipeline.js';
 import { CliError, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM } from '../errors.js';
 import type { Io } from '../output.js';
@@ -38,7 +38,7 @@ export type ChatOptions = AgentFlags;
 interface Current {
   coding: CodingAgent;
   session: Session;
-  stored: StoredSession | undefined;
+  stored: OpenSession | undefined;
   path: string | undefined;
   release: () => void;
 }
@@ -140,13 +140,13 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     if (!running()) finish(exitWhenIdle);
   };
 
-  const start = async (session: Session, stored: StoredSession | undefined): Promise<Current> => {
+  const start = async (session: Session, stored: OpenSession | undefined): Promise<Current> => {
     const coding = await buildAgent({ coding: s.coding, stored }, session, { approve, plugins: [modelPlugin] });
     const detach = renderer.attach(session);
     const offStatus = coding.agent.on('agent/status', ({ status }) => {
       if (status === 'idle') onIdle();
     });
-    return { coding, session, stored, path: stored?.path, release: () => (offStatus(), detach()) };
+    return { coding, session, stored, path: stored?.location, release: () => (offStatus(), detach()) };
   };
   const stop = async (c: Current): Promise<void> => {
     c.release();
@@ -185,7 +185,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     fork: async (seq) => {
       const old = cur;
       const boundary = seq ?? old.session.length - 1;
-      let childStored: StoredSession | undefined;
+      let childStored: OpenSession | undefined;
       let child: Session;
       if (s.store && old.stored) {
         childStored = await s.store.fork(old.session.id, boundary);

@@ -103,6 +103,7 @@ Examples:
     .argument('<file>', 'session log file (.jsonl) or stored session id; - reads standard input')
     .option('--turn <n>', 'show only turn N', integer(1, 'a turn number'))
     .option('--full', 'do not truncate previews (text, arguments, tool output)')
+    .option('-f, --follow', 'then print each event as it is appended (by another process, or on any host for a session in PostgreSQL) until Ctrl-C')
     .addHelpText(
       'after',
       `
@@ -114,7 +115,13 @@ Examples:
   dsh log show examples/fix-typo.jsonl
   dsh log show --turn 2 --full examples/fix-typo.jsonl`,
     )
-    .action(async (file: string, opts: ShowOptions) => setExit(runShow(await resolveLogArg(file, io.env), opts, io)));
+    .action(async (file: string, opts: ShowOptions & { follow?: boolean }) => {
+      if (opts.follow) {
+        const { runShowFollow } = await import('./follow.js');
+        return setExit(await runShowFollow(file, opts, io));
+      }
+      setExit(runShow(await resolveLogArg(file, io.env), opts, io));
+    });
 
   log
     .command('messages')

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type { SessionInfo } from '../../store/index.js';
+import { SessionStore, type SessionInfo } from '../../store/index.js';
 import { CliError } from '../errors.js';
 import type { Io } from '../output.js';
 import { storeFor } from '../session-ref.js';
@@ -40,7 +40,12 @@ export function wantsStore(sel: Selection): boolean {
 
 /** The store's sessions matching the selection, oldest first; what could not be listed goes to stderr. */
 export async function selectStored(sel: Selection, io: Io): Promise<{ sessions: SessionInfo[]; root: string }> {
-  const store = storeFor(io.env);
+  const store = await storeFor(io.env);
+  if (!(store instanceof SessionStore)) {
+    await store.close();
+    // The fleet commands read each selected log as a file; PostgreSQL sessions are read by id.
+    throw new CliError('USAGE', `--all, --since and --cwd select the JSONL store's files; with the PostgreSQL store (${oneLine(store.location)}) name the sessions by id, or move them with dsh sessions export`);
+  }
   const { sessions, problems } = await store.list();
   for (const p of problems) io.err.line(`${io.err.style('yellow', 'warning')}: ${oneLine(p.path)}: not read: ${oneLine(p.error.message)} [${p.error.code}]`);
   const cwd = sel.cwd !== undefined ? resolve(sel.cwd) : undefined;

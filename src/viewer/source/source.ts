@@ -1,7 +1,8 @@
 /**
- * What the viewer reads: a session log addressed by seq, which may grow while it is shown. Two
- * kinds: a log file followed as its writer appends to it (`file.ts`), and a `Session` in this
- * process (`SessionSource`), whose appends arrive through `subscribe`.
+ * What the viewer reads: a session log addressed by seq, which may grow while it is shown. Three
+ * kinds: a log file followed as its writer appends to it (`file.ts`), a session in PostgreSQL
+ * followed from any host (`postgres.ts`), and a `Session` in this process (`SessionSource`),
+ * whose appends arrive through `subscribe`.
  */
 import type { LogWarning, Session, SessionEvent, SessionHeader } from '../../session/index.js';
 
@@ -14,8 +15,8 @@ export interface FollowState {
 }
 
 export interface LogSource {
-  readonly kind: 'file' | 'session';
-  /** The file path, or the session id. */
+  readonly kind: 'file' | 'session' | 'postgres';
+  /** The file path, the database location, or the session id. */
   readonly label: string;
   readonly header: Readonly<SessionHeader>;
   /** What the loader reported (torn tail, placeholders, legacy imports, …). */
