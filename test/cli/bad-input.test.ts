@@ -209,7 +209,7 @@ describe('dsh view --port that is taken', () => {
 describe('an unknown word after a command group with a default subcommand', () => {
   it('names the word and the group\'s commands, exit 2, rather than blaming the default', async () => {
     for (const [argv, want] of [
-      [['sessions', 'bogus'], "dsh: unknown command 'sessions bogus': use one of list, search, path (add --help for usage)\n"],
+      [['sessions', 'bogus'], "dsh: unknown command 'sessions bogus': use one of list, search, path, export, import (add --help for usage)\n"],
       [['config', 'bogus'], "dsh: unknown command 'config bogus': use one of show (add --help for usage)\n"],
     ] as const) {
       const r = await runMain([...argv], {});
