@@ -5,7 +5,7 @@
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
  * session log → hook bus → model adapters → tools → agent loop → compaction → config → coding
  * preset → store → PostgreSQL store → import → query → search → replay → observability → viewer →
- * CLI. This entry re-exports them in that order; nothing imports it.
+ * worker → CLI. This entry re-exports them in that order; nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';
@@ -34,3 +34,4 @@ export * from './search/index.js';
 export * from './replay/index.js';
 export * from './observability/index.js';
 export * from './viewer/index.js';
+export * from './worker/index.js';

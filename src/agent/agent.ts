@@ -214,6 +214,18 @@ export class Agent implements AgentContext {
     if (!this.activity.controller.signal.aborted) this.activity.controller.abort(cause);
   }
 
+  /**
+   * Start on input an earlier process left in the durable inbox (the inbox is rebuilt from the
+   * log on resume, but nothing wakes the agent for it). Returns whether a turn started: false
+   * when running, disposed, or the inbox is empty.
+   */
+  resume(): boolean {
+    if (this.disposed || this.activity || this.inbox.size === 0) return false;
+    this.wakePending = true;
+    this.startDriver();
+    return true;
+  }
+
   /** Resolves when the agent is idle with nothing pending (follows replacement work). */
   whenIdle(): Promise<void> {
     if (!this.activity) return Promise.resolve();

@@ -4,9 +4,9 @@
  * `dsh --version` do not load the agent, the tools, the provider SDKs or the replay harness
  * (about half a second of every start).
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Io } from './output.js';
-import { addAgentFlags } from './agent/flags.js';
+import { addAgentFlags, addModelFlags } from './agent/flags.js';
 import type { RunOptions } from './run.js';
 import type { ChatOptions } from './chat/index.js';
 import type { ReplayOptions } from './replay.js';
@@ -15,6 +15,19 @@ import type { ExportOptions as TransferExportOptions, ImportOptions } from './tr
 import type { ConfigShowOptions } from './config.js';
 import type { ViewOptions } from './view.js';
 import type { SearchCliOptions } from './search.js';
+import type { WorkerCliOptions } from './worker.js';
+
+function portNumber(v: string): number {
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n > 65535) throw new InvalidArgumentError('expected a port number');
+  return n;
+}
+
+function positiveInt(v: string): number {
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
 
 type SetExit = (code: number) => void;
 
@@ -94,11 +107,7 @@ Examples:
     .command('view')
     .description('open the timeline viewer for a log or stored session (a local web page; follows a session as it grows)')
     .argument('<log>', 'session log file, or a stored session id')
-    .option('-p, --port <n>', 'port (default: any free port)', (v: string) => {
-      const n = /^\d+$/.test(v) ? Number(v) : NaN;
-      if (!Number.isSafeInteger(n) || n > 65535) throw new InvalidArgumentError('expected a port number');
-      return n;
-    })
+    .option('-p, --port <n>', 'port (default: any free port)', portNumber)
     .option('--open', 'also open the page in the default browser')
     .option('--seq <n>', 'open the page at this seq (a hit of dsh sessions search)', (v: string) => {
       const n = /^\d+$/.test(v) ? Number(v) : NaN;
@@ -120,6 +129,33 @@ Examples:
     .action(async (log: string, opts: ViewOptions) => {
       const { runView } = await import('./view.js');
       setExit(await runView(log, opts, io));
+    });
+
+  addModelFlags(
+    program
+      .command('worker')
+      .description('run sessions of the PostgreSQL store (DSH_STORE): claim queued input, hold each session by a lease, take over from workers that died'),
+  )
+    .option('--concurrency <n>', 'sessions held at once (default 8)', positiveInt)
+    .option('--lease-ms <n>', 'lease length; a dead worker\'s sessions are taken over this long after its last renewal (default 30000)', positiveInt)
+    .option('--idle-ms <n>', 'release a session idle this long (default 2000)', positiveInt)
+    .option('--poll-ms <n>', 'look for work this often besides notifications (default 2000)', positiveInt)
+    .option('--grace-ms <n>', 'on Ctrl-C or SIGTERM, let running turns finish this long before cancelling them (default 10000)', positiveInt)
+    .addOption(new Option('--on-takeover <what>', 'after taking over a turn a dead worker left open: continue it (default) or wait for input').choices(['continue', 'wait']))
+    .option('--no-compact', 'never compact the history automatically')
+    .option('--config <file>', 'also read this config file, after the user and project files')
+    .addHelpText(
+      'after',
+      `
+Each session runs in its own workspace (its cwd), with the coding agent, as dsh run would; what
+needs approval is refused (nobody can approve). Progress goes to stderr. See docs/scale.md.
+
+Examples:
+  DSH_STORE=postgres://dsh@db/dsh dsh worker --full-auto --concurrency 16`,
+    )
+    .action(async (opts: WorkerCliOptions) => {
+      const { runWorker } = await import('./worker.js');
+      setExit(await runWorker(opts, io));
     });
 
   const sessions = refuseUnknownSubcommand(program.command('sessions').description('stored sessions (under $DSH_HOME/sessions, or in the database DSH_STORE names)'));

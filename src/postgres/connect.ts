@@ -58,7 +58,8 @@ export async function clientConfig(opts: PgConnectOptions): Promise<ClientConfig
 
 export async function createPool(opts: PgConnectOptions): Promise<Pool> {
   const pg = await loadDriver();
-  const pool = new pg.Pool({ ...(await clientConfig(opts)), max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
+  // allowExitOnIdle: idle pooled connections never keep a finished command's process alive.
+  const pool = new pg.Pool({ ...(await clientConfig(opts)), max: opts.max ?? 10, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   // An idle client that loses its connection emits 'error' on the pool; without a listener that
   // would be an uncaught exception. The next checkout gets a fresh connection.
   pool.on('error', () => undefined);

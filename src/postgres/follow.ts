@@ -38,6 +38,9 @@ export interface TailOptions {
 
 type Wake = () => void;
 
+/** `NotifyHub.watch` key for every session's notifications. */
+export const ANY = '*';
+
 /** One LISTEN connection per store and schema, shared by every follower of that store. */
 export class NotifyHub {
   private client: Client | undefined;
@@ -53,7 +56,7 @@ export class NotifyHub {
     private readonly onError: (e: StoreError) => void,
   ) {}
 
-  /** Wake `wake` on every append to `sessionId` and after every reconnection. Resolves once listening. */
+  /** Wake `wake` on every notification for `sessionId` (`ANY`: for any session) and after every reconnection. Resolves once listening. */
   async watch(sessionId: string, wake: Wake): Promise<() => void> {
     let set = this.waiters.get(sessionId);
     if (!set) this.waiters.set(sessionId, (set = new Set()));
@@ -91,6 +94,7 @@ export class NotifyHub {
     client.on('notification', (n: Notification) => {
       if (n.channel !== this.channel || n.payload === undefined) return;
       for (const w of this.waiters.get(n.payload) ?? []) w();
+      if (n.payload !== ANY) for (const w of this.waiters.get(ANY) ?? []) w();
     });
     try {
       await client.connect();

@@ -6,5 +6,7 @@
 export { PgStore, DEFAULT_LEASE_MS, type PgStoreOptions } from './store.js';
 export { PgOpenSession, type LeaseLostListener } from './open-session.js';
 export type { Lease } from './lease.js';
+export { inputMessageId, inputIdOf, INPUT_KINDS, type InputKind, type QueuedInput, type Claimed } from './queue.js';
+export type { StoredRow, TailOptions, Tail } from './follow.js';
 export { redactUrl } from './connect.js';
 export { SCHEMA_VERSION } from './schema.js';

@@ -10,7 +10,7 @@
  */
 import type { Pool } from 'pg';
 import type { LogWarning, Session, SessionEvent } from '../session/index.js';
-import { StoreError } from '../store/errors.js';
+import { StoreError, type LockHolder } from '../store/errors.js';
 import type { ErrorListener, OpenSession, Recovery } from '../store/interface.js';
 import { ErrorListeners, refuseAppends } from '../store/shared.js';
 import type { FlushResult } from '../store/writer.js';
@@ -31,6 +31,8 @@ export interface PgOpenSessionArgs {
   nextSeq: number;
   warnings: LogWarning[];
   recovery: Recovery;
+  /** The holder whose expired lease this open took over, if any. */
+  tookOver?: LockHolder & { epoch: number };
   onClosed: (h: PgOpenSession) => void;
 }
 
@@ -40,6 +42,8 @@ export class PgOpenSession implements OpenSession {
   readonly warnings: readonly LogWarning[];
   readonly recovery: Recovery;
   readonly lease: Lease;
+  /** The holder whose expired lease this open took over (it died, or was cut off), if any. */
+  readonly tookOver: (LockHolder & { epoch: number }) | undefined;
   private readonly writer: PgWriter;
   private readonly pool: Pool;
   private readonly names: Names;
@@ -60,6 +64,7 @@ export class PgOpenSession implements OpenSession {
     this.warnings = Object.freeze(args.warnings);
     this.recovery = args.recovery;
     this.lease = args.lease;
+    this.tookOver = args.tookOver;
     this.pool = args.pool;
     this.names = args.names;
     this.onClosed = args.onClosed;

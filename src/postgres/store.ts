@@ -14,15 +14,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { encodeHeaderLine, Session, stringifyJson, type LoadOptions, type SessionEvent, type SessionOptions } from '../session/index.js';
-import { StoreError } from '../store/errors.js';
+import { encodeHeaderLine, Session, stringifyJson, type LoadOptions, type LogWarning, type SessionEvent, type SessionOptions } from '../session/index.js';
+import { StoreError, type LockHolder } from '../store/errors.js';
 import type { CreateOptions, ForkOptions, ImportedLog, InspectOptions, OpenOptions, Store, StoreInspection, StoreListing, StoreListProblem, StoreSessionInfo } from '../store/interface.js';
 import type { FlushResult } from '../store/writer.js';
 import { parseHeaderLine } from '../store/discover.js';
 import { forkChild, validateImport } from '../store/shared.js';
 import { createPool, databaseOf, inTransaction, pgError, redactUrl } from './connect.js';
 import { acquireLease, holderRecord, lockedError, newToken, releaseLease, type Lease } from './lease.js';
-import { NotifyHub, rowEvent, Tail, type StoredRow, type TailOptions } from './follow.js';
+import { ANY, NotifyHub, rowEvent, Tail, type StoredRow, type TailOptions } from './follow.js';
+import { claimSession, enqueueInput, listInputs, markApplied, type Claimed, type InputKind, type QueuedInput } from './queue.js';
+import type { ContentBlock } from '../model/message.js';
 import { PgOpenSession } from './open-session.js';
 import { insertEvents } from './append.js';
 import { fetchPages, holderOf, loadStored, segmentsOf, SESSION_COLUMNS, sessionRow, storedEnd, type SessionRow } from './read.js';
@@ -72,6 +74,7 @@ export class PgStore implements Store {
   private closedStore = false;
   private readonly db: string;
   private hub: NotifyHub | undefined;
+  private inputHub: NotifyHub | undefined;
   private readonly tails = new Set<Tail>();
 
   constructor(opts: PgStoreOptions) {
@@ -183,8 +186,9 @@ export class PgStore implements Store {
     return this.attach(session, pool, lease, session.length, [], { repaired: [] });
   }
 
-  private attach(session: Session, pool: Pool, lease: Lease, nextSeq: number, warnings: PgOpenSession['warnings'] extends readonly (infer W)[] ? W[] : never, recovery: PgOpenSession['recovery']): PgOpenSession {
+  private attach(session: Session, pool: Pool, lease: Lease, nextSeq: number, warnings: LogWarning[], recovery: PgOpenSession['recovery'], tookOver?: LockHolder & { epoch: number }): PgOpenSession {
     const h = new PgOpenSession({
+      ...(tookOver ? { tookOver } : {}),
       session,
       location: this.labelOf(session.id),
       pool,
@@ -206,7 +210,7 @@ export class PgStore implements Store {
    * one is taken over, bumping the epoch), load and validate it, and make the crash-repair closers
    * and the seed marker durable before returning.
    */
-  async open(id: string, opts: OpenOptions & { lease?: Lease } = {}): Promise<PgOpenSession> {
+  async open(id: string, opts: OpenOptions & { lease?: Lease; tookOver?: LockHolder & { epoch: number } } = {}): Promise<PgOpenSession> {
     this.assertOpen();
     if (this.handles.has(id)) {
       const h = this.handles.get(id)!;
@@ -214,6 +218,7 @@ export class PgStore implements Store {
     }
     const pool = await this.pool();
     let lease = opts.lease;
+    let tookOver = opts.tookOver;
     if (!lease) {
       let row: SessionRow | undefined;
       try {
@@ -231,19 +236,20 @@ export class PgStore implements Store {
       if (got.kind === 'missing') throw this.notFound(id);
       if (got.kind === 'held') throw lockedError(id, got.holder);
       lease = got.lease;
+      tookOver = got.tookOver;
     }
     try {
-      return await this.openLeased(pool, id, lease);
+      return await this.openLeased(pool, id, lease, tookOver);
     } catch (e) {
       await releaseLease(pool, this.names, lease).catch(() => undefined);
       throw e;
     }
   }
 
-  private async openLeased(pool: Pool, id: string, lease: Lease): Promise<PgOpenSession> {
+  private async openLeased(pool: Pool, id: string, lease: Lease, tookOver: (LockHolder & { epoch: number }) | undefined): Promise<PgOpenSession> {
     const { load } = await loadStored(pool, this.names, id, this.labelOf(id), this.loadOptions(true));
     checkSeed(load.header.seedLength, load.eventCount, this.labelOf(id), load.header.parentSession);
-    const h = this.attach(load.session, pool, lease, load.eventCount, [...load.warnings], { repaired: load.repaired.map((d) => d.type) });
+    const h = this.attach(load.session, pool, lease, load.eventCount, [...load.warnings], { repaired: load.repaired.map((d) => d.type) }, tookOver);
     // Closers and the seed marker are new events: durable before anyone builds on them.
     h.enqueueFrom(load.eventCount);
     const r = await h.flush();
@@ -443,6 +449,50 @@ export class PgStore implements Store {
     }
   }
 
+  // --- The input queue (dsh serve, dsh worker): queue.ts
+
+  /** Queue a prompt, steering, context or a cancel for whoever holds (or next takes) the session. */
+  async enqueue(sessionId: string, kind: InputKind, content?: ContentBlock[]): Promise<QueuedInput> {
+    this.assertOpen();
+    return enqueueInput(await this.pool(), this.names, sessionId, kind, content);
+  }
+
+  /** A session's queued inputs (with `all`, applied ones too), oldest first. */
+  async inputs(sessionId: string, opts: { all?: boolean; limit?: number } = {}): Promise<QueuedInput[]> {
+    try {
+      return await listInputs(await this.pool(), this.names, sessionId, opts);
+    } catch (e) {
+      throw pgError(e, `cannot read the inputs of session ${sessionId}`, { sessionId });
+    }
+  }
+
+  /** Record inputs as applied, under the handle's lease (0 when the lease is gone). */
+  async markApplied(h: PgOpenSession, ids: readonly number[]): Promise<number> {
+    try {
+      return await markApplied(await this.pool(), this.names, h.lease, ids);
+    } catch (e) {
+      throw pgError(e, `cannot mark inputs of session ${h.id} applied`, { sessionId: h.id });
+    }
+  }
+
+  /** Take a session with work for a worker (queued input, or a dead worker's lease), or undefined. */
+  async claim(): Promise<Claimed | undefined> {
+    this.assertOpen();
+    try {
+      return await claimSession(await this.pool(), this.names, holderRecord(this.owner, this.opts.role ?? 'worker'), this.leaseMs);
+    } catch (e) {
+      throw pgError(e, `cannot claim a session in ${this.location}`);
+    }
+  }
+
+  /** Hear of every queued input (any session); resolves once listening. */
+  async onInput(wake: () => void): Promise<() => void> {
+    this.assertOpen();
+    await this.pool();
+    this.inputHub ??= new NotifyHub(this.opts.url, this.names.inputsChannel, (e) => process.stderr.write(`[dsh] ${e.message}\n`));
+    return this.inputHub.watch(ANY, wake);
+  }
+
   /** Close every session this store opened, then its connections. */
   async close(): Promise<FlushResult[]> {
     const results: FlushResult[] = [];
@@ -454,6 +504,9 @@ export class PgStore implements Store {
       const hub = this.hub;
       this.hub = undefined;
       if (hub) await hub.close();
+      const inputs = this.inputHub;
+      this.inputHub = undefined;
+      if (inputs) await inputs.close();
       const p = this.poolP;
       this.poolP = undefined;
       if (p) await p.then((pool) => pool.end()).catch(() => undefined);

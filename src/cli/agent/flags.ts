@@ -8,8 +8,8 @@ import { SANDBOX_MODES, APPROVAL_POLICIES, type ApprovalPolicy, type SandboxMode
 import { parseRule, PermissionRuleError } from '../../tools/permissions/rules.js';
 import { CliError } from '../errors.js';
 
-export interface AgentFlags {
-  cwd?: string;
+/** What `addModelFlags` parses (plus the config file and compaction switch the worker shares). */
+export interface ModelFlags {
   model?: string;
   reasoningEffort?: string;
   maxTokens?: number;
@@ -19,15 +19,19 @@ export interface AgentFlags {
   ask: string[];
   deny: string[];
   fullAuto?: boolean;
+  /** `--no-network` sets it to false: shell commands run without a network. */
+  network?: boolean;
+  /** `--no-compact` sets it to false: no automatic compaction (manual /compact still works). */
+  compact?: boolean;
+  config?: string;
+}
+
+export interface AgentFlags extends ModelFlags {
+  cwd?: string;
   resume?: string;
   continue?: boolean;
   /** `--no-persist` sets it to false. */
   persist: boolean;
-  /** `--no-compact` sets it to false: no automatic compaction (manual /compact still works). */
-  compact?: boolean;
-  /** `--no-network` sets it to false: shell commands run without a network. */
-  network?: boolean;
-  config?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -54,8 +58,17 @@ function rule(kind: 'allow' | 'ask' | 'deny'): (value: string, previous: string[
 }
 
 export function addAgentFlags(cmd: Command): Command {
+  return addModelFlags(cmd.option('-C, --cwd <dir>', 'workspace directory (default: the current directory)'))
+    .option('-r, --resume <id>', 'continue a stored session (its id, or a unique prefix of at least 4 characters)')
+    .option('-c, --continue', "continue this workspace's most recent session")
+    .option('--no-persist', 'keep the session in memory only; nothing is written under $DSH_HOME/sessions')
+    .option('--no-compact', 'never compact the history automatically (near the context window, or when the provider says it overflowed)')
+    .option('--config <file>', 'also read this config file, after the user and project files');
+}
+
+/** The model and what its tools may do: shared by the agent commands and `dsh worker`. */
+export function addModelFlags(cmd: Command): Command {
   return cmd
-    .option('-C, --cwd <dir>', 'workspace directory (default: the current directory)')
     .option('-m, --model <provider:model>', 'model, e.g. deepseek:deepseek-v4-pro (default: DSH_MODEL, then the config, then deepseek:deepseek-v4-flash)')
     .option('--reasoning-effort <level>', 'provider effort label (DeepSeek: off|low|high|max)')
     .option('--max-tokens <n>', 'cap on output tokens per model call', positiveInteger)
@@ -65,12 +78,7 @@ export function addAgentFlags(cmd: Command): Command {
     .option('--ask <rule>', 'ask before calls matching a rule (repeatable)', rule('ask'), [])
     .option('--deny <rule>', 'deny calls matching a rule, e.g. "bash(git push*)" (repeatable)', rule('deny'), [])
     .option('--full-auto', 'no approvals inside a workspace-write sandbox (--sandbox and --approval still override)')
-    .option('-r, --resume <id>', 'continue a stored session (its id, or a unique prefix of at least 4 characters)')
-    .option('-c, --continue', "continue this workspace's most recent session")
-    .option('--no-persist', 'keep the session in memory only; nothing is written under $DSH_HOME/sessions')
-    .option('--no-compact', 'never compact the history automatically (near the context window, or when the provider says it overflowed)')
-    .option('--no-network', 'run shell commands without a network (bubblewrap --unshare-net; default: the config, then on)')
-    .option('--config <file>', 'also read this config file, after the user and project files');
+    .option('--no-network', 'run shell commands without a network (bubblewrap --unshare-net; default: the config, then on)');
 }
 
 /** Combinations commander cannot express. */
@@ -80,7 +88,7 @@ export function checkFlags(f: AgentFlags): void {
 }
 
 /** The sandbox and approval the flags ask for (`--full-auto` fills what was not given). */
-export function policyFlags(f: AgentFlags): { sandbox?: SandboxMode; approval?: ApprovalPolicy; network?: false } {
+export function policyFlags(f: ModelFlags): { sandbox?: SandboxMode; approval?: ApprovalPolicy; network?: false } {
   const out: { sandbox?: SandboxMode; approval?: ApprovalPolicy; network?: false } = {};
   // Only the negation exists: without the flag the config decides.
   if (f.network === false) out.network = false;

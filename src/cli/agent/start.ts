@@ -19,7 +19,7 @@ import type { Io } from '../output.js';
 import { findSession, storeFor } from '../session-ref.js';
 import { checkSessionsRoot } from '../home.js';
 import { oneLine } from '../text.js';
-import { checkFlags, policyFlags, type AgentFlags } from './flags.js';
+import { checkFlags, policyFlags, type AgentFlags, type ModelFlags } from './flags.js';
 import { configuredSecrets } from '../../coding/secrets.js';
 import { keyVariables } from '../../llm/secrets.js';
 import { hiddenVariables } from '../../tools/builtin/bash.js';
@@ -79,10 +79,39 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     if (store && flags.continue) resume = await latestIn(store, cwd);
   }
 
+  const setup = agentSetup(cwd, flags, io);
+
+  let stored: OpenSession | undefined;
+  let session: Session;
+  if (!store) session = Session.create({ header: { cwd } });
+  else {
+    if (store.kind === 'jsonl') checkSessionsRoot(store.location, io.env, { create: true });
+    stored = resume ? await store.open(resume.id) : await store.create({ cwd });
+    session = stored.session;
+  }
+
+  return {
+    cwd,
+    ...setup,
+    session,
+    store,
+    stored,
+    path: stored?.location,
+    resumed: resume !== undefined,
+    openWarnings: stored?.warnings ?? [],
+  };
+}
+
+/**
+ * The config, model and coding-agent options for a workspace, from the flags: what `dsh run`
+ * and `dsh chat` start with, and what `dsh worker` runs each session with. A missing key fails
+ * here, before any log is touched.
+ */
+export function agentSetup(cwd: string, flags: ModelFlags, io: Io): Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'> {
   const loaded = loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
   // Selected against the CLI's environment (not whatever the process had), so the key check
-  // below and the adapter agree; a missing key fails here, before any log exists.
+  // and the adapter agree.
   const ref = selectModelRef({ model: flags.model, env: io.env, config: llm });
   const adapter = createAdapter(resolveProvider(ref.provider, { env: io.env, config: llm }));
   // The keys are read: from here on no secret is printed, and dsh's own environment block (which
@@ -103,16 +132,6 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
       environWarning = `dsh cannot hide its keys in its own environment here (${oneLine(scrub.unavailable)}): processes of this user may read them from dsh's process`;
     }
   }
-
-  let stored: OpenSession | undefined;
-  let session: Session;
-  if (!store) session = Session.create({ header: { cwd } });
-  else {
-    if (store.kind === 'jsonl') checkSessionsRoot(store.location, io.env, { create: true });
-    stored = resume ? await store.open(resume.id) : await store.create({ cwd });
-    session = stored.session;
-  }
-
   const coding: CodingAgentOptions = {
     cwd,
     model: `${ref.provider}:${ref.model}`,
@@ -130,22 +149,8 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
   if (flags.allow.length) coding.allow = flags.allow;
   if (flags.ask.length) coding.ask = flags.ask;
   if (flags.deny.length) coding.deny = flags.deny;
-
-  return {
-    cwd,
-    config: loaded.config,
-    configWarnings: loaded.warnings,
-    ref,
-    adapter,
-    session,
-    store,
-    stored,
-    path: stored?.location,
-    resumed: resume !== undefined,
-    openWarnings: stored?.warnings ?? [],
-    coding,
-    ...(environWarning !== undefined ? { environWarning } : {}),
-  };
+  if (flags.compact === false) coding.compaction = { auto: false };
+  return { config: loaded.config, configWarnings: loaded.warnings, ref, adapter, coding, ...(environWarning !== undefined ? { environWarning } : {}) };
 }
 
 /** The coding agent on the session's log; `persist()` first, so checkpoints precede everything. */
