@@ -16,6 +16,7 @@ import type { ConfigShowOptions } from './config.js';
 import type { ViewOptions } from './view.js';
 import type { SearchCliOptions } from './search.js';
 import type { WorkerCliOptions } from './worker.js';
+import type { ServeCliOptions } from './serve.js';
 
 function portNumber(v: string): number {
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
@@ -129,6 +130,26 @@ Examples:
     .action(async (log: string, opts: ViewOptions) => {
       const { runView } = await import('./view.js');
       setExit(await runView(log, opts, io));
+    });
+
+  program
+    .command('serve')
+    .description('HTTP API over the PostgreSQL store (DSH_STORE): create sessions, queue prompts, steering, context and cancels for dsh worker, read and follow events (JSON, Server-Sent Events)')
+    .option('-p, --port <n>', 'port (default: any free port)', portNumber)
+    .option('--host <host>', 'loopback address to listen on: 127.0.0.1 (default), ::1 or localhost')
+    .addHelpText(
+      'after',
+      `
+Prints the address, then the bearer token (unless DSH_SERVE_TOKEN sets it); every request but
+GET /openapi.json needs Authorization: Bearer <token>. See docs/scale.md.
+
+Examples:
+  DSH_STORE=postgres://dsh@db/dsh dsh serve --port 8377
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8377/v1/sessions`,
+    )
+    .action(async (opts: ServeCliOptions) => {
+      const { runServe } = await import('./serve.js');
+      setExit(await runServe(opts, io));
     });
 
   addModelFlags(

@@ -6,7 +6,6 @@
  * add 130 (SIGINT) and 143 (SIGTERM). Failures print one line to stderr (`dsh: …`);
  * `DSH_DEBUG=1` adds the stack trace.
  */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CodedError } from '../model/coded-error.js';
 import { SessionError } from '../session/index.js';
@@ -16,20 +15,12 @@ import { formatProblem, problemFromError } from './problems.js';
 import { block, oneLine } from './text.js';
 import { registerLog } from './log/index.js';
 import { registerAgentCommands, registerConfig } from './commands.js';
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+import { packageVersion } from './version.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('dsh')
     .description('dsh: an agent harness whose session is an append-only event log')
-    .version(version(), '-V, --version', 'print the version')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'print help')
     .exitOverride()
     .configureOutput({

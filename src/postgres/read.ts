@@ -178,3 +178,26 @@ export async function loadStored(q: Queryable, n: Names, id: string, label: stri
   }
   return { row, load };
 }
+
+/**
+ * Up to `limit` stored rows of a session from seq `from` on, in seq order, through its fork
+ * chain: what an API client reads by seq. Stops at a hole rather than skip it (the append
+ * trigger forbids holes; a reader is sure anyway).
+ */
+export async function readRows(q: Queryable, n: Names, segments: readonly Segment[], from: number, limit: number): Promise<{ seq: number; body: string }[]> {
+  const out: { seq: number; body: string }[] = [];
+  let next = from;
+  for (const seg of segments) {
+    if (out.length >= limit) break;
+    if (next > seg.to) continue;
+    if (next < seg.from) break;
+    const r = await q.query<{ seq: number; body: string }>(`SELECT seq, body FROM ${n.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`, [seg.id, next, seg.to, limit - out.length]);
+    for (const row of r.rows) {
+      if (row.seq !== next) return out;
+      out.push(row);
+      next++;
+    }
+    if (next <= seg.to) break; // the segment has no more rows yet
+  }
+  return out;
+}

@@ -27,7 +27,7 @@ import { claimSession, enqueueInput, listInputs, markApplied, type Claimed, type
 import type { ContentBlock } from '../model/message.js';
 import { PgOpenSession } from './open-session.js';
 import { insertEvents } from './append.js';
-import { fetchPages, holderOf, loadStored, segmentsOf, SESSION_COLUMNS, sessionRow, storedEnd, type SessionRow } from './read.js';
+import { fetchPages, holderOf, loadStored, readRows, segmentsOf, SESSION_COLUMNS, sessionRow, storedEnd, type SessionRow } from './read.js';
 import { ensureSchema, namesFor, type Names } from './schema.js';
 
 export interface PgStoreOptions {
@@ -446,6 +446,27 @@ export class PgStore implements Store {
       opts.signal?.removeEventListener('abort', onAbort);
       t.stop();
       this.tails.delete(t);
+    }
+  }
+
+  /**
+   * Up to `limit` (default 1000) of a session's stored events from seq `from` on, as their exact
+   * stored texts (each checked to be JSON carrying its seq), with the header's text:
+   * what `dsh serve` returns. SESSION_NOT_FOUND for an unknown id.
+   */
+  async rows(id: string, from = 0, limit = 1000): Promise<{ header: string; rows: StoredRow[] }> {
+    this.assertOpen();
+    const pool = await this.pool();
+    try {
+      const row = await sessionRow(pool, this.names, id);
+      if (!row) throw this.notFound(id);
+      const rows = await readRows(pool, this.names, await segmentsOf(pool, this.names, id), from, limit);
+      const label = this.labelOf(id);
+      for (const r of rows) rowEvent(r, label);
+      return { header: row.header, rows };
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      throw pgError(e, `cannot read session ${id}`, { sessionId: id });
     }
   }
 
