@@ -23,7 +23,6 @@ import { Session } from '../session/session.js';
 import { HookBus, type Disposer, type HookName, type Listener, type ListenOptions } from '../hooks/bus.js';
 import type { LlmAdapter } from '../llm/adapter.js';
 import { AdapterRegistry } from '../llm/registry.js';
-import { normalizeStream } from '../llm/runtime.js';
 import { redactJson, redactSecrets, withoutSecrets } from '../llm/failures.js';
 import { createAdapter, knownProviders, MissingCredentialError, ModelSelectionError, parseModelRef, resolveProvider } from '../llm/select.js';
 import type { LlmConfig } from '../llm/config.js';
@@ -37,6 +36,7 @@ import { BlockAssembler } from './assembler.js';
 import { PromptSections } from './prompt.js';
 import { buildRequest } from './request.js';
 import { assertModelVisibleRecorded } from './invariant.js';
+import { streamModelRequest } from './model-stream.js';
 import { runToolCalls } from './tool-calls.js';
 import { retryPolicy, type RetryPolicyOptions } from './retry.js';
 import type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './context.js';
@@ -423,25 +423,8 @@ export class Agent implements AgentContext {
 
   /** The model stream: invariant check, `llm/stream` waterfall, adapter, normalised to one finish. */
   private openStream(request: GenerateRequest, adapter: LlmAdapter | undefined): AsyncIterable<StreamChunk> {
-    const invariants = this.options.invariants;
-    if (invariants) assertModelVisibleRecorded(request, this.session);
-    const terminal = (req: GenerateRequest): AsyncIterable<StreamChunk> => {
-      // Checked again where the request leaves for the model, after every middleware.
-      if (invariants) assertModelVisibleRecorded(req, this.session);
-      if (!adapter) throw new LlmError({ code: 'NO_ADAPTER', message: `no model adapter serves provider "${req.provider}"` });
-      return adapter.stream(req);
-    };
-    const bus = this.bus;
-    const viaHooks: LlmAdapter = {
-      providers: [],
-      stream: (req) =>
-        (async function* () {
-          yield* await bus.waterfall('llm/stream', req, terminal);
-        })(),
-    };
-    // A max-tokens finish may leave a block open (the cap cut a tool call mid-arguments, as dsh
-    // records it); the assembler drops such calls, so that is a truncation, not a broken stream.
-    return normalizeStream(viaHooks, request, { allowOpenBlocksAtMaxTokens: true });
+    const session = this.session;
+    return streamModelRequest(this.bus, request, adapter, this.options.invariants ? (req) => assertModelVisibleRecorded(req, session) : undefined);
   }
 }
 

@@ -8,7 +8,9 @@
  * projection cache returns, so equal identity proves equal content. Anything else is compared
  * structurally.
  */
+import type { Message } from '../model/message.js';
 import type { GenerateRequest } from '../model/request.js';
+import type { EpochHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
 import { firstDifference } from '../session/json-diff.js';
 import { LlmError } from '../model/failure.js';
@@ -33,14 +35,17 @@ function differs(request: unknown, logged: unknown, path: string): string | unde
   return d && `${d.path}: the request has ${show(d.live)}, the log has ${show(d.recorded)}`;
 }
 
-export function assertModelVisibleRecorded(request: GenerateRequest, session: Session): void {
-  const logged = session.deriveMessages();
-  if (request.messages !== logged) {
-    const d = differs(request.messages, logged, 'messages');
-    if (d) throw new InvariantError(`model-visible input is not recorded in session ${session.id}: ${d}`);
-  }
-  const header = session.requestHeader();
-  if (!header) throw new InvariantError(`session ${session.id} has no request/header, so this request's configuration is not recorded`);
+/** The first difference between the request's messages and the recorded ones, or undefined. */
+export function messagesDifference(request: readonly Message[], logged: readonly Message[]): string | undefined {
+  // The loop passes the very frozen array the projection cache returns: equal identity, equal content.
+  return request === logged ? undefined : differs(request, logged, 'messages');
+}
+
+/**
+ * The first of provider, model, sampling, system prompt and tools where the request differs from
+ * `header`, as `[field, difference]`, or undefined.
+ */
+export function headerDifference(request: GenerateRequest, header: EpochHeader): [string, string] | undefined {
   const c = header.config;
   const fields: [string, unknown, unknown][] = [
     ['provider', request.provider, c.provider],
@@ -54,6 +59,16 @@ export function assertModelVisibleRecorded(request: GenerateRequest, session: Se
   ];
   for (const [name, got, want] of fields) {
     const d = differs(got, want, name);
-    if (d) throw new InvariantError(`request ${name} differs from the latest request/header in session ${session.id}: ${d}`);
+    if (d) return [name, d];
   }
+  return undefined;
+}
+
+export function assertModelVisibleRecorded(request: GenerateRequest, session: Session): void {
+  const m = messagesDifference(request.messages, session.deriveMessages());
+  if (m) throw new InvariantError(`model-visible input is not recorded in session ${session.id}: ${m}`);
+  const header = session.requestHeader();
+  if (!header) throw new InvariantError(`session ${session.id} has no request/header, so this request's configuration is not recorded`);
+  const h = headerDifference(request, header);
+  if (h) throw new InvariantError(`request ${h[0]} differs from the latest request/header in session ${session.id}: ${h[1]}`);
 }
