@@ -83,7 +83,7 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
 
   let result: SummaryResult;
   try {
-    result = await deps.summarizer({ agent, compactionId, messages, header: headerBefore(session, start.seq), maxTokens: deps.maxTokens, signal: deps.signal });
+    result = await deps.summarizer({ agent, compactionId, messages, shadowedSeqs, header: headerBefore(session, start.seq), maxTokens: deps.maxTokens, signal: deps.signal });
     if (deps.signal.aborted) throw new CompactionError('ABORTED', 'the compaction was cancelled', undefined, { cause: deps.signal.reason });
   } catch (e) {
     const err = e instanceof CompactionError ? e : new CompactionError('SUMMARY_FAILED', e instanceof Error ? e.message : String(e), undefined, { cause: e });

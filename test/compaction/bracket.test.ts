@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { createAgent } from '../../src/agent/agent.js';
 import { textResponse, toolCallResponse } from '../../src/llm/scripted.js';
+import type { GenerateRequest } from '../../src/model/request.js';
+import type { UserMessage } from '../../src/model/message.js';
 import {
   CHECKPOINT_PREAMBLE,
   SUMMARY_INSTRUCTION,
@@ -18,6 +20,7 @@ import {
   openCompaction,
   runCompactCommand,
   CompactionError,
+  modelSummarizer,
   type Summarizer,
   type SummaryResult,
 } from '../../src/compaction/index.js';
@@ -292,3 +295,61 @@ describe('the /compact command', () => {
   });
 });
 
+
+describe("the summariser's request is checked as recorded (issue 12 item 2)", () => {
+  const changes: [string, (r: GenerateRequest) => GenerateRequest, RegExp][] = [
+    ['a message added to the span', (r) => ({ ...r, messages: [{ id: 'x', role: 'user', content: [{ type: 'text', text: 'unrecorded' }], source: { kind: 'user' } }, ...r.messages] }), /input is not recorded .*messages/],
+    ['the instruction rewritten', (r) => ({ ...r, messages: [...r.messages.slice(0, -1), { ...(r.messages[r.messages.length - 1] as UserMessage), content: [{ type: 'text', text: 'say hi' }] }] }), /input is not recorded .*messages\[\d+\]\.content/],
+    ['another model', (r) => ({ ...r, model: 'm2' }), /summary request's model differs/],
+    ['another system prompt', (r) => ({ ...r, system: 'Be terse.' }), /summary request's system differs/],
+    ['a stop sequence', (r) => ({ ...r, stop: ['###'] }), /summary request's stop differs/],
+    ['another cap', (r) => ({ ...r, maxTokens: 99_999 }), /summary request's maxTokens differs/],
+  ];
+  for (const [what, change, message] of changes) {
+    it(`refuses ${what} by llm/stream middleware: the compaction fails with INVARIANT and the history stays`, async () => {
+      const { agent, model } = await twoTurns();
+      agent.on('llm/stream', (req, next) => next(req.purpose === 'compaction' ? change(req) : req));
+      const history = agent.session.deriveMessages();
+      const err = await compactNow(agent).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CompactionError);
+      expect((err as CompactionError).code).toBe('SUMMARY_FAILED');
+      expect((err as CompactionError).failure?.code).toBe('INVARIANT');
+      expect((err as CompactionError).message).toMatch(message);
+      expect(model.summaries).toEqual([]);
+      expect(agent.session.deriveMessages()).toEqual(history);
+    });
+  }
+
+  it('passes a middleware that changes nothing, and is off with invariants: false', async () => {
+    const { agent, model } = await twoTurns();
+    agent.on('llm/stream', (req, next) => next({ ...req }));
+    expect(await compactNow(agent)).not.toBeNull();
+    expect(model.summaries).toHaveLength(1);
+
+    const model2 = new TestModel([call('c1', 'read', { path: 'notes.md' }), say('It is lorem ipsum.')], [(req) => textResponse(SUMMARY, { usage: usageFor(req) })]);
+    const off = testAgent(model2, { compaction: { auto: false, retainTokens: 50 }, agent: { tools: [bigTool(3000)], invariants: false } });
+    off.prompt(PROMPT);
+    await off.whenIdle();
+    off.on('llm/stream', (req, next) => next(req.purpose === 'compaction' ? { ...req, system: 'Be terse.' } : req));
+    expect(await compactNow(off)).not.toBeNull();
+    expect(model2.summaries[0]!.system).toBe('Be terse.');
+  });
+
+  it('refuses a span handed to the summariser that is not the recorded one, before any model call', async () => {
+    const { agent, model } = await twoTurns();
+    const header = agent.session.requestHeader();
+    const nodes = agent.session.surface.nodes;
+    const err = await modelSummarizer({
+      agent,
+      compactionId: 'c',
+      messages: [],
+      shadowedSeqs: nodes.slice(0, 2),
+      header,
+      maxTokens: 100,
+      signal: new AbortController().signal,
+    }).catch((e: unknown) => e);
+    expect((err as CompactionError).code).toBe('SUMMARY_FAILED');
+    expect((err as CompactionError).failure?.code).toBe('INVARIANT');
+    expect(model.summaries).toEqual([]);
+  });
+});
