@@ -1,9 +1,7 @@
 /**
- * The agent: an inbox, a turn driver and a step loop over one session log.
- *
- * A **turn** opens (`turn/start`) before any input is claimed and closes (`turn/end`, from a
- * `finally`, so every turn is balanced) when no work is owed. A **step** is one model request
- * plus the tools it calls:
+ * The agent: the driver of turns over one session log. It owns the inbox, the status, the
+ * cancel signal and the plugins, and runs one turn after another while input is waiting; the turn
+ * and the step themselves are ./turn.ts and ./step.ts:
  *
  *   turn/start → claim inbox → agent/pre-step → step/start → user/message… → request/header?
  *   → llm/stream → assistant/chunk… → assistant/message → tool/call → tool/result… → step/end
@@ -12,13 +10,11 @@
  * Everything the model sees is read back from the log (`deriveMessages()` and the latest
  * `request/header`), and checked to be so before every model call.
  */
-import { CodedError } from '../model/coded-error.js';
 import { randomUUID } from 'node:crypto';
-import type { AssistantMessage, ContentBlock, ToolCallBlock, UserMessage } from '../model/message.js';
-import type { StreamChunk } from '../model/stream.js';
-import { LlmError, toLlmFailure } from '../model/failure.js';
-import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
-import type { AgentCancelCause, InboxTarget, TurnEndReason } from '../session/events.js';
+import { CodedError } from '../model/coded-error.js';
+import type { UserMessage } from '../model/message.js';
+import type { LlmCallConfig } from '../model/request.js';
+import type { AgentCancelCause, InboxTarget } from '../session/events.js';
 import { Session } from '../session/session.js';
 import { HookBus, type Disposer, type HookName, type Listener, type ListenOptions } from '../hooks/bus.js';
 import type { LlmAdapter } from '../llm/adapter.js';
@@ -29,22 +25,16 @@ import type { LlmConfig } from '../llm/config.js';
 import '../llm/hooks.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolDefinition } from '../tools/types.js';
-import type { ToolHost } from '../tools/host.js';
 import { nonInteractiveApproval, type ApprovalHandler } from '../tools/pipeline.js';
 import { Inbox } from './inbox.js';
-import { BlockAssembler } from './assembler.js';
 import { PromptSections } from './prompt.js';
-import { buildRequest } from './request.js';
-import { assertModelVisibleRecorded } from './invariant.js';
-import { streamModelRequest } from './model-stream.js';
-import { runToolCalls } from './tool-calls.js';
+import type { LoopDriver } from './step.js';
+import { runTurn } from './turn.js';
 import { retryPolicy, type RetryPolicyOptions } from './retry.js';
 import type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './context.js';
 import './hooks.js';
 
 export type { AgentHost, AgentOptions, Plugin, UserInput } from './context.js';
-
-type StepOutcome = 'completed' | 'max-tokens' | 'continue';
 
 export function userMessage(input: UserInput): UserMessage {
   if (typeof input === 'string') return { id: randomUUID(), role: 'user', content: [{ type: 'text', text: input }], source: { kind: 'user' } };
@@ -56,34 +46,6 @@ export class AgentError extends CodedError<'DISPOSED'> {
   constructor(code: 'DISPOSED', message: string) {
     super(code, message);
     this.name = 'AgentError';
-  }
-}
-
-function isCancelCause(v: unknown): v is AgentCancelCause {
-  const k = (v as { kind?: unknown } | null)?.kind;
-  return k === 'user' || k === 'parent' || k === 'disposed' || (k === 'hook' && typeof (v as { reason?: unknown }).reason === 'string');
-}
-
-/** Iterate a stream, but stop waiting the moment `signal` aborts (a hung provider cannot pin a cancel). */
-async function* untilAborted<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  const it = source[Symbol.asyncIterator]();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<'aborted'>((resolve) => {
-    onAbort = () => resolve('aborted');
-    if (signal.aborted) resolve('aborted');
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    for (;;) {
-      const r = await Promise.race([it.next(), aborted]);
-      if (r === 'aborted') return;
-      if (r.done) return;
-      yield r.value;
-    }
-  } finally {
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-    // Not awaited: a generator blocked in a pending next() would hold its return() forever.
-    void Promise.resolve(it.return?.()).catch(() => undefined);
   }
 }
 
@@ -102,7 +64,14 @@ export class Agent implements AgentContext {
   private wakePending = false;
   private disposed = false;
   private startedOnce = false;
-  private firstRequest = true;
+  /** What the turn and step functions (turn.ts, step.ts) keep of this driver. */
+  private readonly loop: LoopDriver = {
+    agent: this,
+    firstRequest: true,
+    claimed: () => {
+      this.wakePending = false;
+    },
+  };
   private idleWaiters: (() => void)[] = [];
   private disposers: Disposer[] = [];
 
@@ -272,7 +241,7 @@ export class Agent implements AgentContext {
       }
       for (;;) {
         this.wakePending = false;
-        await this.runTurn(this.activity!.controller.signal);
+        await runTurn(this.loop, this.activity!.controller.signal);
         if (this.disposed || !(this.inbox.nextTurn.length > 0 || this.wakePending)) break;
         this.activity = { controller: new AbortController() };
       }
@@ -284,147 +253,6 @@ export class Agent implements AgentContext {
       this.setStatus('idle');
       if (!this.activity) for (const w of this.idleWaiters.splice(0)) w();
     }
-  }
-
-  private async runTurn(signal: AbortSignal): Promise<void> {
-    const s = this.session;
-    const turn = s.trace.lastTurn + 1;
-    s.append('turn/start', { turn });
-    let reason: TurnEndReason | undefined;
-    let step = 0;
-    let maxTokensHit = false;
-    let wouldEnd: TurnEndReason | undefined;
-    let target: InboxTarget = 'next-turn';
-    try {
-      for (;;) {
-        signal.throwIfAborted();
-        const claimed = this.inbox.claim(target, turn);
-        this.wakePending = false; // a claim takes all of next-step: any pending steer is served
-        const decision = await this.bus.waterfall('agent/pre-step', { agent: this, messages: claimed, turn, step: step + 1, signal }, (p) => ({
-          kind: 'enter' as const,
-          messages: p.messages,
-        }));
-        signal.throwIfAborted();
-        if (decision.kind === 'reject') {
-          reason = { kind: 'blocked' };
-          break;
-        }
-        const entered = decision.messages;
-        if (entered.length === 0) {
-          // The first proposal rewritten to nothing: a turn with no step still closes, so the
-          // attempt is on record. A later empty batch just means the turn was about to end.
-          if (step === 0) {
-            reason = { kind: 'completed' };
-            break;
-          }
-          if (wouldEnd) {
-            reason = wouldEnd;
-            break;
-          }
-        }
-        step += 1;
-        s.append('step/start', { turn, step });
-        let outcome: StepOutcome;
-        try {
-          for (const m of entered) s.append('user/message', m, { surfaceOp: 'append' });
-          outcome = await this.runStep(turn, step, signal);
-        } finally {
-          s.append('step/end', { turn, step });
-        }
-        signal.throwIfAborted();
-        if (outcome === 'max-tokens') maxTokensHit = true;
-        wouldEnd = outcome === 'continue' ? undefined : maxTokensHit ? { kind: 'max-tokens' } : { kind: 'completed' };
-        if (wouldEnd && this.inbox.nextStep.length === 0) await this.bus.serial('agent/turn-stopping', { agent: this, turn, signal });
-        if (wouldEnd && this.inbox.nextStep.length === 0) {
-          reason = wouldEnd;
-          break;
-        }
-        target = 'next-step';
-      }
-    } catch (error) {
-      if (signal.aborted) {
-        reason = { kind: 'aborted', reason: isCancelCause(signal.reason) ? signal.reason : { kind: 'user' } };
-      } else {
-        reason = { kind: 'error', error: toLlmFailure(error) };
-        this.bus.emit('agent/error', { agent: this, turn, step, error });
-      }
-    } finally {
-      // Any error, not only an adapter's (which already took out its own secrets), may quote one:
-      // a throwing hook, a tool pipeline, a plugin; so may a hook's cancel reason.
-      if (reason) reason = this.redactRecord(reason);
-      s.append('turn/end', { turn, reason: reason ?? { kind: 'error', error: { message: 'turn ended without a reason', code: 'UNKNOWN' } } });
-    }
-  }
-
-  private async runStep(turn: number, step: number, signal: AbortSignal): Promise<StepOutcome> {
-    const s = this.session;
-    for (;;) {
-      const { request, adapter } = await buildRequest(this, turn, step, signal, this.firstRequest);
-      this.firstRequest = false;
-      signal.throwIfAborted();
-      const asm = new BlockAssembler();
-      const chunkSeqs: number[] = [];
-      for await (const raw of untilAborted(this.openStream(request, adapter), signal)) {
-        // Every configured secret, not only the adapter's own: the failure goes on to the log
-        // (assistant/chunk), to retry listeners (llm/retry) and to the turn's end.
-        const chunk = withoutSecrets(raw, this.options.secrets);
-        chunkSeqs.push(s.append('assistant/chunk', { turn, step, chunk }).seq);
-        asm.push(chunk);
-      }
-      const finish = asm.finish;
-      if (signal.aborted || finish === undefined || finish.kind === 'aborted') {
-        // "The model sees what the user saw": visible text streamed before a cancel is kept.
-        const visible = asm.interruptedBlocks();
-        if (visible.length > 0) {
-          s.append(
-            'assistant/message',
-            { turn, step, message: this.assistantMessage(request, visible), interrupted: true, ...(asm.usage ? { usage: asm.usage } : {}) },
-            { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
-          );
-        }
-        signal.throwIfAborted();
-        throw new LlmError(finish?.kind === 'aborted' ? finish.failure : { code: 'STREAM_CLOSED', message: 'the stream ended without a finish' });
-      }
-      if (finish.kind === 'error') {
-        const decision = await this.bus.waterfall(
-          'agent/request-error',
-          { agent: this, turn, step, provider: request.provider, failure: finish.failure, signal },
-          () => undefined,
-        );
-        signal.throwIfAborted();
-        if (decision?.kind === 'retry') continue; // the failed attempt's chunks stay in the log
-        throw new LlmError(finish.failure);
-      }
-      const { content, replayState } = asm.blocks();
-      const message = this.assistantMessage(request, content);
-      if (replayState) message.source.replayState = replayState;
-      s.append('assistant/message', { turn, step, message, ...(asm.usage ? { usage: asm.usage } : {}) }, { surfaceOp: 'append', sourceEventSeqs: chunkSeqs });
-      if (finish.kind === 'max-tokens') return 'max-tokens';
-      const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
-      if (calls.length === 0) return 'completed';
-      const result = await runToolCalls(calls, {
-        session: s,
-        turn,
-        step,
-        signal,
-        maxParallel: this.options.maxParallelToolCalls,
-        deps: { registry: this.tools, bus: this.bus, session: s, cwd: this.options.cwd, approve: (r, sig) => this.approve(r, sig) },
-        redact: (v) => this.redactRecord(v),
-      });
-      for (const m of result.deferred) this.inbox.append('next-step', m);
-      signal.throwIfAborted();
-      return result.concludesTurn ? 'completed' : 'continue';
-    }
-  }
-
-  private assistantMessage(request: GenerateRequest, content: ContentBlock[]): AssistantMessage {
-    return { id: randomUUID(), role: 'assistant', content, source: { kind: 'model', provider: request.provider, model: request.model } };
-  }
-
-  /** The model stream: invariant check, `llm/stream` waterfall, adapter, normalised to one finish. */
-  private openStream(request: GenerateRequest, adapter: LlmAdapter | undefined): AsyncIterable<StreamChunk> {
-    const session = this.session;
-    return streamModelRequest(this.bus, request, adapter, this.options.invariants ? (req) => assertModelVisibleRecorded(req, session) : undefined);
   }
 }
 
