@@ -1,14 +1,17 @@
 /**
  * Model selection: `provider:model` strings, the config file's `model`/`providers` section and the
- * environment → a provider route, a model, and a ready adapter. Precedence for the model is the
- * explicit argument (a CLI flag), then `DSH_MODEL`, then `config.model`, then DeepSeek's default;
- * for base URLs and keys the environment beats the config file, which beats built-in defaults.
+ * environment → a provider route, a model, and a ready adapter. `chooseModel` is the one function
+ * that makes the choice; the rest are its steps. Precedence for the model is the explicit
+ * argument (a CLI flag), then `DSH_MODEL`, then `config.model`, then DeepSeek's default; for base
+ * URLs and keys the environment beats the config file, which beats built-in defaults.
  */
 import type { LlmAdapter, ModelInfo } from './adapter.js';
 import { LlmError } from '../model/failure.js';
 import { AnthropicAdapter, ANTHROPIC_BASE_URL } from './anthropic.js';
 import type { AttachmentResolver } from './attachments.js';
 import type { LlmConfig, ProviderConfig, ProviderKind } from './config.js';
+import type { ModelChoice, ModelChoiceSource, ResolvedProvider } from './model-choice.js';
+import type { LlmCallConfig } from '../model/request.js';
 import { DEEPSEEK_BASE_URL, DEEPSEEK_DEFAULT_MODEL, DeepSeekAdapter } from './deepseek.js';
 import { ChatCompletionsAdapter } from './openai-compatible.js';
 
@@ -92,19 +95,13 @@ export interface SelectOptions {
   config?: LlmConfig | undefined;
 }
 
+/** Provider and model only, as `chooseModel` chooses them. */
 export function selectModelRef(opts: SelectOptions = {}): ModelRef {
-  const env = opts.env ?? process.env;
-  const ref = opts.model ?? nonEmpty(env['DSH_MODEL']) ?? opts.config?.model ?? DEFAULT_MODEL_REF;
-  return parseModelRef(ref, opts.config);
+  const { provider, model } = chooseModel({ spec: opts.model, env: opts.env, config: opts.config }).config;
+  return { provider, model };
 }
 
-export interface ResolvedProvider {
-  name: string;
-  kind: ProviderKind;
-  baseUrl: string;
-  apiKey?: string;
-  config: ProviderConfig;
-}
+export type { ResolvedProvider };
 
 export function resolveProvider(name: string, opts: { env?: Env | undefined; config?: LlmConfig | undefined } = {}): ResolvedProvider {
   const env = opts.env ?? process.env;
@@ -175,6 +172,92 @@ export function createAdapter(p: ResolvedProvider, extras: AdapterExtras = {}): 
   }
 }
 
+export interface ChooseModelOptions extends AdapterExtras {
+  /**
+   * The explicit choice (a CLI flag, an option): `provider:model`, a bare DeepSeek model name, or
+   * a call configuration. Wins over `DSH_MODEL`, the config file's `model` and the default.
+   */
+  spec?: string | LlmCallConfig | undefined;
+  env?: Env | undefined;
+  config?: LlmConfig | undefined;
+  /** Adapters already at hand (passed in by the caller): one that serves the provider is used as it is. */
+  adapters?: readonly LlmAdapter[] | undefined;
+  /**
+   * Library rules for a spec (the package's `createAgent`): a prefix that names no known provider
+   * is a custom route that an adapter passed in, or a plugin, must serve; and a bare model name
+   * beside passed-in adapters whose key is missing says to write their provider's prefix. Off
+   * (CLI and config rules): an unknown prefix is refused.
+   */
+  customRoutes?: boolean;
+}
+
+/** Which input decides the model: the spec, else `DSH_MODEL`, else the config file's `model`, else the default. */
+export function modelSource(opts: Pick<ChooseModelOptions, 'spec' | 'env' | 'config'>): ModelChoiceSource {
+  if (opts.spec !== undefined) return 'argument';
+  if (nonEmpty((opts.env ?? process.env)['DSH_MODEL']) !== undefined) return 'DSH_MODEL';
+  return opts.config?.model !== undefined ? 'config file' : 'default';
+}
+
+/**
+ * The model choice, made once: provider and model from the spec, `DSH_MODEL`, the config file or
+ * the default (in that order), the route from environment and config, the adapter from a passed-in
+ * one or from the route. Route and adapter are resolved when first asked for (see `ModelChoice`),
+ * so a caller that only reports the choice creates no adapter, and one whose plugins may serve the
+ * provider asks only when none does.
+ */
+export function chooseModel(opts: ChooseModelOptions = {}): ModelChoice {
+  const env = opts.env ?? process.env;
+  const spec = opts.spec;
+  const from = modelSource(opts);
+  let config: LlmCallConfig;
+  if (spec !== undefined) {
+    config = typeof spec === 'string' ? { ...(opts.customRoutes ? parseModelSpec(spec, opts.config) : parseModelRef(spec, opts.config)) } : { ...spec };
+  } else {
+    config = { ...parseModelRef(nonEmpty(env['DSH_MODEL']) ?? opts.config?.model ?? DEFAULT_MODEL_REF, opts.config) };
+  }
+  const provider = config.provider;
+  const known = knownProviders(opts.config).includes(provider);
+  const given = opts.adapters?.find((a) => a.providers.includes(provider));
+  let route: ResolvedProvider | undefined;
+  let adapter: LlmAdapter | undefined = given;
+  const routeOnce = (): ResolvedProvider | undefined => {
+    if (route === undefined && known) route = resolveProvider(provider, { env, config: opts.config });
+    return route;
+  };
+  const adapterOnce = (): LlmAdapter | undefined => {
+    if (adapter !== undefined || !known) return adapter;
+    try {
+      adapter = createAdapter(routeOnce()!, opts);
+    } catch (e) {
+      // A bare model name beside a passed-in adapter: the likely fix is the prefix, not a key.
+      const served = (opts.adapters ?? []).flatMap((a) => a.providers);
+      if (opts.customRoutes && e instanceof MissingCredentialError && typeof spec === 'string' && !spec.includes(':') && served.length > 0) {
+        throw new ModelSelectionError(
+          `model ${JSON.stringify(spec)} has no provider prefix, so it goes to ${provider}, and ${e.message}; to use the adapter you passed, name its provider: ${JSON.stringify(`${served[0]}:${spec}`)}`,
+        );
+      }
+      throw e;
+    }
+    return adapter;
+  };
+  return { config, from, route: routeOnce, adapter: adapterOnce };
+}
+
+/**
+ * Read a model reference by library rules. Known providers follow the selection rules (a bare
+ * name is a DeepSeek model; model names may hold colons); any other `provider:model` names a
+ * custom route that an adapter passed in, or a plugin, must serve.
+ */
+export function parseModelSpec(spec: string, config?: LlmConfig): ModelRef {
+  try {
+    return parseModelRef(spec, config);
+  } catch (e) {
+    const i = spec.indexOf(':');
+    if (i > 0 && i < spec.length - 1) return { provider: spec.slice(0, i), model: spec.slice(i + 1) };
+    throw e;
+  }
+}
+
 export interface Selection {
   ref: ModelRef;
   provider: ResolvedProvider;
@@ -182,11 +265,10 @@ export interface Selection {
   reasoningEffort?: string;
 }
 
-/** Everything the CLI needs to start an agent: which route and model, and the adapter serving it. */
+/** `chooseModel` with its route and adapter resolved at once, and the config file's reasoning effort. */
 export function selectModel(opts: SelectOptions & AdapterExtras = {}): Selection {
-  const ref = selectModelRef(opts);
-  const provider = resolveProvider(ref.provider, opts);
-  const selection: Selection = { ref, provider, adapter: createAdapter(provider, opts) };
+  const choice = chooseModel({ ...opts, spec: opts.model });
+  const selection: Selection = { ref: { provider: choice.config.provider, model: choice.config.model }, provider: choice.route()!, adapter: choice.adapter()! };
   if (opts.config?.reasoningEffort !== undefined) selection.reasoningEffort = opts.config.reasoningEffort;
   return selection;
 }
