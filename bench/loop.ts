@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { createAgent } from '../src/agent/agent.js';
+import { createAgent } from '../src/create-agent.js';
 import type { LlmAdapter } from '../src/llm/adapter.js';
 import type { StreamChunk } from '../src/model/stream.js';
 import { textResponse, toolCallResponse } from '../src/llm/scripted.js';

@@ -15,7 +15,7 @@ export { ScriptedAdapter, textResponse, toolCallResponse, maxTokensResponse, err
 export { AdapterRegistry, AdapterRegistryError } from './llm/registry.js';
 export { PriceTable, DEEPSEEK_DEFAULT_PRICES, DEEPSEEK_PRICING_URL, DEEPSEEK_PRICES_CHECKED, DEEPSEEK_PROVIDERS, costAt, inPeak, pricesConfigShape, PriceEntrySchema, type PriceRule, type TokenRates, type PeakTier, type PriceEntry, type Priced, type PricePeriod, type CallPoint, type PriceTableOptions } from './llm/pricing.js';
 export * from './tools/index.js';
-export { Agent, AgentError, createAgent, userMessage, parseModelSpec, type CreateAgentOptions } from './agent/agent.js';
+export { Agent, AgentError, assembleAgent, userMessage, type AssembleAgentOptions } from './agent/agent.js';
 export type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './agent/context.js';
 export type { PreStepDecision, RequestErrorDecision } from './agent/hooks.js';
 export { Inbox, InboxError } from './agent/inbox.js';
@@ -36,3 +36,4 @@ export * from './observability/index.js';
 export * from './viewer/index.js';
 export * from './worker/index.js';
 export * from './serve/index.js';
+export { createAgent, type CreateAgentOptions } from './create-agent.js';

@@ -19,9 +19,8 @@ import { Session } from '../session/session.js';
 import { HookBus, type Disposer, type HookName, type Listener, type ListenOptions } from '../hooks/bus.js';
 import type { LlmAdapter } from '../llm/adapter.js';
 import { AdapterRegistry } from '../llm/registry.js';
-import { redactJson, redactSecrets, withoutSecrets } from '../llm/failures.js';
-import { createAdapter, knownProviders, MissingCredentialError, ModelSelectionError, parseModelRef, resolveProvider } from '../llm/select.js';
-import type { LlmConfig } from '../llm/config.js';
+import { redactJson, redactSecrets } from '../llm/failures.js';
+import { isModelChoice, type ModelChoice } from '../llm/model-choice.js';
 import '../llm/hooks.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type { ToolDefinition } from '../tools/types.js';
@@ -257,20 +256,19 @@ export class Agent implements AgentContext {
 }
 
 // ---------------------------------------------------------------------------------------------
-// createAgent
+// assembleAgent
 
-export interface CreateAgentOptions {
+export interface AssembleAgentOptions {
   /**
-   * `provider:model` (e.g. `deepseek:deepseek-v4-flash`; a bare name is a DeepSeek model) or the
-   * parts. For a built-in or configured provider with no adapter given, the adapter is created
-   * from the environment and `llmConfig` (a missing key fails here, naming the variable to set).
+   * The model: a choice made by `chooseModel` (llm/select.ts), whose adapter serves the provider
+   * when nothing passed in or registered by a plugin does; or a bare call configuration, whose
+   * provider the adapters passed in (or a plugin, or an `llm/stream` middleware) must serve. No
+   * adapter is made here: the agent layer loads no provider SDK.
    */
-  model: string | LlmCallConfig;
+  model: ModelChoice | LlmCallConfig;
   /** The log to run on; a new in-memory session when absent. */
   session?: Session;
   adapters?: LlmAdapter | LlmAdapter[];
-  /** Provider declarations and keys, as in the config file's `providers` section. */
-  llmConfig?: LlmConfig;
   tools?: ToolDefinition[];
   plugins?: Plugin[];
   /** Base system prompt (a section named `base`). */
@@ -290,22 +288,14 @@ export interface CreateAgentOptions {
 }
 
 /**
- * Read a model reference. Known providers follow the selection rules (a bare name is a DeepSeek
- * model; model names may hold colons); any other `provider:model` names a custom route that an
- * adapter passed in, or a plugin, must serve.
+ * An agent on a chosen model: options, adapters, tools, base prompt, the default retry policy and
+ * plugins, in that order; then, if no adapter serves the model's provider, the choice's own.
+ * The package's `createAgent` (src/create-agent.ts) makes the choice from a `provider:model`
+ * string and the environment first.
  */
-export function parseModelSpec(spec: string, config?: LlmConfig): { provider: string; model: string } {
-  try {
-    return parseModelRef(spec, config);
-  } catch (e) {
-    const i = spec.indexOf(':');
-    if (i > 0 && i < spec.length - 1) return { provider: spec.slice(0, i), model: spec.slice(i + 1) };
-    throw e;
-  }
-}
-
-export function createAgent(opts: CreateAgentOptions): Agent {
-  const model = typeof opts.model === 'string' ? parseModelSpec(opts.model, opts.llmConfig) : opts.model;
+export function assembleAgent(opts: AssembleAgentOptions): Agent {
+  const choice = isModelChoice(opts.model) ? opts.model : undefined;
+  const model: LlmCallConfig = choice ? choice.config : (opts.model as LlmCallConfig);
   const cwd = opts.cwd ?? opts.session?.header.cwd ?? process.cwd();
   const session = opts.session ?? Session.create({ header: { cwd } });
   const options: AgentOptions = {
@@ -322,19 +312,9 @@ export function createAgent(opts: CreateAgentOptions): Agent {
   if (opts.system) agent.systemPrompt.add({ name: 'base', order: -100, render: () => opts.system! });
   if (opts.retry !== false) agent.use(retryPolicy(opts.retry ?? {}));
   for (const p of opts.plugins ?? []) agent.use(p);
-  if (!agent.adapters.get(model.provider) && knownProviders(opts.llmConfig).includes(model.provider)) {
-    try {
-      agent.adapters.register(createAdapter(resolveProvider(model.provider, { config: opts.llmConfig })));
-    } catch (e) {
-      // A bare model name beside a passed-in adapter: the likely fix is the prefix, not a key.
-      const served = adapters.flatMap((a) => a.providers);
-      if (e instanceof MissingCredentialError && typeof opts.model === 'string' && !opts.model.includes(':') && served.length > 0) {
-        throw new ModelSelectionError(
-          `model ${JSON.stringify(opts.model)} has no provider prefix, so it goes to ${model.provider}, and ${e.message}; to use the adapter you passed, name its provider: ${JSON.stringify(`${served[0]}:${opts.model}`)}`,
-        );
-      }
-      throw e;
-    }
+  if (choice && !agent.adapters.get(model.provider)) {
+    const adapter = choice.adapter();
+    if (adapter) agent.adapters.register(adapter);
   }
   return agent;
 }

@@ -3,7 +3,7 @@
  * literal secrets are masked, and for the selected provider only whether a key was found is shown.
  */
 import { configLocations, loadConfig, llmSection, redactConfig, type LoadedConfig } from '../config/index.js';
-import { resolveProvider, selectModelRef } from '../llm/select.js';
+import { chooseModel, modelSource } from '../llm/select.js';
 import { LlmError } from '../model/failure.js';
 import type { Io } from './output.js';
 import { EXIT_OK } from './errors.js';
@@ -24,12 +24,14 @@ interface ModelReport {
 
 function modelReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, explicit?: string): ModelReport {
   const llm = llmSection(loaded.config);
-  const from = explicit !== undefined ? '--model' : env.DSH_MODEL?.trim() ? 'DSH_MODEL' : llm.model !== undefined ? 'config file' : 'default';
+  const source = modelSource({ spec: explicit, env, config: llm });
+  const from = source === 'argument' ? '--model' : source;
   try {
-    const ref = selectModelRef({ model: explicit, env, config: llm });
-    const out: ModelReport = { ref: `${ref.provider}:${ref.model}`, from };
+    // The choice the agent commands would make; reported without making its adapter.
+    const choice = chooseModel({ spec: explicit, env, config: llm });
+    const out: ModelReport = { ref: `${choice.config.provider}:${choice.config.model}`, from };
     try {
-      const p = resolveProvider(ref.provider, { env, config: llm });
+      const p = choice.route()!;
       out.provider = { name: p.name, kind: p.kind, baseUrl: p.baseUrl, key: p.apiKey !== undefined ? 'set' : 'not needed' };
     } catch (e) {
       out.error = e instanceof Error ? e.message : String(e);

@@ -4,9 +4,11 @@
  * file(s) with per-call overrides. What `dsh run` and `dsh chat` start; usable from code too.
  */
 import { resolve } from 'node:path';
-import { createAgent, type Agent, type Plugin } from '../agent/agent.js';
+import { assembleAgent, type Agent } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 import type { LlmAdapter } from '../llm/adapter.js';
-import { selectModelRef } from '../llm/select.js';
+import { chooseModel } from '../llm/select.js';
+import { isModelChoice, type ModelChoice } from '../llm/model-choice.js';
 import { keyVariables } from '../llm/secrets.js';
 import { configuredSecrets } from './secrets.js';
 import type { Session } from '../session/session.js';
@@ -26,8 +28,11 @@ import { defaultContextSections, runtimeContext, workspaceInstructions, type Con
 export interface CodingAgentOptions {
   /** Workspace root (default: the current directory). */
   cwd?: string;
-  /** `provider:model`; overrides DSH_MODEL and the config file. */
-  model?: string;
+  /**
+   * `provider:model`, which overrides DSH_MODEL and the config file; or a choice already made from
+   * them (`chooseModel`), as the CLI passes it. Absent: DSH_MODEL, the config file, the default.
+   */
+  model?: string | ModelChoice;
   reasoningEffort?: string;
   maxTokens?: number;
   /** The loaded config; read from the standard locations when absent. */
@@ -78,7 +83,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   const cwd = resolve(opts.cwd ?? process.cwd());
   const config = opts.config ?? loadConfig({ cwd }).config;
   const llm = llmSection(config);
-  const ref = selectModelRef({ model: opts.model, config: llm });
+  const choice = isModelChoice(opts.model) ? opts.model : chooseModel({ spec: opts.model, config: llm, adapters: opts.adapters });
 
   const fromConfig = permissionsOptionsFrom(config);
   const perms: PermissionsOptions = { ...fromConfig };
@@ -133,12 +138,15 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   }
   plugins.push(...(opts.plugins ?? []));
 
-  const model = { ...ref, ...(opts.reasoningEffort ?? llm.reasoningEffort ? { reasoningEffort: (opts.reasoningEffort ?? llm.reasoningEffort)! } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) };
+  const effort = opts.reasoningEffort ?? llm.reasoningEffort;
+  const model: ModelChoice = {
+    ...choice,
+    config: { provider: choice.config.provider, model: choice.config.model, ...(effort ? { reasoningEffort: effort } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) },
+  };
   let agent: Agent;
   try {
-    agent = createAgent({
+    agent = assembleAgent({
       model,
-      llmConfig: llm,
       cwd,
       system: opts.system ? `${CODING_SYSTEM_PROMPT}\n\n${opts.system}` : CODING_SYSTEM_PROMPT,
       plugins,

@@ -22,10 +22,13 @@ export {
   DEFAULT_MODEL_REF,
   MissingCredentialError,
   ModelSelectionError,
+  chooseModel,
   createAdapter,
+  parseModelSpec,
   parseModelRef,
   resolveProvider,
   selectModel,
   selectModelRef,
 } from './select.js';
-export type { Env, ModelRef, ResolvedProvider, Selection, SelectOptions, AdapterExtras } from './select.js';
+export type { Env, ModelRef, ResolvedProvider, Selection, SelectOptions, AdapterExtras, ChooseModelOptions } from './select.js';
+export { isModelChoice, type ModelChoice, type ModelChoiceSource } from './model-choice.js';

@@ -18,7 +18,8 @@
  * What the loop does with all that is its own: the comparison shows whether it did what the
  * recorded loop did.
  */
-import { createAgent, type Agent, type CreateAgentOptions, type Plugin } from '../agent/agent.js';
+import { assembleAgent, type Agent, type AssembleAgentOptions } from '../agent/agent.js';
+import type { Plugin } from '../agent/context.js';
 import { DEFAULT_RETRYABLE_CODES, type RetryPolicyOptions } from '../agent/retry.js';
 import type { ApprovalHandler } from '../tools/pipeline.js';
 import type { ToolDefinition } from '../tools/types.js';
@@ -108,7 +109,7 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
   });
 
   const first = log.headers[0]?.header;
-  const create: CreateAgentOptions = {
+  const create: AssembleAgentOptions = {
     model: first ? configOf(first) : { provider: 'replay', model: 'replay' },
     adapters: adapter,
     cwd: opts.cwd ?? process.cwd(),
@@ -127,7 +128,7 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
   if (system !== undefined) create.system = system;
   if (opts.maxParallelToolCalls !== undefined) create.maxParallelToolCalls = opts.maxParallelToolCalls;
   if (opts.approve) create.approve = opts.approve;
-  agent = createAgent(create);
+  agent = assembleAgent(create);
 
   const limit = replayLimit(log);
   if (limit !== undefined) {

@@ -1,7 +1,7 @@
 /** The public API: createAgent and the README's example (issue 3 item 8). */
 import { describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { loadJsonl } from '../../src/session/index.js';
 import { ScriptedAdapter } from '../../src/llm/scripted.js';
 import { ModelSelectionError } from '../../src/llm/select.js';

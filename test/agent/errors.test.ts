@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { harness, shape } from './helpers.js';
 import { emptyResponse, errorResponse, textResponse, toolCallResponse } from '../../src/llm/scripted.js';
 import { backoffDelay, retriesInStep } from '../../src/agent/retry.js';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { ScriptedAdapter } from '../../src/llm/scripted.js';
 import { LlmError } from '../../src/model/failure.js';
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { deferred, harness, shape, tick } from './helpers.js';
 import { textResponse, ScriptedAdapter } from '../../src/llm/scripted.js';
-import { createAgent, userMessage } from '../../src/agent/agent.js';
+import { userMessage } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { Inbox, InboxError } from '../../src/agent/inbox.js';
 import { Session, encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import type { GenerateRequest } from '../../src/model/request.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import type { LlmAdapter } from '../../src/llm/adapter.js';
 import type { StreamChunk } from '../../src/model/stream.js';
 import { errorResponse, textResponse, toolCallResponse, emptyResponse } from '../../src/llm/scripted.js';

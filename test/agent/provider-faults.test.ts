@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { DEFAULT_RETRYABLE_CODES } from '../../src/agent/retry.js';
 import { DeepSeekAdapter } from '../../src/llm/deepseek.js';
 import { AnthropicAdapter } from '../../src/llm/anthropic.js';

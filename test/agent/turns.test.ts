@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { harness, shape } from './helpers.js';
 import { maxTokensResponse, textResponse, toolCallResponse, errorResponse } from '../../src/llm/scripted.js';
 import { loadJsonl, encodeJsonl, interruptedTurnClosers, Session } from '../../src/session/index.js';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { ScriptedAdapter } from '../../src/llm/scripted.js';
 
 const echo = {

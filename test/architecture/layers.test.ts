@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
 import { readImports, type ImportRef } from './imports.js';
-import { checkLayers, findCycles, listSources, parseLayerTable, resolveSpecifier, type Layer, type SourceFile } from './layers.js';
+import { checkLayers, findCycles, listSources, packageReach, parseLayerTable, resolveSpecifier, type Layer, type SourceFile } from './layers.js';
 
 const SRC = join(repoRoot, 'src');
 const EXTS = ['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'];
@@ -170,6 +170,19 @@ describe('the layer rules, on synthetic trees', () => {
     ]);
   });
 
+  it('find every chain from a layer to a provider SDK, through type-only imports too', () => {
+    const tree = [
+      source('mid/agent.ts', "import type { Choice } from '../low/choice.js';\nimport { run } from '../low/run.js';"),
+      source('low/choice.ts', "import type { Sdk } from './adapter.js';"),
+      source('low/adapter.ts', "import OpenAI from 'openai';"),
+      source('low/run.ts', "export const run = 1;"),
+      source('low/other.ts', "import Anthropic from '@anthropic-ai/sdk/index.js';"),
+      source('mid/clean.ts', "import { run } from '../low/run.js';"),
+    ];
+    expect(packageReach(tree, 'mid', ['openai', '@anthropic-ai/sdk'])).toEqual([['mid/agent.ts', 'low/choice.ts', 'low/adapter.ts', 'openai']]);
+    expect(packageReach(tree, 'low', ['@anthropic-ai/sdk'])).toEqual([['low/other.ts', '@anthropic-ai/sdk']]);
+  });
+
   it('resolve NodeNext specifiers to the source file', () => {
     const files = new Set(['low/a.ts', 'low/dir/index.ts', 'low/page.js']);
     expect(resolveSpecifier('low/x.ts', './a.js', files)).toEqual({ kind: 'file', path: 'low/a.ts' });
@@ -204,13 +217,21 @@ describe('src/', () => {
     expect(cycles.map((c) => `${c.members.map((f) => `src/${f}`).join(', ')} (e.g. ${c.example.join(' → ')})`)).toEqual([]);
   });
 
+  it('keeps the provider SDKs out of the agent layer, whatever the import form (issue 12 item 3)', () => {
+    expect(packageReach(tree, 'agent', ['openai', '@anthropic-ai/sdk']).map((c) => c.join(' → '))).toEqual([]);
+    // And the SDKs are imported at all only by the model adapters.
+    const users = read.filter((r) => r.imports.some((i) => /^(?:openai|@anthropic-ai\/sdk)(?:\/|$)/.test(i.specifier))).map((r) => r.path.split('/')[0]);
+    expect([...new Set(users)]).toEqual(['llm']);
+  });
+
   it("has the package entry's header name the layers in the table's order, and re-export them in it", () => {
     const index = readFileSync(join(SRC, 'index.ts'), 'utf8');
     const header = index.slice(0, index.indexOf('*/')).replace(/\n \*/g, ' ');
     const chain = /:\s*([^:]*?→[^.]*)\./.exec(header)?.[1];
     expect(chain?.split('→').map((n) => n.trim().replace(/\s+/g, ' ').toLowerCase())).toEqual(layers.map((l) => l.name.toLowerCase()));
-    const exported = (read.find((r) => r.path === 'index.ts')?.imports ?? []).map((i) => i.specifier.split('/')[1]!);
-    const ranks = exported.map((f) => layers.findIndex((l) => l.folder === f));
+    // A file beside index.ts (the entry's own composition, e.g. createAgent) ranks above every layer.
+    const exported = (read.find((r) => r.path === 'index.ts')?.imports ?? []).map((i) => i.specifier.split('/'));
+    const ranks = exported.map((p) => (p.length === 2 ? layers.length : layers.findIndex((l) => l.folder === p[1])));
     expect(ranks.every((r) => r >= 0)).toBe(true);
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
   });

@@ -260,3 +260,43 @@ export function listSources(dir: string, exts: readonly string[]): string[] {
   walk(resolve(dir));
   return out;
 }
+
+/**
+ * Every chain of imports (type-only ones included) from a file under `src/<folder>` to a file
+ * that imports one of `packages`, as `[file, …, file that imports it, package]`, one per reached
+ * file. The agent layer must reach no provider SDK: it takes a model choice, never makes one.
+ */
+export function packageReach(sources: readonly SourceFile[], folder: string, packages: readonly string[]): string[][] {
+  const files = new Set(sources.map((s) => s.path));
+  const next = new Map<string, string[]>();
+  const direct = new Map<string, string>();
+  for (const s of sources) {
+    const out: string[] = [];
+    for (const imp of s.imports) {
+      const r = resolveSpecifier(s.path, imp.specifier, files);
+      if (r.kind === 'file') out.push(r.path);
+      else if (r.kind === 'package' && packages.includes(r.name) && !direct.has(s.path)) direct.set(s.path, r.name);
+    }
+    next.set(s.path, out);
+  }
+  const chains: string[][] = [];
+  const prev = new Map<string, string | null>();
+  const queue = sources.filter((s) => folderOf(s.path) === folder).map((s) => s.path);
+  for (const q of queue) prev.set(q, null);
+  for (let i = 0; i < queue.length; i++) {
+    const f = queue[i]!;
+    const pkg = direct.get(f);
+    if (pkg !== undefined) {
+      const chain = [f, pkg];
+      for (let p = prev.get(f); p; p = prev.get(p)) chain.unshift(p);
+      chains.push(chain);
+    }
+    for (const n of next.get(f) ?? []) {
+      if (!prev.has(n)) {
+        prev.set(n, f);
+        queue.push(n);
+      }
+    }
+  }
+  return chains;
+}

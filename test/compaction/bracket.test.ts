@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadJsonl } from '../../src/session/index.js';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { textResponse, toolCallResponse } from '../../src/llm/scripted.js';
 import type { GenerateRequest } from '../../src/model/request.js';
 import type { UserMessage } from '../../src/model/message.js';

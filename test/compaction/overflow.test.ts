@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { DeepSeekAdapter } from '../../src/llm/deepseek.js';
 import { encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { compaction } from '../../src/compaction/index.js';

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent, type Agent, type Plugin } from '../../src/agent/agent.js';
+import { type Agent, type Plugin } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { ScriptedAdapter, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
 import { Session } from '../../src/session/session.js';
 import { exportSessionToOtlp, otel, OtelExportError, type OtelPluginOptions } from '../../src/observability/index.js';

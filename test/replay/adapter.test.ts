@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReplayAdapter, ReplayError } from '../../src/llm/replay-adapter.js';
 import { collectStream } from '../../src/llm/runtime.js';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { Session } from '../../src/session/session.js';
 import type { StreamChunk } from '../../src/model/stream.js';
 import type { Message, ToolResultBlock } from '../../src/model/message.js';

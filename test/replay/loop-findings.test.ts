@@ -3,7 +3,7 @@
  * recorded behaviour the loop must reproduce.
  */
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
 import { ScriptedAdapter } from '../../src/llm/scripted.js';
 import type { StreamChunk } from '../../src/model/stream.js';
 

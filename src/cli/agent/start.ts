@@ -8,7 +8,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
-import { createAdapter, resolveProvider, selectModelRef, type ModelRef } from '../../llm/select.js';
+import { chooseModel, type ModelRef } from '../../llm/select.js';
 import type { LlmAdapter } from '../../llm/adapter.js';
 import type { Plugin } from '../../agent/context.js';
 import { Session, type LogWarning } from '../../session/index.js';
@@ -110,10 +110,12 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
 export function agentSetup(cwd: string, flags: ModelFlags, io: Io): Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'> {
   const loaded = loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
-  // Selected against the CLI's environment (not whatever the process had), so the key check
-  // and the adapter agree.
-  const ref = selectModelRef({ model: flags.model, env: io.env, config: llm });
-  const adapter = createAdapter(resolveProvider(ref.provider, { env: io.env, config: llm }));
+  // Chosen once, against the CLI's environment (not whatever the process had), and passed down
+  // to the coding preset and the agent as it is; the adapter is made now, so a missing key fails
+  // here, before any log exists.
+  const choice = chooseModel({ spec: flags.model, env: io.env, config: llm });
+  const ref: ModelRef = { provider: choice.config.provider, model: choice.config.model };
+  const adapter = choice.adapter()!;
   // The keys are read: from here on no secret is printed, and dsh's own environment block (which
   // any process of the same user reads from /proc/<pid>/environ) no longer holds them.
   const secrets = configuredSecrets(loaded.config, io.env);
@@ -134,7 +136,7 @@ export function agentSetup(cwd: string, flags: ModelFlags, io: Io): Pick<AgentSe
   }
   const coding: CodingAgentOptions = {
     cwd,
-    model: `${ref.provider}:${ref.model}`,
+    model: choice,
     config: loaded.config,
     adapters: [adapter],
     ...policyFlags(flags),

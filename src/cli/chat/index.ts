@@ -16,7 +16,7 @@ import { createInterface, type Interface } from 'node:readline';
 import type { CodingAgent } from '../../coding/agent.js';
 import type { Plugin } from '../../agent/context.js';
 import type { LlmAdapter } from '../../llm/adapter.js';
-import { createAdapter, parseModelRef, resolveProvider } from '../../llm/select.js';
+import { chooseModel } from '../../llm/select.js';
 import { llmSection } from '../../config/config.js';
 import type { Session } from '../../session/session.js';
 import type { ApprovalOutcome } from '../../session/index.js';
@@ -216,9 +216,10 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       }
     },
     setModel: (ref) => {
-      const parsed = parseModelRef(ref, llm);
+      const choice = chooseModel({ spec: ref, env: io.env, config: llm });
+      const parsed = { provider: choice.config.provider, model: choice.config.model };
       if (!cur.coding.agent.adapters.get(parsed.provider)) {
-        const a = createAdapter(resolveProvider(parsed.provider, { env: io.env, config: llm }));
+        const a = choice.adapter()!;
         cur.coding.agent.adapters.register(a);
         extraAdapters.push(a);
       }
