@@ -6,8 +6,9 @@
  * `require.resolve(…)`, `import.meta.resolve(…)`, type-level `import('…')`, module augmentations
  * (`declare module '…'`), and in JavaScript files JSDoc's `@import` tags and `import('…')` types.
  *
- * A dynamic import or require whose argument is not a literal cannot be checked; it is returned
- * as `unreadable` so the layer test can refuse it.
+ * A dynamic import or require whose argument is not a literal cannot be checked, nor can a module
+ * loaded through `createRequire(…)` or `new Worker(…)`; these are returned as `unreadable` so the
+ * layer test can refuse them.
  */
 import ts from 'typescript';
 
@@ -31,7 +32,7 @@ export interface ImportRef {
 }
 
 export interface UnreadableImport {
-  form: 'dynamic-import' | 'require';
+  form: 'dynamic-import' | 'require' | 'module-loader';
   line: number;
   text: string;
 }
@@ -85,6 +86,9 @@ export function readImports(fileName: string, text: string): FileImports {
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {
       const spec = literalText(n.moduleReference.expression);
       if (spec !== undefined) add(spec, 'import-equals', n.isTypeOnly, n);
+    } else if ((ts.isCallExpression(n) || ts.isNewExpression(n)) && ts.isIdentifier(n.expression) && (n.expression.text === 'createRequire' || n.expression.text === 'Worker')) {
+      // A require made at run time, or a worker's module: what they load is not in the syntax.
+      unreadable.push({ form: 'module-loader', line: lineOf(n), text: n.getText(sf).slice(0, 120) });
     } else if (ts.isCallExpression(n)) {
       const isDynamicImport = n.expression.kind === ts.SyntaxKind.ImportKeyword;
       if (isDynamicImport || isRequireCallee(n.expression)) {

@@ -76,12 +76,14 @@ describe('reading imports', () => {
     expect(got).toHaveLength(3);
   });
 
-  it('reports dynamic imports and requires it cannot read', () => {
-    const r = readImports('x.ts', "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);");
+  it('reports dynamic imports, requires and module loaders it cannot read', () => {
+    const r = readImports('x.ts', "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);\nconst req = createRequire(import.meta.url);\nnew Worker(new URL('./w.js', import.meta.url));");
     expect(r.unreadable.map((u) => [u.form, u.line])).toEqual([
       ['dynamic-import', 2],
       ['require', 3],
       ['require', 4],
+      ['module-loader', 5],
+      ['module-loader', 6],
     ]);
   });
 });
@@ -129,12 +131,19 @@ describe('the layer rules, on synthetic trees', () => {
       "const x = require('../high/x.js');",
       "type X = import('../high/x.js').X;",
       "declare module '../high/x.js' { interface X { y: 1 } }",
+      "export { x } from '../high/x.js';",
+      "import x = require('../high/x.js');",
+      "const p = require.resolve('../high/x.js');",
+      "const p = import.meta.resolve('../high/x.js');",
+      'const x = await import(`../high/x.js`);',
     ];
-    for (const form of forms) {
-      const tree = [source('high/x.ts', 'export const x = 1; export interface X {}'), source('mid/m.ts', `// a comment line\n${form}`)];
+    const jsForms = ["/** @import { X } from '../high/x.js' */", "/** @type {import('../high/x.js').X} */\nlet x;", "import '../high/x.js';"];
+    const cases = [...forms.map((f) => ['mid/m.ts', f]), ...jsForms.map((f) => ['mid/m.js', f])];
+    for (const [file, form] of cases) {
+      const tree = [source('high/x.ts', 'export const x = 1; export interface X {}'), source(file!, `// a comment line\n${form}`)];
       const r = checkLayers(tree, layers);
       expect(r.violations, form).toHaveLength(1);
-      expect(r.violations[0]).toMatchObject({ file: 'mid/m.ts', line: 2 });
+      expect(r.violations[0]).toMatchObject({ file, line: 2 });
       expect(r.violations[0]!.message).toMatch(/runs upward: Mid \(src\/mid\) may not import High \(src\/high\)/);
     }
   });
