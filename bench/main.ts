@@ -410,7 +410,7 @@ async function main(): Promise<void> {
       [`turn (every event of turn ${midTurn})`, () => turnOf(loaded, midTurn), ['turn', file, String(midTurn)]],
     ];
     const quiet = { out: new Output({ write: () => undefined }, false), err: new Output({ write: () => undefined }, false), env: { ...process.env, DSH_HOME: join(repoRoot, '.bench-data', 'home') } };
-    for (const [label, run, argv] of queries) {
+    for (const [label, run] of queries) {
       const r = pairKept(reps, parse, run);
       row(`query: ${label}`, `${r.ours.toFixed(0)} ms = ${fmtRate(n, r.ours, 'events')}`, `${r.base.toFixed(0)} ms (JSON.parse of each line of the same file, objects kept)`, pct(r.base / r.ours));
     }

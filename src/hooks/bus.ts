@@ -37,7 +37,7 @@ export interface WaterfallHook<P, R> {
   result: R;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// biome-ignore lint/suspicious/noEmptyInterface: each layer adds its hooks by declaration merging (an interface, not a type alias)
 export interface HookMap {}
 
 export type HookName = keyof HookMap;

@@ -250,7 +250,7 @@ export class SessionBuilder {
 
   /** The system prompt and tools the source recorded (a `request/header` at the next response). */
   setSystem(system: string | undefined, tools?: ToolSchema[]): void {
-    this.pendingHeader = { ...(system !== undefined && system !== '' ? { system } : {}), ...(tools && tools.length ? { tools } : {}) };
+    this.pendingHeader = { ...(system !== undefined && system !== '' ? { system } : {}), ...(tools?.length ? { tools } : {}) };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ export class SessionBuilder {
   /** Usage the source reports after the response it belongs to (only if that response has none). */
   attachUsage(messageSeq: number, usage: TokenUsage): boolean {
     const d = this.drafts[messageSeq];
-    if (!d || d.type !== 'assistant/message') return false;
+    if (d?.type !== 'assistant/message') return false;
     const data = d.data as Record<string, unknown>;
     if (data.usage !== undefined) return false;
     data.usage = usage;

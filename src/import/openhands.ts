@@ -202,7 +202,7 @@ function mapEvents(events: { value: unknown; line: number | undefined; index: nu
 
 /** LiteLLM names a model `provider/model` (e.g. `openai/openrouter-llama-4-maverick`). */
 function route(model: string, configured?: string): { provider: string; model: string } {
-  const named = configured && configured.endsWith(model) ? configured : model;
+  const named = configured?.endsWith(model) ? configured : model;
   const slash = named.indexOf('/');
   return slash > 0 ? { provider: named.slice(0, slash), model: named.slice(slash + 1) } : { provider: 'litellm', model: named };
 }

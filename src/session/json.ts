@@ -30,6 +30,7 @@ function fastCopy(v: unknown, depth: number): unknown {
     case 'boolean':
       return v;
     case 'number':
+      // biome-ignore lint/suspicious/noSelfCompare: the NaN test, inline on this hot path
       if (v !== v || v === Infinity || v === -Infinity || (v === 0 && 1 / v < 0)) throw BAIL;
       return v;
     case 'object': {
@@ -77,6 +78,7 @@ function leafProblem(v: unknown): string | undefined {
     case 'boolean':
       return undefined;
     case 'number':
+      // biome-ignore lint/suspicious/noSelfCompare: the NaN test
       if (v !== v) return 'NaN is not JSON';
       if (v === Infinity || v === -Infinity) return `${v} is not JSON`;
       if (v === 0 && 1 / v < 0) return '-0 does not survive JSON (it reads back as 0)';
@@ -322,6 +324,7 @@ function fastFreeze(v: unknown, depth: number): boolean {
     case 'boolean':
       return true;
     case 'number':
+      // biome-ignore lint/suspicious/noSelfCompare: the NaN test, inline on this hot path
       return !(v !== v || v === Infinity || v === -Infinity || (v === 0 && 1 / v < 0));
     case 'object': {
       if (v === null) return true;

@@ -308,7 +308,7 @@ function closeAbortedTurn(turn: RecordedTurn, endSeq: number, all: RecordedAttem
   if (!last || last.toolCalls.length > 0 || last.assistant.length > 0) return;
   const tail = last.attempts[last.attempts.length - 1];
   // A retry cancelled during its wait never sent a request; one that logged retry-started did.
-  const retryInFlight = tail !== undefined && tail.retried && last.retriesStarted >= last.retries.length;
+  const retryInFlight = tail?.retried === true && last.retriesStarted >= last.retries.length;
   if (tail && !retryInFlight) return;
   const a: RecordedAttempt = {
     turn: last.turn,

@@ -117,7 +117,7 @@ export class SurfaceState {
   private checkToolResultReplace(c: SurfaceCandidate, shadowed: number[], lookup: EventLookup): void {
     if (shadowed.length !== 1) fail(c, 'INVALID_REPLACE', 'tool-result-replace', `a tool/result replace must shadow exactly one node, not ${shadowed.length}`);
     const target = lookup(shadowed[0]!);
-    if (!target || target.type !== 'tool/result') fail(c, 'INVALID_REPLACE', 'tool-result-replace', `a tool/result replace must target a tool/result, not ${target?.type ?? 'nothing'}`);
+    if (target?.type !== 'tool/result') fail(c, 'INVALID_REPLACE', 'tool-result-replace', `a tool/result replace must target a tool/result, not ${target?.type ?? 'nothing'}`);
     if (!sameExceptToolContent(target.data, c.data)) {
       fail(c, 'INVALID_REPLACE', 'tool-result-replace', 'a tool/result replace may change only the tool-result block content');
     }

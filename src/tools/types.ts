@@ -44,6 +44,7 @@ export interface ToolRunContext {
   concludeTurn(): void;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a tool list holds definitions of differing argument types (parameters are invariant in A)
 export interface ToolDefinition<A = any> {
   name: string;
   description: string;
@@ -75,6 +76,7 @@ export function defineTool<S extends ZodType>(tool: Omit<ToolDefinition<output<S
  */
 export type ToolEffects = 'none' | 'fs' | 'shell' | 'external';
 
+// biome-ignore lint/suspicious/noExplicitAny: as ToolDefinition, whose permission info this is
 export interface ToolPermissionInfo<A = any> {
   effects: ToolEffects;
   /** What a rule's pattern is matched against, e.g. `bash(git status*)` or `edit(src/**)`. */

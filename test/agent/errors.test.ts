@@ -71,7 +71,7 @@ describe('default retry policy', () => {
 
   it('cancellation wins over a pending retry wait', async () => {
     const { agent } = harness([errorResponse({ code: 'SERVER', message: 'x' }), textResponse('unused')], {
-      retry: { sleep: (ms, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))), random: () => 0.5 },
+      retry: { sleep: (_ms, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))), random: () => 0.5 },
     });
     agent.prompt('x');
     await new Promise((r) => setTimeout(r, 10));

@@ -1,4 +1,4 @@
-import { type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { createAgent, type CreateAgentOptions } from '../../src/create-agent.js';
 import { ScriptedAdapter, type ScriptEntry } from '../../src/llm/scripted.js';
 import type { SessionEvent } from '../../src/session/events.js';

@@ -49,7 +49,7 @@ describe('dsh chat', () => {
     chat.write('second prompt\n');
     await t.waitFor('stderr', /^turn 2 · 1 step · .* · completed$/m);
     chat.write('/session\n');
-    await t.waitFor('stdout', /^model   deepseek:deepseek-v4-flash$/m);
+    await t.waitFor('stdout', /^model {3}deepseek:deepseek-v4-flash$/m);
     chat.write('/exit\n');
     expect(await chat.done).toBe(0);
 
@@ -58,8 +58,8 @@ describe('dsh chat', () => {
     const path = logPathFrom(t.stderr);
     expect(storedLogs(home)).toEqual([path]);
     expect(t.stdout).toMatch(new RegExp(`^log     ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    expect(t.stdout).toMatch(/^turns   2 · \d+ events · idle$/m);
-    expect(t.stdout).toMatch(/^usage   in 30 · out 15 · cache read 0$/m);
+    expect(t.stdout).toMatch(/^turns {3}2 · \d+ events · idle$/m);
+    expect(t.stdout).toMatch(/^usage {3}in 30 · out 15 · cache read 0$/m);
 
     // The steer entered turn 1 at its second step, after the first answer; the second prompt got turn 2.
     const steer = JSON.stringify(sent(p, 1).at(-1));
@@ -129,7 +129,7 @@ describe('dsh chat', () => {
     await t.waitFor('stderr', /^cannot fork: cannot fork at seq 3: turn 1 \(opened at seq \d+\) is still open there; pick a seq between turns \[OPEN_TURN\]$/m);
     chat.write('/session\n');
     const id = (await t.waitFor('stdout', /^session (\S+)$/m))[1]!;
-    await t.waitFor('stdout', /^model   /m);
+    await t.waitFor('stdout', /^model {3}/m);
     const parentLog = storedLogs(home)[0]!;
     const turn1End = logEvents(parentLog).find((e) => e.type === 'turn/end')!.seq;
     chat.write(`/fork ${turn1End}\n`);

@@ -89,7 +89,7 @@ describeShared('dsh log … on the real dsh logs', () => {
       expect(r.code, `${n}: ${r.stderr}`).toBe(0);
       const { events } = parseRaw(readFileSync(logPath(n), 'utf8'));
       const lines = r.stdout.split('\n');
-      const bySeq = new Map(lines.map((l) => /^\s*(\d+)  (.*)$/.exec(l)).filter((m) => m !== null).map((m) => [Number(m[1]), m[2]!]));
+      const bySeq = new Map(lines.map((l) => /^\s*(\d+) {2}(.*)$/.exec(l)).filter((m) => m !== null).map((m) => [Number(m[1]), m[2]!]));
       for (const e of events) {
         if (e.type === 'turn/start') expect(bySeq.get(e.seq), n).toBe(`turn ${e.data.turn}`);
         if (e.type === 'turn/end') expect(bySeq.get(e.seq), n).toMatch(new RegExp(`^turn ${e.data.turn} end: ${e.data.reason.kind}`));

@@ -13,7 +13,7 @@ const { events } = parseRaw(exampleText());
 
 /** The timeline line for `seq`: "<seq>  <indent><text>". */
 function lineFor(out: string, seq: number): { indent: number; text: string } {
-  const m = out.split('\n').map((l) => /^\s*(\d+)  ( *)(.*)$/.exec(l)).find((x) => x && Number(x[1]) === seq);
+  const m = out.split('\n').map((l) => /^\s*(\d+) {2}( *)(.*)$/.exec(l)).find((x) => x && Number(x[1]) === seq);
   if (!m) throw new Error(`no timeline line for seq ${seq}`);
   return { indent: m[2]!.length / 2, text: m[3]! };
 }
@@ -52,7 +52,7 @@ describe('dsh log show on the example', () => {
     // No chunk other than a run's first has a line of its own.
     const chunkSeqs = new Set(of('assistant/chunk').map((e) => e.seq));
     const firsts = new Set(runs.map((x) => x.seq));
-    const shown = r.stdout.split('\n').map((l) => /^\s*(\d+)  /.exec(l)?.[1]).filter((s): s is string => s !== undefined).map(Number);
+    const shown = r.stdout.split('\n').map((l) => /^\s*(\d+) {2}/.exec(l)?.[1]).filter((s): s is string => s !== undefined).map(Number);
     expect(shown.filter((s) => chunkSeqs.has(s) && !firsts.has(s))).toEqual([]);
   });
 
@@ -110,10 +110,10 @@ describe('dsh log show on the example', () => {
     const t2 = await dsh(['log', 'show', '--turn', '2', examplePath]);
     expect(t2.code).toBe(0);
     const start = of('turn/start')[1]!.seq;
-    const seqs = t2.stdout.split('\n').map((l) => /^\s*(\d+)  /.exec(l)?.[1]).filter((s): s is string => s !== undefined).map(Number);
+    const seqs = t2.stdout.split('\n').map((l) => /^\s*(\d+) {2}/.exec(l)?.[1]).filter((s): s is string => s !== undefined).map(Number);
     expect(seqs[0]).toBe(start);
     expect(seqs.at(-1)).toBe(events.length - 1);
-    expect(t2.stdout).not.toMatch(/^\s*\d+  turn 1$/m);
+    expect(t2.stdout).not.toMatch(/^\s*\d+ {2}turn 1$/m);
   });
 });
 
@@ -143,8 +143,8 @@ describe('dsh log show on repaired and unusual logs', () => {
     const p = file('reasons.jsonl', `${lines.join('\n')}\n`);
     const r = await dsh(['log', 'show', p]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^\s*\d+  turn 1 end: aborted \(hook: policy said stop\)$/m);
-    expect(r.stdout).toMatch(/^\s*\d+  turn 2 end: error RATE_LIMIT \(HTTP 429\): rate limited$/m);
+    expect(r.stdout).toMatch(/^\s*\d+ {2}turn 1 end: aborted \(hook: policy said stop\)$/m);
+    expect(r.stdout).toMatch(/^\s*\d+ {2}turn 2 end: error RATE_LIMIT \(HTTP 429\): rate limited$/m);
     expect(lineFor(r.stdout, seq).text).toBe('title "Fix a typo"');
     expect(lineFor(r.stdout, seq + 1).text).toBe('approval asked: bash "write outside the workspace"');
     expect(lineFor(r.stdout, seq + 2).text).toBe('my-plugin/thing (ignorable) {"n":1}');

@@ -4,7 +4,7 @@
  * way a provider would, from its own count of the request (JSON text / 4), not from the meter.
  */
 import { z } from 'zod';
-import { type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { createAgent, type CreateAgentOptions } from '../../src/create-agent.js';
 import type { LlmAdapter, ModelInfo } from '../../src/llm/adapter.js';
 import type { GenerateRequest } from '../../src/model/request.js';

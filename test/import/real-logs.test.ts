@@ -9,7 +9,7 @@ import { encodeJsonl, loadJsonl, type SessionEvent } from '../../src/session/ind
 import { importText, type ImportResult, type ImportedSession } from '../../src/import/index.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 
-type O = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type O = Record<string, any>;
 
 const real = (p: string): string => sharedPath('fixtures', 'real', p);
 const text = (p: string): string => readFileSync(real(p), 'utf8');

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { createAgent } from '../../src/create-agent.js';
 import { ScriptedAdapter, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
 import { Session } from '../../src/session/session.js';

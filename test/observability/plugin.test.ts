@@ -4,11 +4,11 @@
  */
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Agent, type Plugin } from '../../src/agent/agent.js';
+import type { Agent, Plugin } from '../../src/agent/agent.js';
 import { createAgent } from '../../src/create-agent.js';
 import { ScriptedAdapter, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
 import { Session } from '../../src/session/session.js';
-import { exportSessionToOtlp, otel, OtelExportError, type OtelPluginOptions } from '../../src/observability/index.js';
+import { exportSessionToOtlp, otel, type OtelExportError, type OtelPluginOptions } from '../../src/observability/index.js';
 import { closedPortUrl, startReceiver, type Receiver } from './support/receiver.js';
 
 function agentWith(script: ScriptEntry[], plugins: Plugin[], session?: Session): Agent {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { createAgent, type CreateAgentOptions } from '../../src/create-agent.js';
 import { ScriptedAdapter, emptyResponse, maxTokensResponse, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
 import type { ToolDefinition } from '../../src/tools/types.js';

@@ -43,7 +43,7 @@ describe('refused values, each with its JSON path', () => {
   it('BigInt in an array', () => refuse([0n], '$.data.v[0]', /BigInt/));
   it('a key that is not an identifier is quoted in the path', () => refuse({ 'a b': NaN }, '$.data.v["a b"]', /NaN/));
   it('sparse array hole', () => {
-    // eslint-disable-next-line no-sparse-arrays
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the input under test
     refuse([1, , 3], '$.data.v[1]', /sparse/);
   });
   it('sparse array made by length', () => {

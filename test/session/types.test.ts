@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/model/message.js';
-import { Session, type SessionEvent } from '../../src/session/index.js';
+import type { Session, SessionEvent } from '../../src/session/index.js';
 import { newSession, openStep, userMsg } from './helpers.js';
 
 declare module '../../src/session/events.js' {
@@ -33,6 +33,7 @@ function describeEvent(e: SessionEvent): string {
 }
 
 /** Never called: the lines marked @ts-expect-error must not compile. */
+// biome-ignore lint/suspicious/noExportsInTest: exported so it counts as used; only the compiler reads it
 export function mustNotCompile(s: Session, e: SessionEvent, messages: readonly Message[]): void {
   if (e.type === 'turn/start') {
     // @ts-expect-error turn/start data has no `n`

@@ -101,7 +101,7 @@ describe('persist(stored)', () => {
     await agent.whenIdle();
     expect(ran).toBe(false);
     const result = agent.session.events.find((e) => e.type === 'tool/result');
-    expect((result?.data as { error?: { code: string } }).error?.code).toBe('WRITE_FAILED');
+    expect((result!.data as { error?: { code: string } }).error?.code).toBe('WRITE_FAILED');
     // The next model call could not checkpoint either: the turn ended with the store's code.
     const end = agent.session.events.find((e) => e.type === 'turn/end');
     expect(end?.data).toMatchObject({ reason: { kind: 'error', error: { code: 'WRITE_FAILED' } } });

@@ -5,9 +5,9 @@
  * File contents are checked by parsing the raw lines, not through the codec under test.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, readdirSync, writeFileSync, appendFileSync, mkdirSync, truncateSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, appendFileSync, mkdirSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Session, decodeJsonl, encodeJsonl, loadJsonl } from '../../src/session/index.js';
+import { Session, encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import { SessionStore, StoreError } from '../../src/store/index.js';
 import { appendTurn, fileRecords, fileSeqs, fixedClock } from './support/events.js';
 import { tempDir, tick } from './support/tmp.js';

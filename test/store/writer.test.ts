@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadJsonl } from '../../src/session/index.js';
-import { SessionStore, StoreError, type StoredSession } from '../../src/store/index.js';
+import { SessionStore, type StoreError, type StoredSession } from '../../src/store/index.js';
 import { appendTurn, fileSeqs, fixedClock } from './support/events.js';
 import { FaultyIo } from './support/faulty-io.js';
 import { tempDir, tick } from './support/tmp.js';

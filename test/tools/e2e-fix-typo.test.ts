@@ -16,7 +16,7 @@ import { agentFor, tempDir, writeTree } from './helpers.js';
 function lastToolResult(req: GenerateRequest): string {
   const msg = [...req.messages].reverse().find((m) => m.content.some((b) => b.type === 'tool-result'));
   const block = msg?.content.find((b) => b.type === 'tool-result');
-  if (!block || block.type !== 'tool-result') throw new Error('no tool result in the request');
+  if (block?.type !== 'tool-result') throw new Error('no tool result in the request');
   return block.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 }
 
@@ -75,7 +75,7 @@ describe('end to end: fix a typo in a git repository', () => {
       const callSeq = r.sourceEventSeqs?.[0];
       const c = events.find((e) => e.seq === callSeq);
       expect(c?.type).toBe('tool/call');
-      expect((c?.data as { callId: string }).callId).toBe((r.data as { message: { source: { callId: string } } }).message.source.callId);
+      expect((c!.data as { callId: string }).callId).toBe((r.data as { message: { source: { callId: string } } }).message.source.callId);
     }
     expect(results[2]!.data).toMatchObject({ meta: { diffs: [{ path: 'README.md', oldText: '# Widget\n\nThis projcet makes widgets.\n', newText: '# Widget\n\nThis project makes widgets.\n' }] } });
     // Policy on record, and nothing needed asking.

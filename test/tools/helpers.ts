@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
-import { type Agent, type Plugin } from '../../src/agent/agent.js';
+import type { Agent, Plugin } from '../../src/agent/agent.js';
 import { createAgent } from '../../src/create-agent.js';
 import { runToolCall, type ApprovalHandler } from '../../src/tools/pipeline.js';
 import type { ToolCallOutcome } from '../../src/tools/types.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { artifactPath, describeBrowser, launchBrowser, openViewer, watchErrors, type Browser } from './support/browser.js';
 import { writeBigLog, type BigLogFacts } from './support/generate.js';
-/* eslint-disable @typescript-eslint/no-explicit-any -- page functions run in the browser, typed without the DOM library */
+// Page functions run in the browser and are typed without the DOM library, hence `any` (allowed under test/).
 
 /** Far more than the window ever needs, far fewer than one node per event or per turn. */
 const MAX_NODES = 4000;

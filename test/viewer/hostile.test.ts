@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dialog, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-/* eslint-disable @typescript-eslint/no-explicit-any -- page functions run in the browser, typed without the DOM library */
+// Page functions run in the browser and are typed without the DOM library, hence `any` (allowed under test/).
 import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { artifactPath, describeBrowser, launchBrowser, openViewer, watchErrors, type Browser } from './support/browser.js';
 import { LogWriter } from './support/logs.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { describeBrowser, launchBrowser, openViewer, watchErrors, type Browser } from './support/browser.js';
 import { LogWriter } from './support/logs.js';
-/* eslint-disable @typescript-eslint/no-explicit-any -- page functions run in the browser, typed without the DOM library */
+// Page functions run in the browser and are typed without the DOM library, hence `any` (allowed under test/).
 
 describeBrowser('a live session', () => {
   let dir: string;

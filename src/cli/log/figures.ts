@@ -59,7 +59,7 @@ export function distLine(d: Dist): string {
 export function countsLine(m: Record<string, number>, order?: readonly string[]): string {
   const keys = Object.keys(m);
   if (keys.length === 0) return 'none';
-  const rank = (k: string): number => (order && order.includes(k) ? order.indexOf(k) : (order?.length ?? 0));
+  const rank = (k: string): number => (order?.includes(k) ? order.indexOf(k) : (order?.length ?? 0));
   keys.sort((a, b) => rank(a) - rank(b) || m[b]! - m[a]! || (a < b ? -1 : 1));
   return keys.map((k) => `${oneLine(k)} ${count(m[k]!)}`).join(' · ');
 }

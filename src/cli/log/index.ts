@@ -1,6 +1,6 @@
 /** The `dsh log` command group: reading session logs. One module per subcommand. */
 import { existsSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { Io } from '../output.js';
 import { resolveLogArg } from '../session-ref.js';
 import type { CheckOptions } from './check.js';

@@ -71,7 +71,7 @@ async function walk(base: string, parts: string[], requested: string, display: (
     if (part === '..') {
       // Only reachable after a link expanded into `..` segments: re-check against the base.
       const up = resolve(cur, '..');
-      if (!inside(base, up)) throw escape(requested, up, display);
+      if (!inside(base, up)) throw escapeError(requested, up, display);
       cur = up;
       continue;
     }
@@ -99,7 +99,7 @@ async function walk(base: string, parts: string[], requested: string, display: (
       throw fsErrorFrom(e, 'resolve', requested);
     }
     const target = resolve(cur, link);
-    if (!inside(base, target)) throw escape(requested, target, display);
+    if (!inside(base, target)) throw escapeError(requested, target, display);
     // Re-walk the target from the base: its own directories may be links too (chains).
     todo.unshift(...relative(base, target).split(sep));
     cur = base;
@@ -107,7 +107,7 @@ async function walk(base: string, parts: string[], requested: string, display: (
   return cur;
 }
 
-function escape(requested: string, target: string, display: (p: string) => string): FsError {
+function escapeError(requested: string, target: string, display: (p: string) => string): FsError {
   return new FsError(
     'FS_SYMLINK_ESCAPE',
     `"${requested}" resolves through a symbolic link to "${display(target)}", which is outside the workspace; file tools cannot follow links out of it`,

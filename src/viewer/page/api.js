@@ -1,3 +1,4 @@
+// @ts-check
 // The server's JSON API. URLs are relative: the page lives under its token path, and so do they.
 
 export class ApiError extends Error {

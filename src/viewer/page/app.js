@@ -1,24 +1,29 @@
+// @ts-check
 // The page: session header, toolbar (search, jump to seq, model view), the timeline and the
 // model-view panel; keyboard navigation; live updates from the server's event stream.
 import { api } from './api.js';
-import { button, clear, h, setHighlight } from './dom.js';
+import { clear, h, setHighlight } from './dom.js';
 import { num, plural, time, usageParts, usageTitle } from './format.js';
 import { ModelView } from './model.js';
 import { Timeline } from './timeline.js';
 import { VirtualList } from './vlist.js';
 
-const $ = (id) => document.getElementById(id);
+// Every id looked up below is in index.html.
+/** @type {(id: string) => HTMLElement} */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @type {(id: string) => HTMLInputElement} */
+const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 
 function showError(e) {
   const s = $('status');
   clear(s);
   s.className = 'status error';
-  s.append(h('span', null, (e && e.code ? e.code + ': ' : '') + (e && e.message ? e.message : String(e))));
+  s.append(h('span', null, (e?.code ? e.code + ': ' : '') + (e?.message ? e.message : String(e))));
 }
 
 const list = new VirtualList({ scroller: $('timeline'), top: $('spacer-top'), rows: $('rows'), bottom: $('spacer-bottom'), render: () => h('div'), estimate: () => 40 });
 const timeline = new Timeline(list, { onSelect, onError: showError });
-const model = new ModelView({ panel: $('model'), seqInput: $('model-seq'), info: $('model-info'), list: $('model-list'), onError: showError });
+const model = new ModelView({ panel: $('model'), seqInput: input('model-seq'), info: $('model-info'), list: $('model-list'), onError: showError });
 let session;
 
 /** The seq a row stands for in the model view: the last event it shows. */
@@ -162,12 +167,12 @@ function toggleModel(on = $('model').hidden) {
 $('model-toggle').addEventListener('click', () => toggleModel());
 $('model-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  const v = $('model-seq').value.trim();
+  const v = input('model-seq').value.trim();
   if (/^\d+$/.test(v)) model.show(Number(v));
 });
 $('search-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  const q = $('search').value;
+  const q = input('search').value;
   if (q && q === search.q && search.matches.length) gotoMatch(search.at + 1);
   else runSearch(q);
 });
@@ -175,7 +180,7 @@ $('search-next').addEventListener('click', () => gotoMatch(search.at + 1));
 $('search-prev').addEventListener('click', () => gotoMatch(search.at - 1));
 $('jump-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const v = $('jump').value.trim();
+  const v = input('jump').value.trim();
   if (!/^\d+$/.test(v)) return showError({ code: 'BAD_SEQ', message: 'a seq is a number' });
   try {
     await timeline.goToSeq(Number(v));
@@ -185,13 +190,14 @@ $('jump-form').addEventListener('submit', async (e) => {
 });
 
 $('rows').addEventListener('click', (e) => {
-  const rowEl = e.target.closest('.row');
+  const target = /** @type {Element} */ (e.target);
+  const rowEl = /** @type {HTMLElement | null} */ (target.closest('.row'));
   if (!rowEl) return;
   // Controls inside a row (buttons, disclosure summaries) do their own thing.
-  if (e.target.closest('button, summary, a, input')) return;
+  if (target.closest('button, summary, a, input')) return;
   const i = Number(rowEl.dataset.i);
   timeline.select(i, false);
-  if (e.target.closest('.head')) timeline.toggle(i);
+  if (target.closest('.head')) timeline.toggle(i);
 });
 
 function move(delta) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Building the page's DOM. Every string from the log goes through `txt`, which makes text nodes
 // (and <mark> elements for search hits) — never HTML. Nothing in the page assigns innerHTML, and
 // the Content-Security-Policy's Trusted Types rule would make such an assignment throw.

@@ -1,3 +1,4 @@
+// @ts-check
 // Numbers, durations and token usage as the page prints them.
 
 const nf = new Intl.NumberFormat('en-US');

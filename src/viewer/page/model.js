@@ -1,3 +1,4 @@
+// @ts-check
 // The model view: the history the model saw as of a seq, as the server derives it from the log.
 import { api } from './api.js';
 import { button, clear, h } from './dom.js';
@@ -7,8 +8,20 @@ import { blocks, sourceLabel } from './render.js';
 const PAGE = 100;
 
 export class ModelView {
+  /**
+   * @param {object} o
+   * @param {HTMLElement} o.panel the panel, hidden while the view is off
+   * @param {HTMLInputElement} o.seqInput the seq the view shows
+   * @param {HTMLElement} o.info what the view shows, in words
+   * @param {HTMLElement} o.list the messages
+   * @param {(e: unknown) => void} o.onError
+   */
   constructor({ panel, seqInput, info, list, onError }) {
-    Object.assign(this, { panel, seqInput, info, listEl: list, onError });
+    this.panel = panel;
+    this.seqInput = seqInput;
+    this.info = info;
+    this.listEl = list;
+    this.onError = onError;
     this.seq = undefined;
     this.token = 0;
   }

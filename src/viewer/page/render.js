@@ -1,3 +1,4 @@
+// @ts-check
 // Drawing rows: turns, steps and items (the API's `Item` kinds). Log strings only ever reach the
 // DOM through `h`/`txt` (text nodes) and `title` attributes (attribute text).
 import { button, clear, h, txt } from './dom.js';
@@ -44,7 +45,7 @@ export function endBadge(reason, open) {
 }
 
 function usage(u) {
-  if (!u || !u.messages) return null;
+  if (!u?.messages) return null;
   const s = h('span', 'usage', usageParts(u));
   s.title = usageTitle(u);
   return s;

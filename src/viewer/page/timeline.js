@@ -1,3 +1,4 @@
+// @ts-check
 // The timeline: one flat list of rows (segments, then the steps and items of expanded ones),
 // drawn by the windowed list. Segment summaries are fetched a page at a time as their rows come
 // into view; a turn's parts and a step's items are fetched when it is expanded, and long lists
@@ -355,7 +356,7 @@ export class Timeline {
   }
 
   /** The row showing `seq` within segment `seg`: the item that starts there, else one that covers it. */
-  findRow(seg, step, seq) {
+  findRow(seg, _step, seq) {
     const i = this.list.indexOfKey('s' + seg);
     if (i < 0) return -1;
     const seg0 = this.list.rows[i];

@@ -1,3 +1,4 @@
+// @ts-check
 // A windowed list of rows of varying height: only the rows near the viewport are in the DOM,
 // between two spacers whose heights stand for the rest. Row heights start as estimates and are
 // replaced by measurements once a row has been drawn (kept per row key, so a row that leaves and
@@ -19,7 +20,13 @@ export class VirtualList {
    * @param {(first: number, last: number) => void} [o.onWindow] the drawn range, after each draw
    */
   constructor(o) {
-    Object.assign(this, { scroller: o.scroller, topEl: o.top, rowsEl: o.rows, bottomEl: o.bottom, renderRow: o.render, estimate: o.estimate, onWindow: o.onWindow ?? (() => {}) });
+    this.scroller = o.scroller;
+    this.topEl = o.top;
+    this.rowsEl = o.rows;
+    this.bottomEl = o.bottom;
+    this.renderRow = o.render;
+    this.estimate = o.estimate;
+    this.onWindow = o.onWindow ?? (() => {});
     this.rows = [];
     this.h = new Float64Array(0);
     this.tree = new Float64Array(1);

@@ -1,0 +1,94 @@
+/**
+ * Lint, format and the page's type check (issue 12 item 6), each shown rejecting an input, so that
+ * the pass of `npm run lint` and `npm run typecheck` on the real tree means something: the repo's
+ * biome.jsonc is run on synthetic files in a temp dir, and the page's tsconfig on a synthetic
+ * page script.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
+import { afterEach, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/shared.js';
+
+const BIOME = join(repoRoot, 'node_modules', '.bin', 'biome');
+const LINE_WIDTH = 140;
+let dirs: string[] = [];
+
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+/** A temp tree with the repo's biome.jsonc and the given files. */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-lint-'));
+  dirs.push(dir);
+  copyFileSync(join(repoRoot, 'biome.jsonc'), join(dir, 'biome.jsonc'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** `biome lint` as `npm run lint` runs it; the findings as `rule file:line`. */
+function lint(dir: string): { status: number | null; findings: string[] } {
+  const r = spawnSync(BIOME, ['lint', '--vcs-enabled=false', '--error-on-warnings', '--reporter=github', '--colors=off', '.'], { cwd: dir, encoding: 'utf8' });
+  const findings = [...r.stdout.matchAll(/^::\w+ title=([^,]+),file=([^,]+),line=(\d+)/gm)].map((m) => `${m[1]} ${m[2]!.slice(dir.length + 1)}:${m[3]}`);
+  return { status: r.status, findings };
+}
+
+describe('lint (biome.jsonc)', () => {
+  it('fails on an unused import and on `any` in src/, naming rule, file and line', () => {
+    const r = lint(tree({ 'src/x.ts': "import { a } from './a.js';\nexport const x: any = 1;\n" }));
+    expect(r.status).not.toBe(0);
+    expect(r.findings.sort()).toEqual(['lint/correctness/noUnusedImports src/x.ts:1', 'lint/suspicious/noExplicitAny src/x.ts:2']);
+  });
+
+  it('passes the idioms it allows: `xs[i]!`, `any` under test/, a cache set in an expression', () => {
+    const r = lint(
+      tree({
+        'src/ok.ts': 'const m = new Map<string, number[]>();\nexport function f(xs: number[], k: string): number {\n  let v = m.get(k);\n  if (!v) m.set(k, (v = []));\n  return xs[0]! + v.length;\n}\n',
+        'test/ok.ts': 'export const page = (): number => (globalThis as any).document.body.childElementCount;\n',
+      }),
+    );
+    expect(r.findings).toEqual([]);
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('format (biome.jsonc)', () => {
+  it(`wraps a line longer than ${LINE_WIDTH} characters, and the check fails until it is`, () => {
+    const args = Array.from({ length: 8 }, (_, i) => `argument${i}WithALongName`).join(', ');
+    const long = `export const y = call(${args});\n`;
+    expect(long.length).toBeGreaterThan(LINE_WIDTH);
+    const dir = tree({ 'src/long.ts': `declare function call(...a: string[]): void;\n${Array.from({ length: 8 }, (_, i) => `declare const argument${i}WithALongName: string;\n`).join('')}${long}` });
+    const check = spawnSync(BIOME, ['format', '--vcs-enabled=false', '.'], { cwd: dir, encoding: 'utf8' });
+    expect(check.status).not.toBe(0);
+    const write = spawnSync(BIOME, ['format', '--vcs-enabled=false', '--write', '.'], { cwd: dir, encoding: 'utf8' });
+    expect(write.status).toBe(0);
+    const lines = readFileSync(join(dir, 'src/long.ts'), 'utf8').split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(LINE_WIDTH);
+    expect(lines.filter((l) => /argument\dWithALongName,$/.test(l.trim()))).toHaveLength(8);
+  });
+});
+
+describe("the page's type check (src/viewer/page/tsconfig.json)", () => {
+  // One program over three page scripts (the DOM library is large to load): each one's errors.
+  it('rejects a DOM property the element does not have and a possibly-null element; accepts them typed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-page-'));
+    dirs.push(dir);
+    copyFileSync(join(repoRoot, 'src/viewer/page/tsconfig.json'), join(dir, 'tsconfig.json'));
+    const pages: Record<string, string> = {
+      'no-such-property.js': "// @ts-check\ndocument.body.valu = 'x';\n",
+      'maybe-null.js': "// @ts-check\ndocument.getElementById('x').hidden = true;\n",
+      'typed.js': "// @ts-check\nconst el = /** @type {HTMLInputElement} */ (document.getElementById('x'));\nel.value = 'x';\n",
+    };
+    for (const [name, text] of Object.entries(pages)) writeFileSync(join(dir, name), text);
+    const cfg = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+    const errors = ts.getPreEmitDiagnostics(ts.createProgram(cfg.fileNames, cfg.options)).map((d) => `${d.file?.fileName.slice(dir.length + 1)} TS${d.code}`);
+    expect(errors.sort()).toEqual(['maybe-null.js TS2531', 'no-such-property.js TS2339']);
+  });
+});
