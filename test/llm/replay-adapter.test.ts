@@ -7,7 +7,7 @@ import { Session } from '../../src/session/session.js';
 import type { StreamChunk } from '../../src/model/stream.js';
 import type { Message, ToolResultBlock } from '../../src/model/message.js';
 import { encodeJsonl } from '../../src/session/codec/jsonl.js';
-import { LogBuilder, ROUTE, callChunks, drain, requestBefore, textChunks, user } from './helpers.js';
+import { LogBuilder, ROUTE, callChunks, drain, requestBefore, textChunks, user } from '../replay/helpers.js';
 
 /** Turn 1: a tool step then a text step; turn 2: a failed attempt, a retry, then text. */
 function twoTurns(): { log: LogBuilder; attempts: StreamChunk[][] } {
