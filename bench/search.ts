@@ -85,7 +85,7 @@ const VOCAB = vocabulary(60_000);
 const CUMULATIVE = (() => {
   const c = new Float64Array(VOCAB.length);
   let s = 0;
-  for (let i = 0; i < VOCAB.length; i++) c[i] = s += 1 / Math.pow(i + 1, 1.07);
+  for (let i = 0; i < VOCAB.length; i++) c[i] = s += 1 / (i + 1) ** 1.07;
   for (let i = 0; i < c.length; i++) c[i]! /= s;
   return c;
 })();

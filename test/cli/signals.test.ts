@@ -112,7 +112,7 @@ describe('signals', () => {
     await chat.transcript.waitFor('stderr', /^turn 1 · 1 step · no usage · aborted \(user\)$/m, { timeoutMs: WAIT_MS });
     // Idle for sure (not just past turn/end): /session says so.
     chat.write('/session\n');
-    await chat.transcript.waitFor('stdout', /^turns   1 · \d+ events · idle$/m, { timeoutMs: WAIT_MS });
+    await chat.transcript.waitFor('stdout', /^turns {3}1 · \d+ events · idle$/m, { timeoutMs: WAIT_MS });
     chat.kill('SIGINT');
     expect(await chat.done).toBe(0);
     expect(turnEnds(logEvents(logPathFrom(chat.transcript.stderr))).map((e) => e.data.reason.kind)).toEqual(['aborted']);

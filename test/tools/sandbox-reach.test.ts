@@ -81,7 +81,7 @@ describe('capabilities', () => {
     expect(capabilityArgs(1000)).toEqual(['--cap-drop', 'ALL']);
     const root = capabilityArgs(0);
     expect(root.slice(0, 2)).toEqual(['--cap-drop', 'ALL']);
-    expect(root.filter((a, i) => root[i - 1] === '--cap-add').sort()).toEqual([...ROOT_CAPS].sort());
+    expect(root.filter((_a, i) => root[i - 1] === '--cap-add').sort()).toEqual([...ROOT_CAPS].sort());
     for (const c of ['CAP_SYS_ADMIN', 'CAP_SYS_PTRACE', 'CAP_DAC_READ_SEARCH', 'CAP_MKNOD', 'CAP_NET_RAW', 'CAP_NET_ADMIN', 'CAP_SYS_RAWIO', 'CAP_SYS_MODULE']) expect(root).not.toContain(c);
   });
 

@@ -4,8 +4,7 @@
  * select the model and check its key, and only then create or open the log. The coding agent is
  * built on that log with `persist()`, so every event it commits reaches the file.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, } from 'node:fs';
 import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
 import { chooseModel, type ModelRef } from '../../llm/select.js';

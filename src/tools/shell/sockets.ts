@@ -31,7 +31,7 @@ export function parseProcNetUnix(text: string): string[] {
     // Num RefCount Protocol Flags Type St Inode Path: the path is everything after the 7th field.
     const m = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(.+)$/.exec(line);
     const path = m?.[1];
-    if (path !== undefined && path.startsWith('/')) out.push(path);
+    if (path?.startsWith('/')) out.push(path);
   }
   return out;
 }

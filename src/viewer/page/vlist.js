@@ -27,6 +27,8 @@ export class VirtualList {
     this.renderRow = o.render;
     this.estimate = o.estimate;
     this.onWindow = o.onWindow ?? (() => {});
+    /** @type {((el: HTMLElement) => void) | undefined} set by the owner: called with each row drawn */
+    this.onDrawn = undefined;
     this.rows = [];
     this.h = new Float64Array(0);
     this.tree = new Float64Array(1);
@@ -187,10 +189,11 @@ export class VirtualList {
     let anchor = first;
     while (anchor < last && this.offset(anchor + 1) <= st) anchor++;
     let anchorGap = this.offset(anchor) - st;
-    const pinned = this.pin ? this.indexOfKey(this.pin.key) : -1;
-    if (pinned >= 0) {
+    const pin = this.pin;
+    const pinned = pin ? this.indexOfKey(pin.key) : -1;
+    if (pin && pinned >= 0) {
       anchor = pinned;
-      anchorGap = this.pin.gap;
+      anchorGap = pin.gap;
     }
     let changed = false;
     for (const i of want) {
