@@ -70,6 +70,8 @@ export function readImports(fileName: string, text: string): FileImports {
   const imports: ImportRef[] = [];
   const unreadable: UnreadableImport[] = [];
   const lineOf = (n: ts.Node): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+  // createRequire(…) calls whose result is called at once with a literal (read as a require).
+  const readLoaders = new Set<ts.Node>();
   const add = (specifier: string, form: ImportForm, typeOnly: boolean, at: ts.Node): void => {
     imports.push({ specifier, form, typeOnly, line: lineOf(at) });
   };
@@ -86,7 +88,22 @@ export function readImports(fileName: string, text: string): FileImports {
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {
       const spec = literalText(n.moduleReference.expression);
       if (spec !== undefined) add(spec, 'import-equals', n.isTypeOnly, n);
-    } else if ((ts.isCallExpression(n) || ts.isNewExpression(n)) && ts.isIdentifier(n.expression) && (n.expression.text === 'createRequire' || n.expression.text === 'Worker')) {
+    } else if (
+      ts.isCallExpression(n) &&
+      ts.isCallExpression(n.expression) &&
+      ts.isIdentifier(n.expression.expression) &&
+      n.expression.expression.text === 'createRequire' &&
+      literalText(n.arguments[0]) !== undefined
+    ) {
+      // `createRequire(…)('name')` names what it loads: read as a require of it.
+      add(literalText(n.arguments[0])!, 'require', false, n);
+      readLoaders.add(n.expression);
+    } else if (
+      (ts.isCallExpression(n) || ts.isNewExpression(n)) &&
+      ts.isIdentifier(n.expression) &&
+      (n.expression.text === 'createRequire' || n.expression.text === 'Worker') &&
+      !readLoaders.has(n)
+    ) {
       // A require made at run time, or a worker's module: what they load is not in the syntax.
       unreadable.push({ form: 'module-loader', line: lineOf(n), text: n.getText(sf).slice(0, 120) });
     } else if (ts.isCallExpression(n)) {

@@ -86,6 +86,12 @@ describe('reading imports', () => {
       ['module-loader', 6],
     ]);
   });
+
+  it('reads createRequire(…) called at once with a literal as a require of that name', () => {
+    const r = readImports('x.ts', "const Db = createRequire(import.meta.url)('better-sqlite3');");
+    expect(r.unreadable).toEqual([]);
+    expect(r.imports.map((i) => [i.specifier, i.form, i.line])).toEqual([['better-sqlite3', 'require', 1]]);
+  });
 });
 
 describe('the layer table', () => {
