@@ -89,7 +89,21 @@ export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
         description: sentence(20),
         parameters: { type: 'object', properties: { path: { type: 'string' }, command: { type: 'string' } }, required: ['path'] },
       }));
-      push({ type: 'request/header', data: { header: { config: { provider: 'deepseek', model: 'deepseek-chat', maxTokens: 8192 }, adapterDefaults: { maxTokens: true }, system, tools }, reason: 'initial' } }, 1);
+      push(
+        {
+          type: 'request/header',
+          data: {
+            header: {
+              config: { provider: 'deepseek', model: 'deepseek-chat', maxTokens: 8192 },
+              adapterDefaults: { maxTokens: true },
+              system,
+              tools,
+            },
+            reason: 'initial',
+          },
+        },
+        1,
+      );
       push({ type: 'request/context', data: { provider: 'deepseek', model: 'deepseek-chat', contextWindow: 128_000 } }, 1);
     }
     const step1Chunks: number[] = [];
@@ -119,11 +133,19 @@ export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
     for (let i = 0; i < callDeltas; i++) {
       const a = args.slice(i * piece, (i + 1) * piece);
       // The provider names the call in its first delta only (OpenAI-style streaming).
-      const c = i === 0 ? { type: 'tool-call-delta', index: 2, id: callId, name: 'bash', argumentsDelta: a } : { type: 'tool-call-delta', index: 2, id: callId, argumentsDelta: a };
+      const c =
+        i === 0
+          ? { type: 'tool-call-delta', index: 2, id: callId, name: 'bash', argumentsDelta: a }
+          : { type: 'tool-call-delta', index: 2, id: callId, argumentsDelta: a };
       chunk(1, c, int(5, 40), step1Chunks);
     }
     chunk(1, { type: 'block-end', index: 2, block: { type: 'tool-call', id: callId, name: 'bash', arguments: args } }, 1, step1Chunks);
-    const usage1 = { inputTokens: int(500, 5000), outputTokens: int(200, 400), cacheReadTokens: int(1000, 100_000), reasoningTokens: int(30, 60) };
+    const usage1 = {
+      inputTokens: int(500, 5000),
+      outputTokens: int(200, 400),
+      cacheReadTokens: int(1000, 100_000),
+      reasoningTokens: int(30, 60),
+    };
     chunk(1, { type: 'usage', usage: usage1 }, 1, step1Chunks);
     chunk(1, { type: 'finish', reason: { kind: 'tool-calls' } }, 1, step1Chunks);
     push(
@@ -159,7 +181,12 @@ export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
         data: {
           turn,
           step: 1,
-          message: { id: `tool-result-${turn}`, role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: result }] }], source: { kind: 'tool', callId } },
+          message: {
+            id: `tool-result-${turn}`,
+            role: 'user',
+            content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: result }] }],
+            source: { kind: 'tool', callId },
+          },
           meta: { exitCode: 0, durationMs: int(20, 2000) },
         },
         surfaceOp: 'append',
@@ -189,7 +216,12 @@ export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
         data: {
           turn,
           step: 2,
-          message: { id: `assistant-${turn}-2`, role: 'assistant', content: [{ type: 'text', text: text2 }], source: { kind: 'model', provider: 'deepseek', model: 'deepseek-chat' } },
+          message: {
+            id: `assistant-${turn}-2`,
+            role: 'assistant',
+            content: [{ type: 'text', text: text2 }],
+            source: { kind: 'model', provider: 'deepseek', model: 'deepseek-chat' },
+          },
           usage: usage2,
         },
         surfaceOp: 'append',

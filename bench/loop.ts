@@ -37,19 +37,33 @@ function retag(c: StreamChunk, id: string): StreamChunk {
   return c;
 }
 
-const noop = { name: 'noop', description: 'Does nothing.', parameters: z.object({ n: z.number() }), isConcurrencySafe: () => true, execute: () => 'ok' };
+const noop = {
+  name: 'noop',
+  description: 'Does nothing.',
+  parameters: z.object({ n: z.number() }),
+  isConcurrencySafe: () => true,
+  execute: () => 'ok',
+};
 
 async function runTurn(steps: number, onStep?: (step: number, t: number) => void): Promise<{ ms: number; events: number }> {
-  const agent = createAgent({ model: 'bench:zero', adapters: zeroLatencyModel(steps), tools: [noop], system: 'You are a benchmark.', retry: false });
-  if (onStep) agent.session.subscribe((e) => {
-    if (e.type === 'step/end') onStep(e.data.step, performance.now());
+  const agent = createAgent({
+    model: 'bench:zero',
+    adapters: zeroLatencyModel(steps),
+    tools: [noop],
+    system: 'You are a benchmark.',
+    retry: false,
   });
+  if (onStep)
+    agent.session.subscribe((e) => {
+      if (e.type === 'step/end') onStep(e.data.step, performance.now());
+    });
   const t0 = performance.now();
   agent.prompt('go');
   await agent.whenIdle();
   const ms = performance.now() - t0;
   const end = agent.session.at(agent.session.length - 1);
-  if (end?.type !== 'turn/end' || end.data.reason.kind !== 'completed') throw new Error(`bench turn did not complete: ${JSON.stringify(end)}`);
+  if (end?.type !== 'turn/end' || end.data.reason.kind !== 'completed')
+    throw new Error(`bench turn did not complete: ${JSON.stringify(end)}`);
   return { ms, events: agent.session.length };
 }
 
@@ -84,7 +98,9 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
   }
   const usPerStepAt100 = median(per);
   log(`loop: steady-state step (median single step, GC pauses excluded): ${median(steady).toFixed(1)} µs`);
-  log(`loop: harness overhead at 100 steps: ${usPerStepAt100.toFixed(1)} µs/step (whole turn ÷ 100, GC included, median of 30 turns; ${(events / 100).toFixed(1)} events/step; target < 500 µs)`);
+  log(
+    `loop: harness overhead at 100 steps: ${usPerStepAt100.toFixed(1)} µs/step (whole turn ÷ 100, GC included, median of 30 turns; ${(events / 100).toFixed(1)} events/step; target < 500 µs)`,
+  );
 
   const STEPS = 10_000;
   const stepCost = async (): Promise<{ near100: number; near10000: number }> => {
@@ -117,7 +133,9 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
   }
   const rawRatio = normal.near10000 / normal.near100;
   const adjustedRatio = shared.near10000 / shared.near100;
-  log(`loop: 10,000-step turn: ${normal.near100.toFixed(1)} µs/step around step 100, ${normal.near10000.toFixed(1)} µs/step around step 10,000 → raw ratio ${rawRatio.toFixed(2)}×`);
+  log(
+    `loop: 10,000-step turn: ${normal.near100.toFixed(1)} µs/step around step 100, ${normal.near10000.toFixed(1)} µs/step around step 10,000 → raw ratio ${rawRatio.toFixed(2)}×`,
+  );
   log(
     `loop:   without the fresh history array (the inherent request size): ${shared.near100.toFixed(1)} → ${shared.near10000.toFixed(1)} µs/step → ratio ${adjustedRatio.toFixed(2)}× (target ≤ 3×)`,
   );
@@ -138,7 +156,11 @@ if (process.argv[1] && /bench[\\/]loop\.js$/.test(process.argv[1])) {
   const r = await runLoopBench();
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   console.log('\nsummary');
-  console.log(`harness overhead per step at 100 steps   ${r.usPerStepAt100.toFixed(1)} µs   target < 500 µs   ${verdict(r.usPerStepAt100 < 500)}`);
+  console.log(
+    `harness overhead per step at 100 steps   ${r.usPerStepAt100.toFixed(1)} µs   target < 500 µs   ${verdict(r.usPerStepAt100 < 500)}`,
+  );
   console.log(`step ~10,000 vs step ~100 (raw)          ${r.rawRatio.toFixed(2)}×`);
-  console.log(`  without the fresh history array        ${r.adjustedRatio.toFixed(2)}×   target ≤ 3×       ${verdict(r.adjustedRatio <= 3)}`);
+  console.log(
+    `  without the fresh history array        ${r.adjustedRatio.toFixed(2)}×   target ≤ 3×       ${verdict(r.adjustedRatio <= 3)}`,
+  );
 }

@@ -11,7 +11,16 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { deriveMessagesFrom, encodeJsonl, loadJsonl, loadJsonlFile, MessageProjection, Session, type SessionEvent, type SessionHeader } from '../src/session/index.js';
+import {
+  deriveMessagesFrom,
+  encodeJsonl,
+  loadJsonl,
+  loadJsonlFile,
+  MessageProjection,
+  Session,
+  type SessionEvent,
+  type SessionHeader,
+} from '../src/session/index.js';
 import { generateWorkload, type Draft } from './generate.js';
 import { callOf, provenance, stats, turnOf } from '../src/query/index.js';
 import { main as cliMain } from '../src/cli/main.js';
@@ -119,9 +128,17 @@ function appendOpts(d: Draft): { surfaceOp: NonNullable<Draft['surfaceOp']>; sou
 }
 
 /** Append every draft to a new session with the workload's own clock. */
-function appendAll(drafts: readonly Draft[], opts: readonly (ReturnType<typeof appendOpts>)[], onDraft?: (s: Session, i: number) => void): Session {
+function appendAll(
+  drafts: readonly Draft[],
+  opts: readonly ReturnType<typeof appendOpts>[],
+  onDraft?: (s: Session, i: number) => void,
+): Session {
   let now = 0;
-  const s = Session.create({ id: HEADER.id, header: { cwd: HEADER.cwd!, delegationDepth: 0, createdAt: HEADER.createdAt }, clock: () => now });
+  const s = Session.create({
+    id: HEADER.id,
+    header: { cwd: HEADER.cwd!, delegationDepth: 0, createdAt: HEADER.createdAt },
+    clock: () => now,
+  });
   const append = s.append as unknown as (type: string, data: unknown, o?: unknown) => SessionEvent;
   for (let i = 0; i < drafts.length; i++) {
     const d = drafts[i]!;
@@ -161,7 +178,9 @@ interface Row {
 const rows: Row[] = [];
 function row(metric: string, value: string, baseline = '', ratio = '', target = '', ok?: boolean): void {
   rows.push({ metric, value, baseline, ratio, target, ok: ok === undefined ? '' : ok ? 'met' : 'MISSED' });
-  console.log(`  ${metric}: ${value}${baseline ? `  | baseline ${baseline}` : ''}${ratio ? `  | ratio ${ratio}` : ''}${target ? `  | target ${target} ${ok ? 'met' : 'MISSED'}` : ''}`);
+  console.log(
+    `  ${metric}: ${value}${baseline ? `  | baseline ${baseline}` : ''}${ratio ? `  | ratio ${ratio}` : ''}${target ? `  | target ${target} ${ok ? 'met' : 'MISSED'}` : ''}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +202,9 @@ function writeMode(file: string): void {
   const text = encodeJsonl(HEADER, s.events, { pack: !args['no-pack'] });
   mkdirSync(dirname(resolve(file)), { recursive: true });
   writeFileSync(file, text);
-  console.log(`wrote ${file}: ${s.length} events, ${text.split('\n').length - 2} storage lines, ${mb(Buffer.byteLength(text))}${args['no-pack'] ? ' (one event per line)' : ' (packed chunk rows)'}`);
+  console.log(
+    `wrote ${file}: ${s.length} events, ${text.split('\n').length - 2} storage lines, ${mb(Buffer.byteLength(text))}${args['no-pack'] ? ' (one event per line)' : ' (packed chunk rows)'}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -192,7 +213,9 @@ async function main(): Promise<void> {
   const reps = Number(args.reps ?? (quick ? 3 : 5));
   const only = args.only?.split(',');
   const want = (k: string): boolean => !only || only.includes(k);
-  console.log(`dsh session-log benchmark — node ${process.version}, ${turns} turns, median of ${reps} runs after a warm-up${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for GC between runs)'}`);
+  console.log(
+    `dsh session-log benchmark — node ${process.version}, ${turns} turns, median of ${reps} runs after a warm-up${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for GC between runs)'}`,
+  );
 
   const drafts = generateWorkload({ turns });
   const opts = drafts.map(appendOpts);
@@ -208,7 +231,14 @@ async function main(): Promise<void> {
       let total = 0;
       for (let i = 0; i < n; i++) {
         const d = drafts[i]!;
-        total += JSON.stringify({ type: d.type, seq: i, time: d.time, data: d.data, surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs }).length;
+        total += JSON.stringify({
+          type: d.type,
+          seq: i,
+          time: d.time,
+          data: d.data,
+          surfaceOp: d.surfaceOp,
+          sourceEventSeqs: d.sourceEventSeqs,
+        }).length;
       }
       sink += total;
     },
@@ -225,7 +255,14 @@ async function main(): Promise<void> {
   const s = session!;
   const appendRatio = stringifyEach.ms / append.ms;
   console.log('\nappend');
-  row('append+validate', fmtRate(n, append.ms, 'events'), `${fmtRate(n, stringifyEach.ms, 'events')} (JSON.stringify of each event)`, pct(appendRatio), '≥ 50%', appendRatio >= 0.5);
+  row(
+    'append+validate',
+    fmtRate(n, append.ms, 'events'),
+    `${fmtRate(n, stringifyEach.ms, 'events')} (JSON.stringify of each event)`,
+    pct(appendRatio),
+    '≥ 50%',
+    appendRatio >= 0.5,
+  );
 
   // -- incremental derivation, once per step (when the step's request would be built) ----------
   // Wall time inside the calls as they interleave with the appends (collector pauses an
@@ -296,13 +333,35 @@ async function main(): Promise<void> {
         sink += proj.derive({ nodes: grow, replaceGeneration: 0 }, lookup).length;
       }
     });
-    row('incremental deriveMessages(), intrinsic', `${intrinsic.ms.toFixed(1)} ms over ${calls} calls (${((intrinsic.ms / calls) * 1000).toFixed(1)} µs/call)`, `append time ${append.ms.toFixed(0)} ms`, pct(intrinsic.ms / append.ms), '< 1% of append', intrinsic.ms / append.ms < 0.01);
-    row('incremental deriveMessages(), inside the append loop', `${shipped.toFixed(1)} ms over ${calls} calls (${((shipped / calls) * 1000).toFixed(1)} µs/call)`, `append time ${append.ms.toFixed(0)} ms`, pct(shipped / append.ms));
-    row('  of which projection (fresh-array copy off)', `${projectionOnly.toFixed(1)} ms (${((projectionOnly / calls) * 1000).toFixed(2)} µs/call)`, `append time ${append.ms.toFixed(0)} ms`, pct(projectionOnly / append.ms));
+    row(
+      'incremental deriveMessages(), intrinsic',
+      `${intrinsic.ms.toFixed(1)} ms over ${calls} calls (${((intrinsic.ms / calls) * 1000).toFixed(1)} µs/call)`,
+      `append time ${append.ms.toFixed(0)} ms`,
+      pct(intrinsic.ms / append.ms),
+      '< 1% of append',
+      intrinsic.ms / append.ms < 0.01,
+    );
+    row(
+      'incremental deriveMessages(), inside the append loop',
+      `${shipped.toFixed(1)} ms over ${calls} calls (${((shipped / calls) * 1000).toFixed(1)} µs/call)`,
+      `append time ${append.ms.toFixed(0)} ms`,
+      pct(shipped / append.ms),
+    );
+    row(
+      '  of which projection (fresh-array copy off)',
+      `${projectionOnly.toFixed(1)} ms (${((projectionOnly / calls) * 1000).toFixed(2)} µs/call)`,
+      `append time ${append.ms.toFixed(0)} ms`,
+      pct(projectionOnly / append.ms),
+    );
     const cold = time(reps, () => {
       sink += deriveMessagesFrom(events).length;
     });
-    row('cold derive (deriveMessagesFrom, whole log)', `${cold.ms.toFixed(1)} ms (${s.deriveMessages().length} messages)`, `append time ${append.ms.toFixed(0)} ms`, pct(cold.ms / append.ms));
+    row(
+      'cold derive (deriveMessagesFrom, whole log)',
+      `${cold.ms.toFixed(1)} ms (${s.deriveMessages().length} messages)`,
+      `append time ${append.ms.toFixed(0)} ms`,
+      pct(cold.ms / append.ms),
+    );
   }
 
   // -- seed and restore -----------------------------------------------------------------------
@@ -319,7 +378,12 @@ async function main(): Promise<void> {
     const seed = pair(reps, stringifyPlain, () => {
       sink += Session.create({ seed: plain, clock: () => 0 }).length;
     });
-    row('seed (Session.create({seed}), copies)', fmtRate(n, seed.ours, 'events'), `${fmtRate(n, seed.base, 'events')} (JSON.stringify of each event)`, pct(seed.base / seed.ours));
+    row(
+      'seed (Session.create({seed}), copies)',
+      fmtRate(n, seed.ours, 'events'),
+      `${fmtRate(n, seed.base, 'events')} (JSON.stringify of each event)`,
+      pct(seed.base / seed.ours),
+    );
     let fresh: unknown[] = [];
     const restore = pair(
       reps,
@@ -333,7 +397,12 @@ async function main(): Promise<void> {
         fresh = parseLines(plainText);
       },
     );
-    row('restore (Session.restore, in place)', fmtRate(n, restore.ours, 'events'), `${fmtRate(n, restore.base, 'events')} (JSON.stringify of each event)`, pct(restore.base / restore.ours));
+    row(
+      'restore (Session.restore, in place)',
+      fmtRate(n, restore.ours, 'events'),
+      `${fmtRate(n, restore.base, 'events')} (JSON.stringify of each event)`,
+      pct(restore.base / restore.ours),
+    );
     fresh = [];
   }
   plain = [];
@@ -341,7 +410,9 @@ async function main(): Promise<void> {
   // -- JSONL encode ---------------------------------------------------------------------------
   const packedBytes = Buffer.byteLength(packedText);
   const plainBytes = Buffer.byteLength(plainText);
-  console.log(`\nJSONL sizes: packed (as dsh writes it) ${mb(packedBytes)} in ${packedText.split('\n').length - 2} lines; one event per line ${mb(plainBytes)} (${pct(packedBytes / plainBytes)} of it)`);
+  console.log(
+    `\nJSONL sizes: packed (as dsh writes it) ${mb(packedBytes)} in ${packedText.split('\n').length - 2} lines; one event per line ${mb(plainBytes)} (${pct(packedBytes / plainBytes)} of it)`,
+  );
   if (want('encode')) encodeBench();
   function encodeBench(): void {
     console.log('\nJSONL encode');
@@ -360,9 +431,13 @@ async function main(): Promise<void> {
       ['encode, packed', encPacked, packedBytes],
       ['encode, one event per line', encPlain, plainBytes],
     ] as const) {
-      row(label, `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`, `${fmtRate(plainBytes, r.base, 'B')} = ${fmtRate(n, r.base, 'events')} (JSON.stringify of each event, one per line)`, `${pct(r.base / r.ours)} (events/s)`);
-  }
-
+      row(
+        label,
+        `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`,
+        `${fmtRate(plainBytes, r.base, 'B')} = ${fmtRate(n, r.base, 'events')} (JSON.stringify of each event, one per line)`,
+        `${pct(r.base / r.ours)} (events/s)`,
+      );
+    }
   }
 
   // -- JSONL decode + load --------------------------------------------------------------------
@@ -381,11 +456,26 @@ async function main(): Promise<void> {
       );
       // (b) In a fresh process that holds only the file text.
       const file = writeData(label === 'packed file' ? 'bench-packed.jsonl' : 'bench-plain.jsonl', text);
-      const c = spawnSync(process.execPath, ['--expose-gc', join(here, 'load-child.js'), file, String(reps)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const c = spawnSync(process.execPath, ['--expose-gc', join(here, 'load-child.js'), file, String(reps)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       if (c.status !== 0) throw new Error(`load child failed: ${c.stderr}`);
       const f = JSON.parse(c.stdout) as { base: number; ours: number };
-      row(`decode+load, ${label}, fresh process`, `${fmtRate(bytes, f.ours, 'B')} = ${fmtRate(n, f.ours, 'events')}`, `${fmtRate(bytes, f.base, 'B')} (JSON.parse of each line of the same file, objects kept)`, pct(f.base / f.ours), '≥ 75%', f.base / f.ours >= 0.75);
-      row(`decode+load, ${label}, in the bench process`, `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`, `${fmtRate(bytes, r.base, 'B')} (same baseline)`, pct(r.base / r.ours));
+      row(
+        `decode+load, ${label}, fresh process`,
+        `${fmtRate(bytes, f.ours, 'B')} = ${fmtRate(n, f.ours, 'events')}`,
+        `${fmtRate(bytes, f.base, 'B')} (JSON.parse of each line of the same file, objects kept)`,
+        pct(f.base / f.ours),
+        '≥ 75%',
+        f.base / f.ours >= 0.75,
+      );
+      row(
+        `decode+load, ${label}, in the bench process`,
+        `${fmtRate(bytes, r.ours, 'B')} = ${fmtRate(n, r.ours, 'events')}`,
+        `${fmtRate(bytes, r.base, 'B')} (same baseline)`,
+        pct(r.base / r.ours),
+      );
     }
   }
 
@@ -406,13 +496,26 @@ async function main(): Promise<void> {
     const queries: [string, () => unknown, string[]][] = [
       ['stats (whole session, per turn and step)', () => stats(loaded), ['stats', file]],
       [`call (round trip of ${callId}, seq ${callDraft})`, () => callOf(loaded, callId), ['call', file, callId]],
-      [`trace (provenance of the assistant/message at seq ${messageSeq})`, () => provenance(loaded, messageSeq), ['trace', file, String(messageSeq)]],
+      [
+        `trace (provenance of the assistant/message at seq ${messageSeq})`,
+        () => provenance(loaded, messageSeq),
+        ['trace', file, String(messageSeq)],
+      ],
       [`turn (every event of turn ${midTurn})`, () => turnOf(loaded, midTurn), ['turn', file, String(midTurn)]],
     ];
-    const quiet = { out: new Output({ write: () => undefined }, false), err: new Output({ write: () => undefined }, false), env: { ...process.env, DSH_HOME: join(repoRoot, '.bench-data', 'home') } };
+    const quiet = {
+      out: new Output({ write: () => undefined }, false),
+      err: new Output({ write: () => undefined }, false),
+      env: { ...process.env, DSH_HOME: join(repoRoot, '.bench-data', 'home') },
+    };
     for (const [label, run] of queries) {
       const r = pairKept(reps, parse, run);
-      row(`query: ${label}`, `${r.ours.toFixed(0)} ms = ${fmtRate(n, r.ours, 'events')}`, `${r.base.toFixed(0)} ms (JSON.parse of each line of the same file, objects kept)`, pct(r.base / r.ours));
+      row(
+        `query: ${label}`,
+        `${r.ours.toFixed(0)} ms = ${fmtRate(n, r.ours, 'events')}`,
+        `${r.base.toFixed(0)} ms (JSON.parse of each line of the same file, objects kept)`,
+        pct(r.base / r.ours),
+      );
     }
     for (const [label, , argv] of queries) {
       const cmd = `dsh log ${argv[0]}`;
@@ -434,7 +537,12 @@ async function main(): Promise<void> {
       }
       const b = median(base);
       const o = median(e2e);
-      row(`command: ${cmd} --json (load + ${label.split(' ')[0]} + output)`, `${o.toFixed(0)} ms`, `${b.toFixed(0)} ms (same baseline)`, pct(b / o));
+      row(
+        `command: ${cmd} --json (load + ${label.split(' ')[0]} + output)`,
+        `${o.toFixed(0)} ms`,
+        `${b.toFixed(0)} ms (same baseline)`,
+        pct(b / o),
+      );
     }
   }
 
@@ -444,10 +552,18 @@ async function main(): Promise<void> {
   if (want('longline')) longLineBench();
   function longLineBench(): void {
     console.log('\none 64 MiB line (a huge tool result), streamed from the file');
-    const s = Session.create({ id: 'long-line', header: { cwd: HEADER.cwd!, delegationDepth: 0, createdAt: HEADER.createdAt }, clock: () => 0 });
+    const s = Session.create({
+      id: 'long-line',
+      header: { cwd: HEADER.cwd!, delegationDepth: 0, createdAt: HEADER.createdAt },
+      clock: () => 0,
+    });
     s.append('turn/start', { turn: 1 });
     s.append('step/start', { turn: 1, step: 1 });
-    s.append('user/message', { id: 'u1', role: 'user', content: [{ type: 'text', text: 'x'.repeat(64 << 20) }], source: { kind: 'user' } }, { surfaceOp: 'append' });
+    s.append(
+      'user/message',
+      { id: 'u1', role: 'user', content: [{ type: 'text', text: 'x'.repeat(64 << 20) }], source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    );
     s.append('step/end', { turn: 1, step: 1 });
     s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
     const text = encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events);
@@ -458,7 +574,12 @@ async function main(): Promise<void> {
       () => parseLines(text),
       () => loadJsonlFile(file).session,
     );
-    row('streamed load (loadJsonlFile), one 64 MiB line', fmtRate(bytes, r.ours, 'B'), `${fmtRate(bytes, r.base, 'B')} (JSON.parse of each line of the text in memory)`, pct(r.base / r.ours));
+    row(
+      'streamed load (loadJsonlFile), one 64 MiB line',
+      fmtRate(bytes, r.ours, 'B'),
+      `${fmtRate(bytes, r.base, 'B')} (JSON.parse of each line of the text in memory)`,
+      pct(r.base / r.ours),
+    );
   }
 
   // -- peak RSS, each in a fresh child that only loads the file ---------------------------------
@@ -505,8 +626,7 @@ async function main(): Promise<void> {
           `    of which: idle process ${mb(ours.idle)} (${(ours.idle / size).toFixed(2)}×), live heap after the load ${mb(ours.heapUsedAfter)} (${(ours.heapUsedAfter / size).toFixed(2)}×), young generation still committed ${mb(ours.young)} (${(ours.young / size).toFixed(2)}×)`,
         );
       }
-  }
-
+    }
   }
 
   console.log('\nsummary');

@@ -47,4 +47,14 @@ const after = process.memoryUsage();
 const young = getHeapSpaceStatistics()
   .filter((s) => s.space_name === 'new_space' || s.space_name === 'new_large_object_space')
   .reduce((n, s) => n + s.physical_space_size, 0);
-process.stdout.write(JSON.stringify({ idle, peak: process.resourceUsage().maxRSS * 1024, rssAfter: after.rss, heapUsedAfter: after.heapUsed, young, count, alive: keep !== undefined }));
+process.stdout.write(
+  JSON.stringify({
+    idle,
+    peak: process.resourceUsage().maxRSS * 1024,
+    rssAfter: after.rss,
+    heapUsedAfter: after.heapUsed,
+    young,
+    count,
+    alive: keep !== undefined,
+  }),
+);

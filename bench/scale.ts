@@ -34,7 +34,9 @@ const { values: args } = parseArgs({
 
 const url = process.env.DSH_BENCH_POSTGRES || process.env.DSH_TEST_POSTGRES;
 if (!url) {
-  console.log('scale bench skipped: set DSH_BENCH_POSTGRES=postgres://… (or DSH_TEST_POSTGRES; eval "$(.ci/pg start)" starts a throwaway server)');
+  console.log(
+    'scale bench skipped: set DSH_BENCH_POSTGRES=postgres://… (or DSH_TEST_POSTGRES; eval "$(.ci/pg start)" starts a throwaway server)',
+  );
   process.exit(0);
 }
 const turns = Number(args.turns ?? (args.quick ? 100 : 2000));
@@ -67,7 +69,16 @@ async function appendWorkload(h: OpenSession, drafts: readonly Draft[], clock: {
   const t0 = performance.now();
   for (const d of drafts) {
     clock.now = d.time;
-    append.call(s, d.type, d.data, d.surfaceOp === undefined ? undefined : d.sourceEventSeqs === undefined ? { surfaceOp: d.surfaceOp } : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs });
+    append.call(
+      s,
+      d.type,
+      d.data,
+      d.surfaceOp === undefined
+        ? undefined
+        : d.sourceEventSeqs === undefined
+          ? { surfaceOp: d.surfaceOp }
+          : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
+    );
     if (d.type === 'step/start' || d.type === 'tool/call') {
       const r = await h.flush();
       if (!r.ok) throw r.error;
@@ -104,7 +115,7 @@ async function main(): Promise<void> {
         if (i > 0) times[kind].push(ms); // the first round warms up
       }
     }
-    const rate = (ms: number): string => `${((drafts.length / ms) * 1000 / 1e6).toFixed(3)} Mevents/s (${ms.toFixed(0)} ms)`;
+    const rate = (ms: number): string => `${(((drafts.length / ms) * 1000) / 1e6).toFixed(3)} Mevents/s (${ms.toFixed(0)} ms)`;
     const tj = median(times.jsonl);
     const tp = median(times.pg);
     row('append, JSONL store (baseline)', rate(tj), '100%');
@@ -127,7 +138,16 @@ async function main(): Promise<void> {
       const d = drafts[i]!;
       clock.now = d.time;
       const t0 = performance.now();
-      const e = append.call(s, d.type, d.data, d.surfaceOp === undefined ? undefined : d.sourceEventSeqs === undefined ? { surfaceOp: d.surfaceOp } : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs });
+      const e = append.call(
+        s,
+        d.type,
+        d.data,
+        d.surfaceOp === undefined
+          ? undefined
+          : d.sourceEventSeqs === undefined
+            ? { surfaceOp: d.surfaceOp }
+            : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
+      );
       sent.set(e.seq, t0);
       const r = await w.flush();
       if (!r.ok) throw r.error;
@@ -152,7 +172,11 @@ async function main(): Promise<void> {
     }
     await c.end();
     const ms = (x: number): string => `${x.toFixed(2)} ms`;
-    row(`commit-to-follower latency, ${lat.length} events, p50`, ms(pct(lat, 50)), `${(pct(lat, 50) / pct(commit, 50)).toFixed(2)}× the commit`);
+    row(
+      `commit-to-follower latency, ${lat.length} events, p50`,
+      ms(pct(lat, 50)),
+      `${(pct(lat, 50) / pct(commit, 50)).toFixed(2)}× the commit`,
+    );
     row(`commit-to-follower latency, p99`, ms(pct(lat, 99)), `${(pct(lat, 99) / pct(commit, 99)).toFixed(2)}× the commit`);
     row('  baseline: the commit alone (append + flush), p50 / p99', `${ms(pct(commit, 50))} / ${ms(pct(commit, 99))}`, '');
     row('  baseline: SELECT 1 round trip, p50 / p99', `${ms(pct(rtt, 50))} / ${ms(pct(rtt, 99))}`, '');
@@ -180,8 +204,16 @@ async function main(): Promise<void> {
     }
     const oj = median(opened.jsonl!);
     const op = median(opened.postgres!);
-    row(`resume (open) of the ${events.length}-event session, JSONL (baseline)`, `${ms(oj)} = ${((events.length / oj) * 1000 / 1e6).toFixed(3)} Mevents/s`, '100%');
-    row(`resume (open), PostgreSQL`, `${ms(op)} = ${((events.length / op) * 1000 / 1e6).toFixed(3)} Mevents/s`, `${((op / oj) * 100).toFixed(1)}% of JSONL's time`);
+    row(
+      `resume (open) of the ${events.length}-event session, JSONL (baseline)`,
+      `${ms(oj)} = ${(((events.length / oj) * 1000) / 1e6).toFixed(3)} Mevents/s`,
+      '100%',
+    );
+    row(
+      `resume (open), PostgreSQL`,
+      `${ms(op)} = ${(((events.length / op) * 1000) / 1e6).toFixed(3)} Mevents/s`,
+      `${((op / oj) * 100).toFixed(1)}% of JSONL's time`,
+    );
   } finally {
     await reader.close();
     await pgs.close();

@@ -103,12 +103,25 @@ function zipf(rnd: () => number): string {
 
 const bodies = new Map<string, string>();
 function sessionText(i: number, turns: number, distinct = Number.MAX_SAFE_INTEGER): { header: SessionHeader; text: string } {
-  const header: SessionHeader = { version: 0, id: `bench-${String(i).padStart(4, '0')}`, createdAt: 1_760_000_000_000 + i * 3_600_000, cwd: `/work/repo-${i % 20}`, delegationDepth: 0 };
+  const header: SessionHeader = {
+    version: 0,
+    id: `bench-${String(i).padStart(4, '0')}`,
+    createdAt: 1_760_000_000_000 + i * 3_600_000,
+    cwd: `/work/repo-${i % 20}`,
+    delegationDepth: 0,
+  };
   const key = `${i % distinct}/${turns}`;
   let body = bodies.get(key);
   if (body === undefined) {
     const drafts = generateWorkload({ turns, seed: 5000 + (i % distinct), word: zipf, startTime: 1_760_000_000_000 + i * 3_600_000 });
-    const events = drafts.map((d, seq) => ({ type: d.type, seq, time: d.time, data: d.data, ...(d.surfaceOp ? { surfaceOp: d.surfaceOp } : {}), ...(d.sourceEventSeqs ? { sourceEventSeqs: d.sourceEventSeqs } : {}) })) as unknown as SessionEvent[];
+    const events = drafts.map((d, seq) => ({
+      type: d.type,
+      seq,
+      time: d.time,
+      data: d.data,
+      ...(d.surfaceOp ? { surfaceOp: d.surfaceOp } : {}),
+      ...(d.sourceEventSeqs ? { sourceEventSeqs: d.sourceEventSeqs } : {}),
+    })) as unknown as SessionEvent[];
     const text = encodeJsonl(header, events);
     body = text.slice(text.indexOf('\n') + 1);
     if (distinct < Number.MAX_SAFE_INTEGER) bodies.set(key, body);
@@ -148,7 +161,9 @@ function main(): void {
       paths.push(p);
       bytes += statSync(p).size;
     }
-    console.log(`store: ${paths.length} logs, ${mib(bytes)} (${turns} turns each, ${Math.min(DISTINCT, SESSIONS)} distinct bodies), generated in ${fmt(performance.now() - t0)}${existing ? ' (reused)' : ''}`);
+    console.log(
+      `store: ${paths.length} logs, ${mib(bytes)} (${turns} turns each, ${Math.min(DISTINCT, SESSIONS)} distinct bodies), generated in ${fmt(performance.now() - t0)}${existing ? ' (reused)' : ''}`,
+    );
 
     // Baselines: reading the logs.
     const codec = timed(() => {
@@ -175,14 +190,18 @@ function main(): void {
       }
     });
     const size = ['', '-wal'].reduce((n, s) => n + (statSync(index + s, { throwIfNoEntry: false })?.size ?? 0), 0);
-    console.log(`FTS5 build: ${fmt(build.ms)} = ${(build.ms / codec.ms).toFixed(2)}× the codec read, ${(build.ms / raw.ms).toFixed(2)}× read+parse; ${build.value.docs} documents, index ${mib(size)} (${((size / bytes) * 100).toFixed(1)}% of the logs)`);
+    console.log(
+      `FTS5 build: ${fmt(build.ms)} = ${(build.ms / codec.ms).toFixed(2)}× the codec read, ${(build.ms / raw.ms).toFixed(2)}× read+parse; ${build.value.docs} documents, index ${mib(size)} (${((size / bytes) * 100).toFixed(1)}% of the logs)`,
+    );
 
     // The freshness check every search starts with.
     const db = IndexDb.open(index);
     const idle = medianOf(5, () => refresh(db, root));
     for (let i = 0; i < 10; i++) {
       const { header } = sessionText(i, 1);
-      const extra = sessionText(10_000 + i, 1).text.split('\n').slice(1);
+      const extra = sessionText(10_000 + i, 1)
+        .text.split('\n')
+        .slice(1);
       // A turn more: the same events shifted to the next seqs would be a valid log; for the index
       // only the bytes matter, so the appended lines carry their own seqs.
       appendFileSync(logPath(root, header.cwd, header.id), extra.join('\n'));
@@ -194,7 +213,9 @@ function main(): void {
       const { header, text } = sessionText(i, turns, DISTINCT);
       writeFileSync(logPath(root, header.cwd, header.id), text);
     }
-    console.log(`refresh, nothing changed: ${fmt(idle)}; after 10 logs grew by a turn: ${fmt(grown.ms)} (${(grown.value.bytes / 1024).toFixed(0)} KiB read, ${grown.value.reindexed} re-indexed)`);
+    console.log(
+      `refresh, nothing changed: ${fmt(idle)}; after 10 logs grew by a turn: ${fmt(grown.ms)} (${(grown.value.bytes / 1024).toFixed(0)} KiB read, ${grown.value.reindexed} re-indexed)`,
+    );
 
     // Queries, in process: the whole search() a CLI run makes.
     const rank = (r: number): string => VOCAB[r]!;
@@ -211,7 +232,9 @@ function main(): void {
     for (const [what, q] of queries) {
       const r = search(q, opts);
       const ms = medianOf(7, () => search(q, opts));
-      console.log(`query ${what.padEnd(28)} ${JSON.stringify(q).padEnd(22)} ${fmt(ms).padStart(9)}  (${r.hits.length} hits shown, ${r.ranked ? 'ranked' : 'newest first: over 5,000 match'})`);
+      console.log(
+        `query ${what.padEnd(28)} ${JSON.stringify(q).padEnd(22)} ${fmt(ms).padStart(9)}  (${r.hits.length} hits shown, ${r.ranked ? 'ranked' : 'newest first: over 5,000 match'})`,
+      );
     }
 
     // End to end: `dsh sessions search` beside `dsh --version` (process start and CLI load).
@@ -252,7 +275,12 @@ function miniSearch(paths: string[], storeBytes: number, total: number, word: st
     for (const p of paths) {
       sampleBytes += statSync(p).size;
       for (const line of readFileSync(p, 'utf8').split('\n')) {
-        if (!line.startsWith('{"type":"user/message"') && !line.startsWith('{"type":"assistant/message"') && !line.startsWith('{"type":"tool/')) continue;
+        if (
+          !line.startsWith('{"type":"user/message"') &&
+          !line.startsWith('{"type":"assistant/message"') &&
+          !line.startsWith('{"type":"tool/')
+        )
+          continue;
         const e = JSON.parse(line) as { type: string; data: unknown };
         for (const d of docsOf(e.type, e.data)) docs.push({ id: docs.length, text: d.text });
       }

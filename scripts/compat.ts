@@ -96,7 +96,13 @@ export function compareLog(name: string, text: string, oracle: OracleFile): LogA
   let detail = `dsh ${say(oracle)}, ours ${say(ours)}`;
   if (!main.verdict) detail += ` (${clip(ours.ok ? oracle.error : ours.error)})`;
   else if (main.messages === false) detail += ': derived messages differ';
-  const out: LogAgreement = { name, verdict: main.verdict, messages: main.messages, agrees: main.verdict && main.messages !== false, detail };
+  const out: LogAgreement = {
+    name,
+    verdict: main.verdict,
+    messages: main.messages,
+    agrees: main.verdict && main.messages !== false,
+    detail,
+  };
   const filled = oracle.withHeaderFilled;
   if (!oracle.ok && filled !== undefined) {
     const ours2 = ourVerdict(prepareText(text, oracle, filled.headerFieldsAdded), name);
@@ -119,7 +125,9 @@ export interface CompatReport {
 export function compareFolders(fixtureDir: string, oracleDir: string): CompatReport {
   const logs: LogAgreement[] = [];
   const unmatched: string[] = [];
-  for (const name of readdirSync(fixtureDir).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(fixtureDir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     const oraclePath = join(oracleDir, name.replace(/\.jsonl$/, '.json'));
     if (!existsSync(oraclePath)) {
       unmatched.push(name);
@@ -160,4 +168,5 @@ function main(argv: string[]): number {
   return report.logs.every((l) => l.agrees) ? 0 : 1;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = main(process.argv.slice(2));

@@ -94,7 +94,34 @@ function valueEnd(s: string, i: number): number {
   return s.length;
 }
 
-const FIELD_KINDS = ['seq', 'time', 'data', 'type', 'turn', 'step', 'content', 'text', 'dt', 'texts', 'seq0', 'time0', 'surfaceOp', 'sourceEventSeqs', 'message', 'chunk', 'reason', 'header', 'usage', 'version', 'createdAt', 'id', 'cwd', 'delegationDepth', 'arguments', 'index'];
+const FIELD_KINDS = [
+  'seq',
+  'time',
+  'data',
+  'type',
+  'turn',
+  'step',
+  'content',
+  'text',
+  'dt',
+  'texts',
+  'seq0',
+  'time0',
+  'surfaceOp',
+  'sourceEventSeqs',
+  'message',
+  'chunk',
+  'reason',
+  'header',
+  'usage',
+  'version',
+  'createdAt',
+  'id',
+  'cwd',
+  'delegationDepth',
+  'arguments',
+  'index',
+];
 
 function nest(depth: number, r: () => number): string {
   const leaf = pick(r, ['1', '"x"', '-0', '1e400', 'null', '{}', '[]']);
@@ -152,14 +179,34 @@ export const MUTATIONS: Record<string, Mutation> = {
     return Buffer.from(text.slice(0, m.index) + pick(r, LOSSY_NUMBERS) + text.slice(m.index! + m[0].length), 'utf8');
   },
   deepNesting: (b, r) => replaceField(b, r, () => nest(pick(r, [6_000, 100_000]), r)),
-  wrongValue: (b, r) => replaceField(b, r, () => pick(r, ['null', '"{{cwd}}"', '[]', '{}', '-1', '0', '1.5', '"__proto__"', 'true', '"x"', '9007199254740993', '{"__proto__":{"polluted":1}}'])),
+  wrongValue: (b, r) =>
+    replaceField(b, r, () =>
+      pick(r, [
+        'null',
+        '"{{cwd}}"',
+        '[]',
+        '{}',
+        '-1',
+        '0',
+        '1.5',
+        '"__proto__"',
+        'true',
+        '"x"',
+        '9007199254740993',
+        '{"__proto__":{"polluted":1}}',
+      ]),
+    ),
   nul: (b, r) => {
     const i = int(r, b.length + 1);
     return Buffer.concat([b.subarray(0, i), Buffer.from([0]), b.subarray(i)]);
   },
   invalidUtf8: (b, r) => {
     const i = int(r, b.length + 1);
-    return Buffer.concat([b.subarray(0, i), Buffer.from(pick(r, [[0xff], [0xc3], [0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]])), b.subarray(i)]);
+    return Buffer.concat([
+      b.subarray(0, i),
+      Buffer.from(pick(r, [[0xff], [0xc3], [0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]])),
+      b.subarray(i),
+    ]);
   },
   bom: (b) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b]),
   crlf: (b) => Buffer.from(b.toString('utf8').replace(/\n/g, '\r\n'), 'utf8'),
@@ -173,7 +220,23 @@ export const MUTATIONS: Record<string, Mutation> = {
     ls[i] = `${l.slice(0, pos + 1)}"__proto__":{"polluted":true,"type":"turn/end"},${l.slice(pos + 1)}`.replace(',}', '}');
     return joinLines(ls);
   },
-  unknownType: (b, r) => replaceField(b, r, () => pick(r, ['"x/unknown"', '"unknowntype"', '"session"', '"text-chunks"', '"steering/message"', '"request/header-delta"', '"mode/set"', '""']), ['type']),
+  unknownType: (b, r) =>
+    replaceField(
+      b,
+      r,
+      () =>
+        pick(r, [
+          '"x/unknown"',
+          '"unknowntype"',
+          '"session"',
+          '"text-chunks"',
+          '"steering/message"',
+          '"request/header-delta"',
+          '"mode/set"',
+          '""',
+        ]),
+      ['type'],
+    ),
   emptyFile: () => Buffer.alloc(0),
   headerOnly: (b) => b.subarray(0, b.indexOf(10) + 1),
 };
@@ -213,7 +276,9 @@ export interface CaseOutcome {
 }
 
 function describeThrown(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message.slice(0, 300)}\n${(e.stack ?? '').split('\n').slice(1, 6).join('\n')}` : String(e).slice(0, 300);
+  return e instanceof Error
+    ? `${e.name}: ${e.message.slice(0, 300)}\n${(e.stack ?? '').split('\n').slice(1, 6).join('\n')}`
+    : String(e).slice(0, 300);
 }
 
 type Verdict = { ok: true; log: LoadedLog } | { ok: false; error: SessionError } | { ok: false; untyped: unknown };
@@ -240,14 +305,32 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
     const clock = (): number => 0; // the same times for closers and markers on every load
     const a = attempt(() => loadJsonl(c.bytes, { file: path, placeholders: 'warn', clock }));
     const b = attempt(() => loadJsonlFile(path, { placeholders: 'warn', clock }));
-    for (const [name, v] of [['loadJsonl', a], ['loadJsonlFile', b]] as const) {
+    for (const [name, v] of [
+      ['loadJsonl', a],
+      ['loadJsonlFile', b],
+    ] as const) {
       if ('untyped' in v) return { accepted: false, problem: `${name} threw an untyped error: ${describeThrown(v.untyped)}` };
-      if (!v.ok && !(typeof v.error.details.line === 'number' && v.error.details.line >= 1)) return { accepted: false, problem: `${name} refused without a line: ${v.error.code} ${v.error.message.slice(0, 300)}` };
-      if (!v.ok && v.error.message.length > 4_000) return { accepted: false, problem: `${name} refusal message is ${v.error.message.length} characters long` };
+      if (!v.ok && !(typeof v.error.details.line === 'number' && v.error.details.line >= 1))
+        return { accepted: false, problem: `${name} refused without a line: ${v.error.code} ${v.error.message.slice(0, 300)}` };
+      if (!v.ok && v.error.message.length > 4_000)
+        return { accepted: false, problem: `${name} refusal message is ${v.error.message.length} characters long` };
     }
-    if (a.ok !== b.ok) return { accepted: false, problem: `the loaders disagree: loadJsonl ${a.ok ? 'accepts' : 'refuses'}, loadJsonlFile ${b.ok ? 'accepts' : 'refuses'}` };
-    if (!a.ok && !b.ok && 'error' in a && 'error' in b && (a.error.code !== b.error.code || a.error.details.line !== b.error.details.line)) {
-      return { accepted: false, problem: `the loaders refuse differently: ${a.error.code}@${a.error.details.line} vs ${b.error.code}@${b.error.details.line}` };
+    if (a.ok !== b.ok)
+      return {
+        accepted: false,
+        problem: `the loaders disagree: loadJsonl ${a.ok ? 'accepts' : 'refuses'}, loadJsonlFile ${b.ok ? 'accepts' : 'refuses'}`,
+      };
+    if (
+      !a.ok &&
+      !b.ok &&
+      'error' in a &&
+      'error' in b &&
+      (a.error.code !== b.error.code || a.error.details.line !== b.error.details.line)
+    ) {
+      return {
+        accepted: false,
+        problem: `the loaders refuse differently: ${a.error.code}@${a.error.details.line} vs ${b.error.code}@${b.error.details.line}`,
+      };
     }
     // dsh log check, in process: its verdict must be the loaders', and it must not fail internally.
     let out = '';
@@ -259,12 +342,17 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
     } catch (e) {
       return { accepted: false, problem: `dsh log check threw: ${describeThrown(e)}` };
     }
-    if ((code === 0) !== a.ok) return { accepted: a.ok, problem: `dsh log check says ${code === 0 ? 'ok' : 'failed'} where the loaders ${a.ok ? 'accept' : 'refuse'}: ${out.slice(0, 300)}` };
+    if ((code === 0) !== a.ok)
+      return {
+        accepted: a.ok,
+        problem: `dsh log check says ${code === 0 ? 'ok' : 'failed'} where the loaders ${a.ok ? 'accept' : 'refuse'}: ${out.slice(0, 300)}`,
+      };
     if (/internal error/i.test(out)) return { accepted: a.ok, problem: `dsh log check printed an internal error: ${out.slice(0, 300)}` };
     if (!a.ok) return { accepted: false, code: 'error' in a ? a.error.code : 'untyped' };
 
     const loaded = a.log;
-    if (!b.ok || !deepEqual(loaded.session.events, b.log.session.events)) return { accepted: true, problem: 'the loaders accept different events' };
+    if (!b.ok || !deepEqual(loaded.session.events, b.log.session.events))
+      return { accepted: true, problem: 'the loaders accept different events' };
     // Derive, re-encode, reload: the same events.
     let messages: readonly unknown[];
     try {
@@ -279,7 +367,8 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
       return { accepted: true, problem: `the re-encoded log does not load: ${describeThrown(e)}` };
     }
     if (!deepEqual(again.session.events, loaded.session.events)) return { accepted: true, problem: 're-encoding changed the events' };
-    if (!deepEqual(again.session.deriveMessages(), messages)) return { accepted: true, problem: 're-encoding changed the derived messages' };
+    if (!deepEqual(again.session.deriveMessages(), messages))
+      return { accepted: true, problem: 're-encoding changed the derived messages' };
     if (opts.replay !== false) {
       try {
         await replaySession(loaded.session, { retry: false });
@@ -304,7 +393,10 @@ export function loadCorpus(dirs: readonly string[]): { name: string; bytes: Buff
   const out: { name: string; bytes: Buffer }[] = [];
   for (const d of dirs) {
     if (!existsSync(d)) continue;
-    for (const f of readdirSync(d).filter((x) => x.endsWith('.jsonl')).sort()) out.push({ name: `${d.split('/').pop()}/${f}`, bytes: readFileSync(join(d, f)) });
+    for (const f of readdirSync(d)
+      .filter((x) => x.endsWith('.jsonl'))
+      .sort())
+      out.push({ name: `${d.split('/').pop()}/${f}`, bytes: readFileSync(join(d, f)) });
   }
   return out;
 }
@@ -317,7 +409,10 @@ export interface FuzzSummary {
   failures: { index: number; source: string; mutations: string[]; problem: string }[];
 }
 
-export async function runFuzz(corpus: readonly { name: string; bytes: Buffer }[], opts: { seed: number; cases: number; from?: number; replay?: boolean; onProgress?: (done: number) => void }): Promise<FuzzSummary> {
+export async function runFuzz(
+  corpus: readonly { name: string; bytes: Buffer }[],
+  opts: { seed: number; cases: number; from?: number; replay?: boolean; onProgress?: (done: number) => void },
+): Promise<FuzzSummary> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-fuzz-'));
   const summary: FuzzSummary = { cases: 0, accepted: 0, refused: {}, byMutation: {}, failures: [] };
   try {
@@ -357,17 +452,31 @@ async function main(argv: string[]): Promise<number> {
   }
   const started = Date.now();
   const s = await runFuzz(corpus, { seed, cases, onProgress: (n) => process.stderr.write(`… ${n} cases\n`) });
-  process.stdout.write(`fuzz: seed ${seed}, ${s.cases} cases from ${corpus.length} real logs in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  process.stdout.write(`  accepted ${s.accepted}, refused ${s.cases - s.accepted} (${Object.entries(s.refused).map(([k, v]) => `${k} ${v}`).join(', ')})\n`);
-  process.stdout.write(`  mutations: ${Object.entries(s.byMutation).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
+  process.stdout.write(
+    `fuzz: seed ${seed}, ${s.cases} cases from ${corpus.length} real logs in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
+  process.stdout.write(
+    `  accepted ${s.accepted}, refused ${s.cases - s.accepted} (${Object.entries(s.refused)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')})\n`,
+  );
+  process.stdout.write(
+    `  mutations: ${Object.entries(s.byMutation)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}\n`,
+  );
   process.stdout.write(`  failures: ${s.failures.length}\n`);
-  for (const f of s.failures.slice(0, 20)) process.stdout.write(`  case ${f.index} (${f.source}; ${f.mutations.join('+')}): ${f.problem}\n`);
+  for (const f of s.failures.slice(0, 20))
+    process.stdout.write(`  case ${f.index} (${f.source}; ${f.mutations.join('+')}): ${f.problem}\n`);
   return s.failures.length === 0 ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then((code) => (process.exitCode = code), (e: unknown) => {
-    process.stderr.write(`fuzz: ${describeThrown(e)}\n`);
-    process.exitCode = 2;
-  });
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (e: unknown) => {
+      process.stderr.write(`fuzz: ${describeThrown(e)}\n`);
+      process.exitCode = 2;
+    },
+  );
 }

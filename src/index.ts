@@ -11,9 +11,36 @@ export * from './model/index.js';
 export * from './session/index.js';
 export * from './hooks/index.js';
 export * from './llm/index.js';
-export { ScriptedAdapter, textResponse, toolCallResponse, maxTokensResponse, errorResponse, emptyResponse, type ScriptEntry, type ScriptedCall } from './llm/scripted.js';
+export {
+  ScriptedAdapter,
+  textResponse,
+  toolCallResponse,
+  maxTokensResponse,
+  errorResponse,
+  emptyResponse,
+  type ScriptEntry,
+  type ScriptedCall,
+} from './llm/scripted.js';
 export { AdapterRegistry, AdapterRegistryError } from './llm/registry.js';
-export { PriceTable, DEEPSEEK_DEFAULT_PRICES, DEEPSEEK_PRICING_URL, DEEPSEEK_PRICES_CHECKED, DEEPSEEK_PROVIDERS, costAt, inPeak, pricesConfigShape, PriceEntrySchema, type PriceRule, type TokenRates, type PeakTier, type PriceEntry, type Priced, type PricePeriod, type CallPoint, type PriceTableOptions } from './llm/pricing.js';
+export {
+  PriceTable,
+  DEEPSEEK_DEFAULT_PRICES,
+  DEEPSEEK_PRICING_URL,
+  DEEPSEEK_PRICES_CHECKED,
+  DEEPSEEK_PROVIDERS,
+  costAt,
+  inPeak,
+  pricesConfigShape,
+  PriceEntrySchema,
+  type PriceRule,
+  type TokenRates,
+  type PeakTier,
+  type PriceEntry,
+  type Priced,
+  type PricePeriod,
+  type CallPoint,
+  type PriceTableOptions,
+} from './llm/pricing.js';
 export * from './tools/index.js';
 export { Agent, AgentError, assembleAgent, userMessage, type AssembleAgentOptions } from './agent/agent.js';
 export type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './agent/context.js';

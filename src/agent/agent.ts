@@ -36,7 +36,8 @@ import './hooks.js';
 export type { AgentHost, AgentOptions, Plugin, UserInput } from './context.js';
 
 export function userMessage(input: UserInput): UserMessage {
-  if (typeof input === 'string') return { id: randomUUID(), role: 'user', content: [{ type: 'text', text: input }], source: { kind: 'user' } };
+  if (typeof input === 'string')
+    return { id: randomUUID(), role: 'user', content: [{ type: 'text', text: input }], source: { kind: 'user' } };
   if (Array.isArray(input)) return { id: randomUUID(), role: 'user', content: input, source: { kind: 'user' } };
   return input;
 }

@@ -26,7 +26,10 @@ declare module '../hooks/bus.js' {
      * Decides what the model sees: rewrite the claimed messages (what is passed on is what gets
      * logged and sent) or reject them (the turn ends `blocked`).
      */
-    'agent/pre-step': WaterfallHook<{ agent: AgentContext; messages: UserMessage[]; turn: number; step: number; signal: AbortSignal }, PreStepDecision>;
+    'agent/pre-step': WaterfallHook<
+      { agent: AgentContext; messages: UserMessage[]; turn: number; step: number; signal: AbortSignal },
+      PreStepDecision
+    >;
     /** May change provider, model or sampling for this request; never messages. */
     'agent/request': WaterfallHook<{ agent: AgentContext; turn: number; step: number; signal: AbortSignal }, LlmCallConfig>;
     /** A provider attempt failed: return `{kind:'retry'}` to rebuild the request from the log and retry. */

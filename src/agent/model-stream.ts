@@ -21,7 +21,12 @@ import '../llm/hooks.js';
 /** Throws (an `InvariantError`) when the request is not what the log records. */
 export type RecordedCheck = (request: GenerateRequest) => void;
 
-export function streamModelRequest(bus: HookBus, request: GenerateRequest, adapter: LlmAdapter | undefined, check: RecordedCheck | undefined): AsyncIterable<StreamChunk> {
+export function streamModelRequest(
+  bus: HookBus,
+  request: GenerateRequest,
+  adapter: LlmAdapter | undefined,
+  check: RecordedCheck | undefined,
+): AsyncIterable<StreamChunk> {
   if (check) check(request);
   const terminal = (req: GenerateRequest): AsyncIterable<StreamChunk> => {
     if (check) check(req);

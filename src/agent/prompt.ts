@@ -15,7 +15,8 @@ export class PromptSections {
   private sections: PromptSection[] = [];
 
   add(section: PromptSection): Disposer {
-    if (this.sections.some((s) => s.name === section.name)) throw new Error(`a prompt section named "${section.name}" is already registered`);
+    if (this.sections.some((s) => s.name === section.name))
+      throw new Error(`a prompt section named "${section.name}" is already registered`);
     this.sections.push(section);
     return () => {
       this.sections = this.sections.filter((s) => s !== section);

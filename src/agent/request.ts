@@ -30,7 +30,13 @@ export function seedConfig(agent: AgentContext, firstOfInstance: boolean): LlmCa
   }
   const cfg: LlmCallConfig = { provider: o.provider, model: o.model };
   if (o.reasoningEffort !== undefined) cfg.reasoningEffort = o.reasoningEffort;
-  else if (logged && logged.config.provider === o.provider && logged.config.model === o.model && logged.config.reasoningEffort !== undefined && !logged.adapterDefaults?.reasoningEffort) {
+  else if (
+    logged &&
+    logged.config.provider === o.provider &&
+    logged.config.model === o.model &&
+    logged.config.reasoningEffort !== undefined &&
+    !logged.adapterDefaults?.reasoningEffort
+  ) {
     cfg.reasoningEffort = logged.config.reasoningEffort; // resume keeps an explicit choice
   }
   if (o.temperature !== undefined) cfg.temperature = o.temperature;
@@ -39,12 +45,21 @@ export function seedConfig(agent: AgentContext, firstOfInstance: boolean): LlmCa
   return cfg;
 }
 
-export async function buildRequest(agent: AgentContext, turn: number, step: number, signal: AbortSignal, firstOfInstance: boolean): Promise<RequestBuild> {
+export async function buildRequest(
+  agent: AgentContext,
+  turn: number,
+  step: number,
+  signal: AbortSignal,
+  firstOfInstance: boolean,
+): Promise<RequestBuild> {
   const session = agent.session;
   const base = seedConfig(agent, firstOfInstance);
   const config = await agent.bus.waterfall('agent/request', { agent, turn, step, signal }, () => base);
   if (!config.provider || !config.model) {
-    throw new LlmError({ code: 'INVALID_REQUEST', message: `the request names no ${!config.provider ? 'provider' : 'model'}; set one in the agent options` });
+    throw new LlmError({
+      code: 'INVALID_REQUEST',
+      message: `the request names no ${!config.provider ? 'provider' : 'model'}; set one in the agent options`,
+    });
   }
   const adapter = agent.adapters.get(config.provider);
   if (!adapter && !agent.bus.has('llm/stream')) {
@@ -68,7 +83,10 @@ export async function buildRequest(agent: AgentContext, turn: number, step: numb
   else if (!headerEquals(prior, header)) session.append('request/header', { header, reason: 'change' });
 
   const info = adapter?.modelInfo?.(header.config.model);
-  const context: { provider: string; model: string; contextWindow?: number } = { provider: header.config.provider, model: header.config.model };
+  const context: { provider: string; model: string; contextWindow?: number } = {
+    provider: header.config.provider,
+    model: header.config.model,
+  };
   if (info?.contextWindow !== undefined) context.contextWindow = info.contextWindow;
   const last = session.requestContext();
   if (!last || last.provider !== context.provider || last.model !== context.model || last.contextWindow !== context.contextWindow) {
@@ -77,7 +95,13 @@ export async function buildRequest(agent: AgentContext, turn: number, step: numb
 
   // The logged (frozen) header is what the request is built from.
   const logged = session.requestHeader()!;
-  const request: GenerateRequest = { ...logged.config, messages: session.deriveMessages(), sessionId: session.id, signal, purpose: 'agent' };
+  const request: GenerateRequest = {
+    ...logged.config,
+    messages: session.deriveMessages(),
+    sessionId: session.id,
+    signal,
+    purpose: 'agent',
+  };
   if (logged.system !== undefined) request.system = logged.system;
   if (logged.tools !== undefined) request.tools = logged.tools;
   return { request: Object.freeze(request), adapter };

@@ -49,7 +49,12 @@ export function retriesInStep(log: { length: number; at(seq: number): SessionEve
   return n;
 }
 
-export function backoffDelay(retry: number, o: Required<Pick<RetryPolicyOptions, 'initialDelayMs' | 'maxDelayMs' | 'jitterRatio'>>, random: () => number, retryAfterMs?: number): number {
+export function backoffDelay(
+  retry: number,
+  o: Required<Pick<RetryPolicyOptions, 'initialDelayMs' | 'maxDelayMs' | 'jitterRatio'>>,
+  random: () => number,
+  retryAfterMs?: number,
+): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0 && retryAfterMs <= o.maxDelayMs) return Math.round(retryAfterMs);
   const base = Math.min(o.maxDelayMs, o.initialDelayMs * 2 ** (retry - 1));
   const jitter = base * o.jitterRatio * (2 * random() - 1);
@@ -59,7 +64,11 @@ export function backoffDelay(retry: number, o: Required<Pick<RetryPolicyOptions,
 export function retryPolicy(opts: RetryPolicyOptions = {}): Plugin {
   const maxRetries = opts.maxRetries ?? 5;
   const codes = new Set(opts.retryableCodes ?? DEFAULT_RETRYABLE_CODES);
-  const timing = { initialDelayMs: opts.initialDelayMs ?? 500, maxDelayMs: opts.maxDelayMs ?? 10_000, jitterRatio: opts.jitterRatio ?? 0.1 };
+  const timing = {
+    initialDelayMs: opts.initialDelayMs ?? 500,
+    maxDelayMs: opts.maxDelayMs ?? 10_000,
+    jitterRatio: opts.jitterRatio ?? 0.1,
+  };
   const random = opts.random ?? Math.random;
   const sleep = opts.sleep ?? abortableSleep;
   return (host) =>
@@ -73,7 +82,18 @@ export function retryPolicy(opts: RetryPolicyOptions = {}): Plugin {
         if (retry > maxRetries) return next();
         const delayMs = backoffDelay(retry, timing, random, failure.providerRetryAfterMs);
         const retryId = randomUUID();
-        session.append('llm/retry', { retryId, turn, step, provider: p.provider, mode: 'normal', policyKey: 'default', retry, maxRetries, delayMs, failure });
+        session.append('llm/retry', {
+          retryId,
+          turn,
+          step,
+          provider: p.provider,
+          mode: 'normal',
+          policyKey: 'default',
+          retry,
+          maxRetries,
+          delayMs,
+          failure,
+        });
         await sleep(delayMs, signal);
         session.append('llm/retry-started', { retryId, turn, step, retry });
         return { kind: 'retry' };

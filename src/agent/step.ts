@@ -89,7 +89,9 @@ export async function runStep(driver: LoopDriver, turn: number, step: number, si
         );
       }
       signal.throwIfAborted();
-      throw new LlmError(finish?.kind === 'aborted' ? finish.failure : { code: 'STREAM_CLOSED', message: 'the stream ended without a finish' });
+      throw new LlmError(
+        finish?.kind === 'aborted' ? finish.failure : { code: 'STREAM_CLOSED', message: 'the stream ended without a finish' },
+      );
     }
     if (finish.kind === 'error') {
       const decision = await agent.bus.waterfall(
@@ -104,7 +106,11 @@ export async function runStep(driver: LoopDriver, turn: number, step: number, si
     const { content, replayState } = asm.blocks();
     const message = assistantMessage(request, content);
     if (replayState) message.source.replayState = replayState;
-    s.append('assistant/message', { turn, step, message, ...(asm.usage ? { usage: asm.usage } : {}) }, { surfaceOp: 'append', sourceEventSeqs: chunkSeqs });
+    s.append(
+      'assistant/message',
+      { turn, step, message, ...(asm.usage ? { usage: asm.usage } : {}) },
+      { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+    );
     if (finish.kind === 'max-tokens') return 'max-tokens';
     const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
     if (calls.length === 0) return 'completed';

@@ -45,7 +45,15 @@ function redactOutcome(o: ToolCallOutcome, redact: <T>(value: T) => T): ToolCall
 
 export async function runToolCalls(
   calls: readonly ToolCallBlock[],
-  env: { session: Session; turn: number; step: number; signal: AbortSignal; deps: PipelineDeps; maxParallel: number; redact?: <T>(value: T) => T },
+  env: {
+    session: Session;
+    turn: number;
+    step: number;
+    signal: AbortSignal;
+    deps: PipelineDeps;
+    maxParallel: number;
+    redact?: <T>(value: T) => T;
+  },
 ): Promise<ToolStepResult> {
   const { session, turn, step, signal, deps } = env;
   const redact = env.redact;
@@ -95,14 +103,16 @@ export async function runToolCalls(
     callSeqs[i] = session.append('tool/call', { turn, step, callId: call.id, name: call.name, arguments: call.arguments }).seq;
     const info: ToolCallInfo = { callId: call.id, name: call.name, rawArguments: call.arguments, turn, step };
     const p = runToolCall(info, signal, deps)
-      .catch((e: unknown): ToolCallOutcome => ({
-        // A throwing policy or observer listener is a failed call, never a failed turn.
-        content: [{ type: 'text', text: `Error: ${call.name} could not run: ${errorChain(e)}` }],
-        isError: true,
-        error: { name: e instanceof Error ? e.name : 'Error', code: 'TOOL_PIPELINE_ERROR' },
-        deferred: [],
-        concludesTurn: false,
-      }))
+      .catch(
+        (e: unknown): ToolCallOutcome => ({
+          // A throwing policy or observer listener is a failed call, never a failed turn.
+          content: [{ type: 'text', text: `Error: ${call.name} could not run: ${errorChain(e)}` }],
+          isError: true,
+          error: { name: e instanceof Error ? e.name : 'Error', code: 'TOOL_PIPELINE_ERROR' },
+          deferred: [],
+          concludesTurn: false,
+        }),
+      )
       .then((o) => {
         results[i] = o;
         commitReady();

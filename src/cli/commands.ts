@@ -4,7 +4,7 @@
  * `dsh --version` do not load the agent, the tools, the provider SDKs or the replay harness
  * (about half a second of every start).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Io } from './output.js';
 import { addAgentFlags, addModelFlags } from './agent/flags.js';
 import type { RunOptions } from './run.js';
@@ -134,7 +134,9 @@ Examples:
 
   program
     .command('serve')
-    .description('HTTP API over the PostgreSQL store (DSH_STORE): create sessions, queue prompts, steering, context and cancels for dsh worker, read and follow events (JSON, Server-Sent Events)')
+    .description(
+      'HTTP API over the PostgreSQL store (DSH_STORE): create sessions, queue prompts, steering, context and cancels for dsh worker, read and follow events (JSON, Server-Sent Events)',
+    )
     .option('-p, --port <n>', 'port (default: any free port)', portNumber)
     .option('--host <host>', 'loopback address to listen on: 127.0.0.1 (default), ::1 or localhost')
     .addHelpText(
@@ -155,14 +157,29 @@ Examples:
   addModelFlags(
     program
       .command('worker')
-      .description('run sessions of the PostgreSQL store (DSH_STORE): claim queued input, hold each session by a lease, take over from workers that died'),
+      .description(
+        'run sessions of the PostgreSQL store (DSH_STORE): claim queued input, hold each session by a lease, take over from workers that died',
+      ),
   )
     .option('--concurrency <n>', 'sessions held at once (default 8)', positiveInt)
-    .option('--lease-ms <n>', 'lease length; a dead worker\'s sessions are taken over this long after its last renewal (default 30000)', positiveInt)
+    .option(
+      '--lease-ms <n>',
+      "lease length; a dead worker's sessions are taken over this long after its last renewal (default 30000)",
+      positiveInt,
+    )
     .option('--idle-ms <n>', 'release a session idle this long (default 2000)', positiveInt)
     .option('--poll-ms <n>', 'look for work this often besides notifications (default 2000)', positiveInt)
-    .option('--grace-ms <n>', 'on Ctrl-C or SIGTERM, let running turns finish this long before cancelling them (default 10000)', positiveInt)
-    .addOption(new Option('--on-takeover <what>', 'after taking over a turn a dead worker left open: continue it (default) or wait for input').choices(['continue', 'wait']))
+    .option(
+      '--grace-ms <n>',
+      'on Ctrl-C or SIGTERM, let running turns finish this long before cancelling them (default 10000)',
+      positiveInt,
+    )
+    .addOption(
+      new Option(
+        '--on-takeover <what>',
+        'after taking over a turn a dead worker left open: continue it (default) or wait for input',
+      ).choices(['continue', 'wait']),
+    )
     .option('--no-compact', 'never compact the history automatically')
     .option('--config <file>', 'also read this config file, after the user and project files')
     .addHelpText(
@@ -179,7 +196,9 @@ Examples:
       setExit(await runWorker(opts, io));
     });
 
-  const sessions = refuseUnknownSubcommand(program.command('sessions').description('stored sessions (under $DSH_HOME/sessions, or in the database DSH_STORE names)'));
+  const sessions = refuseUnknownSubcommand(
+    program.command('sessions').description('stored sessions (under $DSH_HOME/sessions, or in the database DSH_STORE names)'),
+  );
   sessions
     .command('list', { isDefault: true })
     .description("list this workspace's sessions, newest first (reads only each log's header and ends)")
@@ -200,8 +219,16 @@ Examples:
     .description('full-text search over every stored session: prompts, answers, reasoning, tool calls and results')
     .argument('<query...>', 'words that must all appear (any order); "quoted words" as a phrase; word* as a prefix')
     .option('-C, --cwd <dir>', "only this workspace's sessions")
-    .option('--in <path>', "also search these logs: files, or directories of .jsonl/.json/.traj files (other agents' logs too); repeatable", (v: string, prev: string[] = []) => [...prev, v])
-    .option('--kind <kind>', 'only hits of this kind: prompt, context, answer, reasoning, call, result, title; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--in <path>',
+      "also search these logs: files, or directories of .jsonl/.json/.traj files (other agents' logs too); repeatable",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
+      '--kind <kind>',
+      'only hits of this kind: prompt, context, answer, reasoning, call, result, title; repeatable',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('-n, --limit <n>', 'at most N hits, best first (default 20)', (v: string) => {
       const n = /^\d+$/.test(v) ? Number(v) : NaN;
       if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
@@ -270,12 +297,17 @@ function refuseUnknownSubcommand(group: Command): Command {
     // A known name is dispatched to itself; only an unknown word reaches the default.
     const first = self.args[0];
     if (first === undefined || first.startsWith('-') || first === sub.name()) return;
-    self.error(`unknown command '${self.name()} ${first}': use one of ${self.commands.map((c) => c.name()).join(', ')}`, { exitCode: 2, code: 'commander.unknownCommand' });
+    self.error(`unknown command '${self.name()} ${first}': use one of ${self.commands.map((c) => c.name()).join(', ')}`, {
+      exitCode: 2,
+      code: 'commander.unknownCommand',
+    });
   });
 }
 
 export function registerConfig(program: Command, io: Io, setExit: SetExit): void {
-  const config = refuseUnknownSubcommand(program.command('config').description('show where configuration comes from and what it resolves to'));
+  const config = refuseUnknownSubcommand(
+    program.command('config').description('show where configuration comes from and what it resolves to'),
+  );
   config
     .command('show', { isDefault: true })
     .description('print the config files read, the effective config (secrets masked) and the selected model')

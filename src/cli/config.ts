@@ -49,14 +49,23 @@ export function runConfigShow(opts: ConfigShowOptions, io: Io): number {
   const model = modelReport(loaded, io.env, opts.model);
   const locations = configLocations(cwd, io.env);
   if (opts.json) {
-    io.out.line(JSON.stringify({ locations, sources: loaded.sources, warnings: loaded.warnings, model, config: redactConfig(loaded.config) }, null, 2));
+    io.out.line(
+      JSON.stringify(
+        { locations, sources: loaded.sources, warnings: loaded.warnings, model, config: redactConfig(loaded.config) },
+        null,
+        2,
+      ),
+    );
     return EXIT_OK;
   }
   io.out.line(`user config:    ${locations.user}${loaded.sources.some((s) => s.file === locations.user) ? '' : ' (absent)'}`);
   io.out.line(`project config: ${locations.project}${loaded.sources.some((s) => s.file === locations.project) ? '' : ' (absent)'}`);
   for (const w of loaded.warnings) io.err.line(`${io.err.style('yellow', 'warning')}: ${w.file}: ${w.path}: ${w.message}`);
   if (model.ref) io.out.line(`model:          ${model.ref} (from ${model.from})`);
-  if (model.provider) io.out.line(`provider:       ${model.provider.name} (${model.provider.kind}) at ${model.provider.baseUrl}; API key ${model.provider.key}`);
+  if (model.provider)
+    io.out.line(
+      `provider:       ${model.provider.name} (${model.provider.kind}) at ${model.provider.baseUrl}; API key ${model.provider.key}`,
+    );
   if (model.error) io.out.line(`model problem:  ${model.error}`);
   io.out.line('effective config (secrets masked):');
   io.out.line(JSON.stringify(redactConfig(loaded.config), null, 2));

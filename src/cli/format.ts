@@ -20,7 +20,10 @@ export const FULL_WIDTHS: Widths = { text: undefined, args: undefined };
 /** `in 2 882 · out 75 (reasoning 29) · cache read 0`: dsh's disjoint kinds, as recorded. */
 export function formatUsage(u: TokenUsage | undefined): string {
   if (!u) return 'no usage';
-  const parts = [`in ${count(u.inputTokens)}`, `out ${count(u.outputTokens)}${u.reasoningTokens !== undefined ? ` (reasoning ${count(u.reasoningTokens)})` : ''}`];
+  const parts = [
+    `in ${count(u.inputTokens)}`,
+    `out ${count(u.outputTokens)}${u.reasoningTokens !== undefined ? ` (reasoning ${count(u.reasoningTokens)})` : ''}`,
+  ];
   if (u.cacheReadTokens !== undefined) parts.push(`cache read ${count(u.cacheReadTokens)}`);
   if (u.cacheWriteTokens !== undefined) parts.push(`cache write ${count(u.cacheWriteTokens)}`);
   return parts.join(' · ');

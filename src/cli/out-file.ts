@@ -38,7 +38,10 @@ export function checkOut(out: string, what: string): void {
   } catch (e) {
     if (e instanceof CliError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw fail(code === 'ENOENT' || code === 'ENOTDIR' ? `no such directory ${dir}` : `cannot write there (${code ?? (e as Error).message})`, e);
+    throw fail(
+      code === 'ENOENT' || code === 'ENOTDIR' ? `no such directory ${dir}` : `cannot write there (${code ?? (e as Error).message})`,
+      e,
+    );
   }
 }
 
@@ -60,7 +63,9 @@ export function writeOut(out: string, text: string, what: string): void {
     renameSync(tmp, target);
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new CliError('WRITE_FAILED', `cannot write ${what}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { file: out, cause: e });
+    throw new CliError('WRITE_FAILED', `cannot write ${what}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      file: out,
+      cause: e,
+    });
   }
 }
-

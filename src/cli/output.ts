@@ -30,7 +30,10 @@ export class Output {
   /** Writes reach a terminal (where stdout and stderr share one screen). */
   readonly tty: boolean;
 
-  constructor(private readonly sink: Sink, color?: boolean) {
+  constructor(
+    private readonly sink: Sink,
+    color?: boolean,
+  ) {
     this.color = color ?? colorWanted(sink);
     this.tty = sink.isTTY === true;
   }

@@ -6,7 +6,16 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { loadJsonl, loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
-import { asLoadedLog, detect, importDetected, ImportError, splitSessionKey, type Detection, type FormatInfo, type Loss } from '../import/index.js';
+import {
+  asLoadedLog,
+  detect,
+  importDetected,
+  ImportError,
+  splitSessionKey,
+  type Detection,
+  type FormatInfo,
+  type Loss,
+} from '../import/index.js';
 import { CliError } from './errors.js';
 import { oneLine, plural } from './text.js';
 
@@ -55,7 +64,8 @@ const HEAD = 8192;
 
 function refuseBytes(head: Buffer, file: string): void {
   // Line 1 is where the missing header belongs; a NUL is named with the line it is on.
-  if (head.length === 0) throw new CliError('EMPTY_FILE', 'the file is empty; a dsh log starts with a session header line', { file, line: 1 });
+  if (head.length === 0)
+    throw new CliError('EMPTY_FILE', 'the file is empty; a dsh log starts with a session header line', { file, line: 1 });
   const nul = binaryAt(head);
   if (nul >= 0) {
     let line = 1;
@@ -157,7 +167,12 @@ function importLog(d: Detection, text: string, file: string, key: string | undef
   } catch (e) {
     if (e instanceof SessionError) {
       // The importer built events that dsh refuses: a bug of the import, said as such.
-      throw new ImportError('MALFORMED_SOURCE', `${file}: could not be mapped onto dsh events (${e.code}: ${e.message}); please report it with the file`, { file }, { cause: e });
+      throw new ImportError(
+        'MALFORMED_SOURCE',
+        `${file}: could not be mapped onto dsh events (${e.code}: ${e.message}); please report it with the file`,
+        { file },
+        { cause: e },
+      );
     }
     throw e;
   }
@@ -165,7 +180,12 @@ function importLog(d: Detection, text: string, file: string, key: string | undef
 
 function readForeignFile(path: string, file: string): string {
   const size = statSync(path).size;
-  if (size > MAX_FOREIGN_BYTES) throw new CliError('FILE_TOO_LARGE', `another agent's log is read whole, and this one (${size} bytes) is larger than one string can hold`, { file });
+  if (size > MAX_FOREIGN_BYTES)
+    throw new CliError(
+      'FILE_TOO_LARGE',
+      `another agent's log is read whole, and this one (${size} bytes) is larger than one string can hold`,
+      { file },
+    );
   return readFileText(path);
 }
 
@@ -198,7 +218,10 @@ function readRest(fd: number): Buffer {
     }
     if (n === 0) break;
     total += n;
-    if (total > MAX_FOREIGN_BYTES) throw new CliError('FILE_TOO_LARGE', "another agent's log is read whole, and this one is larger than one string can hold", { file: '<stdin>' });
+    if (total > MAX_FOREIGN_BYTES)
+      throw new CliError('FILE_TOO_LARGE', "another agent's log is read whole, and this one is larger than one string can hold", {
+        file: '<stdin>',
+      });
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
   return Buffer.concat(chunks);
@@ -252,7 +275,13 @@ export function readLog(arg: string): CliLog {
     if (kind !== 'stream') {
       checkLogFile(path);
       const d = wrapFs(() => detectFile(path), path);
-      if (d.kind !== 'dsh' || split.key !== undefined) return importLog(d, wrapFs(() => readForeignFile(path, file), path), file, split.key);
+      if (d.kind !== 'dsh' || split.key !== undefined)
+        return importLog(
+          d,
+          wrapFs(() => readForeignFile(path, file), path),
+          file,
+          split.key,
+        );
     } else fd = wrapFs(() => openSync(path, 'r'), path);
   }
   if (fd !== undefined) {
@@ -275,7 +304,10 @@ export function readLog(arg: string): CliLog {
     }
     if (e instanceof CliError) throw e;
     if (e instanceof SessionError && e.code === 'LINE_TOO_LONG') {
-      throw new CliError('FILE_TOO_LARGE', `line ${e.details.line} is too long to decode as one string (over about 512 MiB)`, { file, cause: e });
+      throw new CliError('FILE_TOO_LARGE', `line ${e.details.line} is too long to decode as one string (over about 512 MiB)`, {
+        file,
+        cause: e,
+      });
     }
     // The file can vanish or fail between the check and the read: still one line.
     if (typeof (e as NodeJS.ErrnoException).code === 'string' && !(e instanceof SessionError)) throw fsError(e, path);
@@ -303,8 +335,12 @@ export function loadNotices(log: CliLog): string[] {
   const name = oneLine(log.file);
   const t = log.tornTail;
   if (t) out.push(`${name}: torn tail at line ${t.line}: ${plural(t.droppedLines, 'line')} not loaded (${oneLine(t.reason)}) [TORN_TAIL]`);
-  if (log.repaired.length) out.push(`${name}: the last turn was left open; crash repair added ${plural(log.repaired.length, 'event')} [OPEN_TURN]`);
+  if (log.repaired.length)
+    out.push(`${name}: the last turn was left open; crash repair added ${plural(log.repaired.length, 'event')} [OPEN_TURN]`);
   const utf8 = log.warnings.filter((w) => w.code === 'INVALID_UTF8' && w.line !== undefined).map((w) => w.line!);
-  if (utf8.length) out.push(`${name}: ${utf8.length === 1 ? `line ${utf8[0]} holds` : `lines ${utf8.join(', ')} hold`} bytes that are not valid UTF-8, read as U+FFFD [INVALID_UTF8]`);
+  if (utf8.length)
+    out.push(
+      `${name}: ${utf8.length === 1 ? `line ${utf8[0]} holds` : `lines ${utf8.join(', ')} hold`} bytes that are not valid UTF-8, read as U+FFFD [INVALID_UTF8]`,
+    );
   return out;
 }

@@ -42,7 +42,14 @@ function report(r: ReplayResult, opts: ReplayOptions, log: CliLog, ok: boolean):
     liveTools: opts.liveTools === true,
     out: opts.out ?? null,
     comparison,
-    divergences: r.divergences.map((d) => ({ turn: d.turn, step: d.step, attempt: d.attempt, field: d.field, path: d.path, message: d.message })),
+    divergences: r.divergences.map((d) => ({
+      turn: d.turn,
+      step: d.step,
+      attempt: d.attempt,
+      field: d.field,
+      path: d.path,
+      message: d.message,
+    })),
     unsupported: r.unsupported,
     notes: r.notes,
     /** The recorded turn the replay stopped before (it and the rest were not run), or null. */
@@ -57,21 +64,33 @@ function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io)
   out.line();
   out.line(block(r.comparison.summary));
   if (r.divergences.length > 0) {
-    out.line(`  requests: ${plural(r.divergences.length, 'live request')} differed from the recorded one${opts.strict ? '' : ' (served anyway; --strict stops there)'}`);
+    out.line(
+      `  requests: ${plural(r.divergences.length, 'live request')} differed from the recorded one${opts.strict ? '' : ' (served anyway; --strict stops there)'}`,
+    );
     for (const d of r.divergences.slice(0, 3)) out.line(`    - ${oneLine(truncate(d.message, 200))}`);
   }
   for (const u of r.unsupported) out.line(`  cannot replay faithfully: ${oneLine(u)}`);
   for (const n of r.notes) out.line(`  note: ${oneLine(n)}`);
   if (opts.out) out.line(`replayed log written to ${oneLine(opts.out)}`);
-  const partial = r.stoppedBefore ? ` before turn ${r.stoppedBefore.turn} (turn ${r.stoppedBefore.turn} onwards cannot be replayed; see above)` : '';
-  out.line(ok ? out.style('green', `replay: ok${partial}`) : out.style('red', `replay: FAILED${partial}${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`));
+  const partial = r.stoppedBefore
+    ? ` before turn ${r.stoppedBefore.turn} (turn ${r.stoppedBefore.turn} onwards cannot be replayed; see above)`
+    : '';
+  out.line(
+    ok
+      ? out.style('green', `replay: ok${partial}`)
+      : out.style('red', `replay: FAILED${partial}${r.comparison.matches ? ' (--strict: live requests differed)' : ''}`),
+  );
 }
 
 export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promise<number> {
   if (opts.liveTools && opts.cwd === undefined) {
-    throw new CliError('USAGE', '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR');
+    throw new CliError(
+      'USAGE',
+      '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR',
+    );
   }
-  if (!opts.liveTools && opts.cwd !== undefined) throw new CliError('USAGE', '--cwd names the workspace for --live-tools; without it, no tool runs');
+  if (!opts.liveTools && opts.cwd !== undefined)
+    throw new CliError('USAGE', '--cwd names the workspace for --live-tools; without it, no tool runs');
   const path = await resolveLogArg(arg, io.env);
   if (opts.out !== undefined && path !== STDIN && sameFile(opts.out, path)) {
     throw new CliError('USAGE', '--out names the recording itself; write the replayed log somewhere else');

@@ -41,7 +41,10 @@ export async function readTask(args: readonly string[], io: Io): Promise<string>
     const text = (await readAll(stdin)).trim();
     if (text !== '') return text;
   }
-  throw new CliError('NO_TASK', 'no task: give it as arguments (dsh run "fix the failing test") or on standard input (dsh run - < task.md)');
+  throw new CliError(
+    'NO_TASK',
+    'no task: give it as arguments (dsh run "fix the failing test") or on standard input (dsh run - < task.md)',
+  );
 }
 
 export function banner(s: AgentSession, coding: CodingAgent): string {

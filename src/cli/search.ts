@@ -41,7 +41,8 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
   const root = defaultRoot(io.env);
   checkSessionsRoot(root, io.env);
   const kinds = opts.kind?.map((k) => {
-    if (!(DOC_KINDS as readonly string[]).includes(k)) throw new CliError('USAGE', `--kind ${JSON.stringify(k)}: expected one of ${DOC_KINDS.join(', ')}`);
+    if (!(DOC_KINDS as readonly string[]).includes(k))
+      throw new CliError('USAGE', `--kind ${JSON.stringify(k)}: expected one of ${DOC_KINDS.join(', ')}`);
     return k as DocKind;
   });
   const index = indexPath(io.env);
@@ -72,6 +73,10 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
   }
   const updated = r.refresh.indexed + r.refresh.reindexed;
   const note = updated ? ` (indexed ${plural(updated, 'log')} now)` : '';
-  io.err.line(r.hits.length ? `${plural(r.hits.length, 'hit')}${r.hits.length === (opts.limit ?? 20) ? (r.ranked ? ' (the best ones; --limit shows more)' : ' (the newest: over 5,000 texts match, too many to rank; add a word)') : r.ranked ? '' : ' (newest first: over 5,000 texts match)'}${note} · open one with: dsh view SESSION --seq N` : `no match for ${oneLine(JSON.stringify(text))} in ${plural(r.refresh.files, 'log')}${note}`);
+  io.err.line(
+    r.hits.length
+      ? `${plural(r.hits.length, 'hit')}${r.hits.length === (opts.limit ?? 20) ? (r.ranked ? ' (the best ones; --limit shows more)' : ' (the newest: over 5,000 texts match, too many to rank; add a word)') : r.ranked ? '' : ' (newest first: over 5,000 texts match)'}${note} · open one with: dsh view SESSION --seq N`
+      : `no match for ${oneLine(JSON.stringify(text))} in ${plural(r.refresh.files, 'log')}${note}`,
+  );
   return r.hits.length ? EXIT_OK : EXIT_PROBLEM;
 }

@@ -22,8 +22,14 @@ export async function findSession(store: Store, ref: string): Promise<StoreSessi
   const matches = ref.length >= MIN_PREFIX ? sessions.filter((s) => s.id.startsWith(ref)) : [];
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {
-    const ids = matches.slice(0, 5).map((s) => s.id).join(', ');
-    throw new CliError('AMBIGUOUS_SESSION', `${matches.length} sessions start with "${ref}" (${ids}${matches.length > 5 ? ', …' : ''}); give more of the id`);
+    const ids = matches
+      .slice(0, 5)
+      .map((s) => s.id)
+      .join(', ');
+    throw new CliError(
+      'AMBIGUOUS_SESSION',
+      `${matches.length} sessions start with "${ref}" (${ids}${matches.length > 5 ? ', …' : ''}); give more of the id`,
+    );
   }
   // A session stored compressed is not listed, but it is there: say so rather than "not found".
   const compressed = problems.filter((p) => p.error.code === 'COMPRESSED_LOG' && matchesRef(p.error.details.sessionId, ref));
@@ -32,7 +38,8 @@ export async function findSession(store: Store, ref: string): Promise<StoreSessi
   throw new CliError('SESSION_NOT_FOUND', `no session "${ref}" under ${store.location}${hint}; dsh sessions list shows them`);
 }
 
-const matchesRef = (id: string | undefined, ref: string): boolean => id !== undefined && (id === ref || (ref.length >= MIN_PREFIX && id.startsWith(ref)));
+const matchesRef = (id: string | undefined, ref: string): boolean =>
+  id !== undefined && (id === ref || (ref.length >= MIN_PREFIX && id.startsWith(ref)));
 
 /** Could `arg` be a session id rather than a path? Paths have a separator or a .jsonl name. */
 function idLike(arg: string): boolean {

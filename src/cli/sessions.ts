@@ -40,7 +40,11 @@ function parse(line: string): Row | undefined {
 
 function textOf(content: unknown): string | undefined {
   if (!Array.isArray(content)) return undefined;
-  const t = content.map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : '')).join(' ');
+  const t = content
+    .map((b) =>
+      b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text ?? '') : '',
+    )
+    .join(' ');
   return t.trim() === '' ? undefined : t;
 }
 
@@ -140,7 +144,9 @@ async function summarizeInfo(store: Store, info: StoreSessionInfo): Promise<Sess
 }
 
 function humanTime(ms: number): string {
-  return isoTime(ms).replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z');
+  return isoTime(ms)
+    .replace('T', ' ')
+    .replace(/:\d\d\.\d+Z$/, 'Z');
 }
 
 export async function runSessionsList(opts: ListOptions, io: Io): Promise<number> {
@@ -170,7 +176,11 @@ async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> 
     io.err.line(`${io.err.style('yellow', 'warning')}: ${where}${oneLine(p.error.message)} [${p.error.code}]`);
   }
   if (rows.length === 0) {
-    io.err.line(cwd === undefined ? `no sessions under ${oneLine(store.location)}` : `no sessions for ${oneLine(cwd)} under ${oneLine(store.location)} (--all lists every workspace)`);
+    io.err.line(
+      cwd === undefined
+        ? `no sessions under ${oneLine(store.location)}`
+        : `no sessions for ${oneLine(cwd)} under ${oneLine(store.location)} (--all lists every workspace)`,
+    );
     return EXIT_OK;
   }
   for (const r of rows) {

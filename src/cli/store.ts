@@ -20,7 +20,10 @@ export function storeChoice(env: NodeJS.ProcessEnv): StoreChoice {
   const fromEnv = env.DSH_STORE?.trim();
   if (fromEnv) {
     if (!PG_URL.test(fromEnv)) {
-      throw new CliError('USAGE', `DSH_STORE must be a postgres:// URL (or unset, for the JSONL files under $DSH_HOME/sessions), not ${JSON.stringify(maskUrlPassword(fromEnv))}`);
+      throw new CliError(
+        'USAGE',
+        `DSH_STORE must be a postgres:// URL (or unset, for the JSONL files under $DSH_HOME/sessions), not ${JSON.stringify(maskUrlPassword(fromEnv))}`,
+      );
     }
     return { kind: 'postgres', url: fromEnv, schema, from: 'DSH_STORE' };
   }
@@ -33,21 +36,36 @@ export function storeChoice(env: NodeJS.ProcessEnv): StoreChoice {
  * The store the environment chooses. For the JSONL store, HOME_UNUSABLE when its root cannot be
  * a directory (and, with `create`, it is made).
  */
-export async function storeFor(env: NodeJS.ProcessEnv, opts: { create?: boolean; role?: 'worker' | 'client'; leaseMs?: number } = {}): Promise<Store> {
+export async function storeFor(
+  env: NodeJS.ProcessEnv,
+  opts: { create?: boolean; role?: 'worker' | 'client'; leaseMs?: number } = {},
+): Promise<Store> {
   const choice = storeChoice(env);
   if (choice.kind === 'jsonl') {
     checkSessionsRoot(choice.root, env, opts.create ? { create: true } : {});
     return new SessionStore({ root: choice.root });
   }
   const { PgStore } = await import('../postgres/store.js');
-  return new PgStore({ url: choice.url, schema: choice.schema, ...(opts.role ? { role: opts.role } : {}), ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}) });
+  return new PgStore({
+    url: choice.url,
+    schema: choice.schema,
+    ...(opts.role ? { role: opts.role } : {}),
+    ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}),
+  });
 }
 
 /** The PostgreSQL store the environment chooses; a command that needs one says so otherwise. */
-export async function pgStoreFor(env: NodeJS.ProcessEnv, command: string, opts: { role?: 'worker' | 'client'; leaseMs?: number } = {}): Promise<PgStore> {
+export async function pgStoreFor(
+  env: NodeJS.ProcessEnv,
+  command: string,
+  opts: { role?: 'worker' | 'client'; leaseMs?: number } = {},
+): Promise<PgStore> {
   const choice = storeChoice(env);
   if (choice.kind !== 'postgres') {
-    throw new CliError('NEEDS_POSTGRES', `${command} needs the PostgreSQL store: set DSH_STORE=postgres://user@host/db (or "store" in ${configLocations(process.cwd(), env).user}); see docs/scale.md`);
+    throw new CliError(
+      'NEEDS_POSTGRES',
+      `${command} needs the PostgreSQL store: set DSH_STORE=postgres://user@host/db (or "store" in ${configLocations(process.cwd(), env).user}); see docs/scale.md`,
+    );
   }
   return (await storeFor(env, opts)) as PgStore;
 }

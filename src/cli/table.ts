@@ -36,17 +36,23 @@ export function table(columns: readonly Column[], rows: readonly (readonly (stri
     (
       indent +
       parts
-      .map((c, i) => {
-        const last = i === parts.length - 1;
-        const align = columns[i]?.align ?? 'left';
-        // The last column is not padded on the right: no trailing spaces.
-        const text = last && align === 'left' ? c.text : pad(c.text, widths[i]!, align);
-        const style = isHeader ? 'dim' : c.style;
-        return style ? out.style(style, text) : text;
-      })
-      .join('  ')
+        .map((c, i) => {
+          const last = i === parts.length - 1;
+          const align = columns[i]?.align ?? 'left';
+          // The last column is not padded on the right: no trailing spaces.
+          const text = last && align === 'left' ? c.text : pad(c.text, widths[i]!, align);
+          const style = isHeader ? 'dim' : c.style;
+          return style ? out.style(style, text) : text;
+        })
+        .join('  ')
     ).trimEnd();
-  return [line(columns.map((c) => ({ text: c.title })), true), ...cells.map((r) => line(r, false))];
+  return [
+    line(
+      columns.map((c) => ({ text: c.title })),
+      true,
+    ),
+    ...cells.map((r) => line(r, false)),
+  ];
 }
 
 /** `label  value` lines with the labels padded to one width. */

@@ -70,7 +70,11 @@ export async function runSessionsImport(files: string[], opts: ImportOptions, io
       try {
         const log = readLog(file);
         if (log.tornTail) {
-          throw new CliError('TORN_TAIL', `the log has a torn tail at line ${log.tornTail.line} (${log.tornTail.reason}); an import copies whole logs only: open it once with dsh (which moves the tail aside) or cut it at the last good line`, { file: log.file });
+          throw new CliError(
+            'TORN_TAIL',
+            `the log has a torn tail at line ${log.tornTail.line} (${log.tornTail.reason}); an import copies whole logs only: open it once with dsh (which moves the tail aside) or cut it at the last good line`,
+            { file: log.file },
+          );
         }
         const events = log.session.events.slice(0, log.eventCount);
         const info = await store.importLog({ header: log.header, events });

@@ -35,7 +35,8 @@ function openInBrowser(url: string): void {
 }
 
 export async function runView(arg: string, opts: ViewOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
-  if (arg === STDIN) throw new CliError('USAGE', 'dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first');
+  if (arg === STDIN)
+    throw new CliError('USAGE', 'dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first');
   const target = await resolveSessionArg(arg, io.env);
   let source: ViewerSource;
   if ('store' in target) source = { sessionId: target.id, store: target.store };
@@ -55,13 +56,21 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
   }
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
-    viewer = await startViewer({ source, ...(opts.host !== undefined ? { host: opts.host } : {}), ...(opts.port !== undefined ? { port: opts.port } : {}) });
+    viewer = await startViewer({
+      source,
+      ...(opts.host !== undefined ? { host: opts.host } : {}),
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+    });
   } catch (e) {
     if ('store' in target) await target.store.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (opts.port !== undefined && (code === 'EADDRINUSE' || code === 'EACCES')) {
       const why = code === 'EADDRINUSE' ? 'is in use' : 'needs privileges to listen on';
-      throw new CliError('PORT_UNAVAILABLE', `--port ${opts.port}: 127.0.0.1:${opts.port} ${why}; pick another port, or leave --port out for any free one`, { cause: e });
+      throw new CliError(
+        'PORT_UNAVAILABLE',
+        `--port ${opts.port}: 127.0.0.1:${opts.port} ${why}; pick another port, or leave --port out for any free one`,
+        { cause: e },
+      );
     }
     throw e;
   }

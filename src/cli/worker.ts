@@ -26,7 +26,10 @@ export interface WorkerCliOptions extends ModelFlags {
 }
 
 export async function runWorker(opts: WorkerCliOptions, io: Io): Promise<number> {
-  const store = await pgStoreFor(io.env, 'dsh worker', { role: 'worker', ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}) });
+  const store = await pgStoreFor(io.env, 'dsh worker', {
+    role: 'worker',
+    ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}),
+  });
   const say = (line: string): void => {
     io.err.line(`worker: ${oneLine(line)}`);
     io.err.flush();

@@ -18,4 +18,3 @@ export function workspaceDir(dir: string | undefined): string {
   if (!statSync(real).isDirectory()) throw new CliError('NOT_A_DIRECTORY', 'not a directory', { file: path });
   return real;
 }
-

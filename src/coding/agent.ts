@@ -106,9 +106,13 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
 
   const policySections: ContextSection[] = [
     { name: 'sandbox', text: `Sandbox: ${mode}${sandbox.enforcement === 'partial' ? ` (partially enforced: ${sandbox.reason})` : ''}` },
-    { name: 'approval', text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}` },
+    {
+      name: 'approval',
+      text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}`,
+    },
   ];
-  if (perms.network === false) policySections.push({ name: 'network', text: 'Network: off for shell commands (they cannot reach other hosts or local services)' });
+  if (perms.network === false)
+    policySections.push({ name: 'network', text: 'Network: off for shell commands (they cannot reach other hosts or local services)' });
   // Every provider key (built-in or configured, selected or not), header value and URL
   // credential stays out of shell commands, under whatever name it is copied.
   const tools = {
@@ -141,7 +145,12 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   const effort = opts.reasoningEffort ?? llm.reasoningEffort;
   const model: ModelChoice = {
     ...choice,
-    config: { provider: choice.config.provider, model: choice.config.model, ...(effort ? { reasoningEffort: effort } : {}), ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) },
+    config: {
+      provider: choice.config.provider,
+      model: choice.config.model,
+      ...(effort ? { reasoningEffort: effort } : {}),
+      ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
+    },
   };
   let agent: Agent;
   try {

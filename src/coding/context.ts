@@ -26,7 +26,11 @@ export interface ContextSection {
 
 function gitBranch(cwd: string): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).toString().trim() || undefined;
+    return (
+      execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 })
+        .toString()
+        .trim() || undefined
+    );
   } catch {
     return undefined;
   }

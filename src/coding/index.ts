@@ -1,3 +1,11 @@
 export { createCodingAgent, type CodingAgent, type CodingAgentOptions } from './agent.js';
 export { CODING_SYSTEM_PROMPT } from './prompt.js';
-export { runtimeContext, workspaceInstructions, defaultContextSections, lastSnapshot, RUNTIME_CONTEXT_PLUGIN, INSTRUCTIONS_PLUGIN, type ContextSection } from './context.js';
+export {
+  runtimeContext,
+  workspaceInstructions,
+  defaultContextSections,
+  lastSnapshot,
+  RUNTIME_CONTEXT_PLUGIN,
+  INSTRUCTIONS_PLUGIN,
+  type ContextSection,
+} from './context.js';

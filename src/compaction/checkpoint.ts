@@ -62,5 +62,10 @@ The next concrete action.
 Rules: be brief but lose nothing needed to continue. Write only the note: no tool calls, no preface, no remarks about this request. If the conversation begins with an earlier summary inside ${SUMMARY_OPEN} tags, fold what is still true in it into this note rather than copying it.`;
 
 export function instructionMessage(): UserMessage {
-  return { id: randomUUID(), role: 'user', content: [{ type: 'text', text: SUMMARY_INSTRUCTION }], source: { kind: 'plugin', plugin: CHECKPOINT_PLUGIN } };
+  return {
+    id: randomUUID(),
+    role: 'user',
+    content: [{ type: 'text', text: SUMMARY_INSTRUCTION }],
+    source: { kind: 'plugin', plugin: CHECKPOINT_PLUGIN },
+  };
 }

@@ -36,7 +36,10 @@ export async function runCompactCommand(agent: AgentContext, opts: { signal?: Ab
     session.append('command/done', { commandId, kind: 'success', text });
     return { commandId, result, text };
   } catch (e) {
-    const error = e instanceof CompactionError ? e : new CompactionError('SUMMARY_FAILED', e instanceof Error ? e.message : String(e), undefined, { cause: e });
+    const error =
+      e instanceof CompactionError
+        ? e
+        : new CompactionError('SUMMARY_FAILED', e instanceof Error ? e.message : String(e), undefined, { cause: e });
     // The summariser's failure may quote a configured secret (a gateway echoing a header).
     const text = agent.redact(`compaction failed: ${error.message} [${error.code}]`);
     session.append('command/done', { commandId, kind: 'error', text });

@@ -30,7 +30,11 @@ export const compactionConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['retainTokens'], message: 'give retainRatio or retainTokens, not both' });
     }
     if (c.retainRatio !== undefined && c.retainRatio >= (c.thresholdRatio ?? DEFAULTS.thresholdRatio)) {
-      ctx.addIssue({ code: 'custom', path: ['retainRatio'], message: 'retainRatio must be below thresholdRatio, or every compaction would trigger the next' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retainRatio'],
+        message: 'retainRatio must be below thresholdRatio, or every compaction would trigger the next',
+      });
     }
   });
 
@@ -61,7 +65,10 @@ export interface CompactionPolicy {
  * Project over user, like the other sections, except retention: a file that names either form
  * replaces the other file's choice, so the merge never holds both.
  */
-export function mergeCompactionConfig(base: CompactionConfig | undefined, over: CompactionConfig | undefined): CompactionConfig | undefined {
+export function mergeCompactionConfig(
+  base: CompactionConfig | undefined,
+  over: CompactionConfig | undefined,
+): CompactionConfig | undefined {
   if (!base) return over;
   if (!over) return base;
   const out: CompactionConfig = { ...base, ...over };

@@ -118,11 +118,16 @@ export class CompactionEngine {
     const plan: RegionPlan = { ...span, turn: o.turn };
     if (o.sourceCommandId !== undefined) plan.sourceCommandId = o.sourceCommandId;
     try {
-      const result = await runCompaction(this.agent, plan, { summarizer: this.summarizer, maxTokens: this.policy.maxTokens, signal: o.signal });
+      const result = await runCompaction(this.agent, plan, {
+        summarizer: this.summarizer,
+        maxTokens: this.policy.maxTokens,
+        signal: o.signal,
+      });
       this.agent.bus.emit('compaction/done', { agent: this.agent, trigger, result });
       return result;
     } catch (e) {
-      if (e instanceof CompactionError && trigger !== 'manual') this.agent.bus.emit('compaction/failed', { agent: this.agent, trigger, error: e });
+      if (e instanceof CompactionError && trigger !== 'manual')
+        this.agent.bus.emit('compaction/failed', { agent: this.agent, trigger, error: e });
       throw e;
     }
   }
@@ -132,7 +137,11 @@ export class CompactionEngine {
     if (this.agent.status === 'running') throw new CompactionError('NOT_IDLE', 'a turn is running; compact when the agent is idle');
     const open = openCompaction(this.session);
     if (open) throw new CompactionError('BUSY', `compaction ${open.data.compactionId} (started at seq ${open.seq}) is still running`);
-    const run = this.compact('manual', { turn: null, signal: opts.signal ?? new AbortController().signal, ...(opts.sourceCommandId !== undefined ? { sourceCommandId: opts.sourceCommandId } : {}) });
+    const run = this.compact('manual', {
+      turn: null,
+      signal: opts.signal ?? new AbortController().signal,
+      ...(opts.sourceCommandId !== undefined ? { sourceCommandId: opts.sourceCommandId } : {}),
+    });
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -172,7 +181,10 @@ export function engineFor(agent: AgentContext): CompactionEngine {
 }
 
 /** Manual compaction: summarise the older history now. Null when there is nothing to compact. */
-export function compactNow(agent: AgentContext, opts: { signal?: AbortSignal; sourceCommandId?: string } = {}): Promise<CompactionResult | null> {
+export function compactNow(
+  agent: AgentContext,
+  opts: { signal?: AbortSignal; sourceCommandId?: string } = {},
+): Promise<CompactionResult | null> {
   return engineFor(agent).compactNow(opts);
 }
 
@@ -182,7 +194,13 @@ function overflowsInStep(session: Session, turn: number, step: number): number {
   for (let seq = session.length - 1; seq >= 0; seq--) {
     const e = session.at(seq)!;
     if (e.type === 'step/start' && e.data.turn === turn && e.data.step === step) break;
-    if (e.type === 'assistant/chunk' && e.data.chunk.type === 'finish' && e.data.chunk.reason.kind === 'error' && e.data.chunk.reason.failure.code === 'CONTEXT_WINDOW_EXCEEDED') n++;
+    if (
+      e.type === 'assistant/chunk' &&
+      e.data.chunk.type === 'finish' &&
+      e.data.chunk.reason.kind === 'error' &&
+      e.data.chunk.reason.failure.code === 'CONTEXT_WINDOW_EXCEEDED'
+    )
+      n++;
   }
   return n;
 }
@@ -242,7 +260,11 @@ export function compaction(opts: CompactionOptions = {}): Plugin {
             if (overflowsInStep(session, p.turn, p.step) > policy.maxOverflowRetries) return next(p);
             const generation = session.surface.replaceGeneration;
             try {
-              await engine.compact('context-overflow', { turn: p.turn, signal: p.signal, protectFrom: stepInputStart(session, p.turn, p.step) });
+              await engine.compact('context-overflow', {
+                turn: p.turn,
+                signal: p.signal,
+                protectFrom: stepInputStart(session, p.turn, p.step),
+              });
             } catch (e) {
               if (!(e instanceof CompactionError)) throw e;
             }

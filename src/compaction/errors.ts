@@ -50,4 +50,3 @@ export class CompactionError extends CodedError<CompactionErrorCode> {
     return `${this.code}: ${this.message}`;
   }
 }
-

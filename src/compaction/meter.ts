@@ -184,7 +184,15 @@ export function measure(session: Session, opts: MeasureOptions = {}): TokenMeasu
   } else {
     tokens = headerTokens + surfaceTokens + pendingTokens;
   }
-  const m: TokenMeasurement = { tokens, baseline: anchor ? 'usage' : 'estimated', headerTokens, surfaceTokens, pendingTokens, nodes, ...out };
+  const m: TokenMeasurement = {
+    tokens,
+    baseline: anchor ? 'usage' : 'estimated',
+    headerTokens,
+    surfaceTokens,
+    pendingTokens,
+    nodes,
+    ...out,
+  };
   if (opts.contextWindow !== undefined && opts.contextWindow > 0) {
     m.contextWindow = opts.contextWindow;
     m.pressure = tokens / opts.contextWindow;

@@ -79,7 +79,11 @@ export function recordedBrackets(events: readonly SessionEvent[]): RecordedBrack
         if (e.data.chunk.type === 'finish') finishes++;
         break;
       case 'compaction/start': {
-        const where: BracketPlace = !inTurn ? { kind: 'idle', afterTurns: ended } : step !== undefined ? { kind: 'attempt', turn: turns, step, attempt: finishes } : { kind: 'pre-step', turn: turns, step: lastStep + 1 };
+        const where: BracketPlace = !inTurn
+          ? { kind: 'idle', afterTurns: ended }
+          : step !== undefined
+            ? { kind: 'attempt', turn: turns, step, attempt: finishes }
+            : { kind: 'pre-step', turn: turns, step: lastStep + 1 };
         const b: RecordedBracket = { where, start: e };
         out.push(b);
         byId.set(e.data.compactionId, b);
@@ -103,7 +107,10 @@ export function recordedBrackets(events: readonly SessionEvent[]): RecordedBrack
         if (b && typeof op === 'object') {
           const first = surface.nodes.indexOf(op.start);
           const last = surface.nodes.indexOf(op.end);
-          const messages = surface.nodes.slice(first, last + 1).map((s) => deriveEventMessage(events[s]!)).filter((m): m is Message => m !== null);
+          const messages = surface.nodes
+            .slice(first, last + 1)
+            .map((s) => deriveEventMessage(events[s]!))
+            .filter((m): m is Message => m !== null);
           b.replace = e;
           b.span = { first, last, messages };
         }
@@ -118,7 +125,10 @@ export function recordedBrackets(events: readonly SessionEvent[]): RecordedBrack
 }
 
 /** `source`: the recording as JSONL text, a session, or its events; `notes` collects what did not map. */
-export function replayCompactions(source: string | readonly SessionEvent[] | { readonly events: readonly SessionEvent[] }, notes: string[] = []): Plugin {
+export function replayCompactions(
+  source: string | readonly SessionEvent[] | { readonly events: readonly SessionEvent[] },
+  notes: string[] = [],
+): Plugin {
   const brackets = recordedBrackets(recordedEvents(source));
   return (host) => {
     const session = host.session;
@@ -138,7 +148,9 @@ export function replayCompactions(source: string | readonly SessionEvent[] | { r
       if (b.span) {
         const nodes = session.surface.nodes;
         if (b.span.last >= nodes.length || b.span.first < 0) {
-          notes.push(`compaction ${b.start.data.compactionId}: the recorded span (surface positions ${b.span.first}…${b.span.last}) is beyond the live surface of ${nodes.length} node(s)`);
+          notes.push(
+            `compaction ${b.start.data.compactionId}: the recorded span (surface positions ${b.span.first}…${b.span.last}) is beyond the live surface of ${nodes.length} node(s)`,
+          );
         } else {
           shadowed = nodes.slice(b.span.first, b.span.last + 1);
           const live = shadowed.map((s) => deriveEventMessage(session.at(s)!)).filter((m): m is Message => m !== null);
@@ -156,10 +168,14 @@ export function replayCompactions(source: string | readonly SessionEvent[] | { r
         summarySeq = session.append('compaction/summary', data).seq;
       }
       if (b.replace && shadowed) {
-        session.append('user/message', { ...b.replace.data, id: randomUUID() }, {
-          surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed[shadowed.length - 1]! },
-          sourceEventSeqs: [start.seq, ...(summarySeq !== undefined ? [summarySeq] : []), ...shadowed],
-        });
+        session.append(
+          'user/message',
+          { ...b.replace.data, id: randomUUID() },
+          {
+            surfaceOp: { op: 'replace', start: shadowed[0]!, end: shadowed[shadowed.length - 1]! },
+            sourceEventSeqs: [start.seq, ...(summarySeq !== undefined ? [summarySeq] : []), ...shadowed],
+          },
+        );
       }
       if (b.end) session.append('compaction/end', { ...b.end.data, turn: liveTurn });
     };

@@ -42,7 +42,10 @@ export interface SummarizeInput {
  * and the call facts), so the recorded event and the result cannot drift apart.
  * `rawOutput` is required when `llmStreamCall` is set.
  */
-export type SummaryResult = Pick<CompactionSummaryData, 'summary' | 'provider' | 'model' | 'maxTokens' | 'usage' | 'rawOutput' | 'llmStreamCall'>;
+export type SummaryResult = Pick<
+  CompactionSummaryData,
+  'summary' | 'provider' | 'model' | 'maxTokens' | 'usage' | 'rawOutput' | 'llmStreamCall'
+>;
 
 export type Summarizer = (input: SummarizeInput) => Promise<SummaryResult>;
 
@@ -106,7 +109,9 @@ export const modelSummarizer: Summarizer = async ({ agent, messages, shadowedSeq
   if (header?.tools !== undefined) request.tools = header.tools;
 
   const session = agent.session;
-  const check = agent.options.invariants ? (req: GenerateRequest) => assertSummaryRequestRecorded(req, session, { shadowedSeqs, header, config: resolved }) : undefined;
+  const check = agent.options.invariants
+    ? (req: GenerateRequest) => assertSummaryRequestRecorded(req, session, { shadowedSeqs, header, config: resolved })
+    : undefined;
   let stream: AsyncIterable<StreamChunk>;
   try {
     stream = streamModelRequest(agent.bus, request, adapter, check);
@@ -120,15 +125,27 @@ export const modelSummarizer: Summarizer = async ({ agent, messages, shadowedSeq
   const finish = asm.finish;
   if (signal.aborted) throw new CompactionError('ABORTED', 'the summary was cancelled', undefined, { cause: signal.reason });
   if (!finish || finish.kind === 'aborted' || finish.kind === 'error') {
-    const failure = finish && (finish.kind === 'aborted' || finish.kind === 'error') ? finish.failure : { code: 'STREAM_CLOSED', message: 'the stream ended without a finish' };
+    const failure =
+      finish && (finish.kind === 'aborted' || finish.kind === 'error')
+        ? finish.failure
+        : { code: 'STREAM_CLOSED', message: 'the stream ended without a finish' };
     throw new CompactionError('SUMMARY_FAILED', `${failure.message} [${failure.code}]`, failure);
   }
   if (finish.kind === 'max-tokens') {
-    throw new CompactionError('SUMMARY_TRUNCATED', `the summary reached its ${maxTokens}-token cap (compaction.maxTokens) and would be cut off`);
+    throw new CompactionError(
+      'SUMMARY_TRUNCATED',
+      `the summary reached its ${maxTokens}-token cap (compaction.maxTokens) and would be cut off`,
+    );
   }
   const { content } = asm.blocks();
-  const summary = content.filter((b): b is Extract<ContentBlock, { type: 'text' }> => b.type === 'text' && b.text.trim() !== '').map((b) => ({ type: 'text' as const, text: b.text }));
-  if (summary.length === 0) throw new CompactionError('SUMMARY_EMPTY', `the model returned no summary text (${content.map((b) => b.type).join(', ') || 'no content'})`);
+  const summary = content
+    .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b.type === 'text' && b.text.trim() !== '')
+    .map((b) => ({ type: 'text' as const, text: b.text }));
+  if (summary.length === 0)
+    throw new CompactionError(
+      'SUMMARY_EMPTY',
+      `the model returned no summary text (${content.map((b) => b.type).join(', ') || 'no content'})`,
+    );
   const out: SummaryResult = { summary, provider: resolved.provider, model: resolved.model, rawOutput: content, llmStreamCall: true };
   if (resolved.maxTokens !== undefined) out.maxTokens = resolved.maxTokens;
   if (asm.usage) out.usage = asm.usage;

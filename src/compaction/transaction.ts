@@ -64,12 +64,18 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
   const session = agent.session;
   const surface = session.surface;
   if (plan.first < 0 || plan.last < plan.first || plan.last >= surface.nodes.length) {
-    throw new CompactionError('NOTHING_TO_COMPACT', `surface positions ${plan.first}…${plan.last} are not a span of the ${surface.nodes.length}-node surface`);
+    throw new CompactionError(
+      'NOTHING_TO_COMPACT',
+      `surface positions ${plan.first}…${plan.last} are not a span of the ${surface.nodes.length}-node surface`,
+    );
   }
   const safe = safeCuts(surface.nodes.map((s) => deriveEventMessage(session.at(s)!)));
   if (!safe[plan.first] || !safe[plan.last + 1]) {
     const edge = !safe[plan.first] ? `its start (before surface position ${plan.first})` : `its end (after surface position ${plan.last})`;
-    throw new CompactionError('SPLITS_TOOL_PAIR', `the span ${plan.first}…${plan.last} would separate a tool call from its result at ${edge}`);
+    throw new CompactionError(
+      'SPLITS_TOOL_PAIR',
+      `the span ${plan.first}…${plan.last} would separate a tool call from its result at ${edge}`,
+    );
   }
   assertUnlocked(agent);
   const shadowedSeqs = surface.nodes.slice(plan.first, plan.last + 1);
@@ -79,14 +85,26 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
   const compactionId = randomUUID();
   const owner = { compactionId, ...(plan.sourceCommandId !== undefined ? { sourceCommandId: plan.sourceCommandId } : {}) };
   const start = session.append('compaction/start', { ...owner, turn: plan.turn });
-  const close = (error?: CompactionError): number => session.append('compaction/end', { ...owner, turn: plan.turn, ...(error ? { error: agent.redact(error.logText()) } : {}) }).seq;
+  const close = (error?: CompactionError): number =>
+    session.append('compaction/end', { ...owner, turn: plan.turn, ...(error ? { error: agent.redact(error.logText()) } : {}) }).seq;
 
   let result: SummaryResult;
   try {
-    result = await deps.summarizer({ agent, compactionId, messages, shadowedSeqs, header: headerBefore(session, start.seq), maxTokens: deps.maxTokens, signal: deps.signal });
+    result = await deps.summarizer({
+      agent,
+      compactionId,
+      messages,
+      shadowedSeqs,
+      header: headerBefore(session, start.seq),
+      maxTokens: deps.maxTokens,
+      signal: deps.signal,
+    });
     if (deps.signal.aborted) throw new CompactionError('ABORTED', 'the compaction was cancelled', undefined, { cause: deps.signal.reason });
   } catch (e) {
-    const err = e instanceof CompactionError ? e : new CompactionError('SUMMARY_FAILED', e instanceof Error ? e.message : String(e), undefined, { cause: e });
+    const err =
+      e instanceof CompactionError
+        ? e
+        : new CompactionError('SUMMARY_FAILED', e instanceof Error ? e.message : String(e), undefined, { cause: e });
     close(err);
     throw err;
   }
@@ -101,7 +119,10 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
   const checkpoint = checkpointMessage(result.summary, compactionId, plan.sourceCommandId);
   const checkpointTokens = estimateMessage(checkpoint);
   if (checkpointTokens >= shadowedTokenCount) {
-    const err = new CompactionError('SUMMARY_NOT_SMALLER', `the checkpoint (~${checkpointTokens} tokens) is not smaller than the ${shadowedSeqs.length} message(s) it would replace (~${shadowedTokenCount} tokens)`);
+    const err = new CompactionError(
+      'SUMMARY_NOT_SMALLER',
+      `the checkpoint (~${checkpointTokens} tokens) is not smaller than the ${shadowedSeqs.length} message(s) it would replace (~${shadowedTokenCount} tokens)`,
+    );
     close(err);
     throw err;
   }
@@ -130,10 +151,26 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
       sourceEventSeqs: [start.seq, summarySeq, ...shadowedSeqs],
     }).seq;
   } catch (e) {
-    const err = new CompactionError('COMMIT_FAILED', `the checkpoint could not be appended: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
+    const err = new CompactionError(
+      'COMMIT_FAILED',
+      `the checkpoint could not be appended: ${e instanceof Error ? e.message : String(e)}`,
+      undefined,
+      { cause: e },
+    );
     close(err);
     throw err;
   }
   const endSeq = close();
-  return { compactionId, startSeq: start.seq, summarySeq, replaceSeq, endSeq, summary: result.summary, shadowedRange: range, shadowedSeqs, shadowedTokenCount, checkpointTokens };
+  return {
+    compactionId,
+    startSeq: start.seq,
+    summarySeq,
+    replaceSeq,
+    endSeq,
+    summary: result.summary,
+    shadowedRange: range,
+    shadowedSeqs,
+    shadowedTokenCount,
+    checkpointTokens,
+  };
 }

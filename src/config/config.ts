@@ -39,7 +39,10 @@ export const configShape = {
    * User config only: where sessions are stored, a `postgres://…` URL (docs/scale.md). Absent:
    * JSONL files under $DSH_HOME/sessions. The DSH_STORE environment variable overrides it.
    */
-  store: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL').optional(),
+  store: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
+    .optional(),
 };
 export const ConfigSchema = z.strictObject(configShape);
 export type DshConfig = z.infer<typeof ConfigSchema>;
@@ -97,7 +100,15 @@ function lineCol(text: string, offset: number): string {
 }
 
 function jsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : /^[A-Za-z_$][\w$]*$/.test(String(k)) ? `${p}.${String(k)}` : `${p}[${JSON.stringify(String(k))}]`), '$');
+  return path.reduce<string>(
+    (p, k) =>
+      typeof k === 'number'
+        ? `${p}[${k}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(k))
+          ? `${p}.${String(k)}`
+          : `${p}[${JSON.stringify(String(k))}]`,
+    '$',
+  );
 }
 
 /** Parse and validate one config document. */
@@ -127,7 +138,12 @@ export function readConfigFile(file: string): DshConfig | undefined {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'EISDIR' ? 'it is a directory, not a JSON file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+    const why =
+      code === 'EISDIR'
+        ? 'it is a directory, not a JSON file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (e as Error).message;
     throw new ConfigError('CONFIG_UNREADABLE', `${file}: cannot read: ${why}`, file);
   }
   return parseConfig(text, file);
@@ -140,7 +156,8 @@ function untrustedProjectKeys(c: DshConfig): string[] {
   if (c.permissions?.approval !== undefined) out.push('permissions.approval');
   if (c.permissions?.allow !== undefined) out.push('permissions.allow');
   for (const [name, s] of Object.entries(c.mcpServers ?? {})) if (!isHttpServer(s)) out.push(`mcpServers.${name}`);
-  for (const [name, p] of Object.entries(c.providers ?? {})) if (p.baseUrl !== undefined || p.apiKey !== undefined || p.headers !== undefined) out.push(`providers.${name}`);
+  for (const [name, p] of Object.entries(c.providers ?? {}))
+    if (p.baseUrl !== undefined || p.apiKey !== undefined || p.headers !== undefined) out.push(`providers.${name}`);
   if (c.trustedProjects !== undefined) out.push('trustedProjects');
   // A repository must not send the sessions (prompts, tool output) to a database of its choosing.
   if (c.store !== undefined) out.push('store');

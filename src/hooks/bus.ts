@@ -51,9 +51,10 @@ export type ParallelName = NamesOf<'parallel'>;
 export type WaterfallName = NamesOf<'waterfall'>;
 
 export type Next<K extends HookName> = (payload?: PayloadOf<K>) => Promise<ResultOf<K>>;
-export type Listener<K extends HookName> = Spec<K> extends { mode: 'waterfall' }
-  ? (payload: PayloadOf<K>, next: Next<K>) => ResultOf<K> | undefined | Promise<ResultOf<K> | undefined>
-  : (payload: PayloadOf<K>) => void | Promise<void>;
+export type Listener<K extends HookName> =
+  Spec<K> extends { mode: 'waterfall' }
+    ? (payload: PayloadOf<K>, next: Next<K>) => ResultOf<K> | undefined | Promise<ResultOf<K> | undefined>
+    : (payload: PayloadOf<K>) => void | Promise<void>;
 
 export type Disposer = () => void;
 
@@ -130,7 +131,13 @@ export class HookBus {
     if (!list) return;
     for (const e of list) {
       const fail = (error: unknown): void =>
-        this.report({ hook, listener: e.name, kind: 'emit-listener-threw', message: `"${hook}" listener "${e.name}" threw (contained)`, error });
+        this.report({
+          hook,
+          listener: e.name,
+          kind: 'emit-listener-threw',
+          message: `"${hook}" listener "${e.name}" threw (contained)`,
+          error,
+        });
       try {
         const r = (e.fn as (p: unknown) => unknown)(payload);
         if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, fail);

@@ -266,11 +266,28 @@ export class SessionBuilder {
     if (this.pendingHeader !== undefined) {
       const h = this.pendingHeader;
       this.pendingHeader = undefined;
-      this.push('request/header', { header: { config: { provider: route.provider, model: route.model }, ...h }, reason: this.headerCount++ === 0 ? 'initial' : 'change' }, {}, t);
+      this.push(
+        'request/header',
+        {
+          header: { config: { provider: route.provider, model: route.model }, ...h },
+          reason: this.headerCount++ === 0 ? 'initial' : 'change',
+        },
+        {},
+        t,
+      );
     }
     if (key !== this.loggedRoute) {
       this.loggedRoute = key;
-      this.push('request/context', { provider: route.provider, model: route.model, ...(route.contextWindow !== undefined ? { contextWindow: route.contextWindow } : {}) }, {}, t);
+      this.push(
+        'request/context',
+        {
+          provider: route.provider,
+          model: route.model,
+          ...(route.contextWindow !== undefined ? { contextWindow: route.contextWindow } : {}),
+        },
+        {},
+        t,
+      );
     }
     // Call ids must be unique in a step; a source that repeats one gets a suffix (counted).
     const content: ContentBlock[] = [];
@@ -290,7 +307,12 @@ export class SessionBuilder {
       seen.add(id);
       content.push({ ...b, id });
     }
-    const message: AssistantMessage = { id: this.messageId(a.id, 'assistant'), role: 'assistant', content, source: { kind: 'model', provider: route.provider, model: route.model } };
+    const message: AssistantMessage = {
+      id: this.messageId(a.id, 'assistant'),
+      role: 'assistant',
+      content,
+      source: { kind: 'model', provider: route.provider, model: route.model },
+    };
     const data: Record<string, unknown> = { turn: this.turn, step: this.step, message };
     if (a.usage) data.usage = a.usage;
     if (a.interrupted) data.interrupted = true;
@@ -300,7 +322,12 @@ export class SessionBuilder {
     }
     for (const b of content) {
       if (b.type !== 'tool-call') continue;
-      const callSeq = this.push('tool/call', { turn: this.turn, step: this.step, callId: b.id, name: b.name, arguments: b.arguments }, {}, t);
+      const callSeq = this.push(
+        'tool/call',
+        { turn: this.turn, step: this.step, callId: b.id, name: b.name, arguments: b.arguments },
+        {},
+        t,
+      );
       this.calls.set(b.id, { seq: callSeq, name: b.name, answered: false });
     }
     return seq;
@@ -326,11 +353,16 @@ export class SessionBuilder {
     const t = this.time(r.time);
     const call = this.calls.get(r.callId);
     if (call === undefined || call.answered) {
-      const why = call?.answered ? 'a second result for one call' : this.turnCalls.has(r.callId) ? 'its call was in an earlier step' : 'no call with this id precedes it';
+      const why = call?.answered
+        ? 'a second result for one call'
+        : this.turnCalls.has(r.callId)
+          ? 'its call was in an earlier step'
+          : 'no call with this id precedes it';
       this.losses.add('tool result pairing', `${why}; kept as a user message from the import`, this.line);
       const source: PluginSource = { kind: 'plugin', plugin: 'import', unpairedToolResult: r.callId };
       const text = r.content.length ? r.content : [{ type: 'text' as const, text: '' }];
-      if (this.stepOpen) this.push('user/message', { id: this.messageId(r.id, 'user'), role: 'user', content: text, source }, { surfaceOp: 'append' }, t);
+      if (this.stepOpen)
+        this.push('user/message', { id: this.messageId(r.id, 'user'), role: 'user', content: text, source }, { surfaceOp: 'append' }, t);
       else this.queue(text, source, t, r.id);
       return;
     }
@@ -384,7 +416,12 @@ export class SessionBuilder {
     const source: PluginSource = { kind: 'plugin', plugin: 'compact', compactionId };
     if (shadowed.length === 0) {
       // Nothing before it to replace (the source compacted an empty history): the summary is new input.
-      this.push('user/message', { id: this.messageId(undefined, 'checkpoint'), role: 'user', content: summary, source }, { surfaceOp: 'append' }, t);
+      this.push(
+        'user/message',
+        { id: this.messageId(undefined, 'checkpoint'), role: 'user', content: summary, source },
+        { surfaceOp: 'append' },
+        t,
+      );
     } else {
       const range = { start: shadowed[0]!, end: shadowed[shadowed.length - 1]! };
       const summarySeq = this.push(
@@ -394,7 +431,8 @@ export class SessionBuilder {
           summary,
           shadowedRange: range,
           shadowedSeqs: shadowed,
-          shadowedTokenCount: opts.tokensBefore !== undefined && Number.isSafeInteger(opts.tokensBefore) && opts.tokensBefore >= 0 ? opts.tokensBefore : 0,
+          shadowedTokenCount:
+            opts.tokensBefore !== undefined && Number.isSafeInteger(opts.tokensBefore) && opts.tokensBefore >= 0 ? opts.tokensBefore : 0,
           provider: this.route.provider,
           model: this.route.model,
         },
@@ -418,7 +456,11 @@ export class SessionBuilder {
 
   /** A child session started from this one (by the call `callId`, when known). */
   child(sessionId: string, opts: { callId?: string; label?: string; time?: number } = {}): void {
-    const entry = { sessionId, ...(opts.callId !== undefined ? { callId: opts.callId } : {}), ...(opts.label !== undefined ? { label: opts.label } : {}) };
+    const entry = {
+      sessionId,
+      ...(opts.callId !== undefined ? { callId: opts.callId } : {}),
+      ...(opts.label !== undefined ? { label: opts.label } : {}),
+    };
     this.children.push(entry);
     this.push(IMPORT_CHILD_EVENT, entry, { ignorable: true }, this.time(opts.time));
   }
@@ -467,10 +509,19 @@ export class SessionBuilder {
     const losses = this.losses.list();
     this.drafts[0]!.data = {
       ...stripUndefined(this.facts),
-      losses: losses.map((l) => ({ field: l.field, count: l.count, why: l.why, ...(l.firstLine !== undefined ? { firstLine: l.firstLine } : {}) })),
+      losses: losses.map((l) => ({
+        field: l.field,
+        count: l.count,
+        why: l.why,
+        ...(l.firstLine !== undefined ? { firstLine: l.firstLine } : {}),
+      })),
       ...(this.children.length ? { children: this.children } : {}),
     };
-    const header: SessionHeader = { version: 0, id: this.head.id, createdAt: Math.max(ZERO_WIDTH, Math.round(this.head.createdAt ?? this.drafts[1]?.time ?? 0)) };
+    const header: SessionHeader = {
+      version: 0,
+      id: this.head.id,
+      createdAt: Math.max(ZERO_WIDTH, Math.round(this.head.createdAt ?? this.drafts[1]?.time ?? 0)),
+    };
     if (this.head.cwd !== undefined) header.cwd = this.head.cwd;
     if (this.head.parentSession !== undefined) header.parentSession = this.head.parentSession;
     if (this.head.origin !== undefined) header.origin = this.head.origin;
@@ -478,7 +529,15 @@ export class SessionBuilder {
     const eventCount = this.drafts.length;
     const session = Session.restore(header, this.drafts as unknown[]);
     const lines = this.lines;
-    return { session, header: session.header, eventCount, lineOf: (seq) => lines[seq], losses, notes: this.notes, ...(this.records !== undefined ? { records: this.records } : {}) };
+    return {
+      session,
+      header: session.header,
+      eventCount,
+      lineOf: (seq) => lines[seq],
+      losses,
+      notes: this.notes,
+      ...(this.records !== undefined ? { records: this.records } : {}),
+    };
   }
 }
 
@@ -490,5 +549,5 @@ function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {
 
 /** A tool-call block with arguments as the raw text dsh keeps (objects are serialised). */
 export function toolCall(id: string, name: string, args: unknown): ToolCallBlock {
-  return { type: 'tool-call', id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) ?? '{}' };
+  return { type: 'tool-call', id, name, arguments: typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}') };
 }

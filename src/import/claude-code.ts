@@ -21,7 +21,9 @@ export const claudeCode: ForeignFormat = {
   id: 'claude-code',
   label: 'Claude Code transcript',
   sniffLine: (o) =>
-    (typeof o.type === 'string' && (typeof o.sessionId === 'string' || typeof o.leafUuid === 'string') && (ROW_TYPES.has(o.type) || 'uuid' in o || 'leafUuid' in o)) ||
+    (typeof o.type === 'string' &&
+      (typeof o.sessionId === 'string' || typeof o.leafUuid === 'string') &&
+      (ROW_TYPES.has(o.type) || 'uuid' in o || 'leafUuid' in o)) ||
     o.type === 'file-history-snapshot',
   read: readClaudeCode,
 };
@@ -140,7 +142,8 @@ function usageOf(u: unknown, b: SessionBuilder): TokenUsage | undefined {
   if (cr !== undefined) out.cacheReadTokens = cr;
   if (cw !== undefined) out.cacheWriteTokens = cw;
   for (const k of Object.keys(u)) {
-    if (!['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'].includes(k)) b.losses.add(`message.usage.${k}`, 'no dsh usage field', b.line);
+    if (!['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'].includes(k))
+      b.losses.add(`message.usage.${k}`, 'no dsh usage field', b.line);
   }
   return out;
 }
@@ -156,8 +159,19 @@ function mapRows(
   const firstRow = rows[0]?.value;
   const cwd = absoluteCwd(str(firstRow?.cwd), losses, rows[0]?.line);
   const b = new SessionBuilder(
-    { ...head, ...(cwd !== undefined ? { cwd } : {}), ...(epochMs(firstRow?.timestamp) !== undefined ? { createdAt: epochMs(firstRow?.timestamp)! } : {}) },
-    { format: 'claude-code', sourceId: str(firstRow?.sessionId), tool: 'Claude Code', toolVersion: str(firstRow?.version), file: src.file, gitBranch: str(firstRow?.gitBranch) || undefined },
+    {
+      ...head,
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...(epochMs(firstRow?.timestamp) !== undefined ? { createdAt: epochMs(firstRow?.timestamp)! } : {}),
+    },
+    {
+      format: 'claude-code',
+      sourceId: str(firstRow?.sessionId),
+      tool: 'Claude Code',
+      toolVersion: str(firstRow?.version),
+      file: src.file,
+      gitBranch: str(firstRow?.gitBranch) || undefined,
+    },
   );
   for (const l of losses.list()) b.losses.add(l.field, l.why, l.firstLine, l.count);
   for (const t of titles) {
@@ -197,7 +211,11 @@ function mapRows(
     }
     if (o.type === 'system') {
       if (o.subtype === 'compact_boundary') continue; // the summary row that follows carries the compaction
-      b.losses.add(`system row${typeof o.subtype === 'string' ? ` (${o.subtype})` : ''}`, 'a notice shown in Claude Code, not model input', r.line);
+      b.losses.add(
+        `system row${typeof o.subtype === 'string' ? ` (${o.subtype})` : ''}`,
+        'a notice shown in Claude Code, not model input',
+        r.line,
+      );
       continue;
     }
     b.losses.add(`row type ${typeof o.type === 'string' ? o.type : '(none)'}`, 'no dsh event for it', r.line);
@@ -210,16 +228,32 @@ function mapRows(
   return b;
 }
 
-function mapUser(b: SessionBuilder, o: Obj, m: Obj, time: number | undefined, childByCall: Map<string, { id: string; label: string }>): void {
+function mapUser(
+  b: SessionBuilder,
+  o: Obj,
+  m: Obj,
+  time: number | undefined,
+  childByCall: Map<string, { id: string; label: string }>,
+): void {
   const content = m.content;
   if (o.isCompactSummary === true) {
     b.compact([{ type: 'text', text: textOf(content) }], time !== undefined ? { time } : {});
     return;
   }
-  if (o.toolUseResult !== undefined) b.losses.add('toolUseResult', 'structured copy of the tool output for the UI; the model saw the tool_result block, which is kept', b.line);
+  if (o.toolUseResult !== undefined)
+    b.losses.add(
+      'toolUseResult',
+      'structured copy of the tool output for the UI; the model saw the tool_result block, which is kept',
+      b.line,
+    );
   if (typeof content === 'string') {
     const blocks: ContentBlock[] = [{ type: 'text', text: content }];
-    if (o.isMeta === true) b.input(blocks, { kind: 'plugin', plugin: 'claude-code', form: 'notice', summary: 'meta message' }, { ...(time !== undefined ? { time } : {}) });
+    if (o.isMeta === true)
+      b.input(
+        blocks,
+        { kind: 'plugin', plugin: 'claude-code', form: 'notice', summary: 'meta message' },
+        { ...(time !== undefined ? { time } : {}) },
+      );
     else if (INTERRUPTED.test(content)) {
       b.setTurnReason({ kind: 'aborted', reason: { kind: 'user' } });
       b.input(blocks, { kind: 'user' }, time !== undefined ? { time } : {});
@@ -239,12 +273,21 @@ function mapUser(b: SessionBuilder, o: Obj, m: Obj, time: number | undefined, ch
     } else if (blk.type === 'text' && typeof blk.text === 'string') {
       text.push({ type: 'text', text: blk.text });
     } else {
-      b.losses.add(`user content block ${String(blk.type)}`, blk.type === 'image' ? 'image bytes are not kept in a dsh log' : 'no dsh block for it', b.line);
+      b.losses.add(
+        `user content block ${String(blk.type)}`,
+        blk.type === 'image' ? 'image bytes are not kept in a dsh log' : 'no dsh block for it',
+        b.line,
+      );
     }
   }
   if (text.length === 0) return;
   const joined = text.map((t) => (t.type === 'text' ? t.text : '')).join('\n');
-  if (results > 0 || o.isMeta === true) b.input(text, o.isMeta === true ? { kind: 'plugin', plugin: 'claude-code', form: 'notice', summary: 'meta message' } : { kind: 'user' }, time !== undefined ? { time } : {});
+  if (results > 0 || o.isMeta === true)
+    b.input(
+      text,
+      o.isMeta === true ? { kind: 'plugin', plugin: 'claude-code', form: 'notice', summary: 'meta message' } : { kind: 'user' },
+      time !== undefined ? { time } : {},
+    );
   else if (INTERRUPTED.test(joined)) {
     b.setTurnReason({ kind: 'aborted', reason: { kind: 'user' } });
     b.input(text, { kind: 'user' }, time !== undefined ? { time } : {});
@@ -256,7 +299,12 @@ function resultContent(c: unknown, b: SessionBuilder): ContentBlock[] {
   const out: ContentBlock[] = [];
   for (const blk of arr(c)) {
     if (isObj(blk) && blk.type === 'text' && typeof blk.text === 'string') out.push({ type: 'text', text: blk.text });
-    else b.losses.add(`tool_result content block ${isObj(blk) ? String(blk.type) : typeof blk}`, 'image bytes are not kept in a dsh log', b.line);
+    else
+      b.losses.add(
+        `tool_result content block ${isObj(blk) ? String(blk.type) : typeof blk}`,
+        'image bytes are not kept in a dsh log',
+        b.line,
+      );
   }
   return out;
 }
@@ -277,7 +325,8 @@ function emitResponse(b: SessionBuilder, rows: SourceRecord[]): void {
           break;
         case 'thinking':
           if (typeof blk.thinking === 'string') content.push({ type: 'reasoning', text: blk.thinking });
-          if (typeof blk.signature === 'string') b.losses.add('thinking.signature', 'provider replay state; not kept for imported sessions', r.line);
+          if (typeof blk.signature === 'string')
+            b.losses.add('thinking.signature', 'provider replay state; not kept for imported sessions', r.line);
           break;
         case 'tool_use':
           content.push(toolCall(str(blk.id) ?? '', str(blk.name) ?? '', blk.input));

@@ -84,7 +84,12 @@ function readCodex(src: SourceInput): ImportedSession[] {
     const saved = b.line;
     b.line = h.line;
     if (asPrompt && b.openTurn === undefined) b.prompt(h.content, h.time !== undefined ? { time: h.time } : {});
-    else b.input(h.content, asPrompt ? { kind: 'user' } : { kind: 'plugin', plugin: 'codex', form: 'snapshot', sections: [] }, h.time !== undefined ? { time: h.time } : {});
+    else
+      b.input(
+        h.content,
+        asPrompt ? { kind: 'user' } : { kind: 'plugin', plugin: 'codex', form: 'snapshot', sections: [] },
+        h.time !== undefined ? { time: h.time } : {},
+      );
     b.line = saved;
   };
 
@@ -104,7 +109,8 @@ function readCodex(src: SourceInput): ImportedSession[] {
         if (!p) continue;
         const model = str(p.model);
         if (model !== undefined) b.setRoute({ provider, model, ...(lastWindow !== undefined ? { contextWindow: lastWindow } : {}) });
-        for (const k of Object.keys(p)) if (!['model', 'cwd', 'turn_id'].includes(k)) b.losses.add(`turn_context.${k}`, 'no dsh event for this setting', r.line);
+        for (const k of Object.keys(p))
+          if (!['model', 'cwd', 'turn_id'].includes(k)) b.losses.add(`turn_context.${k}`, 'no dsh event for this setting', r.line);
         continue;
       }
       case 'compacted': {
@@ -116,7 +122,12 @@ function readCodex(src: SourceInput): ImportedSession[] {
           if (!isObj(item)) continue;
           const text = textOf(item.content);
           if (text !== '') parts.push({ type: 'text', text: item.role === 'assistant' ? `[assistant] ${text}` : text });
-          if (item.role !== 'user') b.losses.add('compacted.replacement_history role', 'kept as text of the one checkpoint message (dsh checkpoints are one user message)', r.line);
+          if (item.role !== 'user')
+            b.losses.add(
+              'compacted.replacement_history role',
+              'kept as text of the one checkpoint message (dsh checkpoints are one user message)',
+              r.line,
+            );
         }
         b.compact(parts.length ? parts : [{ type: 'text', text: '' }], time !== undefined ? { time } : {});
         continue;
@@ -152,21 +163,36 @@ function readCodex(src: SourceInput): ImportedSession[] {
       const content: ContentBlock[] = [];
       for (const c of arr(p.content)) {
         if (isObj(c) && typeof c.text === 'string') content.push({ type: 'text', text: c.text });
-        else b.losses.add(`${role ?? 'user'} content part ${isObj(c) ? String(c.type) : typeof c}`, 'image bytes are not kept in a dsh log', line);
+        else
+          b.losses.add(
+            `${role ?? 'user'} content part ${isObj(c) ? String(c.type) : typeof c}`,
+            'image bytes are not kept in a dsh log',
+            line,
+          );
       }
       if (content.length === 0) return;
       if (role === 'user') heldUser = { content, time, line };
-      else b.input(content, { kind: 'plugin', plugin: 'codex', form: 'instructions', role: role ?? 'developer' }, time !== undefined ? { time } : {});
+      else
+        b.input(
+          content,
+          { kind: 'plugin', plugin: 'codex', form: 'instructions', role: role ?? 'developer' },
+          time !== undefined ? { time } : {},
+        );
       return;
     }
     if (t !== undefined && ASSISTANT_ITEMS.has(t)) {
       pending ??= { content: [], time, line };
       if (t === 'reasoning') {
-        const summary = arr(p.summary).map((s) => (isObj(s) ? str(s.text) ?? '' : '')).filter((s) => s !== '');
-        const raw = arr(p.content).map((s) => (isObj(s) ? str(s.text) ?? '' : '')).filter((s) => s !== '');
+        const summary = arr(p.summary)
+          .map((s) => (isObj(s) ? (str(s.text) ?? '') : ''))
+          .filter((s) => s !== '');
+        const raw = arr(p.content)
+          .map((s) => (isObj(s) ? (str(s.text) ?? '') : ''))
+          .filter((s) => s !== '');
         const text = [...summary, ...raw].join('\n\n');
         if (text !== '') pending.content.push({ type: 'reasoning', text });
-        if (typeof p.encrypted_content === 'string') b.losses.add('reasoning.encrypted_content', 'provider replay state; not kept for imported sessions', line);
+        if (typeof p.encrypted_content === 'string')
+          b.losses.add('reasoning.encrypted_content', 'provider replay state; not kept for imported sessions', line);
       } else if (t === 'function_call') {
         pending.content.push(toolCall(str(p.call_id) ?? '', str(p.name) ?? '', p.arguments));
       } else if (t === 'custom_tool_call') {
@@ -233,7 +259,8 @@ function readCodex(src: SourceInput): ImportedSession[] {
         return;
       case 'token_count': {
         const info = isObj(p.info) ? p.info : undefined;
-        if (p.rate_limits !== undefined && p.rate_limits !== null) b.losses.add('token_count.rate_limits', 'no dsh event for rate-limit state', line);
+        if (p.rate_limits !== undefined && p.rate_limits !== null)
+          b.losses.add('token_count.rate_limits', 'no dsh event for rate-limit state', line);
         if (!info) return;
         const total = JSON.stringify(info.total_token_usage ?? null);
         if (total === lastTotal) return; // a repeated snapshot: no new model call
@@ -241,7 +268,8 @@ function readCodex(src: SourceInput): ImportedSession[] {
         const usage = codexUsage(info.last_token_usage);
         if (!usage) return;
         if (pending) flush(usage);
-        else if (lastResponse === undefined || !b.attachUsage(lastResponse, usage)) b.losses.add('token_count without a response', 'no model response to attach it to', line);
+        else if (lastResponse === undefined || !b.attachUsage(lastResponse, usage))
+          b.losses.add('token_count without a response', 'no model response to attach it to', line);
         return;
       }
       default:
@@ -256,7 +284,11 @@ function readCodex(src: SourceInput): ImportedSession[] {
       if (!b.awaits(h.id)) continue;
       const saved = b.line;
       b.line = h.line;
-      b.result({ callId: h.id, content: [{ type: 'text', text: `status: ${h.status} (Codex records no result for a hosted search)` }], ...(h.time !== undefined ? { time: h.time } : {}) });
+      b.result({
+        callId: h.id,
+        content: [{ type: 'text', text: `status: ${h.status} (Codex records no result for a hosted search)` }],
+        ...(h.time !== undefined ? { time: h.time } : {}),
+      });
       b.line = saved;
     }
   }

@@ -22,9 +22,14 @@ export function openAiUsage(u: unknown): TokenUsage | undefined {
   const completion = count(u.completion_tokens ?? u.output_tokens);
   if (prompt === undefined && completion === undefined) return undefined;
   const details = isObj(u.prompt_tokens_details) ? u.prompt_tokens_details : isObj(u.input_tokens_details) ? u.input_tokens_details : {};
-  const cached = count(details.cached_tokens) ?? count(u.cached_input_tokens) ?? count(u.cache_read_input_tokens) ?? count(u.cache_read_tokens);
+  const cached =
+    count(details.cached_tokens) ?? count(u.cached_input_tokens) ?? count(u.cache_read_input_tokens) ?? count(u.cache_read_tokens);
   const written = count(u.cache_creation_input_tokens) ?? count(u.cache_write_tokens);
-  const outDetails = isObj(u.completion_tokens_details) ? u.completion_tokens_details : isObj(u.output_tokens_details) ? u.output_tokens_details : {};
+  const outDetails = isObj(u.completion_tokens_details)
+    ? u.completion_tokens_details
+    : isObj(u.output_tokens_details)
+      ? u.output_tokens_details
+      : {};
   const reasoning = count(outDetails.reasoning_tokens) ?? count(u.reasoning_output_tokens);
   const out: TokenUsage = { inputTokens: Math.max(0, (prompt ?? 0) - (cached ?? 0) - (written ?? 0)), outputTokens: completion ?? 0 };
   if (cached !== undefined) out.cacheReadTokens = cached;

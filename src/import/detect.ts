@@ -32,7 +32,7 @@ export type Detection =
   /** The first line is not JSON on its own: the whole file must be read as one document. */
   | { kind: 'document' }
   /** Not a log this build knows: `why` says what the first line is. */
-  | { kind: 'unknown'; why: string; /** The 1-based line of the record it judged, when known. */ line?: number };
+  | { kind: 'unknown'; why: string /** The 1-based line of the record it judged, when known. */; line?: number };
 
 /** The names of the formats this build reads, for "unknown format" messages. */
 export function knownFormats(): string {
@@ -71,7 +71,9 @@ export function detect(head: string): Detection {
 export function detectRecord(v: Obj): Detection {
   if (isDshLine(v)) return { kind: 'dsh' };
   for (const f of FOREIGN_FORMATS) if (f.sniffLine?.(v)) return { kind: 'foreign', format: f };
-  const keys = Object.keys(v).slice(0, 6).map((k) => JSON.stringify(k.slice(0, 30)));
+  const keys = Object.keys(v)
+    .slice(0, 6)
+    .map((k) => JSON.stringify(k.slice(0, 30)));
   return { kind: 'unknown', why: `its first record (keys ${keys.join(', ') || 'none'}) is not a session header of any of them` };
 }
 

@@ -19,28 +19,60 @@ import { LossLedger } from './losses.js';
 import type { ForeignFormat, ImportedSession, SourceInput } from './types.js';
 
 const isEvent = (v: unknown): v is Obj => isObj(v) && typeof v.source === 'string' && ('action' in v || 'observation' in v);
-const isRecord = (v: unknown): v is Obj => isObj(v) && Array.isArray(v.history) && ('instance_id' in v || 'metrics' in v || 'instruction' in v);
+const isRecord = (v: unknown): v is Obj =>
+  isObj(v) && Array.isArray(v.history) && ('instance_id' in v || 'metrics' in v || 'instruction' in v);
 
 export const openhands: ForeignFormat = {
   id: 'openhands',
   label: 'OpenHands trajectory or event stream',
   sniffLine: (o) => isEvent(o) || isRecord(o),
-  sniffDocument: (d) => (Array.isArray(d) && d.length > 0 && d.every(isEvent)) || isRecord(d) || (isObj(d) && Array.isArray(d.events) && d.events.every(isEvent)),
+  sniffDocument: (d) =>
+    (Array.isArray(d) && d.length > 0 && d.every(isEvent)) ||
+    isRecord(d) ||
+    (isObj(d) && Array.isArray(d.events) && d.events.every(isEvent)),
   read: readOpenHands,
 };
 
 function readOpenHands(src: SourceInput, doc?: unknown): ImportedSession[] {
   const losses = new LossLedger();
   if (doc !== undefined) {
-    if (Array.isArray(doc)) return [mapEvents(doc.map((value, i) => ({ value, line: undefined, index: i })), { id: idFromFile(src.file, 'openhands-session') }, src, losses, 'main')];
-    if (isObj(doc) && Array.isArray(doc.events)) return [mapEvents(doc.events.map((value, i) => ({ value, line: undefined, index: i })), { id: str(doc.id) ?? idFromFile(src.file, 'openhands-session') }, src, losses, 'main')];
+    if (Array.isArray(doc))
+      return [
+        mapEvents(
+          doc.map((value, i) => ({ value, line: undefined, index: i })),
+          { id: idFromFile(src.file, 'openhands-session') },
+          src,
+          losses,
+          'main',
+        ),
+      ];
+    if (isObj(doc) && Array.isArray(doc.events))
+      return [
+        mapEvents(
+          doc.events.map((value, i) => ({ value, line: undefined, index: i })),
+          { id: str(doc.id) ?? idFromFile(src.file, 'openhands-session') },
+          src,
+          losses,
+          'main',
+        ),
+      ];
     return [mapRecord(doc as Obj, undefined, src, losses)];
   }
   const rows = jsonLines(src.text, losses);
   if (rows.length && isRecord(rows[0]!.value)) {
-    return rows.map((r, i) => (isRecord(r.value) ? mapRecord(r.value, r.line, src, i === 0 ? losses : new LossLedger(), i) : undefined)).filter((s): s is ImportedSession => s !== undefined);
+    return rows
+      .map((r, i) => (isRecord(r.value) ? mapRecord(r.value, r.line, src, i === 0 ? losses : new LossLedger(), i) : undefined))
+      .filter((s): s is ImportedSession => s !== undefined);
   }
-  return [mapEvents(rows.map((r, i) => ({ value: r.value, line: r.line, index: i })), { id: idFromFile(src.file, 'openhands-session') }, src, losses, 'main')];
+  return [
+    mapEvents(
+      rows.map((r, i) => ({ value: r.value, line: r.line, index: i })),
+      { id: idFromFile(src.file, 'openhands-session') },
+      src,
+      losses,
+      'main',
+    ),
+  ];
 }
 
 /** One evaluation record: its history is the session; metrics give usage per response id. */
@@ -70,7 +102,8 @@ function mapRecord(rec: Obj, line: number | undefined, src: SourceInput, losses:
         const cost = num(metrics.accumulated_cost);
         if (!b.hasUsage) b.totals({ ...(acc ? { usage: acc } : {}), ...(cost !== undefined ? { costUsd: cost } : {}) });
         else if (cost !== undefined) b.totals({ costUsd: cost });
-        for (const k of ['test_result', 'instance', 'metadata', 'instruction']) if (rec[k] !== undefined) b.losses.add(`record.${k}`, 'evaluation data, not part of the conversation', line);
+        for (const k of ['test_result', 'instance', 'metadata', 'instruction'])
+          if (rec[k] !== undefined) b.losses.add(`record.${k}`, 'evaluation data, not part of the conversation', line);
         if (arr(metrics.response_latencies).length) b.losses.add('metrics.response_latencies', 'no dsh field for a response latency', line);
       },
     },
@@ -97,10 +130,20 @@ interface Extra {
   finish?: (b: SessionBuilder & { hasUsage: boolean }) => void;
 }
 
-function mapEvents(events: { value: unknown; line: number | undefined; index: number }[], head: { id: string }, src: SourceInput, losses: LossLedger, key: string, extra: Extra = {}): ImportedSession {
+function mapEvents(
+  events: { value: unknown; line: number | undefined; index: number }[],
+  head: { id: string },
+  src: SourceInput,
+  losses: LossLedger,
+  key: string,
+  extra: Extra = {},
+): ImportedSession {
   const first = events.find((e) => isObj(e.value))?.value as Obj | undefined;
   const createdAt = epochMs(first?.timestamp);
-  const b = new SessionBuilder({ ...head, ...(createdAt !== undefined ? { createdAt } : {}) }, { format: 'openhands', sourceId: head.id, tool: 'OpenHands', file: src.file }) as SessionBuilder & { hasUsage: boolean };
+  const b = new SessionBuilder(
+    { ...head, ...(createdAt !== undefined ? { createdAt } : {}) },
+    { format: 'openhands', sourceId: head.id, tool: 'OpenHands', file: src.file },
+  ) as SessionBuilder & { hasUsage: boolean };
   b.hasUsage = false;
   for (const l of losses.list()) b.losses.add(l.field, l.why, l.firstLine, l.count);
   if (extra.model) b.setRoute(route(extra.model));
@@ -157,9 +200,17 @@ function mapEvents(events: { value: unknown; line: number | undefined; index: nu
           if (!resp) b.losses.add('tool_call_metadata without model_response', 'the call is rebuilt from the action arguments', e.line);
         }
         const model = resp ? str(resp.model) : undefined;
-        const usage = (resp ? openAiUsage(resp.usage) : undefined) ?? (resp && typeof resp.id === 'string' ? extra.byResponse?.get(resp.id) : undefined);
+        const usage =
+          (resp ? openAiUsage(resp.usage) : undefined) ??
+          (resp && typeof resp.id === 'string' ? extra.byResponse?.get(resp.id) : undefined);
         if (usage) b.hasUsage = true;
-        b.assistant({ content, ...(model ? { route: route(model, extra.model) } : {}), ...(usage ? { usage } : {}), ...t, ...(typeof resp?.id === 'string' ? { id: resp.id } : {}) });
+        b.assistant({
+          content,
+          ...(model ? { route: route(model, extra.model) } : {}),
+          ...(usage ? { usage } : {}),
+          ...t,
+          ...(typeof resp?.id === 'string' ? { id: resp.id } : {}),
+        });
         if (action === 'finish') b.endTurn(undefined, time);
         continue;
       }
@@ -184,7 +235,7 @@ function mapEvents(events: { value: unknown; line: number | undefined; index: nu
       continue;
     }
     if (obs === 'recall') {
-      const text = str(o.content) ?? (o.extras !== undefined ? JSON.stringify(o.extras) : str(o.message) ?? '');
+      const text = str(o.content) ?? (o.extras !== undefined ? JSON.stringify(o.extras) : (str(o.message) ?? ''));
       b.input([{ type: 'text', text }], { kind: 'plugin', plugin: 'openhands', form: 'recall' }, t);
       continue;
     }
@@ -212,7 +263,11 @@ function tools(v: unknown): ToolSchema[] | undefined {
   for (const t of arr(v)) {
     const f = isObj(t) && isObj(t.function) ? t.function : undefined;
     if (!f || typeof f.name !== 'string' || f.name === '') continue;
-    out.push({ name: f.name, description: str(f.description) ?? '', parameters: isObj(f.parameters) ? (f.parameters as ToolSchema['parameters']) : {} });
+    out.push({
+      name: f.name,
+      description: str(f.description) ?? '',
+      parameters: isObj(f.parameters) ? (f.parameters as ToolSchema['parameters']) : {},
+    });
   }
   return out.length ? out : undefined;
 }

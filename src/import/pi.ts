@@ -32,7 +32,14 @@ function readPi(src: SourceInput): ImportedSession[] {
   const createdAt = epochMs(h.timestamp);
   const b = new SessionBuilder(
     { id, ...(cwd !== undefined ? { cwd } : {}), ...(createdAt !== undefined ? { createdAt } : {}) },
-    { format: 'pi', sourceId: id, tool: 'pi', toolVersion: typeof h.version === 'number' ? String(h.version) : undefined, file: src.file, branchedFrom: str(h.branchedFrom) },
+    {
+      format: 'pi',
+      sourceId: id,
+      tool: 'pi',
+      toolVersion: typeof h.version === 'number' ? String(h.version) : undefined,
+      file: src.file,
+      branchedFrom: str(h.branchedFrom),
+    },
   );
   for (const l of losses.list()) b.losses.add(l.field, l.why, l.firstLine, l.count);
   const provider = str(h.provider);
@@ -84,7 +91,12 @@ function blocks(content: unknown, b: SessionBuilder, where: string): ContentBloc
   const out: ContentBlock[] = [];
   for (const c of arr(content)) {
     if (isObj(c) && c.type === 'text' && typeof c.text === 'string') out.push({ type: 'text', text: c.text });
-    else b.losses.add(`${where} block ${isObj(c) ? String(c.type) : typeof c}`, isObj(c) && c.type === 'image' ? 'image bytes are not kept in a dsh log' : 'no dsh block for it', b.line);
+    else
+      b.losses.add(
+        `${where} block ${isObj(c) ? String(c.type) : typeof c}`,
+        isObj(c) && c.type === 'image' ? 'image bytes are not kept in a dsh log' : 'no dsh block for it',
+        b.line,
+      );
   }
   return out;
 }
@@ -103,7 +115,8 @@ function message(b: SessionBuilder, m: Obj, rowTime: number | undefined): void {
         if (c.type === 'text' && typeof c.text === 'string') content.push({ type: 'text', text: c.text });
         else if (c.type === 'thinking' && typeof c.thinking === 'string') {
           content.push({ type: 'reasoning', text: c.thinking });
-          if (c.thinkingSignature !== undefined) b.losses.add('thinking.thinkingSignature', 'provider replay state; not kept for imported sessions', b.line);
+          if (c.thinkingSignature !== undefined)
+            b.losses.add('thinking.thinkingSignature', 'provider replay state; not kept for imported sessions', b.line);
         } else if (c.type === 'toolCall') content.push(toolCall(str(c.id) ?? '', str(c.name) ?? '', c.arguments));
         else b.losses.add(`assistant block ${String(c.type)}`, 'no dsh block for it', b.line);
       }
@@ -113,7 +126,8 @@ function message(b: SessionBuilder, m: Obj, rowTime: number | undefined): void {
       const provider = str(m.provider);
       const model = str(m.model);
       const stop = str(m.stopReason);
-      if (m.api !== undefined) b.losses.add('assistant.api', 'the wire API name has no dsh field (the provider and model are kept)', b.line);
+      if (m.api !== undefined)
+        b.losses.add('assistant.api', 'the wire API name has no dsh field (the provider and model are kept)', b.line);
       b.assistant({
         content,
         ...(provider && model ? { route: { provider, model } } : {}),
@@ -128,7 +142,8 @@ function message(b: SessionBuilder, m: Obj, rowTime: number | undefined): void {
       return;
     }
     case 'toolResult': {
-      if (m.details !== undefined) b.losses.add('toolResult.details', 'structured copy of the output for the UI; the model saw the content, which is kept', b.line);
+      if (m.details !== undefined)
+        b.losses.add('toolResult.details', 'structured copy of the output for the UI; the model saw the content, which is kept', b.line);
       b.result({ callId: str(m.toolCallId) ?? '', content: blocks(m.content, b, 'toolResult'), isError: m.isError === true, ...t });
       return;
     }
@@ -136,7 +151,11 @@ function message(b: SessionBuilder, m: Obj, rowTime: number | undefined): void {
       // The user ran a command with `!`; pi hands the model its output as a user message.
       const exit = num(m.exitCode);
       const text = `Ran \`${str(m.command) ?? ''}\`\n${str(m.output) ?? ''}${m.cancelled === true ? '\n(cancelled)' : ''}${exit !== undefined && exit !== 0 ? `\n(exit code ${exit})` : ''}`;
-      b.input([{ type: 'text', text }], { kind: 'plugin', plugin: 'pi', form: 'notice', summary: 'bash execution', command: str(m.command) ?? '' }, t);
+      b.input(
+        [{ type: 'text', text }],
+        { kind: 'plugin', plugin: 'pi', form: 'notice', summary: 'bash execution', command: str(m.command) ?? '' },
+        t,
+      );
       if (m.fullOutputPath !== undefined) b.losses.add('bashExecution.fullOutputPath', 'a file outside the log', b.line);
       return;
     }

@@ -35,11 +35,21 @@ export function importDetected(d: Detection, text: string, opts: ImportOptions =
   if (d.kind === 'document') {
     doc = jsonDocument(text, file, 'JSON document');
     const f = detectDocument(doc);
-    if (!f) throw unknown(file, Array.isArray(doc) ? 'it is a JSON array that is not an OpenHands trajectory (a list of events with source and action or observation)' : 'it is a JSON document of none of them');
+    if (!f)
+      throw unknown(
+        file,
+        Array.isArray(doc)
+          ? 'it is a JSON array that is not an OpenHands trajectory (a list of events with source and action or observation)'
+          : 'it is a JSON document of none of them',
+      );
     format = f;
   } else format = d.format;
   const sessions = format.read({ text, file }, doc);
-  if (sessions.length === 0) throw new ImportError('MALFORMED_SOURCE', `${file ?? '<input>'}: a ${format.label} with no session in it`, { ...(file !== undefined ? { file } : {}), format: format.id });
+  if (sessions.length === 0)
+    throw new ImportError('MALFORMED_SOURCE', `${file ?? '<input>'}: a ${format.label} with no session in it`, {
+      ...(file !== undefined ? { file } : {}),
+      format: format.id,
+    });
   return { format: { id: format.id, label: format.label }, sessions };
 }
 
@@ -67,7 +77,11 @@ export function asLoadedLog(result: ImportResult, key: string | undefined, file:
   const pick = key === undefined || key === '' ? result.sessions[0]! : result.sessions.find((s) => s.key === key || s.header.id === key);
   if (!pick) {
     const keys = result.sessions.map((s) => s.key).join(', ');
-    throw new ImportError('NO_SUCH_SESSION', `${file ?? '<input>'} has no session "${key}"; it holds: ${keys}`, file !== undefined ? { file } : {});
+    throw new ImportError(
+      'NO_SUCH_SESSION',
+      `${file ?? '<input>'} has no session "${key}"; it holds: ${keys}`,
+      file !== undefined ? { file } : {},
+    );
   }
   return toLoaded(pick, result, file);
 }
@@ -78,7 +92,14 @@ function toLoaded(s: ImportedSession, result: ImportResult, file: string | undef
   const others = siblings.filter((x) => x.key !== s.key);
   warnings.push({
     code: 'IMPORTED',
-    message: `read as: ${result.format.label}${others.length ? `; the file holds ${others.length} more session(s): ${others.slice(0, 5).map((o) => `${file ?? ''}#${o.key}`).join(', ')}${others.length > 5 ? ', …' : ''}` : ''}`,
+    message: `read as: ${result.format.label}${
+      others.length
+        ? `; the file holds ${others.length} more session(s): ${others
+            .slice(0, 5)
+            .map((o) => `${file ?? ''}#${o.key}`)
+            .join(', ')}${others.length > 5 ? ', …' : ''}`
+        : ''
+    }`,
   });
   for (const n of s.notes) warnings.push({ code: 'IMPORTED', message: n });
   for (const l of s.losses) {

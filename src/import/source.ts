@@ -94,11 +94,15 @@ export function jsonDocument(text: string, file: string | undefined, format: str
       where = ` at line ${line}, column ${p - before.lastIndexOf('\n')}`;
     }
     const truncated = /Unexpected end of JSON input/.test(msg) || (pos !== null && Number(pos[1]) >= text.trimEnd().length - 1);
-    throw new ImportError('MALFORMED_SOURCE', `${file ?? '<input>'}: the ${format} is not valid JSON${where}${truncated ? ' (the file looks cut short)' : ''}: ${msg}`, {
-      ...(file !== undefined ? { file } : {}),
-      ...(line !== undefined ? { line } : {}),
-      format,
-    });
+    throw new ImportError(
+      'MALFORMED_SOURCE',
+      `${file ?? '<input>'}: the ${format} is not valid JSON${where}${truncated ? ' (the file looks cut short)' : ''}: ${msg}`,
+      {
+        ...(file !== undefined ? { file } : {}),
+        ...(line !== undefined ? { line } : {}),
+        format,
+      },
+    );
   }
 }
 

@@ -30,7 +30,17 @@ function readTraj(src: SourceInput, doc: unknown): ImportedSession {
   const d = (doc ?? parseJson(src.text)) as Obj;
   const info = isObj(d.info) ? d.info : {};
   const id = idFromFile(src.file, str(d.environment) ?? 'swe-agent-trajectory');
-  const b = new SessionBuilder({ id, createdAt: 0 }, { format: 'swe-agent', sourceId: id, tool: 'SWE-agent', toolVersion: str(info.swe_agent_version), file: src.file, environment: str(d.environment) });
+  const b = new SessionBuilder(
+    { id, createdAt: 0 },
+    {
+      format: 'swe-agent',
+      sourceId: id,
+      tool: 'SWE-agent',
+      toolVersion: str(info.swe_agent_version),
+      file: src.file,
+      environment: str(d.environment),
+    },
+  );
   const steps = arr(d.trajectory).filter(isObj);
   const history = arr(d.history).filter(isObj);
   b.records = history.length + steps.length;
@@ -44,7 +54,8 @@ function readTraj(src: SourceInput, doc: unknown): ImportedSession {
     b.line = undefined;
     const role = str(m.role);
     const text = textOf(m.content);
-    if (m.agent !== undefined && m.agent !== 'primary' && m.agent !== 'main') b.losses.add('history.agent (a second agent)', 'its messages are kept in the one session', undefined);
+    if (m.agent !== undefined && m.agent !== 'primary' && m.agent !== 'main')
+      b.losses.add('history.agent (a second agent)', 'its messages are kept in the one session', undefined);
     if (role === 'system') {
       b.setSystem(text);
       continue;
@@ -63,14 +74,23 @@ function readTraj(src: SourceInput, doc: unknown): ImportedSession {
     }
     if (role === 'tool' || (role === 'user' && started && lastCalls.length > 0 && m.is_demo !== true)) {
       const ids = toolCallIds(m);
-      const targets = ids.length ? ids : lastCalls.filter((c) => b.awaits(c.id)).map((c) => c.id).slice(0, 1);
+      const targets = ids.length
+        ? ids
+        : lastCalls
+            .filter((c) => b.awaits(c.id))
+            .map((c) => c.id)
+            .slice(0, 1);
       if (targets.length === 0) b.result({ callId: ids[0] ?? '', content: [{ type: 'text', text }], time: b.time(clock) });
       for (const callId of targets) b.result({ callId, content: [{ type: 'text', text }], time: b.time(clock) });
       continue;
     }
     if (role === 'user') {
       if (m.is_demo === true) {
-        b.input([{ type: 'text', text }], { kind: 'plugin', plugin: 'swe-agent', form: 'instructions', summary: 'demonstration' }, { time: b.time(clock) });
+        b.input(
+          [{ type: 'text', text }],
+          { kind: 'plugin', plugin: 'swe-agent', form: 'instructions', summary: 'demonstration' },
+          { time: b.time(clock) },
+        );
       } else if (!started) {
         started = true;
         b.prompt([{ type: 'text', text }], { time: b.time(clock) });
@@ -79,7 +99,13 @@ function readTraj(src: SourceInput, doc: unknown): ImportedSession {
     }
     b.losses.add(`history role ${String(role)}`, 'no dsh event for it', undefined);
   }
-  if (steps.some((s) => s.state !== undefined)) b.losses.add('trajectory[].state', 'environment state snapshots; no dsh event for them', undefined, steps.filter((s) => s.state !== undefined).length);
+  if (steps.some((s) => s.state !== undefined))
+    b.losses.add(
+      'trajectory[].state',
+      'environment state snapshots; no dsh event for them',
+      undefined,
+      steps.filter((s) => s.state !== undefined).length,
+    );
   return close(b, info);
 }
 
@@ -109,7 +135,13 @@ function close(b: SessionBuilder, info: Obj): ImportedSession {
     ...(num(stats.instance_cost) !== undefined ? { costUsd: num(stats.instance_cost)! } : {}),
     ...(num(stats.api_calls) !== undefined ? { apiCalls: num(stats.api_calls)! } : {}),
   });
-  for (const k of Object.keys(info)) if (!['model_stats', 'exit_status', 'swe_agent_version'].includes(k)) b.losses.add(`info.${k}`, 'run outcome data with no dsh event (the patch is also the last tool output when the agent submitted)', undefined);
+  for (const k of Object.keys(info))
+    if (!['model_stats', 'exit_status', 'swe_agent_version'].includes(k))
+      b.losses.add(
+        `info.${k}`,
+        'run outcome data with no dsh event (the patch is also the last tool output when the agent submitted)',
+        undefined,
+      );
   const status = str(info.exit_status);
   b.endTurn(exitReason(status));
   return { ...b.finish(), key: 'main', label: 'main session' };

@@ -142,8 +142,10 @@ async function imageBlock(
   resolver: AttachmentResolver | undefined,
 ): Promise<Anthropic.Messages.ImageBlockParam | Anthropic.Messages.TextBlockParam> {
   const img = await resolveImage(b.attachment, resolver);
-  if (!img) return { type: 'text', text: imagePlaceholder(b.attachment, resolver ? 'not available' : 'image input is not sent to this model') };
-  if (!IMAGE_TYPES.has(img.mediaType)) return { type: 'text', text: imagePlaceholder(b.attachment, `unsupported image type ${img.mediaType}`) };
+  if (!img)
+    return { type: 'text', text: imagePlaceholder(b.attachment, resolver ? 'not available' : 'image input is not sent to this model') };
+  if (!IMAGE_TYPES.has(img.mediaType))
+    return { type: 'text', text: imagePlaceholder(b.attachment, `unsupported image type ${img.mediaType}`) };
   return {
     type: 'image',
     source: { type: 'base64', media_type: img.mediaType as 'image/png', data: img.data },

@@ -99,7 +99,13 @@ export class AnthropicTranslator {
     const cb = rec(ev['content_block']);
     const type = str(cb?.['type']);
     const blockType: StreamBlockType | undefined =
-      type === 'text' ? 'text' : type === 'thinking' || type === 'redacted_thinking' ? 'reasoning' : type === 'tool_use' ? 'tool-call' : undefined;
+      type === 'text'
+        ? 'text'
+        : type === 'thinking' || type === 'redacted_thinking'
+          ? 'reasoning'
+          : type === 'tool_use'
+            ? 'tool-call'
+            : undefined;
     if (!cb || !blockType) return;
     const block: Block = { index: this.blocks.length, type: blockType, text: '', open: true };
     this.blocks.push(block);
@@ -183,11 +189,17 @@ export class AnthropicTranslator {
         const why = str(this.stopDetails?.['explanation']);
         const category = str(this.stopDetails?.['category']);
         const detail = [category, why].filter(Boolean).join(': ');
-        return { kind: 'error', failure: { code: 'REFUSAL', message: `${this.provider}: the model declined to answer${detail ? ` (${detail})` : ''}` } };
+        return {
+          kind: 'error',
+          failure: { code: 'REFUSAL', message: `${this.provider}: the model declined to answer${detail ? ` (${detail})` : ''}` },
+        };
       }
       default:
         // pause_turn (server tools, which we never send) and future reasons.
-        return { kind: 'error', failure: { code: 'UNKNOWN', message: `${this.provider}: unhandled stop_reason ${JSON.stringify(reason)}` } };
+        return {
+          kind: 'error',
+          failure: { code: 'UNKNOWN', message: `${this.provider}: unhandled stop_reason ${JSON.stringify(reason)}` },
+        };
     }
   }
 

@@ -68,7 +68,8 @@ export class AnthropicAdapter implements LlmAdapter {
   modelInfo(model: string): ModelInfo | undefined {
     const configured = this.options.models?.[model];
     if (configured) return configured;
-    if (ADAPTIVE_FAMILY.test(model)) return { contextWindow: 200_000, maxOutputTokens: 32_000, reasoningEfforts: ANTHROPIC_ADAPTIVE_EFFORTS };
+    if (ADAPTIVE_FAMILY.test(model))
+      return { contextWindow: 200_000, maxOutputTokens: 32_000, reasoningEfforts: ANTHROPIC_ADAPTIVE_EFFORTS };
     if (BUDGET_FAMILY.test(model)) return { contextWindow: 200_000, maxOutputTokens: 32_000, reasoningEfforts: ANTHROPIC_BUDGET_EFFORTS };
     return undefined;
   }
@@ -170,7 +171,8 @@ export class AnthropicAdapter implements LlmAdapter {
       return { kind: 'error', failure: { code: 'TRANSPORT', message: `${provider}: connection failed: ${errorChain(e.cause ?? e)}` } };
     }
     if (e instanceof Anthropic.APIError) {
-      if (typeof e.status === 'number') return { kind: 'error', failure: httpFailure({ provider, status: e.status, body: e.error ?? e.message, headers: e.headers }) };
+      if (typeof e.status === 'number')
+        return { kind: 'error', failure: httpFailure({ provider, status: e.status, body: e.error ?? e.message, headers: e.headers }) };
       return { kind: 'error', failure: streamErrorFailure(provider, e.error ?? e.message) };
     }
     return { kind: 'error', failure: nonHttpFailure(provider, e, watchdog) };

@@ -11,9 +11,7 @@ export interface ResolvedAttachment {
   mediaType: string;
 }
 
-export type AttachmentResolver = (
-  ref: ImageAttachmentRef,
-) => ResolvedAttachment | undefined | Promise<ResolvedAttachment | undefined>;
+export type AttachmentResolver = (ref: ImageAttachmentRef) => ResolvedAttachment | undefined | Promise<ResolvedAttachment | undefined>;
 
 export function imagePlaceholder(ref: ImageAttachmentRef, why: string): string {
   const name = ref.name ? `${ref.name}, ` : '';

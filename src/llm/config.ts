@@ -35,7 +35,10 @@ export const ProviderConfigSchema = z
     /** A literal key. Prefer `apiKeyEnv` so the file holds no secret. */
     apiKey: z.string().min(1).optional(),
     /** Environment variable holding the key. */
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
     /** `false` for local servers (Ollama, llama.cpp) that take no key. */
     requiresKey: z.boolean().optional(),
     headers: z.record(z.string(), z.string()).optional(),

@@ -189,7 +189,11 @@ export function secretValues(values: readonly (string | undefined)[]): string[] 
 }
 
 /** What one adapter sends that a gateway could echo back: its key, its configured header values, its URL's credentials. */
-export function adapterSecrets(o: { apiKey?: string | undefined; headers?: Record<string, string> | undefined; baseUrl?: string | undefined }): string[] {
+export function adapterSecrets(o: {
+  apiKey?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  baseUrl?: string | undefined;
+}): string[] {
   return secretValues([o.apiKey, ...Object.values(o.headers ?? {}), ...urlSecrets(o.baseUrl)]);
 }
 

@@ -39,5 +39,10 @@ export interface ModelChoice {
 }
 
 export function isModelChoice(v: unknown): v is ModelChoice {
-  return typeof v === 'object' && v !== null && typeof (v as ModelChoice).adapter === 'function' && typeof (v as ModelChoice).route === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as ModelChoice).adapter === 'function' &&
+    typeof (v as ModelChoice).route === 'function'
+  );
 }

@@ -63,7 +63,13 @@ async function userMessage(blocks: readonly ContentBlock[], resolver: Attachment
   const images = blocks.filter((b): b is ImageBlock => b.type === 'image');
   // Plain string content is the form every compatible server accepts; parts only when pixels go out.
   if (images.length === 0 || !resolver) {
-    return { role: 'user', content: blocks.map((b) => blockText(b)).filter((t) => t !== '').join('\n\n') };
+    return {
+      role: 'user',
+      content: blocks
+        .map((b) => blockText(b))
+        .filter((t) => t !== '')
+        .join('\n\n'),
+    };
   }
   const parts: UserPart[] = [];
   for (const b of blocks) {
@@ -81,7 +87,10 @@ async function userMessage(blocks: readonly ContentBlock[], resolver: Attachment
 
 /** Tool messages carry text only; images in a result are described, not sent. */
 function toolResultText(block: ToolResultBlock): string {
-  return block.content.map((b) => blockText(b)).filter((t) => t !== '').join('\n');
+  return block.content
+    .map((b) => blockText(b))
+    .filter((t) => t !== '')
+    .join('\n');
 }
 
 function blockText(b: ContentBlock): string {

@@ -52,7 +52,10 @@ export class ChatCompletionTranslator {
   private responseId: string | undefined;
   private responseModel: string | undefined;
 
-  constructor(private readonly provider: string, private readonly newCallId: () => string = () => `call_dsh_${randomUUID()}`) {}
+  constructor(
+    private readonly provider: string,
+    private readonly newCallId: () => string = () => `call_dsh_${randomUUID()}`,
+  ) {}
 
   /** One parsed SSE payload; returns the chunks it produces (possibly none). */
   push(payload: unknown): StreamChunk[] {
@@ -105,7 +108,11 @@ export class ChatCompletionTranslator {
     const response: Record<string, string> = {};
     if (this.responseId !== undefined) response['id'] = this.responseId;
     if (this.responseModel !== undefined) response['model'] = this.responseModel;
-    out.push(reason.kind !== 'error' && Object.keys(response).length > 0 ? { type: 'finish', reason, replayState: { response: { api: 'chat-completions', provider: this.provider, ...response } } } : { type: 'finish', reason });
+    out.push(
+      reason.kind !== 'error' && Object.keys(response).length > 0
+        ? { type: 'finish', reason, replayState: { response: { api: 'chat-completions', provider: this.provider, ...response } } }
+        : { type: 'finish', reason },
+    );
     return out;
   }
 
@@ -124,12 +131,21 @@ export class ChatCompletionTranslator {
         }
         return { kind: 'stop' };
       case 'content_filter':
-        return { kind: 'error', failure: { code: 'CONTENT_FILTER', message: `${this.provider}: output stopped by the provider's content filter` } };
+        return {
+          kind: 'error',
+          failure: { code: 'CONTENT_FILTER', message: `${this.provider}: output stopped by the provider's content filter` },
+        };
       case 'insufficient_system_resource':
         // DeepSeek: generation interrupted by inference capacity; a server-side condition.
-        return { kind: 'error', failure: { code: 'SERVER', message: `${this.provider}: generation interrupted (insufficient_system_resource)` } };
+        return {
+          kind: 'error',
+          failure: { code: 'SERVER', message: `${this.provider}: generation interrupted (insufficient_system_resource)` },
+        };
       default:
-        return { kind: 'error', failure: { code: 'UNKNOWN', message: `${this.provider}: unknown finish_reason ${JSON.stringify(reason)}` } };
+        return {
+          kind: 'error',
+          failure: { code: 'UNKNOWN', message: `${this.provider}: unknown finish_reason ${JSON.stringify(reason)}` },
+        };
     }
   }
 
@@ -163,7 +179,10 @@ export class ChatCompletionTranslator {
       // one an earlier call of this response already has, gets a fresh one. What is recorded,
       // and sent back next time, is the id given here.
       const unique = id !== undefined && !this.blocks.some((b) => b.type === 'tool-call' && b.id === id) ? id : this.newCallId();
-      call = this.open({ index: this.blocks.length, type: 'tool-call', id: unique, providerId: id, name: '', args: '', announced: false, pending: '' }, out);
+      call = this.open(
+        { index: this.blocks.length, type: 'tool-call', id: unique, providerId: id, name: '', args: '', announced: false, pending: '' },
+        out,
+      );
       if (providerIndex !== undefined) this.toolsByProviderIndex.set(providerIndex, call);
     }
     this.lastTool = call;

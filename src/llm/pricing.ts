@@ -70,9 +70,22 @@ const DEEPSEEK_PEAK_HOURS: readonly (readonly [number, number])[] = [
   [6, 10],
 ];
 
-function deepseekRule(models: string[], from: string, until: string | undefined, offPeak: [number, number, number], peak?: [number, number, number]): PriceRule {
+function deepseekRule(
+  models: string[],
+  from: string,
+  until: string | undefined,
+  offPeak: [number, number, number],
+  peak?: [number, number, number],
+): PriceRule {
   const rates = (r: [number, number, number]): TokenRates => ({ cacheRead: r[0], input: r[1], output: r[2] });
-  const rule: PriceRule = { models, providers: DEEPSEEK_PROVIDERS, currency: 'USD', from: utc(from), rates: rates(offPeak), source: DEEPSEEK_PRICING_URL };
+  const rule: PriceRule = {
+    models,
+    providers: DEEPSEEK_PROVIDERS,
+    currency: 'USD',
+    from: utc(from),
+    rates: rates(offPeak),
+    source: DEEPSEEK_PRICING_URL,
+  };
   if (until !== undefined) rule.until = utc(until);
   if (peak) rule.peak = { hoursUtc: DEEPSEEK_PEAK_HOURS, weekdays: MON_FRI, rates: rates(peak) };
   return rule;
@@ -86,13 +99,30 @@ function deepseekRule(models: string[], from: string, until: string | undefined,
 export const DEEPSEEK_DEFAULT_PRICES: readonly PriceRule[] = [
   // Flat prices, from the cache-hit cut to the start of peak billing. The legacy names were
   // aliases of V4 Flash (non-thinking and thinking mode) until DeepSeek retired them on 2026-07-24.
-  deepseekRule(['deepseek-v4-flash', 'deepseek-chat', 'deepseek-reasoner'], '2026-04-26T12:15:00Z', '2026-08-16T16:00:00Z', [0.0028, 0.14, 0.28]),
+  deepseekRule(
+    ['deepseek-v4-flash', 'deepseek-chat', 'deepseek-reasoner'],
+    '2026-04-26T12:15:00Z',
+    '2026-08-16T16:00:00Z',
+    [0.0028, 0.14, 0.28],
+  ),
   deepseekRule(['deepseek-v4-pro'], '2026-04-26T12:15:00Z', '2026-08-16T16:00:00Z', [0.003625, 0.435, 0.87]),
   // Peak billing: off-peak is half of peak.
-  deepseekRule(['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'], '2026-08-16T16:00:00Z', '2026-09-10T04:00:00Z', [0.007, 0.22, 0.66], [0.014, 0.44, 1.32]),
+  deepseekRule(
+    ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'],
+    '2026-08-16T16:00:00Z',
+    '2026-09-10T04:00:00Z',
+    [0.007, 0.22, 0.66],
+    [0.014, 0.44, 1.32],
+  ),
   deepseekRule(['deepseek-v4-pro'], '2026-08-16T16:00:00Z', undefined, [0.022, 0.66, 1.98], [0.044, 1.32, 3.96]),
   // V4.1 Flash (`deepseek-flash`); requests under the retired V4 Flash names are billed as it.
-  deepseekRule(['deepseek-flash', 'deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'], '2026-09-10T04:00:00Z', undefined, [0.003, 0.15, 0.6], [0.006, 0.3, 1.2]),
+  deepseekRule(
+    ['deepseek-flash', 'deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'],
+    '2026-09-10T04:00:00Z',
+    undefined,
+    [0.003, 0.15, 0.6],
+    [0.006, 0.3, 1.2],
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -109,7 +139,10 @@ export const PriceEntrySchema = z.strictObject({
   cacheRead: rate.optional(),
   cacheWrite: rate.optional(),
   output: rate,
-  currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code such as USD').optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be a three-letter currency code such as USD')
+    .optional(),
   peak: z
     .strictObject({
       hoursUtc: z.array(z.tuple([hour, hour]).refine(([s, e]) => s < e, 'a window must end after it starts')).min(1),
@@ -163,7 +196,13 @@ export function inPeak(tier: PeakTier, time: number): boolean {
 /** The cost of `usage` at `rates`, in the rates' currency. */
 export function costAt(usage: TokenUsage, rates: TokenRates): number {
   const cw = usage.cacheWriteTokens ?? 0;
-  return (usage.inputTokens * rates.input + (usage.cacheReadTokens ?? 0) * rates.cacheRead + cw * (rates.cacheWrite ?? rates.input) + usage.outputTokens * rates.output) / 1_000_000;
+  return (
+    (usage.inputTokens * rates.input +
+      (usage.cacheReadTokens ?? 0) * rates.cacheRead +
+      cw * (rates.cacheWrite ?? rates.input) +
+      usage.outputTokens * rates.output) /
+    1_000_000
+  );
 }
 
 export interface PriceTableOptions {
@@ -185,7 +224,8 @@ export class PriceTable {
     this.defaults = opts.defaults === false ? [] : DEEPSEEK_DEFAULT_PRICES;
     for (const [key, e] of Object.entries(opts.config ?? {})) {
       const rule: PriceRule = { models: [key], currency: e.currency ?? 'USD', rates: ratesOf(e), source: 'config' };
-      if (e.peak) rule.peak = { hoursUtc: e.peak.hoursUtc, ...(e.peak.weekdays ? { weekdays: e.peak.weekdays } : {}), rates: ratesOf(e.peak.rates) };
+      if (e.peak)
+        rule.peak = { hoursUtc: e.peak.hoursUtc, ...(e.peak.weekdays ? { weekdays: e.peak.weekdays } : {}), rates: ratesOf(e.peak.rates) };
       this.configured.set(key, rule);
     }
   }
@@ -204,7 +244,11 @@ export class PriceTable {
       if ((r.from === undefined || time >= r.from) && (r.until === undefined || time < r.until)) return { rule: r };
     }
     const who = `${provider ?? '?'}:${model}`;
-    if (named) return { reason: 'no-price-at-time', message: `no price for ${who} at ${isoOrRaw(time)} (the defaults start 2026-04-26); set one under "prices" in the config` };
+    if (named)
+      return {
+        reason: 'no-price-at-time',
+        message: `no price for ${who} at ${isoOrRaw(time)} (the defaults start 2026-04-26); set one under "prices" in the config`,
+      };
     return { reason: 'unknown-model', message: `no price for ${who}; set one under "prices" in the config` };
   }
 
@@ -215,7 +259,14 @@ export class PriceTable {
     const rule = found.rule;
     const peak = rule.peak !== undefined && inPeak(rule.peak, call.time);
     const rates = peak ? rule.peak!.rates : rule.rates;
-    return { priced: true, amount: costAt(usage, rates), currency: rule.currency, period: rule.peak === undefined ? 'flat' : peak ? 'peak' : 'off-peak', rates, rule };
+    return {
+      priced: true,
+      amount: costAt(usage, rates),
+      currency: rule.currency,
+      period: rule.peak === undefined ? 'flat' : peak ? 'peak' : 'off-peak',
+      rates,
+      rule,
+    };
   }
 }
 

@@ -15,7 +15,8 @@ export class AdapterRegistry {
 
   register(adapter: LlmAdapter): Disposer {
     for (const p of adapter.providers) {
-      if (this.byProvider.has(p)) throw new AdapterRegistryError('DUPLICATE_ADAPTER', `an adapter for provider "${p}" is already registered`);
+      if (this.byProvider.has(p))
+        throw new AdapterRegistryError('DUPLICATE_ADAPTER', `an adapter for provider "${p}" is already registered`);
     }
     for (const p of adapter.providers) this.byProvider.set(p, adapter);
     return () => {

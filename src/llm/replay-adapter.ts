@@ -136,7 +136,8 @@ export class ReplayAdapter implements LlmAdapter {
   resolveCall(config: LlmCallConfig): ResolvedCall {
     const { attempt } = this.peek();
     const recorded = attempt ? this.recording.headerBefore(attempt.firstSeq)?.header : undefined;
-    if (!recorded?.adapterDefaults || recorded.config.provider !== config.provider || recorded.config.model !== config.model) return { config };
+    if (!recorded?.adapterDefaults || recorded.config.provider !== config.provider || recorded.config.model !== config.model)
+      return { config };
     const out: LlmCallConfig = { ...config };
     const marked: AdapterDefaults = {};
     for (const k of Object.keys(recorded.adapterDefaults) as (keyof AdapterDefaults)[]) {
@@ -153,7 +154,8 @@ export class ReplayAdapter implements LlmAdapter {
   modelInfo(model: string): ModelInfo | undefined {
     for (let i = this.recording.events.length - 1; i >= 0; i--) {
       const e = this.recording.events[i]!;
-      if (e.type === 'request/context' && e.data.model === model && e.data.contextWindow !== undefined) return { contextWindow: e.data.contextWindow };
+      if (e.type === 'request/context' && e.data.model === model && e.data.contextWindow !== undefined)
+        return { contextWindow: e.data.contextWindow };
     }
     return undefined;
   }
@@ -180,7 +182,10 @@ export class ReplayAdapter implements LlmAdapter {
     this.opts.onHang?.(attempt);
     const signal = request.signal;
     if (signal && !signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    yield { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'replay: the recorded attempt was cancelled mid-stream' } } };
+    yield {
+      type: 'finish',
+      reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'replay: the recorded attempt was cancelled mid-stream' } },
+    };
   }
 
   private take(): { attempt: RecordedAttempt | undefined; ref: AttemptRef } {
@@ -209,7 +214,11 @@ export class ReplayAdapter implements LlmAdapter {
         ['provider', header.config.provider, request.provider],
         ['model', header.config.model, request.model],
         ['system', header.system === '' ? undefined : header.system, request.system || undefined],
-        ['tools', Array.isArray(header.tools) && header.tools.length === 0 ? undefined : header.tools, request.tools && request.tools.length > 0 ? request.tools : undefined],
+        [
+          'tools',
+          Array.isArray(header.tools) && header.tools.length === 0 ? undefined : header.tools,
+          request.tools && request.tools.length > 0 ? request.tools : undefined,
+        ],
       );
     }
     const found: RequestDivergence[] = [];

@@ -11,7 +11,11 @@ import { LlmError, errorChain } from '../model/failure.js';
 import { abortedFailure } from './attempt.js';
 import { StreamGrammar, StreamGrammarError, type StreamGrammarOptions } from './grammar.js';
 
-export async function* normalizeStream(adapter: LlmAdapter, request: GenerateRequest, grammarOptions?: StreamGrammarOptions): AsyncGenerator<StreamChunk, void, undefined> {
+export async function* normalizeStream(
+  adapter: LlmAdapter,
+  request: GenerateRequest,
+  grammarOptions?: StreamGrammarOptions,
+): AsyncGenerator<StreamChunk, void, undefined> {
   const grammar = new StreamGrammar(grammarOptions);
   let iterator: AsyncIterator<StreamChunk> | undefined;
   try {

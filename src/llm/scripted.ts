@@ -35,7 +35,10 @@ function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-const abortedFinish: StreamChunk = { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'the request was aborted' } } };
+const abortedFinish: StreamChunk = {
+  type: 'finish',
+  reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'the request was aborted' } },
+};
 
 export class ScriptedAdapter implements LlmAdapter {
   readonly providers: readonly string[];
@@ -68,7 +71,8 @@ export class ScriptedAdapter implements LlmAdapter {
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk> {
     this.requests.push(request);
     const entry = this.script.shift();
-    if (entry === undefined) throw new LlmError({ code: 'SCRIPT_EXHAUSTED', message: `scripted adapter: no entry left for call ${this.requests.length}` });
+    if (entry === undefined)
+      throw new LlmError({ code: 'SCRIPT_EXHAUSTED', message: `scripted adapter: no entry left for call ${this.requests.length}` });
     if (entry === 'hang') {
       await waitForAbort(request.signal);
       yield abortedFinish;
@@ -114,7 +118,8 @@ export interface ResponseOptions {
 
 function textBlocks(start: number, text: string, kind: 'text' | 'reasoning', split: 'chars' | 'words'): StreamChunk[] {
   const out: StreamChunk[] = [{ type: 'block-start', index: start, blockType: kind }];
-  for (const p of pieces(text, split)) out.push(kind === 'text' ? { type: 'text-delta', index: start, text: p } : { type: 'reasoning-delta', index: start, text: p });
+  for (const p of pieces(text, split))
+    out.push(kind === 'text' ? { type: 'text-delta', index: start, text: p } : { type: 'reasoning-delta', index: start, text: p });
   const block: ContentBlock = kind === 'text' ? { type: 'text', text } : { type: 'reasoning', text };
   out.push({ type: 'block-end', index: start, block });
   return out;
@@ -153,7 +158,13 @@ export function toolCallResponse(calls: ScriptedCall[], opts: ResponseOptions & 
     const args = c.raw ?? JSON.stringify(c.args ?? {});
     out.push({ type: 'block-start', index: i, blockType: 'tool-call' });
     const parts = args.length <= 8 ? [args] : [args.slice(0, Math.ceil(args.length / 2)), args.slice(Math.ceil(args.length / 2))];
-    parts.forEach((p, k) => out.push(k === 0 ? { type: 'tool-call-delta', index: i, id, name: c.name, argumentsDelta: p } : { type: 'tool-call-delta', index: i, id, argumentsDelta: p }));
+    parts.forEach((p, k) =>
+      out.push(
+        k === 0
+          ? { type: 'tool-call-delta', index: i, id, name: c.name, argumentsDelta: p }
+          : { type: 'tool-call-delta', index: i, id, argumentsDelta: p },
+      ),
+    );
     out.push({ type: 'block-end', index: i, block: { type: 'tool-call', id, name: c.name, arguments: args } });
     i++;
   }

@@ -49,7 +49,9 @@ export class MissingCredentialError extends LlmError {
     const where = `set providers.${provider}.apiKey in the config file`;
     super({
       code: 'MISSING_CREDENTIAL',
-      message: variable ? `${variable} is not set: export it, or ${where}` : `no API key for provider ${provider}: ${where} (or providers.${provider}.apiKeyEnv)`,
+      message: variable
+        ? `${variable} is not set: export it, or ${where}`
+        : `no API key for provider ${provider}: ${where} (or providers.${provider}.apiKeyEnv)`,
     });
     this.name = 'MissingCredentialError';
     this.provider = provider;
@@ -211,7 +213,10 @@ export function chooseModel(opts: ChooseModelOptions = {}): ModelChoice {
   const from = modelSource(opts);
   let config: LlmCallConfig;
   if (spec !== undefined) {
-    config = typeof spec === 'string' ? { ...(opts.customRoutes ? parseModelSpec(spec, opts.config) : parseModelRef(spec, opts.config)) } : { ...spec };
+    config =
+      typeof spec === 'string'
+        ? { ...(opts.customRoutes ? parseModelSpec(spec, opts.config) : parseModelRef(spec, opts.config)) }
+        : { ...spec };
   } else {
     config = { ...parseModelRef(nonEmpty(env['DSH_MODEL']) ?? opts.config?.model ?? DEFAULT_MODEL_REF, opts.config) };
   }
@@ -231,7 +236,13 @@ export function chooseModel(opts: ChooseModelOptions = {}): ModelChoice {
     } catch (e) {
       // A bare model name beside a passed-in adapter: the likely fix is the prefix, not a key.
       const served = (opts.adapters ?? []).flatMap((a) => a.providers);
-      if (opts.customRoutes && e instanceof MissingCredentialError && typeof spec === 'string' && !spec.includes(':') && served.length > 0) {
+      if (
+        opts.customRoutes &&
+        e instanceof MissingCredentialError &&
+        typeof spec === 'string' &&
+        !spec.includes(':') &&
+        served.length > 0
+      ) {
         throw new ModelSelectionError(
           `model ${JSON.stringify(spec)} has no provider prefix, so it goes to ${provider}, and ${e.message}; to use the adapter you passed, name its provider: ${JSON.stringify(`${served[0]}:${spec}`)}`,
         );
@@ -268,7 +279,11 @@ export interface Selection {
 /** `chooseModel` with its route and adapter resolved at once, and the config file's reasoning effort. */
 export function selectModel(opts: SelectOptions & AdapterExtras = {}): Selection {
   const choice = chooseModel({ ...opts, spec: opts.model });
-  const selection: Selection = { ref: { provider: choice.config.provider, model: choice.config.model }, provider: choice.route()!, adapter: choice.adapter()! };
+  const selection: Selection = {
+    ref: { provider: choice.config.provider, model: choice.config.model },
+    provider: choice.route()!,
+    adapter: choice.adapter()!,
+  };
   if (opts.config?.reasoningEffort !== undefined) selection.reasoningEffort = opts.config.reasoningEffort;
   return selection;
 }

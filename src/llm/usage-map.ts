@@ -31,7 +31,11 @@ export function usageFromChatCompletion(raw: unknown): TokenUsage | undefined {
 
   let output = completion ?? 0;
   const reasoningOutside =
-    reasoning !== undefined && reasoning > 0 && total !== undefined && total === (prompt ?? 0) + output + reasoning && total !== (prompt ?? 0) + output;
+    reasoning !== undefined &&
+    reasoning > 0 &&
+    total !== undefined &&
+    total === (prompt ?? 0) + output + reasoning &&
+    total !== (prompt ?? 0) + output;
   if (reasoningOutside) output += reasoning;
 
   const usage: TokenUsage = { inputTokens: Math.max(0, (prompt ?? 0) - (cacheRead ?? 0)), outputTokens: output };

@@ -21,9 +21,7 @@ export class AttemptWatchdog {
   private why: Interruption | undefined;
   private started = false;
 
-  constructor(
-    private readonly opts: { signal?: AbortSignal | undefined; idleTimeoutMs: number; baseFetch?: typeof fetch | undefined },
-  ) {
+  constructor(private readonly opts: { signal?: AbortSignal | undefined; idleTimeoutMs: number; baseFetch?: typeof fetch | undefined }) {
     this.callerSignal = opts.signal;
     if (opts.signal?.aborted) this.interrupt('aborted');
     else opts.signal?.addEventListener('abort', this.onCallerAbort, { once: true });

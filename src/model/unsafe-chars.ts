@@ -22,14 +22,26 @@ export interface UnsafeRange {
 
 export const UNSAFE_CHARS: readonly UnsafeRange[] = [
   { from: 0x0000, to: 0x0008, why: 'C0 controls (NUL to BS): BS moves the cursor back over shown text' },
-  { from: 0x000b, to: 0x001f, why: 'C0 controls: VT, FF, CR (returns to the line start and overwrites), ESC (starts every ANSI/CSI/OSC sequence)' },
+  {
+    from: 0x000b,
+    to: 0x001f,
+    why: 'C0 controls: VT, FF, CR (returns to the line start and overwrites), ESC (starts every ANSI/CSI/OSC sequence)',
+  },
   { from: 0x007f, to: 0x009f, why: 'DEL and the C1 controls (U+009B is a one-character CSI on terminals that honour 8-bit controls)' },
   { from: 0x061c, to: 0x061c, why: 'ARABIC LETTER MARK: an invisible bidi mark, like LRM and RLM' },
-  { from: 0x200b, to: 0x200d, why: 'ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER: take no space, so they hide inside names and commands' },
+  {
+    from: 0x200b,
+    to: 0x200d,
+    why: 'ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER: take no space, so they hide inside names and commands',
+  },
   { from: 0x200e, to: 0x200f, why: 'LEFT-TO-RIGHT and RIGHT-TO-LEFT MARK: invisible bidi marks' },
   { from: 0x2028, to: 0x2029, why: 'LINE and PARAGRAPH SEPARATOR: line breaks to some readers and none to others' },
   { from: 0x202a, to: 0x202e, why: 'bidi embeddings and overrides (LRE, RLE, PDF, LRO, RLO): reorder the text shown' },
-  { from: 0x2060, to: 0x2064, why: 'WORD JOINER and the invisible operators (function application, times, separator, plus): take no space' },
+  {
+    from: 0x2060,
+    to: 0x2064,
+    why: 'WORD JOINER and the invisible operators (function application, times, separator, plus): take no space',
+  },
   { from: 0x2066, to: 0x2069, why: 'bidi isolates (LRI, RLI, FSI, PDI): reorder the text shown' },
   { from: 0xfeff, to: 0xfeff, why: 'ZERO WIDTH NO-BREAK SPACE (byte-order mark): takes no space' },
 ];
@@ -37,7 +49,9 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
 const hex4 = (n: number): string => n.toString(16).padStart(4, '0');
 
 /** The table as the body of a regular-expression character class (`\u0000-\u0008…`). */
-export const UNSAFE_CHAR_CLASS = UNSAFE_CHARS.map((r) => (r.from === r.to ? `\\u${hex4(r.from)}` : `\\u${hex4(r.from)}-\\u${hex4(r.to)}`)).join('');
+export const UNSAFE_CHAR_CLASS = UNSAFE_CHARS.map((r) =>
+  r.from === r.to ? `\\u${hex4(r.from)}` : `\\u${hex4(r.from)}-\\u${hex4(r.to)}`,
+).join('');
 
 /** The visible form of one unsafe character: `\e` (ESC), `\r` (CR), `\xNN` up to U+00FF, else `\uNNNN`. */
 export function escapeUnsafeChar(c: string): string {

@@ -39,8 +39,7 @@ export function totalInputTokens(u: TokenUsage): number {
 }
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  const sum = (x?: number, y?: number): number | undefined =>
-    x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
+  const sum = (x?: number, y?: number): number | undefined => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
   const out: TokenUsage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
   const cr = sum(a.cacheReadTokens, b.cacheReadTokens);
   if (cr !== undefined) out.cacheReadTokens = cr;

@@ -106,7 +106,9 @@ export function capJsonArray(items: readonly unknown[], cap: number): { value: s
   }
   if (from === items.length) {
     // Not even the newest item fits clipped: say so, in valid JSON.
-    const note = [{ role: 'system', parts: [{ type: 'text', content: `[dsh: ${items.length} message(s) omitted: over the ${cap}-character cap]` }] }];
+    const note = [
+      { role: 'system', parts: [{ type: 'text', content: `[dsh: ${items.length} message(s) omitted: over the ${cap}-character cap]` }] },
+    ];
     const json = JSON.stringify(note);
     return { value: json.length <= cap ? json : '[]', truncated: true };
   }

@@ -23,25 +23,42 @@ export interface ExporterOptions {
   batchSize?: number;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
 
 export function checkExporterOptions(opts: ExporterOptions): void {
   if (opts.exporter !== undefined) {
-    if (typeof opts.exporter?.export !== 'function') throw new OtelExportError('INVALID_OPTIONS', 'exporter must be a SpanExporter (with export and shutdown)');
+    if (typeof opts.exporter?.export !== 'function')
+      throw new OtelExportError('INVALID_OPTIONS', 'exporter must be a SpanExporter (with export and shutdown)');
   } else {
-    if (typeof opts.url !== 'string' || opts.url === '') throw new OtelExportError('INVALID_OPTIONS', 'give the OTLP/HTTP traces endpoint as url (e.g. http://localhost:4318/v1/traces), or an exporter');
+    if (typeof opts.url !== 'string' || opts.url === '')
+      throw new OtelExportError(
+        'INVALID_OPTIONS',
+        'give the OTLP/HTTP traces endpoint as url (e.g. http://localhost:4318/v1/traces), or an exporter',
+      );
     let u: URL;
     try {
       u = new URL(opts.url);
     } catch {
       throw new OtelExportError('INVALID_OPTIONS', `url ${JSON.stringify(opts.url)} is not a URL`, { url: opts.url });
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new OtelExportError('INVALID_OPTIONS', `url ${JSON.stringify(opts.url)} is not http(s)`, { url: opts.url });
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new OtelExportError('INVALID_OPTIONS', `url ${JSON.stringify(opts.url)} is not http(s)`, { url: opts.url });
   }
   const b = opts.batchSize;
-  if (b !== undefined && !(Number.isSafeInteger(b) && b >= 1)) throw new OtelExportError('INVALID_OPTIONS', `batchSize must be a positive integer, not ${String(b)}`);
+  if (b !== undefined && !(Number.isSafeInteger(b) && b >= 1))
+    throw new OtelExportError('INVALID_OPTIONS', `batchSize must be a positive integer, not ${String(b)}`);
   const t = opts.timeoutMillis;
-  if (t !== undefined && !(Number.isFinite(t) && t > 0)) throw new OtelExportError('INVALID_OPTIONS', `timeoutMillis must be a positive number, not ${String(t)}`);
+  if (t !== undefined && !(Number.isFinite(t) && t > 0))
+    throw new OtelExportError('INVALID_OPTIONS', `timeoutMillis must be a positive number, not ${String(t)}`);
 }
 
 /** The caller's exporter, or an OTLP/HTTP one for `url` (which the caller must shut down). */
@@ -63,22 +80,41 @@ function errnoOf(e: unknown): string | undefined {
 }
 
 /** The exporter's failure as a typed error; `where` names the endpoint for the message. */
-export function classifyFailure(error: unknown, where: string | undefined, counts: { exportedSpans: number; failedSpans: number }): OtelExportError {
+export function classifyFailure(
+  error: unknown,
+  where: string | undefined,
+  counts: { exportedSpans: number; failedSpans: number },
+): OtelExportError {
   const at = where ? ` ${where}` : '';
   const details = { ...(where ? { url: where } : {}), ...counts };
   const status = (error as { code?: unknown } | undefined)?.code;
   if (typeof status === 'number') {
     const body = (error as { data?: unknown }).data;
     const excerpt = typeof body === 'string' && body !== '' ? body.slice(0, 500) : undefined;
-    return new OtelExportError('HTTP_STATUS', `the OTLP endpoint${at} answered HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`, { ...details, status, ...(excerpt ? { body: excerpt } : {}) }, { cause: error });
+    return new OtelExportError(
+      'HTTP_STATUS',
+      `the OTLP endpoint${at} answered HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`,
+      { ...details, status, ...(excerpt ? { body: excerpt } : {}) },
+      { cause: error },
+    );
   }
   const errno = errnoOf(error);
   if (errno !== undefined && NETWORK_CODES.has(errno)) {
-    return new OtelExportError('ENDPOINT_UNREACHABLE', `cannot reach the OTLP endpoint${at} (${errno}); is the collector running and the URL right?`, { ...details, errno }, { cause: error });
+    return new OtelExportError(
+      'ENDPOINT_UNREACHABLE',
+      `cannot reach the OTLP endpoint${at} (${errno}); is the collector running and the URL right?`,
+      { ...details, errno },
+      { cause: error },
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   if (/timed out|retryable status/i.test(message)) {
-    return new OtelExportError('RETRIES_EXHAUSTED', `the OTLP endpoint${at} did not accept the spans before the export timeout (${message})`, details, { cause: error });
+    return new OtelExportError(
+      'RETRIES_EXHAUSTED',
+      `the OTLP endpoint${at} did not accept the spans before the export timeout (${message})`,
+      details,
+      { cause: error },
+    );
   }
   return new OtelExportError('EXPORT_FAILED', `exporting spans${at ? ` to${at}` : ''} failed: ${message}`, details, { cause: error });
 }
@@ -94,7 +130,11 @@ function exportOnce(exporter: SpanExporter, spans: ReadableSpan[]): Promise<Expo
 }
 
 /** Send spans in batches, in order; throws on the first failed batch. Returns the request count. */
-export async function sendSpans(exporter: SpanExporter, spans: ReadableSpan[], opts: { batchSize?: number; url?: string }): Promise<number> {
+export async function sendSpans(
+  exporter: SpanExporter,
+  spans: ReadableSpan[],
+  opts: { batchSize?: number; url?: string },
+): Promise<number> {
   const size = opts.batchSize ?? 512;
   let sent = 0;
   let requests = 0;
@@ -102,7 +142,8 @@ export async function sendSpans(exporter: SpanExporter, spans: ReadableSpan[], o
     const batch = spans.slice(sent, sent + size);
     const r = await exportOnce(exporter, batch);
     requests++;
-    if (r.code !== ExportResultCode.SUCCESS) throw classifyFailure(r.error, opts.url, { exportedSpans: sent, failedSpans: spans.length - sent });
+    if (r.code !== ExportResultCode.SUCCESS)
+      throw classifyFailure(r.error, opts.url, { exportedSpans: sent, failedSpans: spans.length - sent });
     sent += batch.length;
   }
   return requests;

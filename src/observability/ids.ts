@@ -10,7 +10,10 @@ function digest(kind: string, sessionId: string, seq: number, hexChars: number):
   // The length prefix keeps ("ab", 1) and ("a", "b1") apart whatever the id contains.
   let salt = 0;
   for (;;) {
-    const h = createHash('sha256').update(`dsh/${kind}/v1\n${sessionId.length}:${sessionId}\n${seq}\n${salt}`).digest('hex').slice(0, hexChars);
+    const h = createHash('sha256')
+      .update(`dsh/${kind}/v1\n${sessionId.length}:${sessionId}\n${seq}\n${salt}`)
+      .digest('hex')
+      .slice(0, hexChars);
     // An all-zero id is invalid in OTel; with sha256 this loop runs once.
     if (!/^0+$/.test(h)) return h;
     salt++;

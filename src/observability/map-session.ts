@@ -38,7 +38,8 @@ export function checkMappingOptions(opts: MappingOptions): void {
   if (opts.inherited !== undefined && opts.inherited !== 'skip' && opts.inherited !== 'include') {
     throw new OtelExportError('INVALID_OPTIONS', `inherited must be 'skip' or 'include', not ${JSON.stringify(opts.inherited)}`);
   }
-  if (opts.redact !== undefined && typeof opts.redact !== 'function') throw new OtelExportError('INVALID_OPTIONS', 'redact must be a function');
+  if (opts.redact !== undefined && typeof opts.redact !== 'function')
+    throw new OtelExportError('INVALID_OPTIONS', 'redact must be a function');
   if (opts.traces !== undefined && opts.traces !== 'turn' && opts.traces !== 'session') {
     throw new OtelExportError('INVALID_OPTIONS', `traces must be 'turn' or 'session', not ${JSON.stringify(opts.traces)}`);
   }
@@ -75,7 +76,12 @@ export function guardRedaction<T>(run: () => T): T {
     return run();
   } catch (e) {
     if (e instanceof OtelExportError) throw e;
-    throw new OtelExportError('REDACTION_FAILED', `the redaction hook threw, so nothing was exported: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
+    throw new OtelExportError(
+      'REDACTION_FAILED',
+      `the redaction hook threw, so nothing was exported: ${e instanceof Error ? e.message : String(e)}`,
+      {},
+      { cause: e },
+    );
   }
 }
 

@@ -115,7 +115,8 @@ export class SpanMapper {
   sessionSpan(turns: readonly MappedTurn[]): DshSpan | undefined {
     if (turns.length === 0) return undefined;
     const roots = turns.map((t) => t.spans[0]!);
-    const seqOf = (s: DshSpan, k: string, dflt: number): number => (typeof s.attributes[k] === 'number' ? (s.attributes[k] as number) : dflt);
+    const seqOf = (s: DshSpan, k: string, dflt: number): number =>
+      typeof s.attributes[k] === 'number' ? (s.attributes[k] as number) : dflt;
     return this.builder.sessionSpan({
       startSeq: seqOf(roots[0]!, 'dsh.seq.start', 0),
       endSeq: Math.max(...roots.map((r) => seqOf(r, 'dsh.seq.end', 0))),
@@ -196,7 +197,8 @@ export class SpanMapper {
         if (e.data.usage) a.usage = e.data.usage;
         if (e.data.interrupted) a.interrupted = true;
         a.done = true;
-        for (const b of e.data.message.content) if (b.type === 'tool-call') turn.blockNames.set(b.id, { name: b.name, arguments: b.arguments });
+        for (const b of e.data.message.content)
+          if (b.type === 'tool-call') turn.blockNames.set(b.id, { name: b.name, arguments: b.arguments });
         if (e.data.message.content.length > 0) turn.lastOutput = e.data.message;
         break;
       }
@@ -215,7 +217,17 @@ export class SpanMapper {
         break;
       case 'tool/call': {
         if (turn.attempt) turn.attempt.done = true;
-        const u: ToolUnit = { firstSeq: e.seq, lastSeq: e.seq, start: t, end: t, step: turn.step, callId: e.data.callId, name: e.data.name, arguments: e.data.arguments, callRecorded: true };
+        const u: ToolUnit = {
+          firstSeq: e.seq,
+          lastSeq: e.seq,
+          start: t,
+          end: t,
+          step: turn.step,
+          callId: e.data.callId,
+          name: e.data.name,
+          arguments: e.data.arguments,
+          callRecorded: true,
+        };
         turn.units.push(u);
         turn.openTools.set(e.data.callId, u);
         break;
@@ -250,7 +262,16 @@ export class SpanMapper {
     if (turn.attempt) turn.attempt.done = true;
     turn.attemptsInStep++;
     // The request left after the event before the attempt's first chunk; the log has no send time.
-    const a: Attempt = { firstSeq: seq, lastSeq: seq, start: this.prevTime, end: this.prevTime, step: turn.step, number: turn.attemptsInStep, interrupted: false, done: false };
+    const a: Attempt = {
+      firstSeq: seq,
+      lastSeq: seq,
+      start: this.prevTime,
+      end: this.prevTime,
+      step: turn.step,
+      number: turn.attemptsInStep,
+      interrupted: false,
+      done: false,
+    };
     if (turn.pendingRetry !== undefined) a.retry = turn.pendingRetry;
     turn.pendingRetry = undefined;
     if (this.header) a.header = this.header;

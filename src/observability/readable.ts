@@ -27,7 +27,8 @@ function hr(ms: number): HrTime {
 }
 
 function status(s: DshSpan['status']): SpanStatus {
-  if (s.code === 'ERROR') return s.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: s.message };
+  if (s.code === 'ERROR')
+    return s.message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: s.message };
   return { code: SpanStatusCode.UNSET };
 }
 
@@ -51,5 +52,7 @@ export function toReadableSpan(s: DshSpan, resource: Resource): ReadableSpan {
     droppedEventsCount: 0,
     droppedLinksCount: 0,
   };
-  return s.parentSpanId === undefined ? span : { ...span, parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } };
+  return s.parentSpanId === undefined
+    ? span
+    : { ...span, parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } };
 }

@@ -6,7 +6,12 @@
  */
 import type { AttrValue, DshSpan, Redactor, SpanAttributes } from './spans.js';
 
-function redactAttributes(attrs: SpanAttributes, redact: Redactor, span: { name: string; traceId: string; spanId: string }, event?: string): SpanAttributes {
+function redactAttributes(
+  attrs: SpanAttributes,
+  redact: Redactor,
+  span: { name: string; traceId: string; spanId: string },
+  event?: string,
+): SpanAttributes {
   const out: SpanAttributes = {};
   for (const [key, value] of Object.entries(attrs)) {
     const v: AttrValue | undefined = redact(event === undefined ? { key, value, span } : { key, value, span, event });

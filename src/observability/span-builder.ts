@@ -42,7 +42,12 @@ export function serverOf(url: string | undefined): { address: string; port: numb
 const FINISH_REASON: Record<string, string> = { stop: 'stop', 'tool-calls': 'tool_call', 'max-tokens': 'length', error: 'error' };
 
 /** dsh provider routes whose GenAI provider name is well known; other routes pass through. */
-const PROVIDER_NAME: Record<string, string> = { deepseek: 'deepseek', 'deepseek-official': 'deepseek', openai: 'openai', anthropic: 'anthropic' };
+const PROVIDER_NAME: Record<string, string> = {
+  deepseek: 'deepseek',
+  'deepseek-official': 'deepseek',
+  openai: 'openai',
+  anthropic: 'anthropic',
+};
 
 function failureText(f: LlmFailure): string {
   return `${f.code}: ${f.message}`;
@@ -76,7 +81,8 @@ export class SpanBuilder {
     const status: DshSpan['status'] = { code: 'UNSET' };
     if (reason) {
       attrs['dsh.turn.end_reason'] = reason.kind;
-      if (reason.kind === 'aborted') attrs['dsh.turn.cancel_cause'] = reason.reason.kind === 'hook' ? `hook: ${reason.reason.reason}` : reason.reason.kind;
+      if (reason.kind === 'aborted')
+        attrs['dsh.turn.cancel_cause'] = reason.reason.kind === 'hook' ? `hook: ${reason.reason.reason}` : reason.reason.kind;
       if (reason.kind === 'error') {
         attrs['error.type'] = reason.error.code;
         status.code = 'ERROR';
@@ -84,7 +90,13 @@ export class SpanBuilder {
       }
     } else attrs['dsh.incomplete'] = true;
     if (this.cfg.full) {
-      if (turn.userMessages.length > 0) this.putJson(attrs, 'gen_ai.input.messages', turn.userMessages.map((m) => toOtelMessage(m)), truncated);
+      if (turn.userMessages.length > 0)
+        this.putJson(
+          attrs,
+          'gen_ai.input.messages',
+          turn.userMessages.map((m) => toOtelMessage(m)),
+          truncated,
+        );
       if (turn.lastOutput) this.putJson(attrs, 'gen_ai.output.messages', [toOtelMessage(turn.lastOutput)], truncated);
     }
     if (truncated.length > 0) attrs['dsh.truncated'] = truncated;
@@ -209,7 +221,13 @@ export class SpanBuilder {
     const events: DshSpan['events'] = [];
     if (a.retryEvent) {
       const r = a.retryEvent.data;
-      const ev: SpanAttributes = { 'dsh.retry.number': r.retry, 'dsh.retry.delay_ms': r.delayMs, 'dsh.retry.mode': r.mode, 'error.type': r.failure.code, 'dsh.retry.failure_message': r.failure.message };
+      const ev: SpanAttributes = {
+        'dsh.retry.number': r.retry,
+        'dsh.retry.delay_ms': r.delayMs,
+        'dsh.retry.mode': r.mode,
+        'error.type': r.failure.code,
+        'dsh.retry.failure_message': r.failure.message,
+      };
       if (r.maxRetries !== undefined) ev['dsh.retry.max_retries'] = r.maxRetries;
       events.push({ name: 'llm/retry', time: a.retryEvent.time, attributes: ev });
     }

@@ -17,7 +17,12 @@ let driver: Promise<PgModule> | undefined;
 export function loadDriver(): Promise<PgModule> {
   driver ??= import('pg').catch((e: unknown) => {
     driver = undefined;
-    throw new StoreError('CONNECT_FAILED', `the PostgreSQL driver (the npm package pg) cannot be loaded: ${(e as Error).message}`, {}, { cause: e });
+    throw new StoreError(
+      'CONNECT_FAILED',
+      `the PostgreSQL driver (the npm package pg) cannot be loaded: ${(e as Error).message}`,
+      {},
+      { cause: e },
+    );
   });
   return driver;
 }
@@ -37,7 +42,8 @@ const INT8_OID = 20;
 
 function parseInt8(text: string): number {
   const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new StoreError('DATABASE_ERROR', `a 64-bit integer from the database (${text}) is beyond 2^53; refusing to round it`);
+  if (!Number.isSafeInteger(n))
+    throw new StoreError('DATABASE_ERROR', `a 64-bit integer from the database (${text}) is beyond 2^53; refusing to round it`);
   return n;
 }
 
@@ -51,7 +57,8 @@ export async function clientConfig(opts: PgConnectOptions): Promise<ClientConfig
     options: '-c synchronous_commit=on',
     keepAlive: true,
     types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text'))) as never,
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format as 'text')) as never,
     },
   };
 }
@@ -82,7 +89,16 @@ export function databaseOf(url: string): string {
 
 /** SQLSTATE classes and Node errno values that mean "the connection, not the statement, failed". */
 const CONNECTION_STATES = /^(08|57P0|53300|3D000|28)/;
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN']);
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 
 export function sqlState(e: unknown): string | undefined {
   const c = (e as { code?: unknown } | null)?.code;
@@ -94,7 +110,9 @@ export function isConnectionFailure(e: unknown): boolean {
   const code = sqlState(e);
   if (code !== undefined && (CONNECTION_STATES.test(code) || CONNECTION_ERRNOS.has(code))) return true;
   const msg = (e as Error | null)?.message ?? '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended/i.test(msg);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended/i.test(
+    msg,
+  );
 }
 
 /** A typed store error for a failed database call (`errno` carries the SQLSTATE or socket code). */
@@ -104,7 +122,9 @@ export function pgError(e: unknown, what: string, details: StoreErrorDetails = {
   const d: StoreErrorDetails = { ...details };
   if (code !== undefined) d.errno = code;
   const why = (e as Error | null)?.message ?? String(e);
-  return new StoreError(isConnectionFailure(e) ? 'CONNECT_FAILED' : 'DATABASE_ERROR', `${what}: ${why}${code ? ` (${code})` : ''}`, d, { cause: e });
+  return new StoreError(isConnectionFailure(e) ? 'CONNECT_FAILED' : 'DATABASE_ERROR', `${what}: ${why}${code ? ` (${code})` : ''}`, d, {
+    cause: e,
+  });
 }
 
 /** Run `fn` on one pooled connection inside a transaction (rolled back when it throws). */

@@ -177,7 +177,8 @@ export class Tail {
     const row = await sessionRow(this.pool, this.names, this.sessionId).catch((e: unknown) => {
       throw pgError(e, `cannot follow session ${this.sessionId}`, { sessionId: this.sessionId });
     });
-    if (!row) throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(this.sessionId)} to follow`, { sessionId: this.sessionId });
+    if (!row)
+      throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(this.sessionId)} to follow`, { sessionId: this.sessionId });
     this.segments = await segmentsOf(this.pool, this.names, this.sessionId);
     // Listen before the first read: nothing committed after this point can go unannounced.
     this.unwatch = await this.hub.watch(this.sessionId, () => this.wake());
@@ -214,7 +215,10 @@ export class Tail {
       if (this.stopped) return;
       const seg = this.segments!.find((s) => this.next >= s.from && this.next <= s.to) ?? this.segments![this.segments!.length - 1]!;
       if (this.next < seg.from) return; // below the first stored seq of the chain: nothing there
-      const r = await this.pool.query<StoredRow>(`SELECT seq, body FROM ${this.names.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`, [seg.id, this.next, seg.to, limit]);
+      const r = await this.pool.query<StoredRow>(
+        `SELECT seq, body FROM ${this.names.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
+        [seg.id, this.next, seg.to, limit],
+      );
       const rows: StoredRow[] = [];
       for (const row of r.rows) {
         if (row.seq !== this.next) break; // never past a hole (the trigger forbids them; be sure anyway)
@@ -245,6 +249,7 @@ export function rowEvent(row: StoredRow, label: string): SessionEvent {
   } catch {
     throw new StoreError('DATABASE_ERROR', `${label}: the event stored at seq ${row.seq} is not JSON`, {});
   }
-  if (typeof v !== 'object' || v === null || (v as { seq?: unknown }).seq !== row.seq) throw new StoreError('DATABASE_ERROR', `${label}: the event stored at seq ${row.seq} does not carry that seq`, {});
+  if (typeof v !== 'object' || v === null || (v as { seq?: unknown }).seq !== row.seq)
+    throw new StoreError('DATABASE_ERROR', `${label}: the event stored at seq ${row.seq} does not carry that seq`, {});
   return freezeJsonInPlace(v, { eventType: String((v as { type?: unknown }).type), path: '$' }) as SessionEvent;
 }

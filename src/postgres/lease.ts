@@ -38,14 +38,17 @@ export function holderRecord(owner: string, role: 'worker' | 'client'): LeaseHol
 
 export function lockedError(id: string, holder: LockHolder | undefined): StoreError {
   const who = holder ? `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}` : 'another writer';
-  const until = holder?.expiresAt !== undefined ? `; its lease runs until ${new Date(holder.expiresAt).toISOString()} unless renewed (a holder that died loses it then)` : '';
+  const until =
+    holder?.expiresAt !== undefined
+      ? `; its lease runs until ${new Date(holder.expiresAt).toISOString()} unless renewed (a holder that died loses it then)`
+      : '';
   const details: { sessionId: string; holder?: LockHolder } = { sessionId: id };
   if (holder) details.holder = holder;
   return new StoreError('SESSION_LOCKED', `session ${id} is locked by ${who}${until}`, details);
 }
 
 export type AcquireResult =
-  | { kind: 'acquired'; lease: Lease; /** The holder whose expired lease this took over. */ tookOver?: LockHolder & { epoch: number } }
+  | { kind: 'acquired'; lease: Lease /** The holder whose expired lease this took over. */; tookOver?: LockHolder & { epoch: number } }
   | { kind: 'held'; holder: LockHolder | undefined }
   | { kind: 'missing' };
 
@@ -54,7 +57,13 @@ const INTERVAL = `make_interval(secs => $3::float8 / 1000)`;
 /** Take `id`'s lease if it is free or expired. */
 export async function acquireLease(q: Queryable, n: Names, id: string, holder: LeaseHolderRecord, ttlMs: number): Promise<AcquireResult> {
   const token = newToken();
-  const r = await q.query<{ lease_epoch: number; until_ms: number; prev_holder: LeaseHolderRecord | null; prev_live: boolean; prev_until_ms: number | null }>(
+  const r = await q.query<{
+    lease_epoch: number;
+    until_ms: number;
+    prev_holder: LeaseHolderRecord | null;
+    prev_live: boolean;
+    prev_until_ms: number | null;
+  }>(
     `WITH prev AS (SELECT id, lease_holder, lease_token, lease_until, lease_epoch FROM ${n.sessions} WHERE id = $1 FOR UPDATE)
      UPDATE ${n.sessions} s SET lease_epoch = s.lease_epoch + 1, lease_token = sha256(convert_to($2, 'UTF8')), lease_until = now() + ${INTERVAL}, lease_holder = $4::jsonb
        FROM prev
@@ -69,7 +78,13 @@ export async function acquireLease(q: Queryable, n: Names, id: string, holder: L
     const lease: Lease = { sessionId: id, epoch: row.lease_epoch, token, holder, ttlMs, expiresAt: row.until_ms };
     if (row.prev_holder) {
       const p = row.prev_holder;
-      const tookOver: LockHolder & { epoch: number } = { pid: p.pid, host: p.host, since: p.since, role: p.role, epoch: row.lease_epoch - 1 };
+      const tookOver: LockHolder & { epoch: number } = {
+        pid: p.pid,
+        host: p.host,
+        since: p.since,
+        role: p.role,
+        epoch: row.lease_epoch - 1,
+      };
       if (row.prev_until_ms !== null) tookOver.expiresAt = row.prev_until_ms;
       return { kind: 'acquired', lease, tookOver };
     }

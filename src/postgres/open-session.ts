@@ -157,7 +157,10 @@ export class PgOpenSession implements OpenSession {
       const ok = await renewLease(this.pool, this.names, this.lease);
       if (ok) this.lastRenewal = Date.now();
       else {
-        const e = new StoreError('LEASE_LOST', `${this.location}: the lease (epoch ${this.lease.epoch}) was taken over by another writer`, { sessionId: this.id, epoch: this.lease.epoch });
+        const e = new StoreError('LEASE_LOST', `${this.location}: the lease (epoch ${this.lease.epoch}) was taken over by another writer`, {
+          sessionId: this.id,
+          epoch: this.lease.epoch,
+        });
         this.reportError(e);
         this.fence(e);
       }
@@ -166,7 +169,12 @@ export class PgOpenSession implements OpenSession {
       // may have taken over: stop acting on the session (the database would refuse the appends
       // anyway, but a tool could act before the next append is tried).
       if (Date.now() - this.lastRenewal > this.lease.ttlMs) {
-        const err = new StoreError('LEASE_LOST', `${this.location}: the lease (epoch ${this.lease.epoch}) could not be renewed for ${this.lease.ttlMs} ms (${(e as Error).message}); another writer may hold the session now`, { sessionId: this.id, epoch: this.lease.epoch }, { cause: e });
+        const err = new StoreError(
+          'LEASE_LOST',
+          `${this.location}: the lease (epoch ${this.lease.epoch}) could not be renewed for ${this.lease.ttlMs} ms (${(e as Error).message}); another writer may hold the session now`,
+          { sessionId: this.id, epoch: this.lease.epoch },
+          { cause: e },
+        );
         this.reportError(err);
         this.fence(err);
       }

@@ -45,7 +45,13 @@ export function inputIdOf(messageId: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export async function enqueueInput(q: Queryable, n: Names, sessionId: string, kind: InputKind, content?: ContentBlock[]): Promise<QueuedInput> {
+export async function enqueueInput(
+  q: Queryable,
+  n: Names,
+  sessionId: string,
+  kind: InputKind,
+  content?: ContentBlock[],
+): Promise<QueuedInput> {
   try {
     const r = await q.query<{ id: number; created_ms: number }>(
       `INSERT INTO ${n.inputs} (session_id, kind, message) VALUES ($1, $2, $3) RETURNING id, (extract(epoch from created) * 1000)::bigint AS created_ms`,
@@ -56,7 +62,8 @@ export async function enqueueInput(q: Queryable, n: Names, sessionId: string, ki
     if (content) out.content = content;
     return out;
   } catch (e) {
-    if (sqlState(e) === '23503') throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} to queue input for`, { sessionId });
+    if (sqlState(e) === '23503')
+      throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} to queue input for`, { sessionId });
     throw pgError(e, `cannot queue input for session ${sessionId}`, { sessionId });
   }
 }
@@ -77,7 +84,12 @@ function toInput(r: InputRow): QueuedInput {
 }
 
 /** A session's inputs in queue order: those still queued, or (with `all`) every one. */
-export async function listInputs(q: Queryable, n: Names, sessionId: string, opts: { all?: boolean; limit?: number } = {}): Promise<QueuedInput[]> {
+export async function listInputs(
+  q: Queryable,
+  n: Names,
+  sessionId: string,
+  opts: { all?: boolean; limit?: number } = {},
+): Promise<QueuedInput[]> {
   const r = await q.query<InputRow>(
     `SELECT id, session_id, kind, message, state, (extract(epoch from created) * 1000)::bigint AS created_ms
        FROM ${n.inputs} WHERE session_id = $1 ${opts.all ? '' : "AND state = 'queued'"} ORDER BY id LIMIT $2`,
@@ -111,7 +123,13 @@ export interface Claimed {
  */
 export async function claimSession(pool: Pool, n: Names, holder: LeaseHolderRecord, ttlMs: number): Promise<Claimed | undefined> {
   const token = newToken();
-  const r = await pool.query<{ id: string; lease_epoch: number; until_ms: number; prev_holder: LeaseHolderRecord | null; prev_until_ms: number | null }>(
+  const r = await pool.query<{
+    id: string;
+    lease_epoch: number;
+    until_ms: number;
+    prev_holder: LeaseHolderRecord | null;
+    prev_until_ms: number | null;
+  }>(
     `WITH cand AS (
        SELECT s.id, s.lease_holder AS prev_holder, s.lease_token IS NOT NULL AS was_held, s.lease_until AS prev_until
          FROM ${n.sessions} s

@@ -99,7 +99,14 @@ const PAGE_ROWS = 20_000;
  * The stored texts of `segments` from seq `from` on, as pages of newline-joined rows, up to
  * (not including) `end`. Each page's first and last seq come along, so a hole shows.
  */
-export async function fetchPages(q: Queryable, n: Names, segments: readonly Segment[], from: number, end: number, pageRows = PAGE_ROWS): Promise<{ text: string; lo: number; hi: number; rows: number }[]> {
+export async function fetchPages(
+  q: Queryable,
+  n: Names,
+  segments: readonly Segment[],
+  from: number,
+  end: number,
+  pageRows = PAGE_ROWS,
+): Promise<{ text: string; lo: number; hi: number; rows: number }[]> {
   const pages: { text: string; lo: number; hi: number; rows: number }[] = [];
   for (const seg of segments) {
     let next = Math.max(from, seg.from);
@@ -164,17 +171,28 @@ export async function loadStored(q: Queryable, n: Names, id: string, label: stri
   let pages: { text: string; lo: number; hi: number; rows: number }[];
   try {
     row = await sessionRow(q, n, id);
-    if (!row) throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} in ${label.replace(/\/[^/]*$/, '')}`, { sessionId: id });
+    if (!row)
+      throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} in ${label.replace(/\/[^/]*$/, '')}`, { sessionId: id });
     const segments = await segmentsOf(q, n, id);
     const end = await storedEnd(q, n, id, row.base_seq);
     pages = await fetchPages(q, n, segments, 0, end);
   } catch (e) {
     throw pgError(e, `cannot read session ${id}`, { sessionId: id });
   }
-  const load = loadJsonlLines(new PageLines(row.header, pages.map((p) => p.text)), { ...opts, file: label });
+  const load = loadJsonlLines(
+    new PageLines(
+      row.header,
+      pages.map((p) => p.text),
+    ),
+    { ...opts, file: label },
+  );
   if (load.tornTail) {
     // Rows cannot be torn: a defect here is damage to the stored data, never a crash's tail.
-    throw new SessionError('CORRUPT_LOG', `${label}: corrupt stored session: reading stopped at seq ${load.eventCount} (${load.tornTail.reason})`, { seq: load.eventCount, rule: 'storage', file: label });
+    throw new SessionError(
+      'CORRUPT_LOG',
+      `${label}: corrupt stored session: reading stopped at seq ${load.eventCount} (${load.tornTail.reason})`,
+      { seq: load.eventCount, rule: 'storage', file: label },
+    );
   }
   return { row, load };
 }
@@ -184,14 +202,23 @@ export async function loadStored(q: Queryable, n: Names, id: string, label: stri
  * chain: what an API client reads by seq. Stops at a hole rather than skip it (the append
  * trigger forbids holes; a reader is sure anyway).
  */
-export async function readRows(q: Queryable, n: Names, segments: readonly Segment[], from: number, limit: number): Promise<{ seq: number; body: string }[]> {
+export async function readRows(
+  q: Queryable,
+  n: Names,
+  segments: readonly Segment[],
+  from: number,
+  limit: number,
+): Promise<{ seq: number; body: string }[]> {
   const out: { seq: number; body: string }[] = [];
   let next = from;
   for (const seg of segments) {
     if (out.length >= limit) break;
     if (next > seg.to) continue;
     if (next < seg.from) break;
-    const r = await q.query<{ seq: number; body: string }>(`SELECT seq, body FROM ${n.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`, [seg.id, next, seg.to, limit - out.length]);
+    const r = await q.query<{ seq: number; body: string }>(
+      `SELECT seq, body FROM ${n.events} WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
+      [seg.id, next, seg.to, limit - out.length],
+    );
     for (const row of r.rows) {
       if (row.seq !== next) return out;
       out.push(row);

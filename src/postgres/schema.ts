@@ -33,7 +33,10 @@ const IDENT = /^[a-z_][a-z0-9_]{0,47}$/;
 
 export function checkSchemaName(name: string): string {
   if (!IDENT.test(name)) {
-    throw new StoreError('INVALID_ARGUMENT', `PostgreSQL schema name ${JSON.stringify(name)} is not allowed: use lower-case letters, digits and _ (at most 48, not starting with a digit)`);
+    throw new StoreError(
+      'INVALID_ARGUMENT',
+      `PostgreSQL schema name ${JSON.stringify(name)} is not allowed: use lower-case letters, digits and _ (at most 48, not starting with a digit)`,
+    );
   }
   return name;
 }
@@ -172,17 +175,28 @@ async function migrate(pool: Pool, n: Names): Promise<void> {
       // One creator at a time: CREATE … IF NOT EXISTS still races on the catalog.
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dsh-schema:${n.schema}`]);
       const enc = (await c.query<{ server_encoding: string }>('SHOW server_encoding')).rows[0]?.server_encoding;
-      if (enc !== 'UTF8') throw new StoreError('SCHEMA_MISMATCH', `the database's encoding is ${enc ?? 'unknown'}; dsh stores JSON text and needs UTF8 (CREATE DATABASE … ENCODING 'UTF8')`);
-      const exists = (await c.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2', [n.schema.slice(1, -1), 'meta'])).rowCount === 1;
+      if (enc !== 'UTF8')
+        throw new StoreError(
+          'SCHEMA_MISMATCH',
+          `the database's encoding is ${enc ?? 'unknown'}; dsh stores JSON text and needs UTF8 (CREATE DATABASE … ENCODING 'UTF8')`,
+        );
+      const exists =
+        (await c.query('SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2', [n.schema.slice(1, -1), 'meta'])).rowCount === 1;
       if (exists) {
         const v = (await c.query<{ value: string }>(`SELECT value FROM ${n.meta} WHERE key = 'schema_version'`)).rows[0]?.value;
         if (v !== undefined && Number(v) === SCHEMA_VERSION) return;
         if (v !== undefined && Number(v) > SCHEMA_VERSION) {
-          throw new StoreError('SCHEMA_MISMATCH', `the PostgreSQL schema ${n.schema} is at version ${v}, newer than this build's ${SCHEMA_VERSION}; upgrade dsh`);
+          throw new StoreError(
+            'SCHEMA_MISMATCH',
+            `the PostgreSQL schema ${n.schema} is at version ${v}, newer than this build's ${SCHEMA_VERSION}; upgrade dsh`,
+          );
         }
       }
       for (const stmt of ddl(n)) await c.query(stmt);
-      await c.query(`INSERT INTO ${n.meta} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(SCHEMA_VERSION)]);
+      await c.query(
+        `INSERT INTO ${n.meta} (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [String(SCHEMA_VERSION)],
+      );
     });
   } catch (e) {
     throw pgError(e, `cannot prepare the dsh tables in schema ${n.schema}`);

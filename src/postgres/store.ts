@@ -14,9 +14,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { encodeHeaderLine, Session, stringifyJson, type LoadOptions, type LogWarning, type SessionEvent, type SessionOptions } from '../session/index.js';
+import {
+  encodeHeaderLine,
+  Session,
+  stringifyJson,
+  type LoadOptions,
+  type LogWarning,
+  type SessionEvent,
+  type SessionOptions,
+} from '../session/index.js';
 import { StoreError, type LockHolder } from '../store/errors.js';
-import type { CreateOptions, ForkOptions, ImportedLog, InspectOptions, OpenOptions, Store, StoreInspection, StoreListing, StoreListProblem, StoreSessionInfo } from '../store/interface.js';
+import type {
+  CreateOptions,
+  ForkOptions,
+  ImportedLog,
+  InspectOptions,
+  OpenOptions,
+  Store,
+  StoreInspection,
+  StoreListing,
+  StoreListProblem,
+  StoreSessionInfo,
+} from '../store/interface.js';
 import type { FlushResult } from '../store/writer.js';
 import { parseHeaderLine } from '../store/discover.js';
 import { forkChild, validateImport } from '../store/shared.js';
@@ -96,7 +115,11 @@ export class PgStore implements Store {
   /** The pool, created (and the schema prepared) on first use. */
   pool(): Promise<Pool> {
     this.poolP ??= (async () => {
-      const pool = await createPool({ url: this.opts.url, max: this.opts.poolSize ?? 10, ...(this.opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: this.opts.connectTimeoutMs } : {}) });
+      const pool = await createPool({
+        url: this.opts.url,
+        max: this.opts.poolSize ?? 10,
+        ...(this.opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: this.opts.connectTimeoutMs } : {}),
+      });
       try {
         await ensureSchema(pool, this.names);
       } catch (e) {
@@ -127,7 +150,14 @@ export class PgStore implements Store {
   }
 
   private newLease(id: string): Lease {
-    return { sessionId: id, epoch: 1, token: newToken(), holder: holderRecord(this.owner, this.opts.role ?? 'client'), ttlMs: this.leaseMs, expiresAt: 0 };
+    return {
+      sessionId: id,
+      epoch: 1,
+      token: newToken(),
+      holder: holderRecord(this.owner, this.opts.role ?? 'client'),
+      ttlMs: this.leaseMs,
+      expiresAt: 0,
+    };
   }
 
   handle(idOrSession: string | Session): PgOpenSession | undefined {
@@ -174,9 +204,25 @@ export class PgStore implements Store {
            VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')), now() + make_interval(secs => $9::float8 / 1000), $10::jsonb)
            ON CONFLICT (id) DO NOTHING
            RETURNING (extract(epoch from lease_until) * 1000)::bigint AS until_ms`,
-          [session.id, encodeHeaderLine(session.header).slice(0, -1), session.header.cwd ?? null, session.header.createdAt, p.parent?.id ?? null, p.parent?.forkSeq ?? null, p.base, lease.token, lease.ttlMs, JSON.stringify(lease.holder)],
+          [
+            session.id,
+            encodeHeaderLine(session.header).slice(0, -1),
+            session.header.cwd ?? null,
+            session.header.createdAt,
+            p.parent?.id ?? null,
+            p.parent?.forkSeq ?? null,
+            p.base,
+            lease.token,
+            lease.ttlMs,
+            JSON.stringify(lease.holder),
+          ],
         );
-        if (r.rows.length === 0) throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(session.id)} already exists in ${this.location}; nothing was overwritten`, { sessionId: session.id });
+        if (r.rows.length === 0)
+          throw new StoreError(
+            'SESSION_EXISTS',
+            `session ${JSON.stringify(session.id)} already exists in ${this.location}; nothing was overwritten`,
+            { sessionId: session.id },
+          );
         lease.expiresAt = r.rows[0]!.until_ms;
         if (own.length > 0) await insertEvents(c, n, session.id, lease, own);
       });
@@ -186,7 +232,15 @@ export class PgStore implements Store {
     return this.attach(session, pool, lease, session.length, [], { repaired: [] });
   }
 
-  private attach(session: Session, pool: Pool, lease: Lease, nextSeq: number, warnings: LogWarning[], recovery: PgOpenSession['recovery'], tookOver?: LockHolder & { epoch: number }): PgOpenSession {
+  private attach(
+    session: Session,
+    pool: Pool,
+    lease: Lease,
+    nextSeq: number,
+    warnings: LogWarning[],
+    recovery: PgOpenSession['recovery'],
+    tookOver?: LockHolder & { epoch: number },
+  ): PgOpenSession {
     const h = new PgOpenSession({
       ...(tookOver ? { tookOver } : {}),
       session,
@@ -246,10 +300,23 @@ export class PgStore implements Store {
     }
   }
 
-  private async openLeased(pool: Pool, id: string, lease: Lease, tookOver: (LockHolder & { epoch: number }) | undefined): Promise<PgOpenSession> {
+  private async openLeased(
+    pool: Pool,
+    id: string,
+    lease: Lease,
+    tookOver: (LockHolder & { epoch: number }) | undefined,
+  ): Promise<PgOpenSession> {
     const { load } = await loadStored(pool, this.names, id, this.labelOf(id), this.loadOptions(true));
     checkSeed(load.header.seedLength, load.eventCount, this.labelOf(id), load.header.parentSession);
-    const h = this.attach(load.session, pool, lease, load.eventCount, [...load.warnings], { repaired: load.repaired.map((d) => d.type) }, tookOver);
+    const h = this.attach(
+      load.session,
+      pool,
+      lease,
+      load.eventCount,
+      [...load.warnings],
+      { repaired: load.repaired.map((d) => d.type) },
+      tookOver,
+    );
     // Closers and the seed marker are new events: durable before anyone builds on them.
     h.enqueueFrom(load.eventCount);
     const r = await h.flush();
@@ -285,7 +352,13 @@ export class PgStore implements Store {
     const bodies = events.map((e) => stringifyJson(e));
     const seed = header.seedLength;
     let parent: { id: string; forkSeq: number } | undefined;
-    if (header.parentSession !== undefined && seed !== undefined && seed > 0 && seed <= events.length && (await this.holdsPrefix(pool, header.parentSession, bodies.slice(0, seed)))) {
+    if (
+      header.parentSession !== undefined &&
+      seed !== undefined &&
+      seed > 0 &&
+      seed <= events.length &&
+      (await this.holdsPrefix(pool, header.parentSession, bodies.slice(0, seed)))
+    ) {
       parent = { id: header.parentSession, forkSeq: seed - 1 };
     }
     const base = parent ? seed! : 0;
@@ -297,9 +370,24 @@ export class PgStore implements Store {
           `INSERT INTO ${n.sessions} (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')), now(), $9::jsonb)
            ON CONFLICT (id) DO NOTHING`,
-          [header.id, encodeHeaderLine(header).slice(0, -1), header.cwd ?? null, header.createdAt, parent?.id ?? null, parent?.forkSeq ?? null, base, lease.token, JSON.stringify(lease.holder)],
+          [
+            header.id,
+            encodeHeaderLine(header).slice(0, -1),
+            header.cwd ?? null,
+            header.createdAt,
+            parent?.id ?? null,
+            parent?.forkSeq ?? null,
+            base,
+            lease.token,
+            JSON.stringify(lease.holder),
+          ],
         );
-        if (r.rowCount !== 1) throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(header.id)} already exists in ${this.location}; nothing was overwritten`, { sessionId: header.id });
+        if (r.rowCount !== 1)
+          throw new StoreError(
+            'SESSION_EXISTS',
+            `session ${JSON.stringify(header.id)} already exists in ${this.location}; nothing was overwritten`,
+            { sessionId: header.id },
+          );
         for (let i = base; i < events.length; i += IMPORT_BATCH) {
           const end = Math.min(events.length, i + IMPORT_BATCH);
           await insertEvents(c, n, header.id, lease, events.slice(i, end), bodies.slice(i, end));
@@ -310,7 +398,12 @@ export class PgStore implements Store {
     } catch (e) {
       throw pgError(e, `cannot import session ${header.id} into ${this.location}`, { sessionId: header.id });
     }
-    return { id: header.id, header, location: this.labelOf(header.id), modifiedMs: events.length > 0 ? events[events.length - 1]!.time : header.createdAt };
+    return {
+      id: header.id,
+      header,
+      location: this.labelOf(header.id),
+      modifiedMs: events.length > 0 ? events[events.length - 1]!.time : header.createdAt,
+    };
   }
 
   /** Does `id` hold exactly `bodies` as its first events? */
@@ -347,7 +440,10 @@ export class PgStore implements Store {
       const location = this.labelOf(row.id);
       try {
         const header = parseHeaderLine(row.header, location);
-        if (header.id !== row.id) throw new StoreError('IDENTITY_MISMATCH', `${location}: its header names session ${JSON.stringify(header.id)}`, { sessionId: row.id });
+        if (header.id !== row.id)
+          throw new StoreError('IDENTITY_MISMATCH', `${location}: its header names session ${JSON.stringify(header.id)}`, {
+            sessionId: row.id,
+          });
         const info: StoreSessionInfo = { id: row.id, header, location, modifiedMs: row.modified };
         const holder = holderOf(row);
         if (holder) info.lockedBy = holder;
@@ -374,7 +470,10 @@ export class PgStore implements Store {
       const end = await storedEnd(pool, this.names, id, row.base_seq);
       const first = await fetchPages(pool, this.names, await segmentsOf(pool, this.names, id), 0, Math.min(end, head), head);
       const headLines = first.flatMap((p) => p.text.split('\n'));
-      const r = await pool.query<{ body: string }>(`SELECT body FROM ${this.names.events} WHERE session_id = $1 ORDER BY seq DESC LIMIT $2`, [id, tail]);
+      const r = await pool.query<{ body: string }>(
+        `SELECT body FROM ${this.names.events} WHERE session_id = $1 ORDER BY seq DESC LIMIT $2`,
+        [id, tail],
+      );
       const tailLines = r.rows.map((x) => x.body).reverse();
       return { head: headLines, tail: tailLines.length > 0 ? tailLines : headLines, whole: end <= head };
     } catch (e) {
@@ -391,10 +490,22 @@ export class PgStore implements Store {
    * Follow `id` from seq `opts.from` (default 0): `onRows` gets every stored row, in seq order,
    * each exactly once, as it is stored, from this or any other host. Resolves once following.
    */
-  async tail(id: string, onRows: (rows: StoredRow[]) => void, opts: TailOptions & { onError?: (e: StoreError) => void } = {}): Promise<Tail> {
+  async tail(
+    id: string,
+    onRows: (rows: StoredRow[]) => void,
+    opts: TailOptions & { onError?: (e: StoreError) => void } = {},
+  ): Promise<Tail> {
     this.assertOpen();
     const pool = await this.pool();
-    const t = new Tail(pool, this.names, this.notifyHub(), id, onRows, opts.onError ?? ((e) => process.stderr.write(`[dsh] ${e.message}\n`)), opts);
+    const t = new Tail(
+      pool,
+      this.names,
+      this.notifyHub(),
+      id,
+      onRows,
+      opts.onError ?? ((e) => process.stderr.write(`[dsh] ${e.message}\n`)),
+      opts,
+    );
     this.tails.add(t);
     try {
       await t.start();
@@ -538,6 +649,10 @@ export class PgStore implements Store {
 
 function checkSeed(seed: number | undefined, count: number, label: string, parent: string | undefined): void {
   if (seed !== undefined && count < seed) {
-    throw new StoreError('SEED_TRUNCATED', `${label}: the header says ${seed} event(s) were inherited from ${parent ?? 'a parent session'}, but the log holds only ${count}; refusing to resume a damaged seed`, {});
+    throw new StoreError(
+      'SEED_TRUNCATED',
+      `${label}: the header says ${seed} event(s) were inherited from ${parent ?? 'a parent session'}, but the log holds only ${count}; refusing to resume a damaged seed`,
+      {},
+    );
   }
 }

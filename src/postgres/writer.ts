@@ -78,7 +78,11 @@ export class PgWriter {
     if (this.closed) return;
     const expected = this.storedSeq + this.queue.length;
     if (event.seq !== expected) {
-      this.report(new StoreError('WRITE_FAILED', `writer for ${this.opts.sessionId} got seq ${event.seq} where ${expected} belongs; not written`, { sessionId: this.opts.sessionId }));
+      this.report(
+        new StoreError('WRITE_FAILED', `writer for ${this.opts.sessionId} got seq ${event.seq} where ${expected} belongs; not written`, {
+          sessionId: this.opts.sessionId,
+        }),
+      );
       return;
     }
     this.queue.push(event);
@@ -149,37 +153,67 @@ export class PgWriter {
         this.stored(landed);
         return this.queue.length === 0 ? true : this.sendBatch();
       }
-      if (landed < 0) return this.retryable(pgError(e, `cannot check whether ${range} of ${this.opts.label} was stored`, { sessionId: this.opts.sessionId }));
+      if (landed < 0)
+        return this.retryable(
+          pgError(e, `cannot check whether ${range} of ${this.opts.label} was stored`, { sessionId: this.opts.sessionId }),
+        );
     }
     if (state === LEASE_LOST_STATE) {
-      return this.fence(new StoreError('LEASE_LOST', `${this.opts.label}: the database refused ${range}: this writer's lease (epoch ${this.opts.lease.epoch}) is gone, another writer holds the session now; nothing more is written from here`, { sessionId: this.opts.sessionId, epoch: this.opts.lease.epoch, pending: this.queue.length, errno: state }, { cause: e }));
+      return this.fence(
+        new StoreError(
+          'LEASE_LOST',
+          `${this.opts.label}: the database refused ${range}: this writer's lease (epoch ${this.opts.lease.epoch}) is gone, another writer holds the session now; nothing more is written from here`,
+          { sessionId: this.opts.sessionId, epoch: this.opts.lease.epoch, pending: this.queue.length, errno: state },
+          { cause: e },
+        ),
+      );
     }
     if (state === '23505' || state === SEQ_GAP_STATE) {
       // The key refuses a fenced writer before the lease check runs: say which it was.
-      if ((await this.epochNow().catch(() => undefined)) !== this.opts.lease.epoch) return this.failed(Object.assign(new Error((e as Error).message), { code: LEASE_LOST_STATE }), events, bodies);
-      return this.fence(new StoreError('SEQ_CONFLICT', `${this.opts.label}: ${range} cannot be stored: ${(e as Error).message}`, { sessionId: this.opts.sessionId, pending: this.queue.length, errno: state }, { cause: e }));
+      if ((await this.epochNow().catch(() => undefined)) !== this.opts.lease.epoch)
+        return this.failed(Object.assign(new Error((e as Error).message), { code: LEASE_LOST_STATE }), events, bodies);
+      return this.fence(
+        new StoreError(
+          'SEQ_CONFLICT',
+          `${this.opts.label}: ${range} cannot be stored: ${(e as Error).message}`,
+          { sessionId: this.opts.sessionId, pending: this.queue.length, errno: state },
+          { cause: e },
+        ),
+      );
     }
     if (isConnectionFailure(e)) this.uncertain = true;
-    return this.retryable(pgError(e, `cannot store ${events.length} event(s) (${range}) of ${this.opts.label}; they are kept in memory and sent again on the next flush`, { sessionId: this.opts.sessionId, pending: this.queue.length }));
+    return this.retryable(
+      pgError(
+        e,
+        `cannot store ${events.length} event(s) (${range}) of ${this.opts.label}; they are kept in memory and sent again on the next flush`,
+        { sessionId: this.opts.sessionId, pending: this.queue.length },
+      ),
+    );
   }
 
   /** The session's lease epoch as the database has it now. */
   private async epochNow(): Promise<number | undefined> {
-    const r = await this.opts.pool.query<{ lease_epoch: number }>(`SELECT lease_epoch FROM ${this.opts.names.sessions} WHERE id = $1`, [this.opts.sessionId]);
+    const r = await this.opts.pool.query<{ lease_epoch: number }>(`SELECT lease_epoch FROM ${this.opts.names.sessions} WHERE id = $1`, [
+      this.opts.sessionId,
+    ]);
     return r.rows[0]?.lease_epoch;
   }
 
   /** How many of `bodies` (from seq `first`) are stored exactly as ours; throws SEQ_CONFLICT on a different row. */
   private async alreadyStored(first: number, bodies: string[]): Promise<number> {
-    const r = await this.opts.pool.query<{ seq: number; body: string }>(`SELECT seq, body FROM ${this.opts.names.events} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
-      this.opts.sessionId,
-      first,
-      first + bodies.length,
-    ]);
+    const r = await this.opts.pool.query<{ seq: number; body: string }>(
+      `SELECT seq, body FROM ${this.opts.names.events} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
+      [this.opts.sessionId, first, first + bodies.length],
+    );
     let n = 0;
     for (const row of r.rows) {
       if (row.seq !== first + n || row.body !== bodies[n]) {
-        this.fence(new StoreError('SEQ_CONFLICT', `${this.opts.label}: seq ${row.seq} holds an event another writer stored`, { sessionId: this.opts.sessionId, pending: this.queue.length }));
+        this.fence(
+          new StoreError('SEQ_CONFLICT', `${this.opts.label}: seq ${row.seq} holds an event another writer stored`, {
+            sessionId: this.opts.sessionId,
+            pending: this.queue.length,
+          }),
+        );
         return 0;
       }
       n++;
@@ -228,7 +262,10 @@ export class PgWriter {
       await this.pump();
     }
     if (this.storedSeq >= target) return { ok: true, durableSeq: this.storedSeq, bytes: 0 };
-    const error = this.fatal ?? this.failure ?? new StoreError('WRITE_FAILED', `${this.opts.label}: events are still queued`, { sessionId: this.opts.sessionId });
+    const error =
+      this.fatal ??
+      this.failure ??
+      new StoreError('WRITE_FAILED', `${this.opts.label}: events are still queued`, { sessionId: this.opts.sessionId });
     return { ok: false, error, pending: this.queue.length };
   }
 

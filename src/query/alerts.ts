@@ -33,20 +33,53 @@ export function alertsOf(stats: SessionStats, kinds: readonly AlertKind[] = DEFA
   const id = stats.id;
   for (const t of stats.perTurn ?? []) {
     if (t.state === 'dangling' && want.has('dangling')) {
-      out.push({ kind: 'dangling', sessionId: id, turn: t.turn, seq: t.start, message: `turn ${t.turn} (seq ${t.start}) has no turn/end and no live writer holds the session` });
+      out.push({
+        kind: 'dangling',
+        sessionId: id,
+        turn: t.turn,
+        seq: t.start,
+        message: `turn ${t.turn} (seq ${t.start}) has no turn/end and no live writer holds the session`,
+      });
     }
-    if (t.state === 'ended' && t.reason !== undefined && want.has(t.reason as AlertKind) && t.reason !== 'dangling' && t.reason !== 'unanswered') {
+    if (
+      t.state === 'ended' &&
+      t.reason !== undefined &&
+      want.has(t.reason as AlertKind) &&
+      t.reason !== 'dangling' &&
+      t.reason !== 'unanswered'
+    ) {
       const detail = t.reasonDetail !== undefined ? ` ${t.reasonDetail}` : '';
-      out.push({ kind: t.reason as AlertKind, sessionId: id, turn: t.turn, seq: t.end ?? t.start, message: `turn ${t.turn} ended ${t.reason}${detail}` });
+      out.push({
+        kind: t.reason as AlertKind,
+        sessionId: id,
+        turn: t.turn,
+        seq: t.end ?? t.start,
+        message: `turn ${t.turn} ended ${t.reason}${detail}`,
+      });
     }
     if (want.has('unanswered')) {
-      for (const c of t.unanswered) out.push({ kind: 'unanswered', sessionId: id, turn: t.turn, seq: c.seq, callId: c.callId, message: `tool call ${c.name} [${c.callId}] (seq ${c.seq}, turn ${t.turn}${c.step !== undefined ? ` step ${c.step}` : ''}) has no result` });
+      for (const c of t.unanswered)
+        out.push({
+          kind: 'unanswered',
+          sessionId: id,
+          turn: t.turn,
+          seq: c.seq,
+          callId: c.callId,
+          message: `tool call ${c.name} [${c.callId}] (seq ${c.seq}, turn ${t.turn}${c.step !== undefined ? ` step ${c.step}` : ''}) has no result`,
+        });
     }
   }
   // Calls outside any turn (logs of other formats may hold them).
   if (want.has('unanswered')) {
     for (const c of stats.unanswered) {
-      if (c.turn === undefined) out.push({ kind: 'unanswered', sessionId: id, seq: c.seq, callId: c.callId, message: `tool call ${c.name} [${c.callId}] (seq ${c.seq}) has no result` });
+      if (c.turn === undefined)
+        out.push({
+          kind: 'unanswered',
+          sessionId: id,
+          seq: c.seq,
+          callId: c.callId,
+          message: `tool call ${c.name} [${c.callId}] (seq ${c.seq}) has no result`,
+        });
     }
   }
   return out.sort((a, b) => a.seq - b.seq);

@@ -88,7 +88,11 @@ interface Build {
 }
 
 function newTrip(callId: string, turn: number | undefined, step: number | undefined): Build {
-  return { trip: { callId, name: undefined, turn, step, hooks: [], approvals: [], state: 'unanswered', timings: {} }, t: {}, chunkCandidates: [] };
+  return {
+    trip: { callId, name: undefined, turn, step, hooks: [], approvals: [], state: 'unanswered', timings: {} },
+    t: {},
+    chunkCandidates: [],
+  };
 }
 
 /** Every round trip of `callId`, in log order (empty when the log has none). */
@@ -176,7 +180,13 @@ export function roundTrips(view: LogView, callId: string): CallRoundTrip[] {
         const cited = new Set(e.sourceEventSeqs ?? []);
         // A failed attempt before this one may have streamed the same id: keep the chunks this message cites.
         const chunks = b.chunkCandidates.filter((c) => cited.has(c.seq));
-        b.trip.issuedBy = { message: refOf(e), block: k, name: str(block.name) ?? '', arguments: str(block.arguments) ?? '', chunks: chunks.map((c) => c.seq) };
+        b.trip.issuedBy = {
+          message: refOf(e),
+          block: k,
+          name: str(block.name) ?? '',
+          arguments: str(block.arguments) ?? '',
+          chunks: chunks.map((c) => c.seq),
+        };
         b.trip.name ??= str(block.name);
         if (chunks.length) {
           b.t.firstChunk = chunks[0]!.t;
@@ -247,11 +257,27 @@ export function roundTrips(view: LogView, callId: string): CallRoundTrip[] {
         const attribution = inFlight.size > 1 ? 'overlapping' : 'exact';
         const handler = str(d.handlerId) ?? '';
         if (e.type === 'hook/invoked') {
-          const h: HookDecision = { invoked: { ...refOf(e), ...opt('point', str(d.point)), ...opt('handlerId', str(d.handlerId)), ...opt('matcher', str(d.matcher)) }, attribution };
+          const h: HookDecision = {
+            invoked: {
+              ...refOf(e),
+              ...opt('point', str(d.point)),
+              ...opt('handlerId', str(d.handlerId)),
+              ...opt('matcher', str(d.matcher)),
+            },
+            attribution,
+          };
           cur.trip.hooks.push(h);
           hookByHandler.set(handler, h);
         } else {
-          const r = { ...refOf(e), ...opt('point', str(d.point)), ...opt('handlerId', str(d.handlerId)), ...opt('decision', str(d.decision)), ...opt('exitCode', num(d.exitCode)), ...opt('summary', str(d.stderrSummary)), ...opt('durationMs', num(d.durationMs)) };
+          const r = {
+            ...refOf(e),
+            ...opt('point', str(d.point)),
+            ...opt('handlerId', str(d.handlerId)),
+            ...opt('decision', str(d.decision)),
+            ...opt('exitCode', num(d.exitCode)),
+            ...opt('summary', str(d.stderrSummary)),
+            ...opt('durationMs', num(d.durationMs)),
+          };
           const h = hookByHandler.get(handler);
           if (h && h.result === undefined) h.result = r;
           else cur.trip.hooks.push({ result: r, attribution });
@@ -261,7 +287,8 @@ export function roundTrips(view: LogView, callId: string): CallRoundTrip[] {
       }
       default: {
         // A surface replace (compaction) that shadows our result.
-        if (e.surfaceOp !== undefined && e.surfaceOp !== 'append') for (const s of e.sourceEventSeqs ?? []) resultSeqs.get(s)?.replacedBy.push(refOf(e));
+        if (e.surfaceOp !== undefined && e.surfaceOp !== 'append')
+          for (const s of e.sourceEventSeqs ?? []) resultSeqs.get(s)?.replacedBy.push(refOf(e));
       }
     }
   }
@@ -301,7 +328,8 @@ export function callIds(view: LogView): string[] {
       if (id !== undefined) seen.add(id);
     } else if (e.type === 'assistant/message') {
       const content = obj(obj(e.data).message).content;
-      if (Array.isArray(content)) for (const b of content) if (obj(b).type === 'tool-call' && typeof obj(b).id === 'string') seen.add(obj(b).id as string);
+      if (Array.isArray(content))
+        for (const b of content) if (obj(b).type === 'tool-call' && typeof obj(b).id === 'string') seen.add(obj(b).id as string);
     }
   }
   return [...seen];
@@ -347,7 +375,9 @@ export function nearestIds(ids: readonly string[], wanted: string, limit = 5): s
     const l = id.toLowerCase().slice(0, 256);
     return { id, contains: l.includes(w) || (w.length >= 3 && w.includes(l)), shared: common(w, l), dist: distance(w, l, 256) };
   });
-  scored.sort((a, b) => Number(b.contains) - Number(a.contains) || b.shared - a.shared || a.dist - b.dist || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  scored.sort(
+    (a, b) => Number(b.contains) - Number(a.contains) || b.shared - a.shared || a.dist - b.dist || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   return scored.slice(0, limit).map((s) => s.id);
 }
 
@@ -361,7 +391,9 @@ export function callOf(input: QueryInput, callId: string): CallRoundTrip[] {
   if (trips.length > 0) return trips;
   const ids = callIds(view);
   const nearest = nearestIds(ids, callId);
-  const hint = ids.length === 0 ? 'the log has no tool calls' : `nearest: ${nearest.join(', ')}${ids.length > nearest.length ? ` (of ${ids.length})` : ''}`;
+  const hint =
+    ids.length === 0
+      ? 'the log has no tool calls'
+      : `nearest: ${nearest.join(', ')}${ids.length > nearest.length ? ` (of ${ids.length})` : ''}`;
   throw new QueryError('CALL_NOT_FOUND', `no tool call "${callId}" in the log; ${hint}`, { callId, nearest });
 }
-

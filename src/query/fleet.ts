@@ -5,7 +5,17 @@
  */
 import { distOf } from './dist.js';
 import type { Alert } from './alerts.js';
-import { CostAcc, TokenAcc, type Cost, type ErrorsByCode, type SessionStats, type StatsSamples, type ToolStats, type Tokens, type Totals } from './stats.js';
+import {
+  CostAcc,
+  TokenAcc,
+  type Cost,
+  type ErrorsByCode,
+  type SessionStats,
+  type StatsSamples,
+  type ToolStats,
+  type Tokens,
+  type Totals,
+} from './stats.js';
 
 export interface SessionRow {
   id: string;
@@ -52,7 +62,10 @@ export class FleetFold {
   private retries = 0;
   private readonly retryCodes: Record<string, number> = {};
   private readonly errors: ErrorsByCode = { model: {}, tool: {}, turn: {} };
-  private readonly tools = new Map<string, { calls: number; failures: number; errors: Record<string, number>; unanswered: number; durations: number[] }>();
+  private readonly tools = new Map<
+    string,
+    { calls: number; failures: number; errors: Record<string, number>; unanswered: number; durations: number[] }
+  >();
   private readonly dangling: { sessionId: string; turn: number }[] = [];
   private readonly live: { sessionId: string; turn: number }[] = [];
   private unanswered = 0;
@@ -104,13 +117,30 @@ export class FleetFold {
     for (const turn of s.live) this.live.push({ sessionId: s.id, turn });
     this.unanswered += s.unanswered.length;
     for (const a of alerts) this.alerts.push(a);
-    const row: SessionRow = { id: s.id, cwd: s.cwd, createdAt: s.createdAt, lastTime: s.lastTime, turns: s.turns, tokens: s.tokens, cost: s.cost, reasons: s.reasons, alerts: alerts.length };
+    const row: SessionRow = {
+      id: s.id,
+      cwd: s.cwd,
+      createdAt: s.createdAt,
+      lastTime: s.lastTime,
+      turns: s.turns,
+      tokens: s.tokens,
+      cost: s.cost,
+      reasons: s.reasons,
+      alerts: alerts.length,
+    };
     if (path !== undefined) row.path = path;
     this.rows.push(row);
   }
 
   result(): FleetStats {
-    const tools: ToolStats[] = [...this.tools].map(([name, t]) => ({ name, calls: t.calls, failures: t.failures, errors: { ...t.errors }, unanswered: t.unanswered, duration: distOf(t.durations) }));
+    const tools: ToolStats[] = [...this.tools].map(([name, t]) => ({
+      name,
+      calls: t.calls,
+      failures: t.failures,
+      errors: { ...t.errors },
+      unanswered: t.unanswered,
+      duration: distOf(t.durations),
+    }));
     tools.sort((a, b) => b.calls - a.calls || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return {
       sessions: this.n,
@@ -122,7 +152,9 @@ export class FleetFold {
       toolFailures: this.toolFailures,
       tokens: this.tokens.done(),
       cost: this.cost.done(),
-      models: [...this.models.values()].map((m) => ({ provider: m.provider, model: m.model, tokens: m.tokens.done(), cost: m.cost.done() })).sort((a, b) => b.tokens.calls - a.tokens.calls),
+      models: [...this.models.values()]
+        .map((m) => ({ provider: m.provider, model: m.model, tokens: m.tokens.done(), cost: m.cost.done() }))
+        .sort((a, b) => b.tokens.calls - a.tokens.calls),
       ttft: distOf(this.ttft),
       decode: distOf(this.decode),
       tool: distOf(this.tool),

@@ -7,7 +7,18 @@
 export { QueryError, type QueryErrorCode, type QueryErrorDetails } from './errors.js';
 export { viewOf, requireSeq, refOf, type QueryInput, type EventList, type EventReader, type LogView, type EventRef } from './input.js';
 export { turnOf, turnNumbers, type TurnSlice, type StepSlice } from './turn.js';
-export { callOf, roundTrips, callIds, nearestIds, type CallRoundTrip, type IssuedBy, type HookDecision, type ApprovalDecision, type CallResult, type CallTimings } from './call.js';
+export {
+  callOf,
+  roundTrips,
+  callIds,
+  nearestIds,
+  type CallRoundTrip,
+  type IssuedBy,
+  type HookDecision,
+  type ApprovalDecision,
+  type CallResult,
+  type CallTimings,
+} from './call.js';
 export { provenance, provenanceIn, type Provenance, type ChainLink, type RelatedRef } from './provenance.js';
 export {
   stats,

@@ -84,7 +84,11 @@ function sessionView(s: Session, id: string, header: SessionHeader, length: numb
 }
 
 function isLoaded(v: object): v is LoadedLog {
-  return 'session' in v && (v as { session: unknown }).session instanceof Session && typeof (v as { eventCount?: unknown }).eventCount === 'number';
+  return (
+    'session' in v &&
+    (v as { session: unknown }).session instanceof Session &&
+    typeof (v as { eventCount?: unknown }).eventCount === 'number'
+  );
 }
 
 /** The view of any accepted input; INVALID_INPUT otherwise. */

@@ -145,12 +145,15 @@ export function provenanceIn(view: LogView, seq: number): Provenance {
     if (e.seq > seq && e.sourceEventSeqs?.includes(seq)) citedBy.push(refOf(e));
     if (e.seq === seq) continue;
     // The compaction this event belongs to (or, for a compaction event, its summary message).
-    if (compactionId !== undefined && (str(ed.compactionId) === compactionId || str(obj(ed.source).compactionId) === compactionId)) related.push({ ...refOf(e), relation: 'compaction' });
+    if (compactionId !== undefined && (str(ed.compactionId) === compactionId || str(obj(ed.source).compactionId) === compactionId))
+      related.push({ ...refOf(e), relation: 'compaction' });
     if (e.type === 'compaction/prune') prunes.push(e);
     // Tool calls: the message that issued them, the calls a message issued, within one step.
     const sameStep = stepTurn === turn && stepNo === step;
-    if (myCallIds && sameStep && e.type === 'tool/call' && myCallIds.has(str(ed.callId) ?? '')) related.push({ ...refOf(e), relation: 'issued' });
-    if (myCallId !== undefined && sameStep && e.type === 'assistant/message' && e.seq < seq && toolCallIds(e).includes(myCallId)) related.push({ ...refOf(e), relation: 'issued-by' });
+    if (myCallIds && sameStep && e.type === 'tool/call' && myCallIds.has(str(ed.callId) ?? ''))
+      related.push({ ...refOf(e), relation: 'issued' });
+    if (myCallId !== undefined && sameStep && e.type === 'assistant/message' && e.seq < seq && toolCallIds(e).includes(myCallId))
+      related.push({ ...refOf(e), relation: 'issued-by' });
   }
 
   const replaces = (fold.replaced.get(seq) ?? []).map(ref);
@@ -165,7 +168,8 @@ export function provenanceIn(view: LogView, seq: number): Provenance {
   }
   if (target.type === 'compaction/summary' || target.type === 'compaction/prune') {
     const named = d.shadowedSeqs;
-    if (Array.isArray(named)) for (const s of named) if (typeof s === 'number' && s >= 0 && s < view.length) related.push({ ...ref(s), relation: 'describes' });
+    if (Array.isArray(named))
+      for (const s of named) if (typeof s === 'number' && s >= 0 && s < view.length) related.push({ ...ref(s), relation: 'describes' });
   }
   related.sort((a, b) => a.seq - b.seq);
 

@@ -234,7 +234,16 @@ class TokenAcc {
 
   done(): Tokens {
     const all = this.input + this.cacheRead + this.cacheWrite;
-    return { calls: this.calls, input: this.input, inputWithCache: all, cacheRead: this.cacheRead, cacheWrite: this.cacheWrite, output: this.output, reasoning: this.reasoning, cacheHitRatio: all > 0 ? this.cacheRead / all : null };
+    return {
+      calls: this.calls,
+      input: this.input,
+      inputWithCache: all,
+      cacheRead: this.cacheRead,
+      cacheWrite: this.cacheWrite,
+      output: this.output,
+      reasoning: this.reasoning,
+      cacheHitRatio: all > 0 ? this.cacheRead / all : null,
+    };
   }
 }
 
@@ -273,7 +282,13 @@ class CostAcc {
   }
 
   done(): Cost {
-    return { byCurrency: { ...this.byCurrency }, pricedCalls: this.priced, unpricedCalls: this.unpricedCalls, byPeriod: { ...this.byPeriod }, unpriced: [...this.unpriced.values()].sort((a, b) => b.calls - a.calls || (a.model < b.model ? -1 : 1)) };
+    return {
+      byCurrency: { ...this.byCurrency },
+      pricedCalls: this.priced,
+      unpricedCalls: this.unpricedCalls,
+      byPeriod: { ...this.byPeriod },
+      unpriced: [...this.unpriced.values()].sort((a, b) => b.calls - a.calls || (a.model < b.model ? -1 : 1)),
+    };
   }
 }
 
@@ -447,7 +462,22 @@ export class StatsFold {
     switch (e.type as string) {
       case 'turn/start':
         this.closeTurn('dangling');
-        this.turn = { turn: num(d.turn) ?? this.turnCount + 1, start: e.seq, t0: this.t, steps: [], tokens: new TokenAcc(), cost: new CostAcc(), attempts: 0, retries: 0, toolCalls: 0, toolFailures: 0, ttft: [], decode: [], toolMs: 0, unanswered: [] };
+        this.turn = {
+          turn: num(d.turn) ?? this.turnCount + 1,
+          start: e.seq,
+          t0: this.t,
+          steps: [],
+          tokens: new TokenAcc(),
+          cost: new CostAcc(),
+          attempts: 0,
+          retries: 0,
+          toolCalls: 0,
+          toolFailures: 0,
+          ttft: [],
+          decode: [],
+          toolMs: 0,
+          unanswered: [],
+        };
         this.turnCount++;
         return;
       case 'turn/end': {
@@ -472,7 +502,20 @@ export class StatsFold {
       case 'step/start':
         this.closeStep();
         if (!this.turn) return;
-        this.step = { step: num(d.step) ?? this.turn.steps.length + 1, start: e.seq, t0: this.t, tokens: new TokenAcc(), cost: new CostAcc(), attempts: 0, retries: 0, ttft: [], decode: [], toolMs: 0, toolCalls: 0, toolFailures: 0 };
+        this.step = {
+          step: num(d.step) ?? this.turn.steps.length + 1,
+          start: e.seq,
+          t0: this.t,
+          tokens: new TokenAcc(),
+          cost: new CostAcc(),
+          attempts: 0,
+          retries: 0,
+          ttft: [],
+          decode: [],
+          toolMs: 0,
+          toolCalls: 0,
+          toolFailures: 0,
+        };
         this.turn.steps.push(this.step);
         this.stepCount++;
         return;
@@ -490,7 +533,10 @@ export class StatsFold {
         const src = obj(obj(d.message).source);
         const usage = usageOf(d.usage) ?? a?.usage;
         const content = obj(d.message).content;
-        if (Array.isArray(content)) for (const b of content) if (obj(b).type === 'tool-call' && typeof obj(b).id === 'string') this.blockNames.set(obj(b).id as string, str(obj(b).name) ?? '?');
+        if (Array.isArray(content))
+          for (const b of content)
+            if (obj(b).type === 'tool-call' && typeof obj(b).id === 'string')
+              this.blockNames.set(obj(b).id as string, str(obj(b).name) ?? '?');
         if (usage) this.bill(usage, str(src.provider) ?? this.route.provider, str(src.model) ?? this.route.model, e.time);
         return;
       }
@@ -676,7 +722,10 @@ export class StatsFold {
   }
 
   /** Copies of `acc` with the pending bill added (or the accumulators themselves when none is). */
-  private withPending<T extends { tokens: TokenAcc; cost: CostAcc }>(acc: T, pend: PendingBill | undefined): { tokens: TokenAcc; cost: CostAcc } {
+  private withPending<T extends { tokens: TokenAcc; cost: CostAcc }>(
+    acc: T,
+    pend: PendingBill | undefined,
+  ): { tokens: TokenAcc; cost: CostAcc } {
     if (!pend) return acc;
     const copy = { tokens: acc.tokens.clone(), cost: acc.cost.clone() };
     this.billInto([copy], pend);
@@ -720,7 +769,10 @@ export class StatsFold {
   }
 
   /** The statistics of the events pushed so far. */
-  result(identity: { id: string; header?: { createdAt?: unknown; cwd?: unknown; parentSession?: unknown } | undefined }, writer: WriterState = { state: 'unknown' }): { stats: SessionStats; samples: StatsSamples } {
+  result(
+    identity: { id: string; header?: { createdAt?: unknown; cwd?: unknown; parentSession?: unknown } | undefined },
+    writer: WriterState = { state: 'unknown' },
+  ): { stats: SessionStats; samples: StatsSamples } {
     const turns = [...this.turns];
     const reasons = { ...this.reasons };
     const openTurn = this.turn;
@@ -728,7 +780,8 @@ export class StatsFold {
     const live = writer.state === 'live';
     const openState: TurnState = live ? 'live' : 'dangling';
     // Calls still open in a live turn are in flight; in a dangling one they will never be answered.
-    const openUnanswered: CallRef[] = openTurn && !live ? [...this.open].map(([callId, c]) => ({ callId, name: c.name, turn: c.turn, step: c.step, seq: c.seq })) : [];
+    const openUnanswered: CallRef[] =
+      openTurn && !live ? [...this.open].map(([callId, c]) => ({ callId, name: c.name, turn: c.turn, step: c.step, seq: c.seq })) : [];
     const unanswered = [...this.unanswered, ...openUnanswered];
     if (openTurn) {
       bump(reasons, openState);
@@ -742,12 +795,27 @@ export class StatsFold {
       if (state === 'live') liveTurns.push(t.turn);
       return this.turnStats(t, state, t === openTurn ? openUnanswered : [], t === openTurn ? pend : undefined);
     });
-    const tools = [...this.tools.values()].map((t): ToolStats => ({ name: t.name, calls: t.calls, failures: t.failures, errors: { ...t.errors }, unanswered: t.unanswered + openUnanswered.filter((c) => c.name === t.name).length, duration: distOf(t.durations) }));
+    const tools = [...this.tools.values()].map(
+      (t): ToolStats => ({
+        name: t.name,
+        calls: t.calls,
+        failures: t.failures,
+        errors: { ...t.errors },
+        unanswered: t.unanswered + openUnanswered.filter((c) => c.name === t.name).length,
+        duration: distOf(t.durations),
+      }),
+    );
     tools.sort((a, b) => b.calls - a.calls || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const session = this.withPending({ tokens: this.tokens, cost: this.cost }, pend);
-    const models = [...this.models.entries()].map(([key, m]) => (pend && key === `${pend.provider ?? '?'}:${pend.model ?? '?'}` ? { ...m, ...this.withPending(m, pend) } : m));
+    const models = [...this.models.entries()].map(([key, m]) =>
+      pend && key === `${pend.provider ?? '?'}:${pend.model ?? '?'}` ? { ...m, ...this.withPending(m, pend) } : m,
+    );
     if (pend && !this.models.has(`${pend.provider ?? '?'}:${pend.model ?? '?'}`)) {
-      models.push({ provider: pend.provider ?? null, model: pend.model ?? null, ...this.withPending({ tokens: new TokenAcc(), cost: new CostAcc() }, pend) });
+      models.push({
+        provider: pend.provider ?? null,
+        model: pend.model ?? null,
+        ...this.withPending({ tokens: new TokenAcc(), cost: new CostAcc() }, pend),
+      });
     }
     const h = identity.header ?? {};
     const stats: SessionStats = {
@@ -765,7 +833,9 @@ export class StatsFold {
       toolFailures: this.toolFailures,
       tokens: session.tokens.done(),
       cost: session.cost.done(),
-      models: models.map((m) => ({ provider: m.provider, model: m.model, tokens: m.tokens.done(), cost: m.cost.done() })).sort((a, b) => b.tokens.calls - a.tokens.calls),
+      models: models
+        .map((m) => ({ provider: m.provider, model: m.model, tokens: m.tokens.done(), cost: m.cost.done() }))
+        .sort((a, b) => b.tokens.calls - a.tokens.calls),
       ttft: distOf(this.ttft),
       decode: distOf(this.decode),
       tool: distOf(this.toolDur),
@@ -842,7 +912,10 @@ function opt<K extends string, V>(k: K, v: V | undefined): { [P in K]?: V } {
 
 /** Fold the events the log itself holds (not a loader's crash-repair closers). */
 export function collectStats(view: LogView, opts: StatsOptions = {}): { stats: SessionStats; samples: StatsSamples } {
-  const fold = new StatsFold({ ...(opts.prices ? { prices: opts.prices } : {}), ...(opts.detail !== undefined ? { detail: opts.detail } : {}) });
+  const fold = new StatsFold({
+    ...(opts.prices ? { prices: opts.prices } : {}),
+    ...(opts.detail !== undefined ? { detail: opts.detail } : {}),
+  });
   for (const r of view.records(0, view.written)) {
     if (isChunkRun(r)) fold.pushRun(r);
     else fold.push(r);

@@ -53,7 +53,8 @@ export function turnOf(input: QueryInput, n: number): TurnSlice {
   for (const r of view.records()) {
     if (slice === undefined) {
       // Until the turn starts, chunk runs are skipped whole.
-      if (!isChunkRun(r) && r.type === 'turn/start' && num(obj(r.data).turn) === n) slice = { turn: n, start: r.seq, last: r.seq, repaired: false, steps: [], events: [r] };
+      if (!isChunkRun(r) && r.type === 'turn/start' && num(obj(r.data).turn) === n)
+        slice = { turn: n, start: r.seq, last: r.seq, repaired: false, steps: [], events: [r] };
       continue;
     }
     if (isChunkRun(r)) {
@@ -81,6 +82,14 @@ export function turnOf(input: QueryInput, n: number): TurnSlice {
   }
   if (slice) return slice;
   const turns = turnNumbers(view);
-  const has = turns === null ? 'it has no turns' : turns.first === turns.last ? `it has only turn ${turns.first}` : `its turns are ${turns.first}…${turns.last}`;
-  throw new QueryError('TURN_NOT_FOUND', `the log has no turn ${n}: ${has}`, { turn: n, turns: turns && { first: turns.first, last: turns.last } });
+  const has =
+    turns === null
+      ? 'it has no turns'
+      : turns.first === turns.last
+        ? `it has only turn ${turns.first}`
+        : `its turns are ${turns.first}…${turns.last}`;
+  throw new QueryError('TURN_NOT_FOUND', `the log has no turn ${n}: ${has}`, {
+    turn: n,
+    turns: turns && { first: turns.first, last: turns.last },
+  });
 }

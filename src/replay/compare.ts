@@ -26,7 +26,16 @@ import { indexRecording, type RecordedLog, type RecordedStep } from '../session/
 import { firstDifference, preview, withoutIds, type PlaceholderHit } from '../session/json-diff.js';
 
 export type MustMatchCategory = 'structure' | 'inputs' | 'chunks' | 'assistant' | 'toolCalls' | 'endReasons' | 'retries' | 'todos';
-export const MUST_MATCH: readonly MustMatchCategory[] = ['structure', 'inputs', 'chunks', 'assistant', 'toolCalls', 'endReasons', 'retries', 'todos'];
+export const MUST_MATCH: readonly MustMatchCategory[] = [
+  'structure',
+  'inputs',
+  'chunks',
+  'assistant',
+  'toolCalls',
+  'endReasons',
+  'retries',
+  'todos',
+];
 
 export interface LogDifference {
   category: MustMatchCategory | 'toolResults' | 'headers';
@@ -134,7 +143,14 @@ class Collector {
   checked = Object.fromEntries(MUST_MATCH.map((k) => [k, 0])) as Record<MustMatchCategory, number>;
 
   /** Compare one item of a category; keeps the first differing path. */
-  item(category: LogDifference['category'], where: string, what: string, recorded: unknown, replayed: unknown, ids: { turn?: number; step?: number } = {}): boolean {
+  item(
+    category: LogDifference['category'],
+    where: string,
+    what: string,
+    recorded: unknown,
+    replayed: unknown,
+    ids: { turn?: number; step?: number } = {},
+  ): boolean {
     if (category !== 'toolResults' && category !== 'headers') this.checked[category]++;
     const hits: PlaceholderHit[] | undefined = category === 'headers' ? [] : undefined;
     const d = firstDifference(recorded, replayed, { path: what, ...(hits ? { placeholders: hits } : {}) });
@@ -168,7 +184,12 @@ function compareTurns(a: RecordedLog, b: RecordedLog, c: Collector): void {
     const rb = b.turn(n);
     c.checked.structure++;
     if (!ra || !rb) {
-      c.add({ category: 'structure', turn: n, where: `turn ${n}`, message: ra ? `turn ${n} is recorded but was not replayed` : `the replay ran a turn ${n} the recording does not have` });
+      c.add({
+        category: 'structure',
+        turn: n,
+        where: `turn ${n}`,
+        message: ra ? `turn ${n} is recorded but was not replayed` : `the replay ran a turn ${n} the recording does not have`,
+      });
       continue;
     }
     c.item('endReasons', `turn ${n}`, 'reason', ra.reason, rb.reason, { turn: n });
@@ -179,7 +200,13 @@ function compareTurns(a: RecordedLog, b: RecordedLog, c: Collector): void {
       const where = `turn ${n} step ${s}`;
       c.checked.structure++;
       if (!sa || !sb) {
-        c.add({ category: 'structure', turn: n, step: s, where, message: sa ? `${where} is recorded but was not replayed` : `the replay ran ${where}, which the recording does not have` });
+        c.add({
+          category: 'structure',
+          turn: n,
+          step: s,
+          where,
+          message: sa ? `${where} is recorded but was not replayed` : `the replay ran ${where}, which the recording does not have`,
+        });
         continue;
       }
       compareStep(a, sa, b, sb, where, c, { turn: n, step: s });
@@ -187,14 +214,36 @@ function compareTurns(a: RecordedLog, b: RecordedLog, c: Collector): void {
   }
 }
 
-function compareStep(a: RecordedLog, sa: RecordedStep, b: RecordedLog, sb: RecordedStep, where: string, c: Collector, ids: { turn: number; step: number }): void {
+function compareStep(
+  a: RecordedLog,
+  sa: RecordedStep,
+  b: RecordedLog,
+  sb: RecordedStep,
+  where: string,
+  c: Collector,
+  ids: { turn: number; step: number },
+): void {
   c.item('inputs', where, 'inputs', inputsView(a, sa), inputsView(b, sb), ids);
   c.item('structure', where, 'attempts', sa.attempts.length, sb.attempts.length, ids);
   c.item('structure', where, 'toolOrder', toolOrder(sa), toolOrder(sb), ids);
-  c.item('chunks', where, 'chunks', sa.attempts.flatMap((x) => x.chunks), sb.attempts.flatMap((x) => x.chunks), ids);
+  c.item(
+    'chunks',
+    where,
+    'chunks',
+    sa.attempts.flatMap((x) => x.chunks),
+    sb.attempts.flatMap((x) => x.chunks),
+    ids,
+  );
   c.item('assistant', where, 'assistant', assistantView(sa), assistantView(sb), ids);
   c.item('toolCalls', where, 'toolCalls', sa.toolCalls.map(callView), sb.toolCalls.map(callView), ids);
-  c.item('retries', where, 'retries', sa.retries.map((r) => ({ retry: r.retry, code: r.failure.code })), sb.retries.map((r) => ({ retry: r.retry, code: r.failure.code })), ids);
+  c.item(
+    'retries',
+    where,
+    'retries',
+    sa.retries.map((r) => ({ retry: r.retry, code: r.failure.code })),
+    sb.retries.map((r) => ({ retry: r.retry, code: r.failure.code })),
+    ids,
+  );
   c.item('todos', where, 'todos', sa.todos, sb.todos, ids);
 
   const replayedResults = new Map(sb.toolCalls.map((x) => [x.callId, x.result]));
@@ -309,8 +358,11 @@ function summarize(r: Omit<LogComparison, 'summary'>): string {
     lines.push(`  request headers: ${r.headers.length} differ (allowed)`);
     for (const d of r.headers.slice(0, 3)) lines.push(`    - ${d.message}`);
   }
-  if (r.placeholders.length > 0) lines.push(`  placeholders matched: ${[...new Set(r.placeholders.map((p) => `${p.path}=${p.token}`))].join(', ')}`);
-  if (r.notReproduced.length > 0) lines.push(`  not reproduced: ${r.notReproduced.map((t) => `${t.type} (recorded ${t.recorded}, replayed ${t.replayed})`).join(', ')}`);
-  if (r.extra.length > 0) lines.push(`  only in the replay: ${r.extra.map((t) => `${t.type} (recorded ${t.recorded}, replayed ${t.replayed})`).join(', ')}`);
+  if (r.placeholders.length > 0)
+    lines.push(`  placeholders matched: ${[...new Set(r.placeholders.map((p) => `${p.path}=${p.token}`))].join(', ')}`);
+  if (r.notReproduced.length > 0)
+    lines.push(`  not reproduced: ${r.notReproduced.map((t) => `${t.type} (recorded ${t.recorded}, replayed ${t.replayed})`).join(', ')}`);
+  if (r.extra.length > 0)
+    lines.push(`  only in the replay: ${r.extra.map((t) => `${t.type} (recorded ${t.recorded}, replayed ${t.replayed})`).join(', ')}`);
   return lines.join('\n');
 }

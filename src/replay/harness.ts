@@ -26,7 +26,14 @@ import type { ToolDefinition } from '../tools/types.js';
 import type { LlmCallConfig } from '../model/request.js';
 import type { EpochHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
-import { ReplayAdapter, recordedEvents, type PlaceholderMatch, type ReplayMode, type ReplaySource, type RequestDivergence } from '../llm/replay-adapter.js';
+import {
+  ReplayAdapter,
+  recordedEvents,
+  type PlaceholderMatch,
+  type ReplayMode,
+  type ReplaySource,
+  type RequestDivergence,
+} from '../llm/replay-adapter.js';
 import { indexRecording, type RecordedLog, type RecordedStep, type RecordedTurn } from '../session/recording.js';
 import { assessReplay, recordedCancelCause, replayLimit, turnWake } from './plan.js';
 import { replayCompactions } from '../compaction/replay-compactions.js';
@@ -103,7 +110,10 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
     },
     onHang: (a) => {
       const cause = recordedCancelCause(log.turn(a.turn));
-      if (!cause) notes.push(`turn ${a.turn} step ${a.step} attempt ${a.attempt} has no finish and the turn was not cancelled; cancelled it as a user cancel`);
+      if (!cause)
+        notes.push(
+          `turn ${a.turn} step ${a.step} attempt ${a.attempt} has no finish and the turn was not cancelled; cancelled it as a user cancel`,
+        );
       agent.cancel(cause ?? { kind: 'user' });
     },
   });
@@ -133,7 +143,9 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
   const limit = replayLimit(log);
   if (limit !== undefined) {
     const rest = log.turns.filter((t) => t.turn >= limit.turn).length;
-    notes.push(`replay stopped before turn ${limit.turn} (seq ${limit.startSeq}): ${rest === 1 ? 'that turn was' : `that turn and the ${rest - 1} after it were`} not run, and the comparison covers the turns before it`);
+    notes.push(
+      `replay stopped before turn ${limit.turn} (seq ${limit.startSeq}): ${rest === 1 ? 'that turn was' : `that turn and the ${rest - 1} after it were`} not run, and the comparison covers the turns before it`,
+    );
   }
   for (const rt of log.turns) {
     if (limit !== undefined && rt.turn === limit.turn) break;
@@ -179,7 +191,14 @@ class TurnMap {
   }
 }
 
-function harnessPlugin(log: RecordedLog, map: TurnMap, locate: (live: { turn: number; step: number }) => RecordedStep | undefined, adapter: ReplayAdapter, agent: () => Agent, notes: string[]): Plugin {
+function harnessPlugin(
+  log: RecordedLog,
+  map: TurnMap,
+  locate: (live: { turn: number; step: number }) => RecordedStep | undefined,
+  adapter: ReplayAdapter,
+  agent: () => Agent,
+  notes: string[],
+): Plugin {
   const turnOf = (liveTurn: number): RecordedTurn | undefined => {
     const rt = map.recorded(liveTurn);
     return rt === undefined ? undefined : log.turn(rt);
@@ -210,7 +229,9 @@ function harnessPlugin(log: RecordedLog, map: TurnMap, locate: (live: { turn: nu
         if (!rt || !next) return;
         const m = next.entered[0];
         if (!m) {
-          notes.push(`turn ${rt.turn} step ${next.step} entered nothing after a step that ended the turn; the loop cannot be made to take it`);
+          notes.push(
+            `turn ${rt.turn} step ${next.step} entered nothing after a step that ended the turn; the loop cannot be made to take it`,
+          );
           return;
         }
         p.agent.steer(m);

@@ -28,7 +28,8 @@ export function turnWake(turn: RecordedTurn): TurnWake {
   const prompts = first.filter((c) => c.target === 'next-turn').flatMap((c) => c.messages);
   const context = first.filter((c) => c.target === 'next-step').flatMap((c) => c.messages);
   if (prompts.length > 0) return { inject: context, wake: { kind: 'followup', message: prompts[0]! }, synthetic: false };
-  if (context.length > 0) return { inject: context.slice(0, -1), wake: { kind: 'steer', message: context[context.length - 1]! }, synthetic: false };
+  if (context.length > 0)
+    return { inject: context.slice(0, -1), wake: { kind: 'steer', message: context[context.length - 1]! }, synthetic: false };
   const entered = turn.steps[0]?.entered[0];
   const message: UserMessage = entered ?? {
     id: randomUUID(),
@@ -53,23 +54,28 @@ export function recordedCancelCause(turn: RecordedTurn | undefined): AgentCancel
  */
 export function assessReplay(log: RecordedLog): string[] {
   const out: string[] = [];
-  if (log.seedEnd !== undefined) out.push(`the log continues a seeded session (seed ends at seq ${log.seedEnd}); the harness replays from an empty session`);
+  if (log.seedEnd !== undefined)
+    out.push(`the log continues a seeded session (seed ends at seq ${log.seedEnd}); the harness replays from an empty session`);
   // A compaction checkpoint (the replace right after its compaction/summary) is re-enacted by
   // replayCompactions, which replaySession installs; any other surface rewrite is not.
   const isCheckpoint = (seq: number): boolean => log.events[seq - 1]?.type === 'compaction/summary';
   const rewrites = log.replacements.filter((seq) => !isCheckpoint(seq));
-  if (rewrites.length > 0) out.push(`surface replace events outside a compaction bracket (e.g. pruning) at seq ${rewrites.join(', ')} are not reproduced`);
+  if (rewrites.length > 0)
+    out.push(`surface replace events outside a compaction bracket (e.g. pruning) at seq ${rewrites.join(', ')} are not reproduced`);
   if (log.outsideInputs.length > 0) out.push(`user messages outside any step at seq ${log.outsideInputs.join(', ')} are not reproduced`);
   const tools = log.headers.filter((h) => Array.isArray(h.header.tools)).map((h) => stringifyJson(h.header.tools));
   if (new Set(tools).size > 1) out.push('the recorded tool set changes mid-session; replay tools are registered once');
   for (const t of log.turns) {
     if (t.reason === undefined) out.push(`turn ${t.turn} never ended`);
-    if (t.reason?.kind === 'interrupted') out.push(`turn ${t.turn} was closed by crash repair (the process writing it died mid-turn), which no replay can reproduce`);
+    if (t.reason?.kind === 'interrupted')
+      out.push(`turn ${t.turn} was closed by crash repair (the process writing it died mid-turn), which no replay can reproduce`);
     for (const s of t.steps) {
       const late = s.lateInputs.filter((seq) => !isCheckpoint(seq));
-      if (late.length > 0) out.push(`turn ${t.turn} step ${s.step}: user messages written mid-step (seq ${late.join(', ')}) are not reproduced`);
+      if (late.length > 0)
+        out.push(`turn ${t.turn} step ${s.step}: user messages written mid-step (seq ${late.join(', ')}) are not reproduced`);
       for (const a of s.attempts) {
-        if (!a.finish && t.reason?.kind !== 'aborted') out.push(`turn ${t.turn} step ${s.step} attempt ${a.attempt} has no finish but the turn was not cancelled`);
+        if (!a.finish && t.reason?.kind !== 'aborted')
+          out.push(`turn ${t.turn} step ${s.step} attempt ${a.attempt} has no finish but the turn was not cancelled`);
       }
     }
     if (t.reason?.kind === 'aborted' && !cancelPointKnown(t)) {
@@ -88,10 +94,18 @@ export function assessReplay(log: RecordedLog): string[] {
 export function replayLimit(log: RecordedLog): { turn: number; startSeq: number; why: string } | undefined {
   for (const t of log.turns) {
     if (t.reason?.kind === 'interrupted') {
-      return { turn: t.turn, startSeq: t.startSeq, why: `turn ${t.turn} was closed by crash repair (the process writing it died mid-turn), which no replay can reproduce` };
+      return {
+        turn: t.turn,
+        startSeq: t.startSeq,
+        why: `turn ${t.turn} was closed by crash repair (the process writing it died mid-turn), which no replay can reproduce`,
+      };
     }
     if (t.reason?.kind === 'aborted' && !cancelPointKnown(t)) {
-      return { turn: t.turn, startSeq: t.startSeq, why: `turn ${t.turn} was cancelled at a point the harness cannot reach (neither mid-stream nor during a tool call)` };
+      return {
+        turn: t.turn,
+        startSeq: t.startSeq,
+        why: `turn ${t.turn} was cancelled at a point the harness cannot reach (neither mid-stream nor during a tool call)`,
+      };
     }
   }
   return undefined;

@@ -35,7 +35,11 @@ export function recordedCall(step: RecordedStep | undefined, callId: string): Re
   return step?.toolCalls.find((c) => c.callId === callId);
 }
 
-export function replayTools(log: RecordedLog, locate: StepLocator, current: () => { turn: number; step: number } | undefined): ToolDefinition[] {
+export function replayTools(
+  log: RecordedLog,
+  locate: StepLocator,
+  current: () => { turn: number; step: number } | undefined,
+): ToolDefinition[] {
   const schemas = recordedToolSchemas(log);
   const defs: ToolSchema[] = schemas ? [...schemas] : [];
   if (!schemas) {
@@ -46,9 +50,7 @@ export function replayTools(log: RecordedLog, locate: StepLocator, current: () =
       defs.push({ name, description: `Replays the recorded results of ${name}.`, parameters: PERMISSIVE });
     };
     for (const h of log.headers) for (const n of headerToolNames(h.header.tools) ?? []) add(n);
-    for (const t of log.turns)
-      for (const s of t.steps)
-        for (const c of s.toolCalls) add(c.name);
+    for (const t of log.turns) for (const s of t.steps) for (const c of s.toolCalls) add(c.name);
   }
   return defs.map((schema) => replayTool(schema, locate, current));
 }

@@ -81,7 +81,14 @@ export function docsOf(type: string, data: unknown): Doc[] {
 }
 
 /** Event types that can hold documents, and `turn/start` (it sets the turn of what follows). */
-export const INDEXED_TYPES: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/call', 'tool/result', 'session/title', 'turn/start']);
+export const INDEXED_TYPES: ReadonlySet<string> = new Set([
+  'user/message',
+  'assistant/message',
+  'tool/call',
+  'tool/result',
+  'session/title',
+  'turn/start',
+]);
 
 /**
  * The type of a stored line without parsing it, when dsh wrote it (`{"type":"…",` first): most

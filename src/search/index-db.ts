@@ -45,7 +45,11 @@ function sqlite(): DatabaseCtor {
     try {
       ctor = createRequire(import.meta.url)('better-sqlite3') as DatabaseCtor;
     } catch (e) {
-      throw new SearchError('INDEX_UNAVAILABLE', `the search index needs the better-sqlite3 package, which did not load (${(e as Error).message.split('\n')[0]}); reinstall dsh (npm ci)`, { cause: e });
+      throw new SearchError(
+        'INDEX_UNAVAILABLE',
+        `the search index needs the better-sqlite3 package, which did not load (${(e as Error).message.split('\n')[0]}); reinstall dsh (npm ci)`,
+        { cause: e },
+      );
     }
   }
   return ctor;
@@ -107,8 +111,12 @@ export class IndexDb {
     this.stmts = {
       file: db.prepare('SELECT * FROM files WHERE path = ?'),
       files: db.prepare('SELECT * FROM files'),
-      insertFile: db.prepare('INSERT INTO files(path, session, cwd, ino, size, mtime, offset, turn, format, tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
-      updateFile: db.prepare('UPDATE files SET session = ?, cwd = ?, ino = ?, size = ?, mtime = ?, offset = ?, turn = ?, format = ?, tail = ? WHERE id = ?'),
+      insertFile: db.prepare(
+        'INSERT INTO files(path, session, cwd, ino, size, mtime, offset, turn, format, tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      updateFile: db.prepare(
+        'UPDATE files SET session = ?, cwd = ?, ino = ?, size = ?, mtime = ?, offset = ?, turn = ?, format = ?, tail = ? WHERE id = ?',
+      ),
       deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
       insertDoc: db.prepare('INSERT INTO docs(file, seq, turn, kind, pos) VALUES (?, ?, ?, ?, ?)'),
       insertFts: db.prepare('INSERT INTO fts(rowid, text) VALUES (?, ?)'),
@@ -180,7 +188,10 @@ export class IndexDb {
       this.stmts.updateFile.run(row.session, row.cwd, row.ino, row.size, row.mtime, row.offset, row.turn, row.format, row.tail, id);
       return id;
     }
-    return Number(this.stmts.insertFile.run(row.path, row.session, row.cwd, row.ino, row.size, row.mtime, row.offset, row.turn, row.format, row.tail).lastInsertRowid);
+    return Number(
+      this.stmts.insertFile.run(row.path, row.session, row.cwd, row.ino, row.size, row.mtime, row.offset, row.turn, row.format, row.tail)
+        .lastInsertRowid,
+    );
   }
 
   addDoc(fileId: number, seq: number, turn: number | null, pos: number, doc: Doc): void {
@@ -194,7 +205,10 @@ export class IndexDb {
    * `RANK_LIMIT` documents match; a query matching more (a very common word) is answered newest
    * first instead, since ranking every match would cost time in proportion to them all.
    */
-  query(match: string, opts: { limit: number; cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] }): { hits: Hit[]; ranked: boolean } {
+  query(
+    match: string,
+    opts: { limit: number; cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] },
+  ): { hits: Hit[]; ranked: boolean } {
     const where: string[] = ['fts MATCH ?'];
     const params: unknown[] = [match];
     where.push(`(f.format = 'dsh-store'${opts.extra?.length ? ` OR f.id IN (${opts.extra.map(() => '?').join(', ')})` : ''})`);
@@ -209,14 +223,17 @@ export class IndexDb {
     }
     params.push(opts.limit);
     try {
-      const many = this.db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(match, RANK_LIMIT + 1).length > RANK_LIMIT;
+      const many =
+        this.db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(match, RANK_LIMIT + 1).length >
+        RANK_LIMIT;
       const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format, d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
         FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
         WHERE ${where.join(' AND ')} ORDER BY ${many ? 'fts.rowid DESC' : 'fts.rank'} LIMIT ?`;
       return { hits: this.db.prepare(sql).all(...params) as Hit[], ranked: !many };
     } catch (e) {
       const msg = (e as Error).message;
-      if (/fts5: syntax error|no such column|unterminated string|malformed MATCH/i.test(msg)) throw new SearchError('BAD_QUERY', `the query cannot be searched: ${msg}`, { cause: e });
+      if (/fts5: syntax error|no such column|unterminated string|malformed MATCH/i.test(msg))
+        throw new SearchError('BAD_QUERY', `the query cannot be searched: ${msg}`, { cause: e });
       throw e;
     }
   }

@@ -169,7 +169,10 @@ export function refresh(db: IndexDb, root: string, extra: readonly string[] = []
     db.write(() => db.dropFile(row.id));
     stats.removed++;
   }
-  stats.extraIds = sources.filter((s) => !s.stored).map((s) => db.file(s.path)?.id).filter((x): x is number => x !== undefined);
+  stats.extraIds = sources
+    .filter((s) => !s.stored)
+    .map((s) => db.file(s.path)?.id)
+    .filter((x): x is number => x !== undefined);
   return stats;
 }
 
@@ -185,7 +188,8 @@ function indexOne(db: IndexDb, s: Source, stats: RefreshStats): void {
   }
   if (row && row.ino === st.ino && row.size === st.size && row.mtime === st.mtimeMs) return;
   const format = s.stored ? 'dsh-store' : row?.format;
-  const grew = row !== undefined && row.ino === st.ino && st.size >= row.offset && row.format !== 'foreign' && tailOf(s.path, row.offset) === row.tail;
+  const grew =
+    row !== undefined && row.ino === st.ino && st.size >= row.offset && row.format !== 'foreign' && tailOf(s.path, row.offset) === row.tail;
   if (row && !grew) {
     db.dropDocs(row.id);
     stats.reindexed++;
@@ -226,12 +230,23 @@ function looksLikeDsh(path: string): boolean {
  * Index a dsh log from `from.offset` (or its start) to its last complete line. The header gives
  * the session id and cwd; `turn/start` lines the turn of what follows.
  */
-function indexDsh(db: IndexDb, path: string, st: Stats, from: FileRow | undefined, id: number | undefined, format: string, stats: RefreshStats): void {
+function indexDsh(
+  db: IndexDb,
+  path: string,
+  st: Stats,
+  from: FileRow | undefined,
+  id: number | undefined,
+  format: string,
+  stats: RefreshStats,
+): void {
   let session = from?.session ?? '';
   let cwd = from?.cwd ?? null;
   let turn = from?.turn ?? 0;
   let offset = from?.offset ?? 0;
-  const fileId = db.upsertFile({ path, session, cwd, ino: st.ino, size: st.size, mtime: st.mtimeMs, offset, turn, format, tail: from?.tail ?? '' }, id);
+  const fileId = db.upsertFile(
+    { path, session, cwd, ino: st.ino, size: st.size, mtime: st.mtimeMs, offset, turn, format, tail: from?.tail ?? '' },
+    id,
+  );
   const fd = openSync(path, 'r');
   const buf = Buffer.allocUnsafe(READ);
   let carry: Buffer | undefined;
@@ -276,7 +291,21 @@ function indexDsh(db: IndexDb, path: string, st: Stats, from: FileRow | undefine
     closeSync(fd);
   }
   stats.bytes += offset - (from?.offset ?? 0);
-  db.upsertFile({ path, session: session || path, cwd, ino: st.ino, size: st.size, mtime: st.mtimeMs, offset, turn, format, tail: tailOf(path, offset) }, fileId);
+  db.upsertFile(
+    {
+      path,
+      session: session || path,
+      cwd,
+      ino: st.ino,
+      size: st.size,
+      mtime: st.mtimeMs,
+      offset,
+      turn,
+      format,
+      tail: tailOf(path, offset),
+    },
+    fileId,
+  );
 }
 
 function findNewline(fd: number, from: number): number {
@@ -301,7 +330,16 @@ function header(line: string): { id?: string; cwd?: string } {
 }
 
 /** Index one line; returns the turn a `turn/start` opens. */
-function indexLine(db: IndexDb, fileId: number, chunk: Buffer, start: number, end: number, pos: number, turn: number, stats: RefreshStats): number | undefined {
+function indexLine(
+  db: IndexDb,
+  fileId: number,
+  chunk: Buffer,
+  start: number,
+  end: number,
+  pos: number,
+  turn: number,
+  stats: RefreshStats,
+): number | undefined {
   // The type from the first bytes: chunks and other text-less events are never decoded.
   let type = lineType(chunk.toString('latin1', start, Math.min(end, start + 64)));
   if (type !== undefined && !INDEXED_TYPES.has(type) && !type.includes('\\')) return undefined;
@@ -341,7 +379,21 @@ function indexForeign(db: IndexDb, path: string, st: Stats, id: number | undefin
     result = importText(text, { file: path });
   } catch {
     // Not a log this build reads: remembered (so it is not read again until it changes), empty.
-    db.upsertFile({ path, session: path, cwd: null, ino: st.ino, size: st.size, mtime: st.mtimeMs, offset: st.size, turn: 0, format: 'foreign', tail: '' }, id);
+    db.upsertFile(
+      {
+        path,
+        session: path,
+        cwd: null,
+        ino: st.ino,
+        size: st.size,
+        mtime: st.mtimeMs,
+        offset: st.size,
+        turn: 0,
+        format: 'foreign',
+        tail: '',
+      },
+      id,
+    );
     return;
   }
   if (!result) {
@@ -349,7 +401,21 @@ function indexForeign(db: IndexDb, path: string, st: Stats, id: number | undefin
     return;
   }
   const first = result.sessions[0]!;
-  const fileId = db.upsertFile({ path, session: first.header.id, cwd: first.header.cwd ?? null, ino: st.ino, size: st.size, mtime: st.mtimeMs, offset: st.size, turn: 0, format: 'foreign', tail: '' }, id);
+  const fileId = db.upsertFile(
+    {
+      path,
+      session: first.header.id,
+      cwd: first.header.cwd ?? null,
+      ino: st.ino,
+      size: st.size,
+      mtime: st.mtimeMs,
+      offset: st.size,
+      turn: 0,
+      format: 'foreign',
+      tail: '',
+    },
+    id,
+  );
   stats.bytes += st.size;
   // Sessions after the first are addressed as FILE#key: their seqs are offset by a key index.
   result.sessions.forEach((s, k) => {
@@ -457,7 +523,17 @@ function hitOf(h: Hit, terms: string[], foreign: Map<string, ReturnType<typeof i
   }
   const snip = snippet(text, terms);
   const path = h.pos < -1 ? `${h.path}#${foreignKey(foreign.get(h.path), -1 - h.pos)}` : h.path;
-  return { session, path, cwd: h.cwd, format: h.format === 'dsh-store' ? 'dsh' : h.format, turn: h.turn, seq: h.seq, kind: h.kind, snippet: snip.text, ...(snip.match ? { match: snip.match } : {}) };
+  return {
+    session,
+    path,
+    cwd: h.cwd,
+    format: h.format === 'dsh-store' ? 'dsh' : h.format,
+    turn: h.turn,
+    seq: h.seq,
+    kind: h.kind,
+    snippet: snip.text,
+    ...(snip.match ? { match: snip.match } : {}),
+  };
 }
 
 function foreignKey(r: ReturnType<typeof importText> | null | undefined, k: number): string {

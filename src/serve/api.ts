@@ -7,7 +7,17 @@
 /** A JSON Schema (the subset the document uses). */
 export type Schema = Readonly<Record<string, unknown>>;
 
-export type OperationId = 'getOpenApi' | 'listSessions' | 'createSession' | 'getSession' | 'prompt' | 'steer' | 'inject' | 'cancel' | 'getEvents' | 'streamEvents';
+export type OperationId =
+  | 'getOpenApi'
+  | 'listSessions'
+  | 'createSession'
+  | 'getSession'
+  | 'prompt'
+  | 'steer'
+  | 'inject'
+  | 'cancel'
+  | 'getEvents'
+  | 'streamEvents';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';
@@ -26,11 +36,28 @@ export interface RouteSpec {
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer', minimum: 0 } as const;
-const textBody: Schema = { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { ...str, minLength: 1, description: 'the message text' } } };
-const queued: Schema = { type: 'object', required: ['inputId', 'sessionId', 'kind'], properties: { inputId: int, sessionId: str, kind: { enum: ['prompt', 'steer', 'inject', 'cancel'] } } };
+const textBody: Schema = {
+  type: 'object',
+  required: ['text'],
+  additionalProperties: false,
+  properties: { text: { ...str, minLength: 1, description: 'the message text' } },
+};
+const queued: Schema = {
+  type: 'object',
+  required: ['inputId', 'sessionId', 'kind'],
+  properties: { inputId: int, sessionId: str, kind: { enum: ['prompt', 'steer', 'inject', 'cancel'] } },
+};
 const holder: Schema = { type: 'object', properties: { pid: int, host: str, since: int, role: str, expiresAt: int } };
-const summary: Schema = { type: 'object', required: ['id', 'createdAt', 'modifiedMs'], properties: { id: str, cwd: str, createdAt: int, modifiedMs: int, parentSession: str, lockedBy: holder } };
-const event: Schema = { type: 'object', required: ['type', 'seq', 'time', 'data'], description: 'a session event exactly as stored (docs/architecture.md, the event vocabulary)' };
+const summary: Schema = {
+  type: 'object',
+  required: ['id', 'createdAt', 'modifiedMs'],
+  properties: { id: str, cwd: str, createdAt: int, modifiedMs: int, parentSession: str, lockedBy: holder },
+};
+const event: Schema = {
+  type: 'object',
+  required: ['type', 'seq', 'time', 'data'],
+  description: 'a session event exactly as stored (docs/architecture.md, the event vocabulary)',
+};
 const ERR = { $ref: '#/components/schemas/Error' } as const;
 const idPath = '/v1/sessions/{id}';
 
@@ -42,31 +69,51 @@ function input(kind: 'prompt' | 'steer' | 'inject' | 'cancel', summaryText: stri
     summary: summaryText,
     auth: true,
     ...(kind === 'cancel' ? {} : { body: textBody }),
-    responses: { 202: { description: 'queued; a worker holding (or taking) the session applies it, once', schema: queued }, 400: { description: 'bad body', schema: ERR }, 404: { description: 'no such session', schema: ERR } },
+    responses: {
+      202: { description: 'queued; a worker holding (or taking) the session applies it, once', schema: queued },
+      400: { description: 'bad body', schema: ERR },
+      404: { description: 'no such session', schema: ERR },
+    },
   };
 }
 
 export const ROUTES: readonly RouteSpec[] = [
-  { method: 'GET', path: '/openapi.json', operationId: 'getOpenApi', summary: 'this document', auth: false, responses: { 200: { description: 'the OpenAPI 3.1 document' } } },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'this document',
+    auth: false,
+    responses: { 200: { description: 'the OpenAPI 3.1 document' } },
+  },
   {
     method: 'GET',
     path: '/v1/sessions',
     operationId: 'listSessions',
     summary: 'every stored session, newest first',
     auth: true,
-    responses: { 200: { description: 'the sessions', schema: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: summary } } } } },
+    responses: {
+      200: {
+        description: 'the sessions',
+        schema: { type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: summary } } },
+      },
+    },
   },
   {
     method: 'POST',
     path: '/v1/sessions',
     operationId: 'createSession',
-    summary: 'create a session for a workspace (a directory on the workers\' hosts), optionally with its first prompt',
+    summary: "create a session for a workspace (a directory on the workers' hosts), optionally with its first prompt",
     auth: true,
     body: {
       type: 'object',
       required: ['cwd'],
       additionalProperties: false,
-      properties: { cwd: { ...str, description: 'absolute path of the workspace' }, id: { ...str, description: 'the session id (default: a new UUID)' }, prompt: { ...str, minLength: 1, description: 'queued as the first prompt' } },
+      properties: {
+        cwd: { ...str, description: 'absolute path of the workspace' },
+        id: { ...str, description: 'the session id (default: a new UUID)' },
+        prompt: { ...str, minLength: 1, description: 'queued as the first prompt' },
+      },
     },
     responses: {
       201: { description: 'created', schema: { type: 'object', required: ['id'], properties: { id: str, inputId: int } } },
@@ -81,7 +128,14 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'a session: its header, who holds it, its queued input',
     auth: true,
     responses: {
-      200: { description: 'the session', schema: { type: 'object', required: ['id', 'header', 'queued'], properties: { id: str, header: { type: 'object' }, lockedBy: holder, queued: { type: 'array', items: queued } } } },
+      200: {
+        description: 'the session',
+        schema: {
+          type: 'object',
+          required: ['id', 'header', 'queued'],
+          properties: { id: str, header: { type: 'object' }, lockedBy: holder, queued: { type: 'array', items: queued } },
+        },
+      },
       404: { description: 'no such session', schema: ERR },
     },
   },
@@ -100,7 +154,10 @@ export const ROUTES: readonly RouteSpec[] = [
       { name: 'limit', description: 'at most this many events (default 1000, at most 10000)' },
     ],
     responses: {
-      200: { description: 'the events in seq order; `next` is the seq to ask for next', schema: { type: 'object', required: ['events', 'next'], properties: { events: { type: 'array', items: event }, next: int } } },
+      200: {
+        description: 'the events in seq order; `next` is the seq to ask for next',
+        schema: { type: 'object', required: ['events', 'next'], properties: { events: { type: 'array', items: event }, next: int } },
+      },
       404: { description: 'no such session', schema: ERR },
     },
   },
@@ -112,12 +169,18 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: true,
     query: [{ name: 'from', description: 'first seq (default 0; `Last-Event-ID` wins)' }],
     headers: [{ name: 'Last-Event-ID', description: 'resume after this seq (what the previous stream delivered last)' }],
-    responses: { 200: { description: 'text/event-stream: `id: <seq>`, `event: <type>`, `data: <the event JSON>`', sse: true }, 404: { description: 'no such session', schema: ERR } },
+    responses: {
+      200: { description: 'text/event-stream: `id: <seq>`, `event: <type>`, `data: <the event JSON>`', sse: true },
+      404: { description: 'no such session', schema: ERR },
+    },
   },
 ];
 
 /** A request's route: the spec and its path parameters, or why none. */
-export type Match = { kind: 'route'; spec: RouteSpec; params: Record<string, string> } | { kind: 'method'; allowed: string[] } | { kind: 'none' };
+export type Match =
+  | { kind: 'route'; spec: RouteSpec; params: Record<string, string> }
+  | { kind: 'method'; allowed: string[] }
+  | { kind: 'none' };
 
 function templateRegex(path: string): RegExp {
   const src = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');

@@ -22,7 +22,11 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   if (size > limit) throw new ServeError('BODY_TOO_LARGE', `the request body is over ${limit} bytes`);
   if (size === 0) return {};
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new ServeError('UNSUPPORTED_MEDIA_TYPE', `send the body as application/json (got ${type ? JSON.stringify(type) : 'no content-type'})`);
+  if (type !== 'application/json')
+    throw new ServeError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `send the body as application/json (got ${type ? JSON.stringify(type) : 'no content-type'})`,
+    );
   let v: unknown;
   const text = Buffer.concat(chunks).toString('utf8');
   try {
@@ -30,23 +34,31 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   } catch (e) {
     throw new ServeError('BAD_REQUEST', `the body is not JSON: ${(e as Error).message}`, { path: '$' });
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ServeError('BAD_REQUEST', 'the body must be a JSON object', { path: '$' });
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ServeError('BAD_REQUEST', 'the body must be a JSON object', { path: '$' });
   return v as Record<string, unknown>;
 }
 
 /** Refuse fields the route does not know (a typo must not be silently ignored). */
 export function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
   for (const k of Object.keys(body)) {
-    if (!allowed.includes(k)) throw new ServeError('BAD_REQUEST', `unknown field (expected ${allowed.length ? allowed.join(', ') : 'none'})`, { path: `$.${k}` });
+    if (!allowed.includes(k))
+      throw new ServeError('BAD_REQUEST', `unknown field (expected ${allowed.length ? allowed.join(', ') : 'none'})`, { path: `$.${k}` });
   }
 }
 
-export function optionalString(body: Record<string, unknown>, key: string, opts: { max?: number; pattern?: RegExp; hint?: string } = {}): string | undefined {
+export function optionalString(
+  body: Record<string, unknown>,
+  key: string,
+  opts: { max?: number; pattern?: RegExp; hint?: string } = {},
+): string | undefined {
   const v = body[key];
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || v.length === 0) throw new ServeError('BAD_REQUEST', 'expected a non-empty string', { path: `$.${key}` });
-  if (opts.max !== undefined && v.length > opts.max) throw new ServeError('BAD_REQUEST', `longer than ${opts.max} characters`, { path: `$.${key}` });
-  if (opts.pattern && !opts.pattern.test(v)) throw new ServeError('BAD_REQUEST', opts.hint ?? `does not match ${String(opts.pattern)}`, { path: `$.${key}` });
+  if (opts.max !== undefined && v.length > opts.max)
+    throw new ServeError('BAD_REQUEST', `longer than ${opts.max} characters`, { path: `$.${key}` });
+  if (opts.pattern && !opts.pattern.test(v))
+    throw new ServeError('BAD_REQUEST', opts.hint ?? `does not match ${String(opts.pattern)}`, { path: `$.${key}` });
   return v;
 }
 
@@ -65,6 +77,7 @@ export function messageContent(body: Record<string, unknown>): ContentBlock[] {
 export function intParam(params: URLSearchParams, name: string, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
   const v = params.get(name);
   if (v === null) return dflt;
-  if (!/^\d{1,15}$/.test(v) || Number(v) > max) throw new ServeError('BAD_REQUEST', `expected an integer from 0 to ${max}`, { path: `?${name}` });
+  if (!/^\d{1,15}$/.test(v) || Number(v) > max)
+    throw new ServeError('BAD_REQUEST', `expected an integer from 0 to ${max}`, { path: `?${name}` });
   return Number(v);
 }

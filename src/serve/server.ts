@@ -77,7 +77,11 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
   const requested = opts.host ?? '127.0.0.1';
   const loopback = LOOPBACK[requested];
   const bind = loopback ?? (opts.allowRemote ? requested : undefined);
-  if (bind === undefined) throw new ServeError('HOST_NOT_ALLOWED', `dsh serve listens on loopback only (127.0.0.1, ::1, localhost), not ${JSON.stringify(requested)}, unless remote hosts are allowed`);
+  if (bind === undefined)
+    throw new ServeError(
+      'HOST_NOT_ALLOWED',
+      `dsh serve listens on loopback only (127.0.0.1, ::1, localhost), not ${JSON.stringify(requested)}, unless remote hosts are allowed`,
+    );
   if (opts.token.length < 16) throw new ServeError('WEAK_TOKEN', 'the bearer token must be at least 16 characters');
   const store = opts.store;
   const tokenDigest = digest(opts.token);
@@ -106,7 +110,14 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
     listSessions: async ({ res }) => {
       const { sessions } = await store.list();
       const out = sessions
-        .map((s) => ({ id: s.id, cwd: s.header.cwd, createdAt: s.header.createdAt, modifiedMs: s.modifiedMs, parentSession: s.header.parentSession, lockedBy: s.lockedBy }))
+        .map((s) => ({
+          id: s.id,
+          cwd: s.header.cwd,
+          createdAt: s.header.createdAt,
+          modifiedMs: s.modifiedMs,
+          parentSession: s.header.parentSession,
+          lockedBy: s.lockedBy,
+        }))
         .sort((a, b) => b.createdAt - a.createdAt);
       sendJson(res, 200, { sessions: out });
     },
@@ -116,7 +127,8 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
       const cwd = optionalString(body, 'cwd', { max: 4096 });
       if (cwd === undefined) throw new ServeError('BAD_REQUEST', 'required: the workspace, an absolute path', { path: '$.cwd' });
       if (!isAbsolute(cwd)) throw new ServeError('BAD_REQUEST', 'the workspace must be an absolute path', { path: '$.cwd' });
-      const id = optionalString(body, 'id', { max: 200, pattern: /^[A-Za-z0-9._:-]+$/, hint: 'letters, digits, . _ : - only' }) ?? randomUUID();
+      const id =
+        optionalString(body, 'id', { max: 200, pattern: /^[A-Za-z0-9._:-]+$/, hint: 'letters, digits, . _ : - only' }) ?? randomUUID();
       const prompt = optionalString(body, 'prompt');
       // Created and closed at once: the lease is released for a worker to take.
       const h = await store.create({ cwd, id });
@@ -129,7 +141,12 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
       const { header } = await store.rows(params.id!, 0, 0);
       const listed = (await store.list()).sessions.find((s) => s.id === params.id);
       const queued = (await store.inputs(params.id!)).map((i) => ({ inputId: i.id, sessionId: i.sessionId, kind: i.kind }));
-      sendJson(res, 200, { id: params.id, header: JSON.parse(header) as unknown, ...(listed?.lockedBy ? { lockedBy: listed.lockedBy } : {}), queued });
+      sendJson(res, 200, {
+        id: params.id,
+        header: JSON.parse(header) as unknown,
+        ...(listed?.lockedBy ? { lockedBy: listed.lockedBy } : {}),
+        queued,
+      });
     },
     prompt: (c) => queue(c, 'prompt'),
     steer: (c) => queue(c, 'steer'),
@@ -148,14 +165,20 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
       let from = intParam(query, 'from', 0);
       const last = req.headers['last-event-id'];
       if (last !== undefined) {
-        if (typeof last !== 'string' || !/^\d{1,15}$/.test(last.trim())) throw new ServeError('BAD_REQUEST', 'Last-Event-ID must be the seq of the last event received', { path: 'Last-Event-ID' });
+        if (typeof last !== 'string' || !/^\d{1,15}$/.test(last.trim()))
+          throw new ServeError('BAD_REQUEST', 'Last-Event-ID must be the seq of the last event received', { path: 'Last-Event-ID' });
         from = Number(last.trim()) + 1;
       }
       const id = params.id!;
       const s: { tail?: Tail; res: ServerResponse; timer?: NodeJS.Timeout } = { res };
       const open = (): void => {
         if (res.headersSent) return;
-        res.writeHead(200, { ...HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+        res.writeHead(200, {
+          ...HEADERS,
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          Connection: 'keep-alive',
+          'X-Accel-Buffering': 'no',
+        });
         res.write(': dsh events\n\n');
       };
       const end = (): void => {
@@ -203,7 +226,8 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
         res.setHeader('Allow', m.allowed.join(', '));
         throw new ServeError('METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed here (${m.allowed.join(', ')})`);
       }
-      if (m.spec.auth && !authorized(req)) throw new ServeError('UNAUTHORIZED', 'send Authorization: Bearer <token> (the token dsh serve printed)');
+      if (m.spec.auth && !authorized(req))
+        throw new ServeError('UNAUTHORIZED', 'send Authorization: Bearer <token> (the token dsh serve printed)');
       await handlers[m.spec.operationId]({ req, res, params: m.params, query: url.searchParams });
     } catch (e) {
       sendError(res, e);

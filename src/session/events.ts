@@ -9,13 +9,7 @@
  * and `SessionEvent` is derived from the map, so `switch (event.type)` narrows `event.data`
  * without a type assertion. Because the map is open, consumers must not `assertNever` on it.
  */
-import type {
-  AssistantMessage,
-  CallId,
-  ContentBlock,
-  ToolResultMessage,
-  UserMessage,
-} from '../model/message.js';
+import type { AssistantMessage, CallId, ContentBlock, ToolResultMessage, UserMessage } from '../model/message.js';
 import type { StreamChunk } from '../model/stream.js';
 import type { TokenUsage } from '../model/usage.js';
 import type { LlmFailure } from '../model/failure.js';
@@ -30,11 +24,7 @@ export type SessionId = string;
 // ---------------------------------------------------------------------------------------------
 // Turn end reasons and cancellation causes
 
-export type AgentCancelCause =
-  | { kind: 'user' }
-  | { kind: 'parent' }
-  | { kind: 'hook'; reason: string }
-  | { kind: 'disposed' };
+export type AgentCancelCause = { kind: 'user' } | { kind: 'parent' } | { kind: 'hook'; reason: string } | { kind: 'disposed' };
 
 /** `legacy` appears only in imports of old logs whose aborted turns recorded no cause. */
 export type TurnEndCancelCause = AgentCancelCause | { kind: 'legacy' };
@@ -53,14 +43,7 @@ export interface TurnEndReasonMap {
 }
 export type TurnEndReason = TurnEndReasonMap[keyof TurnEndReasonMap];
 export type TurnEndKind = TurnEndReason['kind'];
-export const TURN_END_KINDS: readonly TurnEndKind[] = [
-  'completed',
-  'aborted',
-  'blocked',
-  'error',
-  'max-tokens',
-  'interrupted',
-];
+export const TURN_END_KINDS: readonly TurnEndKind[] = ['completed', 'aborted', 'blocked', 'error', 'max-tokens', 'interrupted'];
 
 // ---------------------------------------------------------------------------------------------
 // Request header
@@ -248,11 +231,7 @@ export type SessionEventType = keyof SessionEventMap;
 
 /** The only event types that project to messages and may carry surface metadata. */
 export type SurfaceEventType = 'user/message' | 'assistant/message' | 'tool/result';
-export const SURFACE_EVENT_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>([
-  'user/message',
-  'assistant/message',
-  'tool/result',
-]);
+export const SURFACE_EVENT_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>(['user/message', 'assistant/message', 'tool/result']);
 
 /** How a surface event enters the ordered surface. */
 export type SurfaceOp = 'append' | { op: 'replace'; start: number; end: number };

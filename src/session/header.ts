@@ -7,7 +7,17 @@ import { SessionError } from './errors.js';
 import { PLACEHOLDER, type ValidationOptions } from './validate.js';
 import { preview } from './json.js';
 
-const HEADER_KEYS = new Set(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']);
+const HEADER_KEYS = new Set([
+  'version',
+  'id',
+  'createdAt',
+  'cwd',
+  'parentSession',
+  'seedLength',
+  'origin',
+  'delegationDepth',
+  'agentPreset',
+]);
 
 function bad(path: string, why: string): never {
   throw new SessionError('INVALID_HEADER', `session header is invalid at ${path}: ${why}`, { path, rule: 'header' });
@@ -29,7 +39,8 @@ export function validateHeader(h: unknown, opts: ValidationOptions = {}): Sessio
     return false;
   };
   // -0 equals 0 but would be written back as 0: not lossless, refused like anywhere else.
-  for (const k of ['version', 'createdAt', 'seedLength', 'delegationDepth'] as const) if (Object.is(o[k], -0)) bad(`$.${k}`, '-0 is not lossless JSON (it is written back as 0)');
+  for (const k of ['version', 'createdAt', 'seedLength', 'delegationDepth'] as const)
+    if (Object.is(o[k], -0)) bad(`$.${k}`, '-0 is not lossless JSON (it is written back as 0)');
   if (o.version !== SESSION_FORMAT_VERSION) {
     throw new SessionError(
       'INVALID_HEADER',
@@ -39,12 +50,14 @@ export function validateHeader(h: unknown, opts: ValidationOptions = {}): Sessio
   }
   if (typeof o.id !== 'string' || o.id === '') bad('$.id', 'expected a non-empty string');
   placeholder('$.id', o.id);
-  if (typeof o.createdAt !== 'number' || !Number.isSafeInteger(o.createdAt) || o.createdAt < 0) bad('$.createdAt', 'expected non-negative integer epoch ms');
+  if (typeof o.createdAt !== 'number' || !Number.isSafeInteger(o.createdAt) || o.createdAt < 0)
+    bad('$.createdAt', 'expected non-negative integer epoch ms');
   if (o.cwd !== undefined) {
     if (typeof o.cwd !== 'string') bad('$.cwd', 'expected a string');
     if (!placeholder('$.cwd', o.cwd) && !isAbsolute(o.cwd)) bad('$.cwd', `must be an absolute path, got ${preview(o.cwd)}`);
   }
-  if (o.parentSession !== undefined && (typeof o.parentSession !== 'string' || o.parentSession === '')) bad('$.parentSession', 'expected a non-empty string');
+  if (o.parentSession !== undefined && (typeof o.parentSession !== 'string' || o.parentSession === ''))
+    bad('$.parentSession', 'expected a non-empty string');
   for (const k of ['seedLength', 'delegationDepth'] as const) {
     const v = o[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)) bad(`$.${k}`, 'expected a non-negative integer');

@@ -8,7 +8,24 @@ export { validateEventData, validateEnvelope, PLACEHOLDER, type ValidationOption
 export { validateHeader } from './header.js';
 export { canonicalHeader, headerEquals, foldRequestHeader } from './request-header.js';
 export { interruptedTurnClosers, TOOL_NOT_STARTED_TEXT, TOOL_OUTCOME_UNKNOWN_TEXT, type EventDraft } from './repair.js';
-export { Session, isChunkRun, type ChunkRunView, type SessionOptions, type SeedOptions, type SessionListener, type PreCommitCheck, type EventCandidate } from './session.js';
+export {
+  Session,
+  isChunkRun,
+  type ChunkRunView,
+  type SessionOptions,
+  type SeedOptions,
+  type SessionListener,
+  type PreCommitCheck,
+  type EventCandidate,
+} from './session.js';
 export * from './codec/rows.js';
 export * from './codec/jsonl.js';
-export { loadJsonl, loadJsonlFile, loadJsonlFd, loadJsonlLines, type LoadOptions, type FileLoadOptions, type LoadedLog } from './codec/load.js';
+export {
+  loadJsonl,
+  loadJsonlFile,
+  loadJsonlFd,
+  loadJsonlLines,
+  type LoadOptions,
+  type FileLoadOptions,
+  type LoadedLog,
+} from './codec/load.js';

@@ -137,7 +137,10 @@ function slowWalk(root: unknown, rootPath: string, copy: boolean, fail: (path: s
   } catch (e) {
     if (e instanceof SessionError) throw e;
     // A getter that throws, a revoked Proxy: not data. Named with the path being read.
-    fail(pathOf(rootPath, stack), `reading it threw (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}); only plain data is JSON`);
+    fail(
+      pathOf(rootPath, stack),
+      `reading it threw (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}); only plain data is JSON`,
+    );
   }
 }
 

@@ -14,14 +14,7 @@
  */
 import type { StreamChunk, FinishReason } from '../model/stream.js';
 import type { UserMessage } from '../model/message.js';
-import type {
-  EpochHeader,
-  InboxTarget,
-  LlmRetryData,
-  SessionEvent,
-  TodoItem,
-  TurnEndReason,
-} from './events.js';
+import type { EpochHeader, InboxTarget, LlmRetryData, SessionEvent, TodoItem, TurnEndReason } from './events.js';
 
 export interface RecordedAttempt {
   turn: number;
@@ -192,7 +185,15 @@ export function indexRecording(events: readonly SessionEvent[]): RecordedLog {
         busy = true;
         let a = step.attempts[step.attempts.length - 1];
         if (!a || attemptClosed) {
-          a = { turn: step.turn, step: step.step, attempt: step.attempts.length + 1, firstSeq: e.seq, chunks: [], chunkSeqs: [], retried: false };
+          a = {
+            turn: step.turn,
+            step: step.step,
+            attempt: step.attempts.length + 1,
+            firstSeq: e.seq,
+            chunks: [],
+            chunkSeqs: [],
+            retried: false,
+          };
           step.attempts.push(a);
           attempts.push(a);
           attemptClosed = false;
@@ -228,7 +229,14 @@ export function indexRecording(events: readonly SessionEvent[]): RecordedLog {
       case 'tool/call':
         if (!step) break;
         busy = true;
-        step.toolCalls.push({ callId: e.data.callId, name: e.data.name, arguments: e.data.arguments, callSeq: e.seq, todos: [], overlapped: false });
+        step.toolCalls.push({
+          callId: e.data.callId,
+          name: e.data.name,
+          arguments: e.data.arguments,
+          callSeq: e.seq,
+          todos: [],
+          overlapped: false,
+        });
         break;
       case 'tool/result': {
         if (!step) break;
@@ -255,7 +263,13 @@ export function indexRecording(events: readonly SessionEvent[]): RecordedLog {
         const s = e.data;
         // A plugin event: its shape is not validated on load, so a malformed splice is skipped.
         const list = (inbox as Record<string, UserMessage[] | undefined>)[s.target as string];
-        if (!Array.isArray(list) || !Array.isArray(s.inserted) || !Number.isSafeInteger(s.start) || (s.removedCount !== undefined && !Number.isSafeInteger(s.removedCount))) break;
+        if (
+          !Array.isArray(list) ||
+          !Array.isArray(s.inserted) ||
+          !Number.isSafeInteger(s.start) ||
+          (s.removedCount !== undefined && !Number.isSafeInteger(s.removedCount))
+        )
+          break;
         const removed = list.splice(s.start, s.removedCount ?? 0, ...s.inserted);
         // A claim is a pure deletion inside a turn; a cancel or discard carries an outcome.
         if (turn && removed.length > 0 && s.inserted.length === 0 && s.outcome === undefined) {

@@ -26,8 +26,7 @@ export interface EventDraft<K extends SessionEventType = SessionEventType> {
 
 export const TOOL_OUTCOME_UNKNOWN_TEXT =
   'This tool call was interrupted: the harness stopped before its result was recorded. It may or may not have taken effect. Check the state before relying on it, and repeat it only if it is safe to run twice.';
-export const TOOL_NOT_STARTED_TEXT =
-  'This tool call never started: the harness stopped before dispatching it, so it had no effect.';
+export const TOOL_NOT_STARTED_TEXT = 'This tool call never started: the harness stopped before dispatching it, so it had no effect.';
 
 /**
  * Closers for the turn left open at the end of `events`: the whole log, or any suffix of it that

@@ -22,7 +22,13 @@ export function canonicalHeader(h: EpochHeader): EpochHeader {
  */
 export function headerToolNames(tools: unknown): string[] | undefined {
   if (!Array.isArray(tools)) return undefined;
-  return tools.map((t) => (typeof t === 'string' ? t : typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string' ? (t as { name: string }).name : ''));
+  return tools.map((t) =>
+    typeof t === 'string'
+      ? t
+      : typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string'
+        ? (t as { name: string }).name
+        : '',
+  );
 }
 
 /** The tool schemas a header recorded, when it recorded schemas (not names, not a placeholder). */

@@ -42,7 +42,10 @@ import { canonicalHeader } from './request-header.js';
  * A run of same-block chunk deltas as a loaded log stores it (`Session.records`): shared placement,
  * and each member's payload and time by index; `member(k)` materialises the event at `seq0 + k`.
  */
-export type ChunkRunView = Pick<ChunkRun, 'seq0' | 'length' | 'turn' | 'step' | 'index' | 'kind' | 'id' | 'name' | 'payload' | 'time' | 'member'>;
+export type ChunkRunView = Pick<
+  ChunkRun,
+  'seq0' | 'length' | 'turn' | 'step' | 'index' | 'kind' | 'id' | 'name' | 'payload' | 'time' | 'member'
+>;
 
 /** Is a record of `Session.records` a compact chunk run (rather than one event)? */
 export function isChunkRun(r: SessionEvent | ChunkRunView): r is ChunkRunView {
@@ -246,7 +249,13 @@ export class Session {
     try {
       validateEnvelope(raw, index);
       const type = (raw as { type: string }).type;
-      const event = (mode === 'copy' ? copyJson(raw, type, '$', index) : mode === 'own' ? freezeInPlace(raw, type, '$', index) : freezeParsed(raw, type, '$', index)) as SessionEvent;
+      const event = (
+        mode === 'copy'
+          ? copyJson(raw, type, '$', index)
+          : mode === 'own'
+            ? freezeInPlace(raw, type, '$', index)
+            : freezeParsed(raw, type, '$', index)
+      ) as SessionEvent;
       validateEventData(type, index, event.data, validation);
       this.commit(event);
     } catch (err) {
@@ -375,12 +384,21 @@ export class Session {
   }
 
   /** The ordered surface: a frozen snapshot, shared until the surface next changes. */
-  get surface(): { readonly nodes: readonly number[]; readonly replaceGeneration: number; readonly replacements: readonly SurfaceReplacement[] } {
+  get surface(): {
+    readonly nodes: readonly number[];
+    readonly replaceGeneration: number;
+    readonly replacements: readonly SurfaceReplacement[];
+  } {
     return this.surfaceState.view();
   }
 
   /** Turn/step position: what is open and what was numbered last (a frozen snapshot). */
-  get trace(): { readonly openTurn: number | undefined; readonly openStep: number | undefined; readonly lastTurn: number; readonly lastStep: number } {
+  get trace(): {
+    readonly openTurn: number | undefined;
+    readonly openStep: number | undefined;
+    readonly lastTurn: number;
+    readonly lastStep: number;
+  } {
     const t = this.traceState;
     return Object.freeze({ openTurn: t.openTurn, openStep: t.openStep, lastTurn: t.lastTurn, lastStep: t.lastStep });
   }
@@ -412,7 +430,8 @@ export class Session {
   append(type: string, data: unknown, opts?: unknown): SessionEvent {
     const seq = this.count;
     if (this.busy !== undefined) {
-      const where = this.busy === 'publishing' ? 'a session/event listener' : 'another append (a pre-commit check, the clock, or a getter in the data)';
+      const where =
+        this.busy === 'publishing' ? 'a session/event listener' : 'another append (a pre-commit check, the clock, or a getter in the data)';
       throw new SessionError('REENTRANT_APPEND', `cannot append "${String(type)}" from inside ${where} (seq ${seq}); schedule it instead`, {
         eventType: String(type),
         seq,
@@ -434,11 +453,19 @@ export class Session {
   /** Validate and freeze the new event (no state changes). */
   private build(type: string, data: unknown, seq: number, optsArg: unknown): SessionEvent {
     if (typeof type !== 'string' || type.length === 0) {
-      throw new SessionError('INVALID_EVENT', `event type must be a non-empty string, got ${typeof type === 'string' ? '""' : typeof type}`, { seq, rule: 'envelope' });
+      throw new SessionError(
+        'INVALID_EVENT',
+        `event type must be a non-empty string, got ${typeof type === 'string' ? '""' : typeof type}`,
+        { seq, rule: 'envelope' },
+      );
     }
     if (RESERVED_TYPES.has(type)) throw reservedType(type, seq);
     if (optsArg !== undefined && (typeof optsArg !== 'object' || optsArg === null || Array.isArray(optsArg))) {
-      throw new SessionError('INVALID_EVENT', `event "${type}" at seq ${seq}: append options must be an object ({surfaceOp, sourceEventSeqs, ignorable}) or omitted, got ${optsArg === null ? 'null' : Array.isArray(optsArg) ? 'an array' : typeof optsArg}`, { eventType: type, seq, rule: 'envelope' });
+      throw new SessionError(
+        'INVALID_EVENT',
+        `event "${type}" at seq ${seq}: append options must be an object ({surfaceOp, sourceEventSeqs, ignorable}) or omitted, got ${optsArg === null ? 'null' : Array.isArray(optsArg) ? 'an array' : typeof optsArg}`,
+        { eventType: type, seq, rule: 'envelope' },
+      );
     }
     const opts = optsArg as { surfaceOp?: SurfaceOp; sourceEventSeqs?: number[]; ignorable?: true } | undefined;
     const frozen = copyJson(data, type, '$.data', seq);
@@ -446,7 +473,12 @@ export class Session {
     const event: Record<string, unknown> = { type, seq, time: this.clock(), data: frozen };
     if (opts !== undefined) {
       if (opts.ignorable !== undefined) {
-        if (opts.ignorable !== true) throw new SessionError('INVALID_EVENT', `event "${type}" at seq ${seq}: ignorable must be true when given`, { eventType: type, seq, rule: 'envelope' });
+        if (opts.ignorable !== true)
+          throw new SessionError('INVALID_EVENT', `event "${type}" at seq ${seq}: ignorable must be true when given`, {
+            eventType: type,
+            seq,
+            rule: 'envelope',
+          });
         event.ignorable = true;
       }
       if (opts.surfaceOp !== undefined) event.surfaceOp = copyJson(opts.surfaceOp, type, '$.surfaceOp', seq);
@@ -454,7 +486,11 @@ export class Session {
     }
     const time = event.time;
     if (typeof time !== 'number' || !Number.isSafeInteger(time)) {
-      throw new SessionError('INVALID_EVENT', `the session clock returned ${String(time)}; event times are integer epoch ms`, { eventType: type, seq, rule: 'envelope' });
+      throw new SessionError('INVALID_EVENT', `the session clock returned ${String(time)}; event times are integer epoch ms`, {
+        eventType: type,
+        seq,
+        rule: 'envelope',
+      });
     }
     return Object.freeze(event) as unknown as SessionEvent;
   }
@@ -532,7 +568,10 @@ export class Session {
     const b = boundary ?? n - 1;
     if (boundary !== undefined && (!Number.isSafeInteger(boundary) || boundary < 0 || boundary >= n)) {
       const shown = typeof boundary === 'number' ? String(boundary) : `${preview(boundary)} (a ${typeof boundary}, not a number)`;
-      throw new SessionError('INVALID_BOUNDARY', `fork boundary ${shown} is not a seq of this session (0…${n - 1})`, { ...(typeof boundary === 'number' ? { seq: boundary } : {}), rule: 'fork-boundary' });
+      throw new SessionError('INVALID_BOUNDARY', `fork boundary ${shown} is not a seq of this session (0…${n - 1})`, {
+        ...(typeof boundary === 'number' ? { seq: boundary } : {}),
+        rule: 'fork-boundary',
+      });
     }
     // Records through the one holding b (a run never straddles a valid boundary: its members sit
     // inside a turn, and a boundary inside a turn is refused below).
@@ -542,15 +581,20 @@ export class Session {
       if (t === 'turn/end') break;
       if (t === 'turn/start') {
         const start = prefix[i] as SessionEvent<'turn/start'>;
-        throw new SessionError('OPEN_TURN', `cannot fork at seq ${b}: turn ${start.data.turn} (opened at seq ${start.seq}) is still open there; pick a seq between turns`, {
-          seq: b,
-          rule: 'fork-boundary',
-        });
+        throw new SessionError(
+          'OPEN_TURN',
+          `cannot fork at seq ${b}: turn ${start.data.turn} (opened at seq ${start.seq}) is still open there; pick a seq between turns`,
+          {
+            seq: b,
+            rule: 'fork-boundary',
+          },
+        );
       }
     }
     const header: Partial<SessionHeader> = { ...opts.header, parentSession: this.id, seedLength: b + 1 };
     if (this.header.cwd !== undefined && header.cwd === undefined) header.cwd = this.header.cwd;
-    if (this.header.delegationDepth !== undefined && header.delegationDepth === undefined) header.delegationDepth = this.header.delegationDepth;
+    if (this.header.delegationDepth !== undefined && header.delegationDepth === undefined)
+      header.delegationDepth = this.header.delegationDepth;
     const childOpts: SessionOptions = { ...opts, header };
     if (childOpts.clock === undefined) childOpts.clock = this.clock;
     return new Session(

@@ -29,7 +29,12 @@ export interface SurfaceCandidate {
 
 export type EventLookup = (seq: number) => SessionEvent | undefined;
 
-function fail(c: SurfaceCandidate, code: 'SURFACE_OP_REQUIRED' | 'SURFACE_OP_FORBIDDEN' | 'INVALID_SURFACE_OP' | 'INVALID_SOURCE_SEQS' | 'INVALID_REPLACE', rule: string, why: string): never {
+function fail(
+  c: SurfaceCandidate,
+  code: 'SURFACE_OP_REQUIRED' | 'SURFACE_OP_FORBIDDEN' | 'INVALID_SURFACE_OP' | 'INVALID_SOURCE_SEQS' | 'INVALID_REPLACE',
+  rule: string,
+  why: string,
+): never {
   throw new SessionError(code, `event "${c.type}" at seq ${c.seq} breaks the ${rule} rule: ${why}`, {
     eventType: c.type,
     seq: c.seq,
@@ -64,7 +69,8 @@ export class SurfaceState {
   check(c: SurfaceCandidate, lookup: EventLookup): void {
     const isSurface = SURFACE_EVENT_TYPES.has(c.type);
     if (!isSurface) {
-      if (c.surfaceOp !== undefined) fail(c, 'SURFACE_OP_FORBIDDEN', 'surface-op', 'only user/message, assistant/message and tool/result may carry surfaceOp');
+      if (c.surfaceOp !== undefined)
+        fail(c, 'SURFACE_OP_FORBIDDEN', 'surface-op', 'only user/message, assistant/message and tool/result may carry surfaceOp');
       if (c.sourceEventSeqs !== undefined) fail(c, 'SURFACE_OP_FORBIDDEN', 'source-seqs', 'only surface events may carry sourceEventSeqs');
       return;
     }
@@ -74,7 +80,12 @@ export class SurfaceState {
     if (sources !== undefined) this.checkSources(c, sources);
     if (op === 'append') return;
     if (typeof op !== 'object' || op === null || op.op !== 'replace' || !Number.isSafeInteger(op.start) || !Number.isSafeInteger(op.end)) {
-      fail(c, 'INVALID_SURFACE_OP', 'surface-op', `surfaceOp must be 'append' or {op:'replace', start, end} with integer seqs, got ${preview(op)}`);
+      fail(
+        c,
+        'INVALID_SURFACE_OP',
+        'surface-op',
+        `surfaceOp must be 'append' or {op:'replace', start, end} with integer seqs, got ${preview(op)}`,
+      );
     }
     const keys = Object.keys(op);
     if (keys.length !== 3) fail(c, 'INVALID_SURFACE_OP', 'surface-op', `replace surfaceOp has unexpected keys ${preview(keys)}`);
@@ -84,25 +95,39 @@ export class SurfaceState {
     if (j < 0) fail(c, 'INVALID_REPLACE', 'replace-range', `replace end ${op.end} is not a current surface node`);
     if (i > j) fail(c, 'INVALID_REPLACE', 'replace-range', `replace start ${op.start} comes after end ${op.end} on the surface`);
     const shadowed = this.nodes.slice(i, j + 1);
-    if (sources === undefined) fail(c, 'INVALID_REPLACE', 'replace-provenance', `a replace must list the nodes it shadows in sourceEventSeqs (${preview(shadowed, 200)})`);
+    if (sources === undefined)
+      fail(
+        c,
+        'INVALID_REPLACE',
+        'replace-provenance',
+        `a replace must list the nodes it shadows in sourceEventSeqs (${preview(shadowed, 200)})`,
+      );
     const have = new Set(sources);
     const missing = shadowed.filter((s) => !have.has(s));
-    if (missing.length > 0) fail(c, 'INVALID_REPLACE', 'replace-provenance', `sourceEventSeqs omits shadowed node(s) ${preview(missing, 200)}`);
+    if (missing.length > 0)
+      fail(c, 'INVALID_REPLACE', 'replace-provenance', `sourceEventSeqs omits shadowed node(s) ${preview(missing, 200)}`);
     if (c.type === 'tool/result') this.checkToolResultReplace(c, shadowed, lookup);
   }
 
   private checkSources(c: SurfaceCandidate, sources: readonly number[]): void {
     if (!Array.isArray(sources)) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', 'sourceEventSeqs must be an array');
     if (sources.length === 0 && c.type !== 'assistant/message') {
-      fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', 'an empty sourceEventSeqs is allowed only on assistant/message (a known empty stream); omit it when sources are unknown');
+      fail(
+        c,
+        'INVALID_SOURCE_SEQS',
+        'source-seqs',
+        'an empty sourceEventSeqs is allowed only on assistant/message (a known empty stream); omit it when sources are unknown',
+      );
     }
     // Sources are almost always listed in ascending order, which proves them unique without a set.
     let ascending = true;
     let prev = -1;
     for (let i = 0; i < sources.length; i++) {
       const s = sources[i]!;
-      if (!Number.isSafeInteger(s) || s < 0) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entries must be non-negative integers, got ${preview(s)}`);
-      if (s >= c.seq) fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entry ${s} does not precede the event's own seq ${c.seq}`);
+      if (!Number.isSafeInteger(s) || s < 0)
+        fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entries must be non-negative integers, got ${preview(s)}`);
+      if (s >= c.seq)
+        fail(c, 'INVALID_SOURCE_SEQS', 'source-seqs', `sourceEventSeqs entry ${s} does not precede the event's own seq ${c.seq}`);
       if (s <= prev) ascending = false;
       prev = s;
     }
@@ -115,9 +140,16 @@ export class SurfaceState {
   }
 
   private checkToolResultReplace(c: SurfaceCandidate, shadowed: number[], lookup: EventLookup): void {
-    if (shadowed.length !== 1) fail(c, 'INVALID_REPLACE', 'tool-result-replace', `a tool/result replace must shadow exactly one node, not ${shadowed.length}`);
+    if (shadowed.length !== 1)
+      fail(c, 'INVALID_REPLACE', 'tool-result-replace', `a tool/result replace must shadow exactly one node, not ${shadowed.length}`);
     const target = lookup(shadowed[0]!);
-    if (target?.type !== 'tool/result') fail(c, 'INVALID_REPLACE', 'tool-result-replace', `a tool/result replace must target a tool/result, not ${target?.type ?? 'nothing'}`);
+    if (target?.type !== 'tool/result')
+      fail(
+        c,
+        'INVALID_REPLACE',
+        'tool-result-replace',
+        `a tool/result replace must target a tool/result, not ${target?.type ?? 'nothing'}`,
+      );
     if (!sameExceptToolContent(target.data, c.data)) {
       fail(c, 'INVALID_REPLACE', 'tool-result-replace', 'a tool/result replace may change only the tool-result block content');
     }
@@ -136,7 +168,12 @@ export class SurfaceState {
     const j = this.nodes.indexOf(op.end);
     const shadowedSeqs = this.nodes.splice(i, j - i + 1, e.seq);
     this.replaceGeneration += 1;
-    const r: SurfaceReplacement = Object.freeze({ seq: e.seq, start: op.start, end: op.end, shadowedSeqs: Object.freeze(shadowedSeqs) as number[] });
+    const r: SurfaceReplacement = Object.freeze({
+      seq: e.seq,
+      start: op.start,
+      end: op.end,
+      shadowedSeqs: Object.freeze(shadowedSeqs) as number[],
+    });
     this.replacements.push(r);
     return r;
   }
@@ -198,7 +235,11 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Fold a whole event list into its surface (the pure, non-incremental form). */
-export function foldSurface(events: readonly SessionEvent[]): { nodes: number[]; replacements: SurfaceReplacement[]; replaceGeneration: number } {
+export function foldSurface(events: readonly SessionEvent[]): {
+  nodes: number[];
+  replacements: SurfaceReplacement[];
+  replaceGeneration: number;
+} {
   const s = new SurfaceState();
   for (const e of events) s.apply(e);
   return { nodes: s.nodes, replacements: s.replacements, replaceGeneration: s.replaceGeneration };

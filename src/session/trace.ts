@@ -145,7 +145,8 @@ export class TraceState {
         this.requireTurn(c);
         if (this.openStep !== undefined) this.fail(c, 'turn-nesting', `step ${this.openStep} is still open`);
         const s = num(c.data, 'step');
-        if (s !== this.lastStep + 1) this.fail(c, 'step-numbering', `the next step of turn ${this.openTurn} is ${this.lastStep + 1}, not ${s}`);
+        if (s !== this.lastStep + 1)
+          this.fail(c, 'step-numbering', `the next step of turn ${this.openTurn} is ${this.lastStep + 1}, not ${s}`);
         return;
       }
       case 'step/end':
@@ -159,7 +160,11 @@ export class TraceState {
         const prior = typeof id === 'string' ? this.calls.get(id) : undefined;
         if (prior !== undefined) {
           const where = prior.seq === undefined ? 'by a TOOL_NOT_STARTED result' : `(seq ${prior.seq})`;
-          this.fail(c, 'tool-call-unique', `callId "${String(id)}" was already used in step ${this.openStep} ${where}; a second call would let one call id carry two results`);
+          this.fail(
+            c,
+            'tool-call-unique',
+            `callId "${String(id)}" was already used in step ${this.openStep} ${where}; a second call would let one call id carry two results`,
+          );
         }
         return;
       }

@@ -56,7 +56,8 @@ class Checker {
   }
   count(o: Obj, k: string, path: string): void {
     const v = o[k];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) this.fail(`${path}.${k}`, `expected a non-negative number, got ${describe(v)}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
+      this.fail(`${path}.${k}`, `expected a non-negative number, got ${describe(v)}`);
   }
   placeholder(v: unknown, path: string): boolean {
     if (typeof v === 'string' && PLACEHOLDER.test(v) && this.opts.onPlaceholder) {
@@ -110,7 +111,8 @@ class Checker {
       case 'tool-result': {
         this.str(b.toolCallId, `${path}.toolCallId`, true);
         const inner = this.arr(b.content, `${path}.content`);
-        if (b.isError !== undefined && typeof b.isError !== 'boolean') this.fail(`${path}.isError`, `expected a boolean, got ${describe(b.isError)}`);
+        if (b.isError !== undefined && typeof b.isError !== 'boolean')
+          this.fail(`${path}.isError`, `expected a boolean, got ${describe(b.isError)}`);
         return inner;
       }
       default:
@@ -147,7 +149,8 @@ class Checker {
     switch (t) {
       case 'block-start':
         index();
-        if (!BLOCK_TYPES.has(ch.blockType as string)) this.fail(`${path}.blockType`, `expected text, reasoning or tool-call, got ${describe(ch.blockType)}`);
+        if (!BLOCK_TYPES.has(ch.blockType as string))
+          this.fail(`${path}.blockType`, `expected text, reasoning or tool-call, got ${describe(ch.blockType)}`);
         return;
       case 'text-delta':
       case 'reasoning-delta':
@@ -172,13 +175,17 @@ class Checker {
       case 'finish': {
         const r = this.obj(ch.reason, `${path}.reason`);
         const kind = this.str(r.kind, `${path}.reason.kind`, true);
-        if (!FINISH_KINDS.has(kind)) this.fail(`${path}.reason.kind`, `expected stop, tool-calls, max-tokens, aborted or error, got ${describe(kind)}`);
+        if (!FINISH_KINDS.has(kind))
+          this.fail(`${path}.reason.kind`, `expected stop, tool-calls, max-tokens, aborted or error, got ${describe(kind)}`);
         if (kind === 'aborted' || kind === 'error') this.failure(r.failure, `${path}.reason.failure`);
         if (ch.replayState !== undefined) this.obj(ch.replayState, `${path}.replayState`);
         return;
       }
       default:
-        this.fail(`${path}.type`, `unknown stream chunk type ${describe(t)} (expected block-start, text-delta, reasoning-delta, tool-call-delta, block-end, usage or finish)`);
+        this.fail(
+          `${path}.type`,
+          `unknown stream chunk type ${describe(t)} (expected block-start, text-delta, reasoning-delta, tool-call-delta, block-end, usage or finish)`,
+        );
     }
   }
 
@@ -225,7 +232,12 @@ function plainlyValid(type: string, data: unknown): boolean {
         case 'reasoning-delta':
           return typeof c.text === 'string';
         case 'tool-call-delta':
-          return typeof c.id === 'string' && c.id !== '' && typeof c.argumentsDelta === 'string' && (c.name === undefined || typeof c.name === 'string');
+          return (
+            typeof c.id === 'string' &&
+            c.id !== '' &&
+            typeof c.argumentsDelta === 'string' &&
+            (c.name === undefined || typeof c.name === 'string')
+          );
         default:
           return false;
       }
@@ -234,7 +246,14 @@ function plainlyValid(type: string, data: unknown): boolean {
     case 'step/end':
       return isCount(d.turn) && isCount(d.step);
     case 'tool/call':
-      return isCount(d.turn) && isCount(d.step) && typeof d.callId === 'string' && d.callId !== '' && typeof d.name === 'string' && typeof d.arguments === 'string';
+      return (
+        isCount(d.turn) &&
+        isCount(d.step) &&
+        typeof d.callId === 'string' &&
+        d.callId !== '' &&
+        typeof d.name === 'string' &&
+        typeof d.arguments === 'string'
+      );
     default:
       return false;
   }
@@ -249,7 +268,12 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       const d = c.obj(data, '$.data');
       c.turnStep(d, false);
       // Old logs carried a turn trigger; the loader strips it, so a live one would not survive a reload.
-      if ('trigger' in d) c.fail('$.data.trigger', 'turn/start has no trigger in dsh v0 (legacy vocabulary; what entered the turn is its user/message batch)', 'LEGACY_VOCABULARY');
+      if ('trigger' in d)
+        c.fail(
+          '$.data.trigger',
+          'turn/start has no trigger in dsh v0 (legacy vocabulary; what entered the turn is its user/message batch)',
+          'LEGACY_VOCABULARY',
+        );
       return;
     }
     case 'turn/end': {
@@ -279,7 +303,8 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       c.turnStep(d, true);
       const m = c.message(d.message, '$.data.message', 'assistant');
       const src = m.source as Obj;
-      if (src.kind !== 'model') c.fail('$.data.message.source.kind', `an assistant message must come from a model, got ${describe(src.kind)}`);
+      if (src.kind !== 'model')
+        c.fail('$.data.message.source.kind', `an assistant message must come from a model, got ${describe(src.kind)}`);
       c.str(src.provider, '$.data.message.source.provider', true);
       c.str(src.model, '$.data.message.source.model', true);
       if (d.usage !== undefined) c.usage(d.usage, '$.data.usage');
@@ -299,7 +324,8 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       c.turnStep(d, true);
       const m = c.message(d.message, '$.data.message', 'user');
       const src = m.source as Obj;
-      if (src.kind !== 'tool') c.fail('$.data.message.source.kind', `a tool result must have source kind "tool", got ${describe(src.kind)}`);
+      if (src.kind !== 'tool')
+        c.fail('$.data.message.source.kind', `a tool result must have source kind "tool", got ${describe(src.kind)}`);
       const callId = c.str(src.callId, '$.data.message.source.callId', true);
       const content = m.content as Obj[];
       if (content.length !== 1 || content[0]?.type !== 'tool-result') {
@@ -321,13 +347,15 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       todos.forEach((t, i) => {
         const o = c.obj(t, `$.data.todos[${i}]`);
         c.str(o.content, `$.data.todos[${i}].content`);
-        if (!TODO_STATUS.has(o.status as string)) c.fail(`$.data.todos[${i}].status`, `expected pending, in_progress or completed, got ${describe(o.status)}`);
+        if (!TODO_STATUS.has(o.status as string))
+          c.fail(`$.data.todos[${i}].status`, `expected pending, in_progress or completed, got ${describe(o.status)}`);
       });
       return;
     }
     case 'request/header': {
       const d = c.obj(data, '$.data');
-      if (d.reason === 'fallback') c.fail('$.data.reason', 'reason "fallback" is legacy vocabulary that dsh v0 refuses', 'LEGACY_VOCABULARY');
+      if (d.reason === 'fallback')
+        c.fail('$.data.reason', 'reason "fallback" is legacy vocabulary that dsh v0 refuses', 'LEGACY_VOCABULARY');
       if (!HEADER_REASONS.has(d.reason as string)) c.fail('$.data.reason', `expected initial, resume or change, got ${describe(d.reason)}`);
       const h = c.obj(d.header, '$.data.header');
       const cfg = c.obj(h.config, '$.data.header.config');
@@ -336,14 +364,17 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       }
       c.optStr(cfg, 'reasoningEffort', '$.data.header.config', true);
       for (const k of ['temperature', 'maxTokens']) {
-        if (cfg[k] !== undefined && (typeof cfg[k] !== 'number' || !Number.isFinite(cfg[k]))) c.fail(`$.data.header.config.${k}`, `expected a number, got ${describe(cfg[k])}`);
+        if (cfg[k] !== undefined && (typeof cfg[k] !== 'number' || !Number.isFinite(cfg[k])))
+          c.fail(`$.data.header.config.${k}`, `expected a number, got ${describe(cfg[k])}`);
       }
-      if (cfg.stop !== undefined) c.arr(cfg.stop, '$.data.header.config.stop').forEach((s, i) => c.str(s, `$.data.header.config.stop[${i}]`));
+      if (cfg.stop !== undefined)
+        c.arr(cfg.stop, '$.data.header.config.stop').forEach((s, i) => c.str(s, `$.data.header.config.stop[${i}]`));
       if (h.adapterDefaults !== undefined) {
         const ad = c.obj(h.adapterDefaults, '$.data.header.adapterDefaults');
         for (const [k, v] of Object.entries(ad)) {
           if (v !== true) c.fail(`$.data.header.adapterDefaults.${k}`, 'an adapter-default marker must be true');
-          if (cfg[k] === undefined) c.fail(`$.data.header.adapterDefaults.${k}`, `marks config.${k} as an adapter default, but config has no ${k}`);
+          if (cfg[k] === undefined)
+            c.fail(`$.data.header.adapterDefaults.${k}`, `marks config.${k} as an adapter default, but config has no ${k}`);
         }
       }
       if (h.system !== undefined && !c.placeholder(h.system, '$.data.header.system')) c.str(h.system, '$.data.header.system');
@@ -368,10 +399,18 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
       c.obj(data, '$.data');
       return;
     case 'steering/message':
-      c.fail('$.type', 'steering/message is legacy vocabulary (old logs are read as user/message); append a user/message instead', 'LEGACY_VOCABULARY');
+      c.fail(
+        '$.type',
+        'steering/message is legacy vocabulary (old logs are read as user/message); append a user/message instead',
+        'LEGACY_VOCABULARY',
+      );
       return;
     case 'request/header-delta':
-      c.fail('$.type', 'request/header-delta is legacy vocabulary that dsh v0 refuses; logs carry full request/header snapshots', 'LEGACY_VOCABULARY');
+      c.fail(
+        '$.type',
+        'request/header-delta is legacy vocabulary that dsh v0 refuses; logs carry full request/header snapshots',
+        'LEGACY_VOCABULARY',
+      );
       return;
     default:
       return;
@@ -383,7 +422,11 @@ const ENVELOPE_KEYS = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surf
 /** Validate a stored event's envelope (the seed path); `index` is its position in the log. */
 export function validateEnvelope(e: unknown, index: number): void {
   const fail = (path: string, why: string, code: 'INVALID_EVENT' | 'SEQ_GAP' = 'INVALID_EVENT', type?: string): never => {
-    const details: { seq: number; path: string; rule: string; eventType?: string } = { seq: index, path, rule: code === 'SEQ_GAP' ? 'seq-contiguity' : 'envelope' };
+    const details: { seq: number; path: string; rule: string; eventType?: string } = {
+      seq: index,
+      path,
+      rule: code === 'SEQ_GAP' ? 'seq-contiguity' : 'envelope',
+    };
     if (type !== undefined) details.eventType = type;
     throw new SessionError(code, `event at index ${index} has an invalid envelope at ${path}: ${why}`, details);
   };
@@ -396,9 +439,11 @@ export function validateEnvelope(e: unknown, index: number): void {
   if (typeof o.type !== 'string' || o.type === '') fail('$.type', `expected a non-empty string, got ${describe(o.type)}`);
   if (RESERVED_TYPES.has(o.type as string)) throw reservedType(o.type as string, index);
   const type = o.type as string;
-  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq)) fail('$.seq', `expected an integer, got ${describe(o.seq)}`, 'INVALID_EVENT', type);
+  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq))
+    fail('$.seq', `expected an integer, got ${describe(o.seq)}`, 'INVALID_EVENT', type);
   if (o.seq !== index) fail('$.seq', `seq ${o.seq as number} where ${index} belongs (seqs are contiguous from 0)`, 'SEQ_GAP', type);
-  if (typeof o.time !== 'number' || !Number.isSafeInteger(o.time)) fail('$.time', `expected integer epoch ms, got ${describe(o.time)}`, 'INVALID_EVENT', type);
+  if (typeof o.time !== 'number' || !Number.isSafeInteger(o.time))
+    fail('$.time', `expected integer epoch ms, got ${describe(o.time)}`, 'INVALID_EVENT', type);
   if (!('data' in o) || o.data === undefined) fail('$.data', 'data is missing', 'INVALID_EVENT', type);
   if (o.ignorable !== undefined && o.ignorable !== true) fail('$.ignorable', 'ignorable must be true when present', 'INVALID_EVENT', type);
 }
@@ -411,5 +456,9 @@ export function validateEnvelope(e: unknown, index: number): void {
 export const RESERVED_TYPES: ReadonlySet<string> = new Set(['session', 'text-chunks', 'reasoning-chunks', 'tool-call-chunks']);
 
 export function reservedType(type: string, seq: number): SessionError {
-  return new SessionError('INVALID_EVENT', `event type "${type}" at seq ${seq} is reserved: the JSONL format uses it for ${type === 'session' ? 'the header line' : 'packed chunk rows'}, so the event could not be read back; event types take a namespace, e.g. "myplugin/${type}"`, { eventType: type, seq, rule: 'reserved-type' });
+  return new SessionError(
+    'INVALID_EVENT',
+    `event type "${type}" at seq ${seq} is reserved: the JSONL format uses it for ${type === 'session' ? 'the header line' : 'packed chunk rows'}, so the event could not be read back; event types take a namespace, e.g. "myplugin/${type}"`,
+    { eventType: type, seq, rule: 'reserved-type' },
+  );
 }

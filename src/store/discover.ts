@@ -63,9 +63,14 @@ export async function locate(root: string, id: string, cwd?: string): Promise<st
     if (await exists(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), id);
     if (await exists(join(dir, LOG_FILE))) found.push(join(dir, LOG_FILE));
   }
-  if (found.length === 0) throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} under ${root}`, { path: root, sessionId: id });
+  if (found.length === 0)
+    throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} under ${root}`, { path: root, sessionId: id });
   if (found.length > 1) {
-    throw new StoreError('AMBIGUOUS_SESSION', `session ${JSON.stringify(id)} appears in ${found.length} project directories: ${found.join(', ')}`, { path: found[0]!, sessionId: id });
+    throw new StoreError(
+      'AMBIGUOUS_SESSION',
+      `session ${JSON.stringify(id)} appears in ${found.length} project directories: ${found.join(', ')}`,
+      { path: found[0]!, sessionId: id },
+    );
   }
   return found[0]!;
 }
@@ -117,11 +122,18 @@ export function parseHeaderLine(line: string, path: string): SessionHeader {
 /** The header must name the file it sits in: same id, and a cwd that derives this path. */
 export function checkIdentity(root: string, path: string, header: SessionHeader, expectedId?: string): void {
   if (expectedId !== undefined && header.id !== expectedId) {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header names session ${preview(header.id)}, not ${preview(expectedId)}`, { path, sessionId: expectedId });
+    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header names session ${preview(header.id)}, not ${preview(expectedId)}`, {
+      path,
+      sessionId: expectedId,
+    });
   }
   const expected = logPath(root, header.cwd, header.id);
   if (expected !== path) {
-    throw new StoreError('IDENTITY_MISMATCH', `${path}: its header (id ${preview(header.id)}, cwd ${preview(header.cwd)}) belongs at ${expected}`, { path, sessionId: header.id });
+    throw new StoreError(
+      'IDENTITY_MISMATCH',
+      `${path}: its header (id ${preview(header.id)}, cwd ${preview(header.cwd)}) belongs at ${expected}`,
+      { path, sessionId: header.id },
+    );
   }
 }
 
@@ -188,7 +200,13 @@ export async function listSessions(root: string): Promise<Listing> {
     }
     const prior = seen.get(e.info.id);
     if (prior) {
-      problems.push({ path: e.info.path, error: new StoreError('AMBIGUOUS_SESSION', `session ${JSON.stringify(e.info.id)} appears at ${prior.path} and ${e.info.path}`, { path: e.info.path, sessionId: e.info.id }) });
+      problems.push({
+        path: e.info.path,
+        error: new StoreError('AMBIGUOUS_SESSION', `session ${JSON.stringify(e.info.id)} appears at ${prior.path} and ${e.info.path}`, {
+          path: e.info.path,
+          sessionId: e.info.id,
+        }),
+      });
       continue;
     }
     seen.set(e.info.id, e.info);

@@ -3,7 +3,18 @@
  */
 export { SessionStore, type SessionStoreOptions, type CreateOptions, type ForkOptions, type Inspection } from './store.js';
 export { StoredSession } from './stored-session.js';
-export type { Store, OpenSession, OpenOptions, InspectOptions, Recovery, ErrorListener, StoreSessionInfo, StoreListing, StoreListProblem, StoreInspection } from './interface.js';
+export type {
+  Store,
+  OpenSession,
+  OpenOptions,
+  InspectOptions,
+  Recovery,
+  ErrorListener,
+  StoreSessionInfo,
+  StoreListing,
+  StoreListProblem,
+  StoreInspection,
+} from './interface.js';
 export { persist } from './plugin.js';
 export { StoreError, type StoreErrorCode, type StoreErrorDetails, type LockHolder } from './errors.js';
 export type { FlushResult, WriterIo } from './writer.js';

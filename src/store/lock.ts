@@ -39,7 +39,8 @@ function parseRecord(text: string): LockRecord | undefined {
   try {
     const v = JSON.parse(text) as Partial<LockRecord> | null;
     if (typeof v !== 'object' || v === null) return undefined;
-    if (typeof v.pid !== 'number' || typeof v.host !== 'string' || typeof v.since !== 'number' || typeof v.token !== 'string') return undefined;
+    if (typeof v.pid !== 'number' || typeof v.host !== 'string' || typeof v.since !== 'number' || typeof v.token !== 'string')
+      return undefined;
     if (!/^[A-Za-z0-9-]{1,64}$/.test(v.token)) return undefined;
     return v as LockRecord;
   } catch {
@@ -152,7 +153,10 @@ function lockedError(path: string, holder: LockRecord | undefined, sessionId: st
   const who = holder
     ? `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}`
     : 'another process (taking over a stale lock right now)';
-  const remote = holder && holder.host !== currentProcess().host ? `; this host cannot tell whether it is alive: if ${holder.host} is gone, delete ${path}` : '';
+  const remote =
+    holder && holder.host !== currentProcess().host
+      ? `; this host cannot tell whether it is alive: if ${holder.host} is gone, delete ${path}`
+      : '';
   const details: { path: string; sessionId?: string; holder?: LockHolder } = { path };
   if (sessionId !== undefined) details.sessionId = sessionId;
   if (holder) details.holder = holderOf(holder);

@@ -30,15 +30,23 @@ export function persist(target: OpenSession | Store): Plugin {
   return (host) => {
     const stored = isStore(target) ? target.handle(host.session) : target;
     if (stored === undefined || stored.session !== host.session) {
-      throw new StoreError('INVALID_ARGUMENT', `persist(): the agent's session ${host.session.id} is not open in this store; create or open it there and pass it to createAgent`, {
-        sessionId: host.session.id,
-      });
+      throw new StoreError(
+        'INVALID_ARGUMENT',
+        `persist(): the agent's session ${host.session.id} is not open in this store; create or open it there and pass it to createAgent`,
+        {
+          sessionId: host.session.id,
+        },
+      );
     }
     host.on(
       'llm/stream',
       async (request, next) => {
         const r = await stored.flush();
-        if (!r.ok) throw new LlmError({ code: r.error.code, message: `the session log could not be made durable before the model call: ${r.error.message}` }, { cause: r.error });
+        if (!r.ok)
+          throw new LlmError(
+            { code: r.error.code, message: `the session log could not be made durable before the model call: ${r.error.message}` },
+            { cause: r.error },
+          );
         return next(request);
       },
       { name: 'store-checkpoint' },
@@ -47,7 +55,13 @@ export function persist(target: OpenSession | Store): Plugin {
       'tools/execute',
       async (payload, next) => {
         const r = await stored.flush();
-        if (!r.ok) throw new ToolError(r.error.code, `${payload.call.name} was not run: the session log could not be made durable first: ${r.error.message}`, undefined, { cause: r.error });
+        if (!r.ok)
+          throw new ToolError(
+            r.error.code,
+            `${payload.call.name} was not run: the session log could not be made durable first: ${r.error.message}`,
+            undefined,
+            { cause: r.error },
+          );
         // Cancelled while we waited for the disk: the body never started.
         if (payload.ctx.signal.aborted) throw new ToolError('ABORTED_BEFORE_DISPATCH', 'tool call aborted before dispatch');
         return next(payload);

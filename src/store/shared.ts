@@ -29,7 +29,11 @@ export async function forkChild(
   const stored = load.eventCount;
   const b = boundary ?? stored - 1;
   if (Number.isSafeInteger(b) && b >= stored && b < load.session.length) {
-    throw new SessionError('INVALID_BOUNDARY', `fork boundary ${b} is not a seq of session ${JSON.stringify(sourceId)}'s log (0…${stored - 1})`, { seq: b, rule: 'fork-boundary' });
+    throw new SessionError(
+      'INVALID_BOUNDARY',
+      `fork boundary ${b} is not a seq of session ${JSON.stringify(sourceId)}'s log (0…${stored - 1})`,
+      { seq: b, rule: 'fork-boundary' },
+    );
   }
   return load.session.fork(b, fopts);
 }
@@ -79,7 +83,11 @@ export function refuseAppends(session: Session, code: 'CLOSED' | 'LEASE_LOST', w
 export function validateImport(log: ImportedLog, knownTypes?: ReadonlySet<string>): void {
   const unknown = log.events.find((e) => typeof e?.type === 'string' && e.ignorable !== true && !isKnownType(e.type, knownTypes));
   if (unknown) {
-    throw new SessionError('FORMAT_UNSUPPORTED', `event type "${unknown.type}" at seq ${unknown.seq} is unknown to this build and not marked ignorable`, { eventType: unknown.type, seq: unknown.seq, rule: 'known-types' });
+    throw new SessionError(
+      'FORMAT_UNSUPPORTED',
+      `event type "${unknown.type}" at seq ${unknown.seq} is unknown to this build and not marked ignorable`,
+      { eventType: unknown.type, seq: unknown.seq, rule: 'known-types' },
+    );
   }
   Session.create({ header: { ...log.header }, id: log.header.id, seed: log.events });
 }

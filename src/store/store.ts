@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { encodeEvents, encodeHeaderLine, Session, SessionError, type LogWarning, type SessionOptions } from '../session/index.js';
+import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
@@ -22,7 +22,16 @@ import { readLog, readLogFile, type LogLoad } from './load.js';
 import { acquireLock, type SessionLock } from './lock.js';
 import { StoredSession } from './stored-session.js';
 import { forkChild, validateImport } from './shared.js';
-import type { CreateOptions, ForkOptions, ImportedLog, InspectOptions, OpenOptions, Recovery, Store, StoreInspection } from './interface.js';
+import type {
+  CreateOptions,
+  ForkOptions,
+  ImportedLog,
+  InspectOptions,
+  OpenOptions,
+  Recovery,
+  Store,
+  StoreInspection,
+} from './interface.js';
 import { preserveTail } from './tail.js';
 import { LogWriter, type FlushResult, type WriterIo, type WriterOptions } from './writer.js';
 
@@ -139,7 +148,10 @@ export class SessionStore implements Store {
       const publishOpts: PublishOptions = {};
       if (this.opts.onPublishStep) publishOpts.onStep = this.opts.onPublishStep;
       if (!publishNew(path, data, publishOpts)) {
-        throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(session.id)} already exists at ${path}; nothing was overwritten`, { path, sessionId: session.id });
+        throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(session.id)} already exists at ${path}; nothing was overwritten`, {
+          path,
+          sessionId: session.id,
+        });
       }
       return this.attach(session, path, lock, data.length, events.length, [], { repaired: [] });
     } catch (e) {
@@ -154,7 +166,13 @@ export class SessionStore implements Store {
     return o;
   }
 
-  private newWriter(session: Session, path: string, length: number, nextSeq: number, sink: { handle?: StoredSession; early: StoreError[] }): LogWriter {
+  private newWriter(
+    session: Session,
+    path: string,
+    length: number,
+    nextSeq: number,
+    sink: { handle?: StoredSession; early: StoreError[] },
+  ): LogWriter {
     const writerOpts: WriterOptions = {
       fd: openSync(path, 'r+'),
       path,
@@ -167,13 +185,29 @@ export class SessionStore implements Store {
     return new LogWriter(writerOpts);
   }
 
-  private attach(session: Session, path: string, lock: SessionLock, length: number, nextSeq: number, warnings: LogWarning[], recovery: Recovery): StoredSession {
+  private attach(
+    session: Session,
+    path: string,
+    lock: SessionLock,
+    length: number,
+    nextSeq: number,
+    warnings: LogWarning[],
+    recovery: Recovery,
+  ): StoredSession {
     const sink: { handle?: StoredSession; early: StoreError[] } = { early: [] };
     const writer = this.newWriter(session, path, length, nextSeq, sink);
     return this.wrap(session, path, lock, writer, warnings, recovery, sink);
   }
 
-  private wrap(session: Session, path: string, lock: SessionLock, writer: LogWriter, warnings: LogWarning[], recovery: Recovery, sink: { handle?: StoredSession; early: StoreError[] }): StoredSession {
+  private wrap(
+    session: Session,
+    path: string,
+    lock: SessionLock,
+    writer: LogWriter,
+    warnings: LogWarning[],
+    recovery: Recovery,
+    sink: { handle?: StoredSession; early: StoreError[] },
+  ): StoredSession {
     const handle = new StoredSession({ session, path, writer, lock, warnings, recovery, onClosed: (h) => this.handles.delete(h.id) });
     sink.handle = handle;
     for (const e of sink.early) handle.reportError(e);
@@ -218,7 +252,11 @@ export class SessionStore implements Store {
     // A newer format's log is read as format 0 in memory; appending format 0 lines to it would
     // mix formats in one file. (Nothing was written: the lock is released by the caller.)
     if (load.warnings.some((w) => w.code === 'FORMAT_CONVERTED')) {
-      throw new StoreError('FORMAT_NOT_WRITABLE', `${path}: written in a newer dsh session format; this build appends only to format 0 logs (write a format 0 copy with dsh log convert --to 0)`, { path });
+      throw new StoreError(
+        'FORMAT_NOT_WRITABLE',
+        `${path}: written in a newer dsh session format; this build appends only to format 0 logs (write a format 0 copy with dsh log convert --to 0)`,
+        { path },
+      );
     }
     const warnings = [...load.warnings];
     const recovery: Recovery = { repaired: load.repaired.map((d) => d.type) };
@@ -277,7 +315,10 @@ export class SessionStore implements Store {
       sweepTemps(dir, pidIsDead);
       const data = Buffer.from(encodeHeaderLine(log.header) + encodeEvents(log.events), 'utf8');
       if (!publishNew(path, data, this.opts.onPublishStep ? { onStep: this.opts.onPublishStep } : {})) {
-        throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(id)} already exists at ${path}; nothing was overwritten`, { path, sessionId: id });
+        throw new StoreError('SESSION_EXISTS', `session ${JSON.stringify(id)} already exists at ${path}; nothing was overwritten`, {
+          path,
+          sessionId: id,
+        });
       }
     } finally {
       lock.release();

@@ -5,7 +5,7 @@
  * the event-loop iteration that committed it, and made durable by `flush()`, at every `turn/end`, on close, and on exit.
  */
 import type { LogWarning, Session, SessionEvent } from '../session/index.js';
-import { StoreError } from './errors.js';
+import type { StoreError } from './errors.js';
 import { registerExit, unregisterExit, type ExitParticipant } from './exit.js';
 import type { ErrorListener, OpenSession, Recovery } from './interface.js';
 import type { SessionLock } from './lock.js';

@@ -39,6 +39,11 @@ export function preserveTail(path: string, from: number, to: number, now: number
     const details: { path: string; errno?: string } = { path };
     const errno = errnoOf(e);
     if (errno !== undefined) details.errno = errno;
-    throw new StoreError('TAIL_PRESERVE_FAILED', `cannot preserve the torn tail of ${path} (bytes ${from}…${to}) in a sidecar: ${(e as Error).message}; the log was left untouched`, details, { cause: e });
+    throw new StoreError(
+      'TAIL_PRESERVE_FAILED',
+      `cannot preserve the torn tail of ${path} (bytes ${from}…${to}) in a sidecar: ${(e as Error).message}; the log was left untouched`,
+      details,
+      { cause: e },
+    );
   }
 }

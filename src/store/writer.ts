@@ -36,8 +36,8 @@ export const nodeIo: WriterIo = {
 };
 
 export type FlushResult =
-  | { ok: true; /** Events on stable storage (the next seq to write). */ durableSeq: number; bytes: number }
-  | { ok: false; error: StoreError; /** Committed events not yet durable. */ pending: number };
+  | { ok: true /** Events on stable storage (the next seq to write). */; durableSeq: number; bytes: number }
+  | { ok: false; error: StoreError /** Committed events not yet durable. */; pending: number };
 
 export interface WriterOptions {
   fd: number;
@@ -101,7 +101,12 @@ export class LogWriter {
     const expected = this.writtenSeq + this.queue.length;
     if (event.seq !== expected) {
       // Cannot happen through a subscription; refusing keeps the file's seqs contiguous.
-      this.report(new StoreError('WRITE_FAILED', `writer for ${this.sessionId} got seq ${event.seq} where ${expected} belongs; not written`, { path: this.path, sessionId: this.sessionId }));
+      this.report(
+        new StoreError('WRITE_FAILED', `writer for ${this.sessionId} got seq ${event.seq} where ${expected} belongs; not written`, {
+          path: this.path,
+          sessionId: this.sessionId,
+        }),
+      );
       return;
     }
     this.queue.push(event);
@@ -146,7 +151,11 @@ export class LogWriter {
         this.dirtyTail = true;
       }
       const code = this.dirtyTail ? 'ROLLBACK_FAILED' : 'WRITE_FAILED';
-      return this.fail(code, `cannot write ${batch.length} event(s) (seq ${batch[0]!.seq}…${batch[batch.length - 1]!.seq}) to ${this.path}: ${(e as Error).message}; they are kept in memory and written on the next flush`, e);
+      return this.fail(
+        code,
+        `cannot write ${batch.length} event(s) (seq ${batch[0]!.seq}…${batch[batch.length - 1]!.seq}) to ${this.path}: ${(e as Error).message}; they are kept in memory and written on the next flush`,
+        e,
+      );
     }
     this.length += data.length;
     this.writtenSeq += batch.length;
@@ -157,7 +166,11 @@ export class LogWriter {
   }
 
   private fail(code: 'WRITE_FAILED' | 'SYNC_FAILED' | 'ROLLBACK_FAILED', message: string, cause: unknown): StoreError {
-    const details: { path: string; sessionId: string; pending: number; errno?: string } = { path: this.path, sessionId: this.sessionId, pending: this.queue.length };
+    const details: { path: string; sessionId: string; pending: number; errno?: string } = {
+      path: this.path,
+      sessionId: this.sessionId,
+      pending: this.queue.length,
+    };
     const errno = errnoOf(cause);
     if (errno !== undefined) details.errno = errno;
     const error = new StoreError(code, message, details, { cause });
@@ -194,7 +207,9 @@ export class LogWriter {
         return { ok: false, error: this.syncFailed(e), pending: this.pending() };
       }
       this.markSynced(seq, length);
-      return this.syncedSeq >= targetSeq && this.syncedLength >= targetLength ? this.ok() : { ok: false, error: this.failure ?? this.syncFailed(new Error('sync target lost')), pending: this.pending() };
+      return this.syncedSeq >= targetSeq && this.syncedLength >= targetLength
+        ? this.ok()
+        : { ok: false, error: this.failure ?? this.syncFailed(new Error('sync target lost')), pending: this.pending() };
     });
     this.syncChain = run.then(
       () => undefined,
@@ -235,7 +250,11 @@ export class LogWriter {
     } catch {
       this.dirtyTail = true;
     }
-    return this.fail('SYNC_FAILED', `fsync of ${this.path} failed: ${(cause as Error).message}; ${this.queue.length} event(s) since the last durable point will be written again on the next flush`, cause);
+    return this.fail(
+      'SYNC_FAILED',
+      `fsync of ${this.path} failed: ${(cause as Error).message}; ${this.queue.length} event(s) since the last durable point will be written again on the next flush`,
+      cause,
+    );
   }
 
   /** Synchronous write + fsync, for `exit` handlers and uncaught exceptions. */

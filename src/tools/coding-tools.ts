@@ -17,7 +17,18 @@ import { editTool, writeTool } from './builtin/write-edit.js';
 import { globTool, grepTool } from './builtin/search.js';
 import { todoWriteTool } from './builtin/todo.js';
 
-export const BUILTIN_TOOL_NAMES = ['bash', 'job_output', 'job_kill', 'job_list', 'read', 'write', 'edit', 'glob', 'grep', 'todo_write'] as const;
+export const BUILTIN_TOOL_NAMES = [
+  'bash',
+  'job_output',
+  'job_kill',
+  'job_list',
+  'read',
+  'write',
+  'edit',
+  'glob',
+  'grep',
+  'todo_write',
+] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 export interface CodingToolsOptions {
@@ -63,7 +74,10 @@ export function codingTools(opts: CodingToolsOptions = {}): ToolPlugin {
     const env: BuiltinEnv = {
       spillDir,
       jobs,
-      fs: { ...(opts.ripgrep !== undefined ? { ripgrep: opts.ripgrep } : {}), ...(opts.bubblewrap !== undefined ? { bubblewrap: opts.bubblewrap } : {}) },
+      fs: {
+        ...(opts.ripgrep !== undefined ? { ripgrep: opts.ripgrep } : {}),
+        ...(opts.bubblewrap !== undefined ? { bubblewrap: opts.bubblewrap } : {}),
+      },
       bash: { ...DEFAULT_BASH_LIMITS, ...opts.bash },
       ...(opts.shellEnv ? { shellEnv: opts.shellEnv } : {}),
       ...(opts.hideEnv ? { hideEnv: opts.hideEnv } : {}),

@@ -50,7 +50,11 @@ export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
 export const mcpServersSchema = z.record(z.string(), mcpServerSchema).superRefine((servers, ctx) => {
   for (const name of Object.keys(servers)) {
     if (!SERVER_NAME.test(name)) {
-      ctx.addIssue({ code: 'custom', path: [name], message: 'a server name is 1-32 characters of [A-Za-z0-9_-] (it prefixes its tool names)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'a server name is 1-32 characters of [A-Za-z0-9_-] (it prefixes its tool names)',
+      });
     }
   }
 });

@@ -12,9 +12,7 @@ export interface ToolCallInfo {
 }
 
 export type PreExecuteDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string };
-export type PostExecuteDecision =
-  | { kind: 'accept'; content?: ToolResultValue['content'] }
-  | { kind: 'block'; feedback: string };
+export type PostExecuteDecision = { kind: 'accept'; content?: ToolResultValue['content'] } | { kind: 'block'; feedback: string };
 
 declare module '../hooks/bus.js' {
   interface HookMap {

@@ -20,7 +20,14 @@ import type { ApprovalOutcome } from '../session/events.js';
 import { errorChain } from '../model/failure.js';
 import type { ToolRegistry } from './registry.js';
 import { isJsonSchemaParameters } from './registry.js';
-import { ToolError, type ToolCallOutcome, type ToolDefinition, type ToolOutput, type ToolResultValue, type ToolRunContext } from './types.js';
+import {
+  ToolError,
+  type ToolCallOutcome,
+  type ToolDefinition,
+  type ToolOutput,
+  type ToolResultValue,
+  type ToolRunContext,
+} from './types.js';
 import type { ToolCallInfo, PreExecuteDecision, PostExecuteDecision } from './hooks.js';
 import './hooks.js';
 
@@ -48,7 +55,13 @@ export interface PipelineDeps {
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 
 function errorOutcome(code: string, message: string, name = 'ToolError', meta?: JsonValue): ToolCallOutcome {
-  const o: ToolCallOutcome = { content: text(`Error: ${message}`), isError: true, error: { name, code }, deferred: [], concludesTurn: false };
+  const o: ToolCallOutcome = {
+    content: text(`Error: ${message}`),
+    isError: true,
+    error: { name, code },
+    deferred: [],
+    concludesTurn: false,
+  };
   if (meta !== undefined) o.meta = meta;
   return o;
 }
@@ -56,7 +69,10 @@ function errorOutcome(code: string, message: string, name = 'ToolError', meta?: 
 function normalize(out: ToolOutput): ToolResultValue {
   if (typeof out === 'string' || Array.isArray(out)) return { content: out };
   if (typeof out !== 'object' || out === null || !('content' in out)) {
-    throw new ToolError('INVALID_TOOL_OUTPUT', `the tool returned ${out === null ? 'null' : typeof out}, not a string, content blocks, or {content}`);
+    throw new ToolError(
+      'INVALID_TOOL_OUTPUT',
+      `the tool returned ${out === null ? 'null' : typeof out}, not a string, content blocks, or {content}`,
+    );
   }
   return out;
 }
@@ -104,7 +120,11 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
   const def = registry.get(call.name);
   if (!def) {
     const names = registry.names();
-    return errorOutcome('UNKNOWN_TOOL', `there is no tool named "${call.name}"${names.length ? `; available: ${names.join(', ')}` : ''}`, 'UnknownToolError');
+    return errorOutcome(
+      'UNKNOWN_TOOL',
+      `there is no tool named "${call.name}"${names.length ? `; available: ${names.join(', ')}` : ''}`,
+      'UnknownToolError',
+    );
   }
   const parsed = validateArgs(def, parseArguments(call.rawArguments));
   if (!parsed.ok) return errorOutcome('INVALID_ARGS', `invalid arguments for ${call.name}: ${parsed.error}`, 'InvalidArgsError');
@@ -159,7 +179,11 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
           : outcome === 'cancelled'
             ? 'the approval was cancelled; it was not run'
             : 'the user rejected it; it was not run';
-      return errorOutcome(`APPROVAL_${outcome.toUpperCase()}`, `${call.name}: ${why}${decision.reason ? ` (asked because: ${decision.reason})` : ''}`, 'ApprovalError');
+      return errorOutcome(
+        `APPROVAL_${outcome.toUpperCase()}`,
+        `${call.name}: ${why}${decision.reason ? ` (asked because: ${decision.reason})` : ''}`,
+        'ApprovalError',
+      );
     }
   }
   if (signal.aborted) return errorOutcome('ABORTED_BEFORE_DISPATCH', 'tool call aborted before dispatch', 'AbortError');
@@ -167,7 +191,9 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
   // Body, inside the around-wrappers; the tool's own timeout is the innermost wrapper.
   let output: ToolResultValue;
   try {
-    output = await bus.waterfall('tools/execute', { call, args, ctx }, (p) => runBody(def, p.args, p.ctx.signal === ctx.signal ? ctx : makeCtx(p.ctx.signal)));
+    output = await bus.waterfall('tools/execute', { call, args, ctx }, (p) =>
+      runBody(def, p.args, p.ctx.signal === ctx.signal ? ctx : makeCtx(p.ctx.signal)),
+    );
   } catch (e) {
     if (e instanceof ToolError) return errorOutcome(e.code, e.message, e.name, e.meta);
     // A body that stopped *because of* the cancel is aborted; any other failure stays a failure.
@@ -177,7 +203,8 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
     return errorOutcome('TOOL_FAILED', `${call.name} failed: ${errorChain(e)}`, e instanceof Error ? e.name : 'Error');
   }
   // Cancellation after the body started can only turn a success into ABORTED.
-  if (signal.aborted && !output.isError) return errorOutcome('ABORTED', `${call.name} finished after the turn was cancelled; its result was discarded`, 'AbortError');
+  if (signal.aborted && !output.isError)
+    return errorOutcome('ABORTED', `${call.name} finished after the turn was cancelled; its result was discarded`, 'AbortError');
 
   const post = await bus.waterfall('tools/post-execute', { call, args, output }, (): PostExecuteDecision => ({ kind: 'accept' }));
   let final: ToolResultValue = output;
@@ -189,10 +216,22 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
       meta: { original: toJsonOutput(output) },
     };
   } else if (post.content !== undefined) {
-    final = { ...output, content: post.content, meta: { ...(isJsonObject(output.meta) ? output.meta : output.meta === undefined ? {} : { tool: output.meta }), original: toJsonOutput(output) } };
+    final = {
+      ...output,
+      content: post.content,
+      meta: {
+        ...(isJsonObject(output.meta) ? output.meta : output.meta === undefined ? {} : { tool: output.meta }),
+        original: toJsonOutput(output),
+      },
+    };
   }
 
-  const outcome: ToolCallOutcome = { content: blocksOf(final.content), isError: final.isError === true, deferred, concludesTurn: concludes };
+  const outcome: ToolCallOutcome = {
+    content: blocksOf(final.content),
+    isError: final.isError === true,
+    deferred,
+    concludesTurn: concludes,
+  };
   if (final.error) outcome.error = final.error;
   if (final.meta !== undefined) outcome.meta = final.meta;
   bus.emit('tools/result', { call, outcome: deepFreeze({ ...outcome }) });

@@ -32,7 +32,10 @@ export class ToolRegistry {
 
   register(def: ToolDefinition): Disposer {
     if (!TOOL_NAME.test(def.name)) {
-      throw new ToolRegistryError('INVALID_TOOL', `tool name "${def.name}" must be 1-64 characters of [a-zA-Z0-9_-] (a provider requirement)`);
+      throw new ToolRegistryError(
+        'INVALID_TOOL',
+        `tool name "${def.name}" must be 1-64 characters of [a-zA-Z0-9_-] (a provider requirement)`,
+      );
     }
     if (this.tools.has(def.name)) throw new ToolRegistryError('DUPLICATE_TOOL', `a tool named "${def.name}" is already registered`);
     const entry = { def, schema: { name: def.name, description: def.description, parameters: parametersSchema(def) } };

@@ -64,7 +64,9 @@ export interface ToolDefinition<A = any> {
  * here `execute`, `isConcurrencySafe` and `permission.subject` see the schema's parsed output.
  * Returns the definition unchanged.
  */
-export function defineTool<S extends ZodType>(tool: Omit<ToolDefinition<output<S>>, 'parameters'> & { parameters: S }): ToolDefinition<output<S>> {
+export function defineTool<S extends ZodType>(
+  tool: Omit<ToolDefinition<output<S>>, 'parameters'> & { parameters: S },
+): ToolDefinition<output<S>> {
   return tool as ToolDefinition<output<S>>;
 }
 

@@ -74,14 +74,20 @@ export class ViewerApi {
         if (!seg || !step) throw new ViewerError('NOT_FOUND', `segment ${i} has no step ${k}`);
         const end = this.index.stepEnd(step);
         const from = Math.max(step.start, int(params, 'from', step.start));
-        return { step: stepView(step, this.index), ...buildItems(this.src, this.index, from, end, { limit: limitOf(params, 200), caps: PREVIEW_CAPS }) };
+        return {
+          step: stepView(step, this.index),
+          ...buildItems(this.src, this.index, from, end, { limit: limitOf(params, 200), caps: PREVIEW_CAPS }),
+        };
       }
       case 'items': {
         const from = this.seqParam(params, 'from');
         const to = Math.min(int(params, 'to', this.index.length - 1), this.index.length - 1);
         // Whole texts are for one item at a time (the page's "show all"), or an answer could be gigabytes.
         const full = params.get('full') === '1';
-        return buildItems(this.src, this.index, from, to, { limit: full ? 1 : limitOf(params, 200), caps: full ? FULL_CAPS : PREVIEW_CAPS });
+        return buildItems(this.src, this.index, from, to, {
+          limit: full ? 1 : limitOf(params, 200),
+          caps: full ? FULL_CAPS : PREVIEW_CAPS,
+        });
       }
       case 'event': {
         const seq = this.seqParam(params);
@@ -112,7 +118,8 @@ export class ViewerApi {
   session(): unknown {
     const h = this.src.header;
     const header: Record<string, unknown> = { id: String(h.id).slice(0, 500), createdAt: h.createdAt };
-    for (const k of ['cwd', 'parentSession', 'origin', 'agentPreset'] as const) if (typeof h[k] === 'string') header[k] = (h[k] as string).slice(0, 2000);
+    for (const k of ['cwd', 'parentSession', 'origin', 'agentPreset'] as const)
+      if (typeof h[k] === 'string') header[k] = (h[k] as string).slice(0, 2000);
     for (const k of ['seedLength', 'delegationDepth'] as const) if (typeof h[k] === 'number') header[k] = h[k];
     const ix = this.index;
     return {

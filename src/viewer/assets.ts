@@ -31,7 +31,10 @@ export function pageDir(): string {
     const dir = fileURLToPath(c);
     if (existsSync(`${dir}index.html`)) return dir;
   }
-  throw new ViewerError('ASSETS_MISSING', `the viewer's page files were not found (looked in ${candidates.map((c) => fileURLToPath(c)).join(' and ')})`);
+  throw new ViewerError(
+    'ASSETS_MISSING',
+    `the viewer's page files were not found (looked in ${candidates.map((c) => fileURLToPath(c)).join(' and ')})`,
+  );
 }
 
 /**

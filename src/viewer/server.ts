@@ -67,10 +67,16 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const requested = opts.host ?? '127.0.0.1';
   const bind = LOOPBACK[requested] ?? (opts.allowRemote ? requested : undefined);
   if (bind === undefined) {
-    throw new ViewerError('HOST_NOT_ALLOWED', `the viewer listens on loopback only (127.0.0.1, ::1, localhost), not ${JSON.stringify(requested)}; pass allowRemote to override`);
+    throw new ViewerError(
+      'HOST_NOT_ALLOWED',
+      `the viewer listens on loopback only (127.0.0.1, ::1, localhost), not ${JSON.stringify(requested)}; pass allowRemote to override`,
+    );
   }
   const assets = loadAssets();
-  const src = await openSource(opts.source, { ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}), ...(opts.knownTypes ? { knownTypes: opts.knownTypes } : {}) });
+  const src = await openSource(opts.source, {
+    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+    ...(opts.knownTypes ? { knownTypes: opts.knownTypes } : {}),
+  });
   try {
     return await serve(src, assets, bind, opts);
   } catch (e) {
@@ -91,7 +97,12 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
 
   const notify = (): void => {
     notifyTimer = undefined;
-    const data = JSON.stringify({ events: index.length, segments: index.segments.length, changed: index.takeChanged(), follow: src.follow() });
+    const data = JSON.stringify({
+      events: index.length,
+      segments: index.segments.length,
+      changed: index.takeChanged(),
+      follow: src.follow(),
+    });
     for (const res of streams) res.write(`event: grow\ndata: ${data}\n\n`);
   };
   const unsubscribe = src.subscribe((batch) => {
@@ -118,7 +129,8 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
     res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
     res.end(head ? undefined : body);
   };
-  const sendJson = (res: ServerResponse, status: number, body: unknown, head: boolean): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), head);
+  const sendJson = (res: ServerResponse, status: number, body: unknown, head: boolean): void =>
+    send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), head);
   const notFound = (res: ServerResponse, head: boolean): void => send(res, 404, 'text/plain; charset=utf-8', 'not found\n', head);
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -129,7 +141,8 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
     }
     if (!hostOk(req)) return send(res, 403, 'text/plain; charset=utf-8', 'forbidden host\n', head);
     const site = req.headers['sec-fetch-site'];
-    if (site === 'cross-site' || site === 'same-site') return send(res, 403, 'text/plain; charset=utf-8', 'cross-site request refused\n', head);
+    if (site === 'cross-site' || site === 'same-site')
+      return send(res, 403, 'text/plain; charset=utf-8', 'cross-site request refused\n', head);
     const raw = req.url ?? '';
     const q = raw.indexOf('?');
     const path = q < 0 ? raw : raw.slice(0, q);
@@ -153,7 +166,9 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
 
   const openStream = (res: ServerResponse): void => {
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8' });
-    res.write(`retry: 2000\n\nevent: grow\ndata: ${JSON.stringify({ events: index.length, segments: index.segments.length, changed: [], follow: src.follow() })}\n\n`);
+    res.write(
+      `retry: 2000\n\nevent: grow\ndata: ${JSON.stringify({ events: index.length, segments: index.segments.length, changed: [], follow: src.follow() })}\n\n`,
+    );
     streams.add(res);
     res.on('close', () => streams.delete(res));
   };

@@ -97,12 +97,20 @@ class Held {
     this.running = await this.w.opts.agentFor(s);
     const agent = this.running.agent;
     this.offs.push(agent.on('agent/status', ({ status }) => (status === 'idle' ? this.scheduleIdle() : this.cancelIdle())));
-    if (s.tookOver) this.w.say(`took over session ${s.id} from pid ${s.tookOver.pid} on ${s.tookOver.host} (epoch ${s.tookOver.epoch} → ${s.epoch})${s.recovery.repaired.length ? `; closed its open turn (${s.recovery.repaired.join(', ')})` : ''}`);
+    if (s.tookOver)
+      this.w.say(
+        `took over session ${s.id} from pid ${s.tookOver.pid} on ${s.tookOver.host} (epoch ${s.tookOver.epoch} → ${s.epoch})${s.recovery.repaired.length ? `; closed its open turn (${s.recovery.repaired.join(', ')})` : ''}`,
+      );
     // Serialised with every later read of the queue: nothing is applied twice by this holder.
     this.applying = (async () => {
       const queued = await this.reconcile();
       if (s.recovery.repaired.length > 0 && s.tookOver && this.w.opts.onTakeover !== 'wait' && !queued.some((i) => i.kind === 'cancel')) {
-        agent.prompt({ id: `takeover-${s.epoch}`, role: 'user', content: [{ type: 'text', text: TAKEOVER_NOTICE }], source: { kind: 'plugin', plugin: 'dsh-worker', form: 'notice', summary: 'takeover' } });
+        agent.prompt({
+          id: `takeover-${s.epoch}`,
+          role: 'user',
+          content: [{ type: 'text', text: TAKEOVER_NOTICE }],
+          source: { kind: 'plugin', plugin: 'dsh-worker', form: 'notice', summary: 'takeover' },
+        });
       }
       // Input an earlier holder put in the inbox but never ran (it is rebuilt from the log).
       agent.resume();
@@ -166,7 +174,10 @@ class Held {
     // settled by reconcile: the log holds the message ids).
     const r = await this.stored.flush();
     if (!r.ok) throw r.error;
-    await this.w.store.markApplied(this.stored, inputs.map((i) => i.id));
+    await this.w.store.markApplied(
+      this.stored,
+      inputs.map((i) => i.id),
+    );
     if (agent.status === 'idle') this.scheduleIdle();
   }
 
@@ -346,7 +357,10 @@ export class Worker {
     await this.claiming;
     if (graceMs > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all([...this.held.values()].map((h) => h.idle())), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      await Promise.race([
+        Promise.all([...this.held.values()].map((h) => h.idle())),
+        new Promise<void>((r) => (timer = setTimeout(r, graceMs))),
+      ]);
       clearTimeout(timer);
     }
     await Promise.all([...this.held.values()].map((h) => h.end('stop')));

@@ -86,7 +86,14 @@ describe('cancel mid-stream', () => {
   });
 
   it('a cancel before any visible content appends no assistant message', async () => {
-    const { agent } = harness([{ hangAfter: [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'text-delta', index: 0, text: '   ' }] }]);
+    const { agent } = harness([
+      {
+        hangAfter: [
+          { type: 'block-start', index: 0, blockType: 'text' },
+          { type: 'text-delta', index: 0, text: '   ' },
+        ],
+      },
+    ]);
     agent.prompt('x');
     await wait(10);
     agent.cancel();
@@ -96,7 +103,14 @@ describe('cancel mid-stream', () => {
   });
 
   it('tool-only content streamed before a cancel is not kept', async () => {
-    const { agent } = harness([{ hangAfter: [{ type: 'block-start', index: 0, blockType: 'tool-call' }, { type: 'tool-call-delta', index: 0, id: 'c', name: 'rm', argumentsDelta: '{"path":' }] }]);
+    const { agent } = harness([
+      {
+        hangAfter: [
+          { type: 'block-start', index: 0, blockType: 'tool-call' },
+          { type: 'tool-call-delta', index: 0, id: 'c', name: 'rm', argumentsDelta: '{"path":' },
+        ],
+      },
+    ]);
     agent.prompt('x');
     await wait(10);
     agent.cancel();

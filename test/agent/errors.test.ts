@@ -11,9 +11,12 @@ import { LlmError } from '../../src/model/failure.js';
 describe('default retry policy', () => {
   it('retries a retryable failure in the same step, logging each retry, and rebuilds the request from the log', async () => {
     const sleeps: number[] = [];
-    const { agent, adapter } = harness([errorResponse({ code: 'SERVER', message: '503', status: 503 }), emptyResponse(), textResponse('recovered')], {
-      retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
-    });
+    const { agent, adapter } = harness(
+      [errorResponse({ code: 'SERVER', message: '503', status: 503 }), emptyResponse(), textResponse('recovered')],
+      {
+        retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
+      },
+    );
     agent.prompt('x');
     await agent.whenIdle();
     expect(shape(agent.session.events)).toEqual([
@@ -42,7 +45,11 @@ describe('default retry policy', () => {
     const { agent } = harness([fail, fail, fail, fail, fail, fail, textResponse('unused')]);
     agent.prompt('x');
     await agent.whenIdle();
-    expect(shape(agent.session.events).filter((l) => l.startsWith('retry')).map((l) => l.split(' ')[1])).toEqual(['1', '2', '3', '4', '5']);
+    expect(
+      shape(agent.session.events)
+        .filter((l) => l.startsWith('retry'))
+        .map((l) => l.split(' ')[1]),
+    ).toEqual(['1', '2', '3', '4', '5']);
     expect(shape(agent.session.events).at(-1)).toBe('turn/end 1 error:RATE_LIMIT');
   });
 
@@ -62,7 +69,10 @@ describe('default retry policy', () => {
   });
 
   it('does not retry non-retryable codes', async () => {
-    const { agent, adapter } = harness([errorResponse({ code: 'CONTEXT_WINDOW_EXCEEDED', message: 'too long', status: 400 }), textResponse('unused')]);
+    const { agent, adapter } = harness([
+      errorResponse({ code: 'CONTEXT_WINDOW_EXCEEDED', message: 'too long', status: 400 }),
+      textResponse('unused'),
+    ]);
     agent.prompt('x');
     await agent.whenIdle();
     expect(adapter.requests).toHaveLength(1);
@@ -71,7 +81,10 @@ describe('default retry policy', () => {
 
   it('cancellation wins over a pending retry wait', async () => {
     const { agent } = harness([errorResponse({ code: 'SERVER', message: 'x' }), textResponse('unused')], {
-      retry: { sleep: (_ms, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))), random: () => 0.5 },
+      retry: {
+        sleep: (_ms, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+        random: () => 0.5,
+      },
     });
     agent.prompt('x');
     await new Promise((r) => setTimeout(r, 10));
@@ -131,9 +144,14 @@ describe('request-error waterfall', () => {
 
 describe('failures never kill the agent', () => {
   it('a throwing tool becomes an error result and the step continues', async () => {
-    const bad = { name: 'bad', description: 'throws', parameters: z.object({}), execute: () => {
-      throw new Error('tool bug');
-    } };
+    const bad = {
+      name: 'bad',
+      description: 'throws',
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error('tool bug');
+      },
+    };
     const { agent, adapter } = harness([toolCallResponse([{ id: 't', name: 'bad', args: {} }]), textResponse('handled')], { tools: [bad] });
     agent.prompt('x');
     await agent.whenIdle();

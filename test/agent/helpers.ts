@@ -35,7 +35,9 @@ export function shape(events: readonly SessionEvent[], opts: { chunks?: boolean;
         out.push(`turn/start ${e.data.turn}`);
         break;
       case 'turn/end':
-        out.push(`turn/end ${e.data.turn} ${e.data.reason.kind}${e.data.reason.kind === 'error' ? `:${e.data.reason.error.code}` : ''}${e.data.reason.kind === 'aborted' ? `:${e.data.reason.reason.kind}` : ''}`);
+        out.push(
+          `turn/end ${e.data.turn} ${e.data.reason.kind}${e.data.reason.kind === 'error' ? `:${e.data.reason.error.code}` : ''}${e.data.reason.kind === 'aborted' ? `:${e.data.reason.reason.kind}` : ''}`,
+        );
         break;
       case 'step/start':
         out.push(`step/start ${e.data.turn}.${e.data.step}`);
@@ -50,7 +52,9 @@ export function shape(events: readonly SessionEvent[], opts: { chunks?: boolean;
         if (opts.chunks) out.push(`chunk ${e.data.chunk.type}`);
         break;
       case 'assistant/message':
-        out.push(`assistant${e.data.interrupted ? '(interrupted)' : ''} ${e.data.message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type)).join('|')}`);
+        out.push(
+          `assistant${e.data.interrupted ? '(interrupted)' : ''} ${e.data.message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type)).join('|')}`,
+        );
         break;
       case 'tool/call':
         out.push(`tool/call ${e.data.callId} ${e.data.name}`);
@@ -62,7 +66,10 @@ export function shape(events: readonly SessionEvent[], opts: { chunks?: boolean;
         out.push(`header ${e.data.reason}`);
         break;
       case 'agent/inbox/spliced':
-        if (opts.inbox) out.push(`splice ${e.data.target} ${e.data.removedCount ? `-${e.data.removedCount}` : `+${e.data.inserted.length}`}${e.data.outcome ? ` ${e.data.outcome}` : ''}`);
+        if (opts.inbox)
+          out.push(
+            `splice ${e.data.target} ${e.data.removedCount ? `-${e.data.removedCount}` : `+${e.data.inserted.length}`}${e.data.outcome ? ` ${e.data.outcome}` : ''}`,
+          );
         break;
       case 'llm/retry':
         out.push(`retry ${e.data.retry} ${e.data.failure.code} ${e.data.delayMs}ms`);

@@ -9,7 +9,9 @@ import { Session, encodeJsonl, loadJsonl } from '../../src/session/index.js';
 import type { GenerateRequest } from '../../src/model/request.js';
 
 const userTexts = (r: GenerateRequest): string[] =>
-  r.messages.filter((m) => m.role === 'user' && m.content[0]?.type === 'text').map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : ''));
+  r.messages
+    .filter((m) => m.role === 'user' && m.content[0]?.type === 'text')
+    .map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : ''));
 
 describe('followup', () => {
   it('each followup becomes the sole ordinary message of its own turn, in order', async () => {
@@ -224,7 +226,12 @@ describe('wake semantics', () => {
     await new Promise((r) => setTimeout(r, 5));
     agent.cancel({ kind: 'user' }, { keepInbox: true });
     await agent.whenIdle();
-    expect(shape(agent.session.events).filter((l) => l.startsWith('turn'))).toEqual(['turn/start 1', 'turn/end 1 aborted:user', 'turn/start 2', 'turn/end 2 completed']);
+    expect(shape(agent.session.events).filter((l) => l.startsWith('turn'))).toEqual([
+      'turn/start 1',
+      'turn/end 1 aborted:user',
+      'turn/start 2',
+      'turn/end 2 completed',
+    ]);
   });
 
   it('cancel without keepInbox drops pending followups durably', async () => {

@@ -18,7 +18,13 @@ describe('the invariant', () => {
   it('fails the request with a readable diff when middleware slips in an unrecorded message', async () => {
     const { agent, adapter } = harness([textResponse('never')]);
     agent.on('llm/stream', (req, next) =>
-      next({ ...req, messages: [...req.messages, { id: 'sneaky', role: 'user', content: [{ type: 'text', text: 'hidden instruction' }], source: { kind: 'user' } }] }),
+      next({
+        ...req,
+        messages: [
+          ...req.messages,
+          { id: 'sneaky', role: 'user', content: [{ type: 'text', text: 'hidden instruction' }], source: { kind: 'user' } },
+        ],
+      }),
     );
     agent.prompt('x');
     await agent.whenIdle();
@@ -39,7 +45,9 @@ describe('the invariant', () => {
       await agent.whenIdle();
       const end = agent.session.events.at(-1)!;
       expect(end.type === 'turn/end' && end.data.reason.kind === 'error' && end.data.reason.error.code).toBe('INVARIANT');
-      expect(end.type === 'turn/end' && end.data.reason.kind === 'error' && end.data.reason.error.message).toContain(Object.keys(change)[0]!);
+      expect(end.type === 'turn/end' && end.data.reason.kind === 'error' && end.data.reason.error.message).toContain(
+        Object.keys(change)[0]!,
+      );
       expect(adapter.requests).toHaveLength(0);
     }
   });

@@ -67,6 +67,9 @@ describe('live status', () => {
     agent.prompt('y');
     await agent.whenIdle();
     expect(starts).toBe(1);
-    expect(adapter.requests[0]!.messages.map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : ''))).toEqual(['x', 'project notes']);
+    expect(adapter.requests[0]!.messages.map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : ''))).toEqual([
+      'x',
+      'project notes',
+    ]);
   });
 });

@@ -15,7 +15,11 @@ import type { UserMessage } from '../../src/model/message.js';
 import type { AgentStatus } from '../../src/agent/hooks.js';
 
 type Reply = 'text' | 'tool' | 'server-error' | 'auth-error' | 'empty' | 'slow';
-type Op = { kind: 'followup' | 'steer' | 'inject' } | { kind: 'cancel'; keepInbox: boolean } | { kind: 'wait'; ms: number } | { kind: 'idle' };
+type Op =
+  | { kind: 'followup' | 'steer' | 'inject' }
+  | { kind: 'cancel'; keepInbox: boolean }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'idle' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constantFrom<Op>({ kind: 'followup' }, { kind: 'steer' }, { kind: 'inject' }, { kind: 'idle' }),
@@ -90,73 +94,82 @@ function inboxFates(events: readonly SessionEvent[]): { claimedBy: Map<string, n
 describe('loop properties', () => {
   it('no input lost; turns numbered 1, 2, …; every turn and step balanced; status alternates', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), fc.array(replyArb, { minLength: 1, maxLength: 8 }), async (ops, replies) => {
-        const agent = createAgent({
-          model: 'prop:m',
-          adapters: cyclingAdapter(replies),
-          tools: [{ name: 'noop', description: 'does nothing', parameters: z.object({}), execute: () => 'ok' }],
-          retry: { maxRetries: 2, sleep: async () => undefined },
-        });
-        const statuses: AgentStatus[] = [];
-        agent.on('agent/status', (p) => void statuses.push(p.status));
-        const sent: string[] = [];
-        let n = 0;
-        for (const op of ops) {
-          switch (op.kind) {
-            case 'followup':
-            case 'steer':
-            case 'inject':
-              sent.push(agent[op.kind](`${op.kind} ${n++}`).id);
-              break;
-            case 'cancel':
-              agent.cancel({ kind: 'user' }, { keepInbox: op.keepInbox });
-              break;
-            case 'wait':
-              await new Promise((r) => setTimeout(r, op.ms));
-              break;
-            case 'idle':
-              await agent.whenIdle();
-              break;
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 1, maxLength: 25 }),
+        fc.array(replyArb, { minLength: 1, maxLength: 8 }),
+        async (ops, replies) => {
+          const agent = createAgent({
+            model: 'prop:m',
+            adapters: cyclingAdapter(replies),
+            tools: [{ name: 'noop', description: 'does nothing', parameters: z.object({}), execute: () => 'ok' }],
+            retry: { maxRetries: 2, sleep: async () => undefined },
+          });
+          const statuses: AgentStatus[] = [];
+          agent.on('agent/status', (p) => void statuses.push(p.status));
+          const sent: string[] = [];
+          let n = 0;
+          for (const op of ops) {
+            switch (op.kind) {
+              case 'followup':
+              case 'steer':
+              case 'inject':
+                sent.push(agent[op.kind](`${op.kind} ${n++}`).id);
+                break;
+              case 'cancel':
+                agent.cancel({ kind: 'user' }, { keepInbox: op.keepInbox });
+                break;
+              case 'wait':
+                await new Promise((r) => setTimeout(r, op.ms));
+                break;
+              case 'idle':
+                await agent.whenIdle();
+                break;
+            }
           }
-        }
-        await agent.whenIdle();
-        const events = agent.session.events;
+          await agent.whenIdle();
+          const events = agent.session.events;
 
-        // Turns: numbered 1, 2, …, each closed before the next opens, steps balanced inside.
-        const starts = events.filter((e) => e.type === 'turn/start').map((e) => (e.type === 'turn/start' ? e.data.turn : 0));
-        const ends = events.filter((e) => e.type === 'turn/end').map((e) => (e.type === 'turn/end' ? e.data.turn : 0));
-        expect(starts).toEqual(starts.map((_, i) => i + 1));
-        expect(ends).toEqual(starts);
-        expect(events.filter((e) => e.type === 'step/start').length).toBe(events.filter((e) => e.type === 'step/end').length);
-        // No spurious turns: a turn that completed did some work (nothing here empties a claim).
-        let openSteps = 0;
-        for (const e of events) {
-          if (e.type === 'turn/start') openSteps = 0;
-          if (e.type === 'step/start') openSteps++;
-          if (e.type === 'turn/end' && e.data.reason.kind === 'completed') expect(openSteps, `turn ${e.data.turn} completed with no step`).toBeGreaterThan(0);
-        }
-        // Every tool call answered.
-        expect(events.filter((e) => e.type === 'tool/call').length).toBe(events.filter((e) => e.type === 'tool/result').length);
+          // Turns: numbered 1, 2, …, each closed before the next opens, steps balanced inside.
+          const starts = events.filter((e) => e.type === 'turn/start').map((e) => (e.type === 'turn/start' ? e.data.turn : 0));
+          const ends = events.filter((e) => e.type === 'turn/end').map((e) => (e.type === 'turn/end' ? e.data.turn : 0));
+          expect(starts).toEqual(starts.map((_, i) => i + 1));
+          expect(ends).toEqual(starts);
+          expect(events.filter((e) => e.type === 'step/start').length).toBe(events.filter((e) => e.type === 'step/end').length);
+          // No spurious turns: a turn that completed did some work (nothing here empties a claim).
+          let openSteps = 0;
+          for (const e of events) {
+            if (e.type === 'turn/start') openSteps = 0;
+            if (e.type === 'step/start') openSteps++;
+            if (e.type === 'turn/end' && e.data.reason.kind === 'completed')
+              expect(openSteps, `turn ${e.data.turn} completed with no step`).toBeGreaterThan(0);
+          }
+          // Every tool call answered.
+          expect(events.filter((e) => e.type === 'tool/call').length).toBe(events.filter((e) => e.type === 'tool/result').length);
 
-        // No input lost: each message entered the model's view, is still pending, was canceled,
-        // or was claimed by a turn that ended without entering it (aborted/blocked/error).
-        const entered = new Set(events.filter((e) => e.type === 'user/message').map((e) => (e.type === 'user/message' ? e.data.id : '')));
-        const fates = inboxFates(events);
-        const reasons = new Map(events.filter((e) => e.type === 'turn/end').map((e) => [e.type === 'turn/end' ? e.data.turn : 0, e.type === 'turn/end' ? e.data.reason.kind : '']));
-        for (const id of sent) {
-          if (entered.has(id) || fates.pending.has(id) || fates.canceled.has(id)) continue;
-          const t = fates.claimedBy.get(id);
-          expect(t, `message ${id} vanished`).toBeDefined();
-          expect(['aborted', 'blocked', 'error']).toContain(reasons.get(t!));
-        }
-        // Anything pending after idle can only be context that never woke the agent.
-        expect(agent.inbox.nextTurn).toHaveLength(0);
+          // No input lost: each message entered the model's view, is still pending, was canceled,
+          // or was claimed by a turn that ended without entering it (aborted/blocked/error).
+          const entered = new Set(events.filter((e) => e.type === 'user/message').map((e) => (e.type === 'user/message' ? e.data.id : '')));
+          const fates = inboxFates(events);
+          const reasons = new Map(
+            events
+              .filter((e) => e.type === 'turn/end')
+              .map((e) => [e.type === 'turn/end' ? e.data.turn : 0, e.type === 'turn/end' ? e.data.reason.kind : '']),
+          );
+          for (const id of sent) {
+            if (entered.has(id) || fates.pending.has(id) || fates.canceled.has(id)) continue;
+            const t = fates.claimedBy.get(id);
+            expect(t, `message ${id} vanished`).toBeDefined();
+            expect(['aborted', 'blocked', 'error']).toContain(reasons.get(t!));
+          }
+          // Anything pending after idle can only be context that never woke the agent.
+          expect(agent.inbox.nextTurn).toHaveLength(0);
 
-        // Status: running, idle, running, idle, …, ending idle.
-        expect(statuses.length % 2).toBe(0);
-        statuses.forEach((s, i) => expect(s).toBe(i % 2 === 0 ? 'running' : 'idle'));
-        expect(agent.status).toBe('idle');
-      }),
+          // Status: running, idle, running, idle, …, ending idle.
+          expect(statuses.length % 2).toBe(0);
+          statuses.forEach((s, i) => expect(s).toBe(i % 2 === 0 ? 'running' : 'idle'));
+          expect(agent.status).toBe('idle');
+        },
+      ),
       { numRuns: 250 },
     );
   });

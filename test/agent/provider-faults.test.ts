@@ -44,7 +44,12 @@ for (const flavor of ['openai', 'anthropic'] as const) {
       const code = FAULT_CODES[name];
       const retryable = code !== undefined && (DEFAULT_RETRYABLE_CODES as readonly string[]).includes(code);
       it(`${name}: ${code ?? 'no failure'}${code ? (retryable ? ', retried' : ', ends the turn') : ''}`, async () => {
-        const toolStep: FakeResponse = { sse: streamFor(flavor, { text: ['Let me check.'], toolCalls: [{ id: 'call_1', name: 'lookup', args: ['{"word":', '"hello"}'] }] }) };
+        const toolStep: FakeResponse = {
+          sse: streamFor(flavor, {
+            text: ['Let me check.'],
+            toolCalls: [{ id: 'call_1', name: 'lookup', args: ['{"word":', '"hello"}'] }],
+          }),
+        };
         const recovery: FakeResponse = { sse: streamFor(flavor, { text: ['It is ', 'a greeting.'] }) };
         server = await startFakeProvider({ script: [toolStep, fault(name, flavor), recovery] });
         const sleeps: number[] = [];

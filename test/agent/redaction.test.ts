@@ -25,8 +25,15 @@ const OTHER = 'sk-other-provider-fedcba9876543210';
 
 describe('redaction of recorded errors', () => {
   it('a failure quoting a secret: assistant/chunk, llm/retry and turn/end carry [REDACTED]', async () => {
-    const failure = { code: 'SERVER', message: `gateway said: headers {"x-mcp":"${SECRET}","authorization":"Bearer ${OTHER}"}`, status: 500, requestId: `req-${SECRET}` };
-    const { agent } = harness([errorResponse(failure), errorResponse({ ...failure, code: 'INVALID_REQUEST', status: 400 })], { secrets: [SECRET, OTHER] });
+    const failure = {
+      code: 'SERVER',
+      message: `gateway said: headers {"x-mcp":"${SECRET}","authorization":"Bearer ${OTHER}"}`,
+      status: 500,
+      requestId: `req-${SECRET}`,
+    };
+    const { agent } = harness([errorResponse(failure), errorResponse({ ...failure, code: 'INVALID_REQUEST', status: 400 })], {
+      secrets: [SECRET, OTHER],
+    });
     agent.prompt('x');
     await agent.whenIdle();
     const log = JSON.stringify(agent.session.events);
@@ -37,7 +44,10 @@ describe('redaction of recorded errors', () => {
   });
 
   it('an error thrown outside any adapter reaches turn/end redacted', async () => {
-    const { agent } = harness([{ throw: new Error(`could not reach https://user:${SECRET}@gw.example/v1`) }], { secrets: [SECRET], retry: false });
+    const { agent } = harness([{ throw: new Error(`could not reach https://user:${SECRET}@gw.example/v1`) }], {
+      secrets: [SECRET],
+      retry: false,
+    });
     agent.prompt('x');
     await agent.whenIdle();
     const end = agent.session.events.find((e) => e.type === 'turn/end')!;
@@ -55,10 +65,19 @@ describe('redaction of recorded errors', () => {
         throw new Error(`upstream refused token ${SECRET}`);
       },
     });
-    const { agent, adapter } = harness([toolCallResponse([{ id: 'c1', name: 'leak', args: { ok: false } }, { id: 'c2', name: 'leak', args: { ok: true } }]), textResponse('done')], {
-      secrets: [SECRET],
-      tools: [leak],
-    });
+    const { agent, adapter } = harness(
+      [
+        toolCallResponse([
+          { id: 'c1', name: 'leak', args: { ok: false } },
+          { id: 'c2', name: 'leak', args: { ok: true } },
+        ]),
+        textResponse('done'),
+      ],
+      {
+        secrets: [SECRET],
+        tools: [leak],
+      },
+    );
     agent.prompt('x');
     await agent.whenIdle();
     const results = agent.session.events.filter((e) => e.type === 'tool/result').map((e) => JSON.stringify(e.data));
@@ -78,7 +97,10 @@ describe('redaction of recorded errors', () => {
 
   it('a throwing hook: a tool hook’s error becomes a redacted result, an agent hook’s a redacted turn/end', async () => {
     const noop = defineTool({ name: 'noop', description: 'does nothing', parameters: z.object({}), execute: () => 'ok' });
-    const { agent } = harness([toolCallResponse([{ id: 'c1', name: 'noop', args: {} }]), textResponse('done')], { secrets: [SECRET], tools: [noop] });
+    const { agent } = harness([toolCallResponse([{ id: 'c1', name: 'noop', args: {} }]), textResponse('done')], {
+      secrets: [SECRET],
+      tools: [noop],
+    });
     agent.on('tools/pre-execute', () => {
       throw new Error(`policy server rejected ${SECRET}`);
     });
@@ -108,7 +130,10 @@ describe('redaction of recorded errors', () => {
         throw new ToolError(`E_${SECRET}`, `denied for ${OTHER}`, { header: `Bearer ${SECRET}`, nested: [OTHER] });
       },
     });
-    const { agent } = harness([toolCallResponse([{ id: 'c1', name: 'coded', args: {} }]), textResponse('done')], { secrets: [SECRET, OTHER], tools: [coded] });
+    const { agent } = harness([toolCallResponse([{ id: 'c1', name: 'coded', args: {} }]), textResponse('done')], {
+      secrets: [SECRET, OTHER],
+      tools: [coded],
+    });
     agent.prompt('x');
     await agent.whenIdle();
     const result = agent.session.events.find((e) => e.type === 'tool/result')!;
@@ -120,7 +145,10 @@ describe('redaction of recorded errors', () => {
   });
 
   it('a failing compaction: compaction/end, command/done and the command’s text are redacted', async () => {
-    const model = new TestModel([call('c1', 'read', { path: 'notes.md' }), say('It is lorem ipsum.'), say('Nothing else.')], [fail({ code: 'SERVER', message: `summariser gateway echoed x-api-key: ${SECRET}` })]);
+    const model = new TestModel(
+      [call('c1', 'read', { path: 'notes.md' }), say('It is lorem ipsum.'), say('Nothing else.')],
+      [fail({ code: 'SERVER', message: `summariser gateway echoed x-api-key: ${SECRET}` })],
+    );
     const agent = testAgent(model, { compaction: { auto: false, retainTokens: 50 }, agent: { secrets: [SECRET], tools: [bigTool(3000)] } });
     for (const p of ['Read notes.md', 'Anything else?']) {
       agent.prompt(p);
@@ -145,8 +173,12 @@ describe('MCP errors quoting the configured header (createCodingAgent, a real HT
   it('neither an isError result nor a thrown error of the server reaches the log with the header value', async () => {
     const server = createServer((req, res) => {
       const mcp = new McpServer({ name: 'echo', version: '1.0.0' });
-      const auth = (extra: { requestInfo?: { headers: Record<string, unknown> } }): string => String(extra.requestInfo?.headers.authorization);
-      mcp.registerTool('refuse', { description: 'fails quoting the request', inputSchema: {} }, (_args, extra) => ({ content: [{ type: 'text', text: `refused: authorization=${auth(extra)}` }], isError: true }));
+      const auth = (extra: { requestInfo?: { headers: Record<string, unknown> } }): string =>
+        String(extra.requestInfo?.headers.authorization);
+      mcp.registerTool('refuse', { description: 'fails quoting the request', inputSchema: {} }, (_args, extra) => ({
+        content: [{ type: 'text', text: `refused: authorization=${auth(extra)}` }],
+        isError: true,
+      }));
       mcp.registerTool('crash', { description: 'throws quoting the request', inputSchema: {} }, (_args, extra) => {
         throw new Error(`crashed on authorization=${auth(extra)}`);
       });
@@ -162,7 +194,13 @@ describe('MCP errors quoting the configured header (createCodingAgent, a real HT
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
     const cwd = mkdtempSync(join(tmpdir(), 'dsh-redact-'));
     const model = new ScriptedAdapter(
-      [toolCallResponse([{ id: 'm1', name: 'gw__refuse', args: {} }, { id: 'm2', name: 'gw__crash', args: {} }]), textResponse('done')],
+      [
+        toolCallResponse([
+          { id: 'm1', name: 'gw__refuse', args: {} },
+          { id: 'm2', name: 'gw__crash', args: {} },
+        ]),
+        textResponse('done'),
+      ],
       { providers: ['deepseek'] },
     );
     const { agent, close } = await createCodingAgent({

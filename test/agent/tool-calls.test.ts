@@ -28,11 +28,20 @@ describe('parallel tool calls', () => {
       release.set(id, d.resolve);
     }
     const run = tracked(stats, order, gates);
-    const reader = { name: 'reader', description: 'read-only', parameters: z.object({ id: z.string() }), isConcurrencySafe: () => true, execute: (a: { id: string }) => run(a.id) };
-    const { agent } = harness([toolCallResponse(['a', 'b', 'c', 'd'].map((id) => ({ id, name: 'reader', args: { id } }))), textResponse('ok')], {
-      tools: [reader],
-      maxParallelToolCalls: 2,
-    });
+    const reader = {
+      name: 'reader',
+      description: 'read-only',
+      parameters: z.object({ id: z.string() }),
+      isConcurrencySafe: () => true,
+      execute: (a: { id: string }) => run(a.id),
+    };
+    const { agent } = harness(
+      [toolCallResponse(['a', 'b', 'c', 'd'].map((id) => ({ id, name: 'reader', args: { id } }))), textResponse('ok')],
+      {
+        tools: [reader],
+        maxParallelToolCalls: 2,
+      },
+    );
     agent.prompt('x');
     await new Promise((r) => setTimeout(r, 10));
     // Pool of 2: only a and b have started.
@@ -46,9 +55,16 @@ describe('parallel tool calls', () => {
     release.get('d')!();
     await agent.whenIdle();
     expect(stats.peak).toBe(2);
-    expect(shape(agent.session.events).filter((l) => l.startsWith('tool/result'))).toEqual(['tool/result a', 'tool/result b', 'tool/result c', 'tool/result d']);
+    expect(shape(agent.session.events).filter((l) => l.startsWith('tool/result'))).toEqual([
+      'tool/result a',
+      'tool/result b',
+      'tool/result c',
+      'tool/result d',
+    ]);
     // Every result cites its own call.
-    const calls = new Map(agent.session.events.filter((e) => e.type === 'tool/call').map((e) => [e.type === 'tool/call' ? e.data.callId : '', e.seq]));
+    const calls = new Map(
+      agent.session.events.filter((e) => e.type === 'tool/call').map((e) => [e.type === 'tool/call' ? e.data.callId : '', e.seq]),
+    );
     for (const r of agent.session.events.filter((e) => e.type === 'tool/result')) {
       expect(r.sourceEventSeqs).toEqual([calls.get(r.type === 'tool/result' ? r.data.message.source.callId : '')]);
     }
@@ -58,8 +74,19 @@ describe('parallel tool calls', () => {
     const order: string[] = [];
     const stats = { now: 0, peak: 0 };
     const run = tracked(stats, order, new Map());
-    const reader = { name: 'reader', description: 'r', parameters: z.object({ id: z.string() }), isConcurrencySafe: () => true, execute: (a: { id: string }) => run(a.id) };
-    const writer = { name: 'writer', description: 'w', parameters: z.object({ id: z.string() }), execute: (a: { id: string }) => run(a.id) };
+    const reader = {
+      name: 'reader',
+      description: 'r',
+      parameters: z.object({ id: z.string() }),
+      isConcurrencySafe: () => true,
+      execute: (a: { id: string }) => run(a.id),
+    };
+    const writer = {
+      name: 'writer',
+      description: 'w',
+      parameters: z.object({ id: z.string() }),
+      execute: (a: { id: string }) => run(a.id),
+    };
     const { agent } = harness(
       [
         toolCallResponse([
@@ -83,8 +110,17 @@ describe('parallel tool calls', () => {
   it('maxParallelToolCalls 1 runs everything serially', async () => {
     const stats = { now: 0, peak: 0 };
     const run = tracked(stats, [], new Map());
-    const reader = { name: 'reader', description: 'r', parameters: z.object({ id: z.string() }), isConcurrencySafe: () => true, execute: (a: { id: string }) => run(a.id) };
-    const { agent } = harness([toolCallResponse(['a', 'b', 'c'].map((id) => ({ id, name: 'reader', args: { id } }))), textResponse('ok')], { tools: [reader], maxParallelToolCalls: 1 });
+    const reader = {
+      name: 'reader',
+      description: 'r',
+      parameters: z.object({ id: z.string() }),
+      isConcurrencySafe: () => true,
+      execute: (a: { id: string }) => run(a.id),
+    };
+    const { agent } = harness([toolCallResponse(['a', 'b', 'c'].map((id) => ({ id, name: 'reader', args: { id } }))), textResponse('ok')], {
+      tools: [reader],
+      maxParallelToolCalls: 1,
+    });
     agent.prompt('x');
     await agent.whenIdle();
     expect(stats.peak).toBe(1);
@@ -93,7 +129,12 @@ describe('parallel tool calls', () => {
 
 describe('tool call details', () => {
   it('tool/call keeps the raw argument text; bad arguments become an INVALID_ARGS result', async () => {
-    const t = { name: 'add', description: 'add', parameters: z.object({ a: z.number(), b: z.number() }), execute: (x: { a: number; b: number }) => String(x.a + x.b) };
+    const t = {
+      name: 'add',
+      description: 'add',
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: (x: { a: number; b: number }) => String(x.a + x.b),
+    };
     const { agent, adapter } = harness(
       [
         toolCallResponse([
@@ -133,7 +174,14 @@ describe('tool call details', () => {
         return 'finished';
       },
     };
-    const { agent, adapter } = harness([toolCallResponse([{ id: 'x', name: 'finish', args: { note: true } }]), textResponse('noted'), toolCallResponse([{ id: 'y', name: 'finish', args: { note: false } }])], { tools: [t] });
+    const { agent, adapter } = harness(
+      [
+        toolCallResponse([{ id: 'x', name: 'finish', args: { note: true } }]),
+        textResponse('noted'),
+        toolCallResponse([{ id: 'y', name: 'finish', args: { note: false } }]),
+      ],
+      { tools: [t] },
+    );
     agent.prompt('first');
     await agent.whenIdle();
     expect(shape(agent.session.events)).toEqual([
@@ -176,7 +224,15 @@ describe('a step whose tool calls cannot all be recorded', () => {
           return `result ${a.id}`;
         },
       };
-      const { agent } = harness([toolCallResponse([{ id: 'dup', name: 'reader', args: { id: '1' } }, { id: 'dup', name: 'reader', args: { id: '2' } }])], { tools: [reader] });
+      const { agent } = harness(
+        [
+          toolCallResponse([
+            { id: 'dup', name: 'reader', args: { id: '1' } },
+            { id: 'dup', name: 'reader', args: { id: '2' } },
+          ]),
+        ],
+        { tools: [reader] },
+      );
       agent.prompt('x');
       await new Promise((r) => setTimeout(r, 10));
       gate.resolve();

@@ -36,7 +36,12 @@ describe('turn end reasons', () => {
     agent.on('agent/pre-step', () => ({ kind: 'reject' }));
     agent.prompt('forbidden');
     await agent.whenIdle();
-    expect(shape(agent.session.events, { inbox: true })).toEqual(['splice next-turn +1', 'turn/start 1', 'splice next-turn -1', 'turn/end 1 blocked']);
+    expect(shape(agent.session.events, { inbox: true })).toEqual([
+      'splice next-turn +1',
+      'turn/start 1',
+      'splice next-turn -1',
+      'turn/end 1 blocked',
+    ]);
     expect(adapter.requests).toHaveLength(0);
   });
 
@@ -54,7 +59,10 @@ describe('turn end reasons', () => {
     agent.prompt('one');
     await agent.whenIdle();
     const end = agent.session.events.find((e) => e.type === 'turn/end');
-    expect(end?.type === 'turn/end' && end.data.reason).toEqual({ kind: 'error', error: { code: 'AUTH', message: 'bad key', status: 401 } });
+    expect(end?.type === 'turn/end' && end.data.reason).toEqual({
+      kind: 'error',
+      error: { code: 'AUTH', message: 'bad key', status: 401 },
+    });
     expect(errors).toHaveLength(1);
     agent.prompt('two');
     await agent.whenIdle();
@@ -62,9 +70,12 @@ describe('turn end reasons', () => {
   });
 
   it('max-tokens: truncated tool calls are dropped and the reason is sticky across a continued step', async () => {
-    const { agent, adapter } = harness([maxTokensResponse('partial', { calls: [{ id: 'cut', name: 'echo', args: { text: 'x' } }] }), textResponse('rest')], {
-      tools: [echo],
-    });
+    const { agent, adapter } = harness(
+      [maxTokensResponse('partial', { calls: [{ id: 'cut', name: 'echo', args: { text: 'x' } }] }), textResponse('rest')],
+      {
+        tools: [echo],
+      },
+    );
     let steered = false;
     agent.on('agent/turn-stopping', ({ agent: a }) => {
       if (!steered) {
@@ -124,7 +135,12 @@ describe('turn end reasons', () => {
     const resumed = createAgent({ model: 'scripted:test-model', adapters: adapter, session: loaded.session });
     resumed.prompt('again');
     await resumed.whenIdle();
-    expect(shape(resumed.session.events).filter((l) => l.startsWith('turn/'))).toEqual(['turn/start 1', 'turn/end 1 interrupted', 'turn/start 2', 'turn/end 2 completed']);
+    expect(shape(resumed.session.events).filter((l) => l.startsWith('turn/'))).toEqual([
+      'turn/start 1',
+      'turn/end 1 interrupted',
+      'turn/start 2',
+      'turn/end 2 completed',
+    ]);
   });
 });
 
@@ -132,7 +148,10 @@ describe('pre-step', () => {
   it('rewritten messages are what is logged and what the model sees', async () => {
     const { agent, adapter } = harness([textResponse('ok')]);
     agent.on('agent/pre-step', (p, next) =>
-      next({ ...p, messages: p.messages.map((m) => ({ ...m, content: [{ type: 'text', text: `[redacted] ${m.content.length} block(s)` }] })) }),
+      next({
+        ...p,
+        messages: p.messages.map((m) => ({ ...m, content: [{ type: 'text', text: `[redacted] ${m.content.length} block(s)` }] })),
+      }),
     );
     agent.prompt('my password is hunter2');
     await agent.whenIdle();
@@ -153,7 +172,10 @@ describe('pre-step', () => {
 
 describe('requests', () => {
   it('are built from the log: messages, system prompt sections and tool schemas', async () => {
-    const { agent, adapter } = harness([toolCallResponse([{ id: 'a', name: 'echo', args: { text: 'x' } }]), textResponse('done')], { system: 'Base prompt.', tools: [echo] });
+    const { agent, adapter } = harness([toolCallResponse([{ id: 'a', name: 'echo', args: { text: 'x' } }]), textResponse('done')], {
+      system: 'Base prompt.',
+      tools: [echo],
+    });
     agent.systemPrompt.add({ name: 'extra', order: 5, render: () => 'Extra section.' });
     agent.prompt('go');
     await agent.whenIdle();
@@ -163,7 +185,12 @@ describe('requests', () => {
     expect(r0.tools![0]!.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
     const r1 = adapter.requests[1]!;
     expect(r1.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(r1.messages[2]!.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'a', content: [{ type: 'text', text: 'X' }], isError: false });
+    expect(r1.messages[2]!.content[0]).toMatchObject({
+      type: 'tool-result',
+      toolCallId: 'a',
+      content: [{ type: 'text', text: 'X' }],
+      isError: false,
+    });
     // The header was logged once (nothing changed between the two requests).
     expect(agent.session.events.filter((e) => e.type === 'request/header')).toHaveLength(1);
     expect(agent.session.events.filter((e) => e.type === 'request/context')).toHaveLength(1);
@@ -186,7 +213,11 @@ describe('requests', () => {
     ]);
     const contexts = agent.session.events.filter((e) => e.type === 'request/context');
     expect(contexts).toHaveLength(2);
-    const second = createAgent({ model: 'scripted:test-model', adapters: new ScriptedAdapter([textResponse('c')]), session: agent.session });
+    const second = createAgent({
+      model: 'scripted:test-model',
+      adapters: new ScriptedAdapter([textResponse('c')]),
+      session: agent.session,
+    });
     second.prompt('three');
     await second.whenIdle();
     const last = agent.session.events.filter((e) => e.type === 'request/header').at(-1)!;
@@ -195,7 +226,10 @@ describe('requests', () => {
 
   it('record adapter defaults with markers', async () => {
     const adapter = new ScriptedAdapter([textResponse('a')], {
-      resolveCall: (config) => ({ config: { ...config, maxTokens: config.maxTokens ?? 4096 }, ...(config.maxTokens === undefined ? { adapterDefaults: { maxTokens: true as const } } : {}) }),
+      resolveCall: (config) => ({
+        config: { ...config, maxTokens: config.maxTokens ?? 4096 },
+        ...(config.maxTokens === undefined ? { adapterDefaults: { maxTokens: true as const } } : {}),
+      }),
       modelInfo: { contextWindow: 128000 },
     });
     const agent = createAgent({ model: 'scripted:m', adapters: adapter, retry: false });
@@ -218,9 +252,11 @@ describe('requests', () => {
 
   it('an llm/stream middleware can serve a route with no adapter', async () => {
     const agent = createAgent({ model: 'middleware:m', retry: false });
-    agent.on('llm/stream', () => (async function* () {
-      yield* textResponse('from middleware');
-    })());
+    agent.on('llm/stream', () =>
+      (async function* () {
+        yield* textResponse('from middleware');
+      })(),
+    );
     agent.prompt('x');
     await agent.whenIdle();
     expect(shape(agent.session.events)).toContain('assistant from middleware');
@@ -229,7 +265,10 @@ describe('requests', () => {
 
 describe('assistant messages', () => {
   it('cite exactly their chunks, and an empty reply is logged with usage but never derived', async () => {
-    const empty = [{ type: 'usage' as const, usage: { inputTokens: 7, outputTokens: 0 } }, { type: 'finish' as const, reason: { kind: 'stop' as const } }];
+    const empty = [
+      { type: 'usage' as const, usage: { inputTokens: 7, outputTokens: 0 } },
+      { type: 'finish' as const, reason: { kind: 'stop' as const } },
+    ];
     const { agent, adapter } = harness([empty, textResponse('second')]);
     let steered = false;
     agent.on('agent/turn-stopping', ({ agent: a }) => {
@@ -315,7 +354,14 @@ describe('every turn is balanced', () => {
     ]);
     agent.prompt('x');
     await agent.whenIdle();
-    expect(shape(agent.session.events)).toEqual(['turn/start 1', 'step/start 1.1', 'user x', 'header initial', 'step/end 1.1', 'turn/end 1 error:UNKNOWN']);
+    expect(shape(agent.session.events)).toEqual([
+      'turn/start 1',
+      'step/start 1.1',
+      'user x',
+      'header initial',
+      'step/end 1.1',
+      'turn/end 1 error:UNKNOWN',
+    ]);
     // The partial chunks stay in the log.
     expect(agent.session.events.filter((e) => e.type === 'assistant/chunk').length).toBe(3);
   });

@@ -18,7 +18,14 @@ export function readClasses(file: string, text: string): ClassDecl[] {
   const visit = (n: ts.Node): void => {
     if ((ts.isClassDeclaration(n) || ts.isClassExpression(n)) && n.name) {
       const ext = n.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression;
-      const base = ext === undefined ? undefined : ts.isIdentifier(ext) ? ext.text : ts.isPropertyAccessExpression(ext) ? ext.name.text : ext.getText(sf);
+      const base =
+        ext === undefined
+          ? undefined
+          : ts.isIdentifier(ext)
+            ? ext.text
+            : ts.isPropertyAccessExpression(ext)
+              ? ext.name.text
+              : ext.getText(sf);
       out.push({ name: n.name.text, base, file, line: sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1 });
     }
     ts.forEachChild(n, visit);
@@ -27,7 +34,16 @@ export function readClasses(file: string, text: string): ClassDecl[] {
   return out;
 }
 
-const BUILTIN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'AggregateError', 'EvalError', 'ReferenceError', 'URIError']);
+const BUILTIN_ERRORS = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'AggregateError',
+  'EvalError',
+  'ReferenceError',
+  'URIError',
+]);
 
 /** Error classes (by name or ancestry) whose chain does not reach `root`, as `file:line Name (chain)`. */
 export function uncodedErrors(classes: readonly ClassDecl[], root = 'CodedError'): string[] {

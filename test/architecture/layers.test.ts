@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
 import { readImports, type ImportRef } from './imports.js';
-import { checkLayers, findCycles, listSources, packageReach, parseLayerTable, resolveSpecifier, type Layer, type SourceFile } from './layers.js';
+import {
+  checkLayers,
+  findCycles,
+  listSources,
+  packageReach,
+  parseLayerTable,
+  resolveSpecifier,
+  type Layer,
+  type SourceFile,
+} from './layers.js';
 
 const SRC = join(repoRoot, 'src');
 const EXTS = ['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'];
@@ -38,7 +47,7 @@ describe('reading imports', () => {
       "const l = require.resolve('./l.js');", // 13
       "const m = import.meta.resolve('./m.js');", // 14
       "// import { n } from './n.js';", // 15
-      "const o = \"import { o } from './o.js'\";", // 16
+      'const o = "import { o } from \'./o.js\'";', // 16
       "import { type P } from './p.js';", // 17
       "export { type Q } from './q.js';", // 18
     ].join('\n');
@@ -64,7 +73,9 @@ describe('reading imports', () => {
   });
 
   it('reads JSDoc imports in JavaScript files', () => {
-    const text = ["/** @import { A } from './a.js' */", "/** @type {import('./b.js').B} */", 'let b;', "import { c } from './c.js';"].join('\n');
+    const text = ["/** @import { A } from './a.js' */", "/** @type {import('./b.js').B} */", 'let b;', "import { c } from './c.js';"].join(
+      '\n',
+    );
     const got = readImports('page/x.js', text).imports.map((i) => [i.specifier, i.form]);
     expect(got).toEqual(
       expect.arrayContaining([
@@ -77,7 +88,10 @@ describe('reading imports', () => {
   });
 
   it('reports dynamic imports, requires and module loaders it cannot read', () => {
-    const r = readImports('x.ts', "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);\nconst req = createRequire(import.meta.url);\nnew Worker(new URL('./w.js', import.meta.url));");
+    const r = readImports(
+      'x.ts',
+      "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);\nconst req = createRequire(import.meta.url);\nnew Worker(new URL('./w.js', import.meta.url));",
+    );
     expect(r.unreadable.map((u) => [u.form, u.line])).toEqual([
       ['dynamic-import', 2],
       ['require', 3],
@@ -96,7 +110,21 @@ describe('reading imports', () => {
 
 describe('the layer table', () => {
   it('is read in order from the "## Layers" section, and a malformed row is refused', () => {
-    const doc = ['# T', '', '## Layers', '', 'text', '', '| Layer | Folder | What |', '|---|---|---|', '| Low | `src/low` | x |', '| High | `src/high` | y |', '', '## Next', '| A | `src/a` | z |'].join('\n');
+    const doc = [
+      '# T',
+      '',
+      '## Layers',
+      '',
+      'text',
+      '',
+      '| Layer | Folder | What |',
+      '|---|---|---|',
+      '| Low | `src/low` | x |',
+      '| High | `src/high` | y |',
+      '',
+      '## Next',
+      '| A | `src/a` | z |',
+    ].join('\n');
     expect(parseLayerTable(doc)).toEqual([
       { name: 'Low', folder: 'low' },
       { name: 'High', folder: 'high' },
@@ -116,9 +144,9 @@ describe('the layer rules, on synthetic trees', () => {
 
   it('accept imports within a layer and downward', () => {
     const tree = [
-      source('low/a.ts', "export const a = 1;"),
+      source('low/a.ts', 'export const a = 1;'),
       source('mid/b.ts', "import { a } from '../low/a.js';\nimport { c } from './c.js';"),
-      source('mid/c.ts', "export const c = 1;"),
+      source('mid/c.ts', 'export const c = 1;'),
       source('high/d.ts', "import type { a } from '../low/a.js';\nexport * from '../mid/b.js';"),
       source('index.ts', "export * from './high/d.js';"),
     ];
@@ -143,7 +171,11 @@ describe('the layer rules, on synthetic trees', () => {
       "const p = import.meta.resolve('../high/x.js');",
       'const x = await import(`../high/x.js`);',
     ];
-    const jsForms = ["/** @import { X } from '../high/x.js' */", "/** @type {import('../high/x.js').X} */\nlet x;", "import '../high/x.js';"];
+    const jsForms = [
+      "/** @import { X } from '../high/x.js' */",
+      "/** @type {import('../high/x.js').X} */\nlet x;",
+      "import '../high/x.js';",
+    ];
     const cases = [...forms.map((f) => ['mid/m.ts', f]), ...jsForms.map((f) => ['mid/m.js', f])];
     for (const [file, form] of cases) {
       const tree = [source('high/x.ts', 'export const x = 1; export interface X {}'), source(file!, `// a comment line\n${form}`)];
@@ -190,11 +222,13 @@ describe('the layer rules, on synthetic trees', () => {
       source('mid/agent.ts', "import type { Choice } from '../low/choice.js';\nimport { run } from '../low/run.js';"),
       source('low/choice.ts', "import type { Sdk } from './adapter.js';"),
       source('low/adapter.ts', "import OpenAI from 'openai';"),
-      source('low/run.ts', "export const run = 1;"),
+      source('low/run.ts', 'export const run = 1;'),
       source('low/other.ts', "import Anthropic from '@anthropic-ai/sdk/index.js';"),
       source('mid/clean.ts', "import { run } from '../low/run.js';"),
     ];
-    expect(packageReach(tree, 'mid', ['openai', '@anthropic-ai/sdk'])).toEqual([['mid/agent.ts', 'low/choice.ts', 'low/adapter.ts', 'openai']]);
+    expect(packageReach(tree, 'mid', ['openai', '@anthropic-ai/sdk'])).toEqual([
+      ['mid/agent.ts', 'low/choice.ts', 'low/adapter.ts', 'openai'],
+    ]);
     expect(packageReach(tree, 'low', ['@anthropic-ai/sdk'])).toEqual([['low/other.ts', '@anthropic-ai/sdk']]);
   });
 
@@ -235,7 +269,9 @@ describe('src/', () => {
   it('keeps the provider SDKs out of the agent layer, whatever the import form (issue 12 item 3)', () => {
     expect(packageReach(tree, 'agent', ['openai', '@anthropic-ai/sdk']).map((c) => c.join(' → '))).toEqual([]);
     // And the SDKs are imported at all only by the model adapters.
-    const users = read.filter((r) => r.imports.some((i) => /^(?:openai|@anthropic-ai\/sdk)(?:\/|$)/.test(i.specifier))).map((r) => r.path.split('/')[0]);
+    const users = read
+      .filter((r) => r.imports.some((i) => /^(?:openai|@anthropic-ai\/sdk)(?:\/|$)/.test(i.specifier)))
+      .map((r) => r.path.split('/')[0]);
     expect([...new Set(users)]).toEqual(['llm']);
   });
 
@@ -256,9 +292,14 @@ describe('src/', () => {
     // every line starting with `import`/`export … from` is matched by a reader result.
     for (const r of read) {
       const text = readFileSync(join(SRC, r.path), 'utf8').split('\n');
-      const starts = text.flatMap((l, i) => (/^(?:import\s+(?:type\s+)?[\w*{'"]|export\s+(?:type\s+)?[*{].*\sfrom\s)/.test(l) ? [i + 1] : []));
+      const starts = text.flatMap((l, i) =>
+        /^(?:import\s+(?:type\s+)?[\w*{'"]|export\s+(?:type\s+)?[*{].*\sfrom\s)/.test(l) ? [i + 1] : [],
+      );
       const found = new Set(r.imports.map((i) => i.line));
-      expect(starts.filter((l) => !found.has(l)), r.path).toEqual([]);
+      expect(
+        starts.filter((l) => !found.has(l)),
+        r.path,
+      ).toEqual([]);
     }
   });
 });

@@ -39,7 +39,10 @@ export function parseLayerTable(markdown: string): Layer[] {
       continue;
     }
     inTable = true;
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells.length < 2 || /^-+$/.test(cells[0]!.replace(/:/g, '')) || cells[1] === 'Folder') continue;
     const m = /^`src\/([a-z0-9-]+)\/?`$/.exec(cells[1]!);
     if (!m) throw new LayerTableError(`row ${JSON.stringify(line)}: the folder cell must be \`src/<folder>\``);
@@ -56,7 +59,11 @@ export interface SourceFile {
   imports: readonly ImportRef[];
 }
 
-export type Resolved = { kind: 'file'; path: string } | { kind: 'package'; name: string } | { kind: 'outside'; path: string } | { kind: 'missing' };
+export type Resolved =
+  | { kind: 'file'; path: string }
+  | { kind: 'package'; name: string }
+  | { kind: 'outside'; path: string }
+  | { kind: 'missing' };
 
 /** `openai/streaming` → `openai`, `@anthropic-ai/sdk/x` → `@anthropic-ai/sdk`, `node:fs` → `node:fs`. */
 export function packageName(specifier: string): string {
@@ -72,7 +79,16 @@ export function resolveSpecifier(from: string, specifier: string, files: Readonl
   if (!specifier.startsWith('.') && !specifier.startsWith('/')) return { kind: 'package', name: packageName(specifier) };
   const target = join(dirname(from), specifier).split(sep).join('/');
   if (target.startsWith('../') || target === '..') return { kind: 'outside', path: target };
-  const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.d.ts'), target.replace(/\.mjs$/, '.mts'), target.replace(/\.cjs$/, '.cts'), `${target}.ts`, `${target}/index.ts`, `${target}/index.js`];
+  const candidates = [
+    target,
+    target.replace(/\.js$/, '.ts'),
+    target.replace(/\.js$/, '.d.ts'),
+    target.replace(/\.mjs$/, '.mts'),
+    target.replace(/\.cjs$/, '.cts'),
+    `${target}.ts`,
+    `${target}/index.ts`,
+    `${target}/index.js`,
+  ];
   for (const c of candidates) if (files.has(c)) return { kind: 'file', path: c };
   return { kind: 'missing' };
 }
@@ -116,7 +132,11 @@ export function checkLayers(sources: readonly SourceFile[], layers: readonly Lay
     const own = folderOf(s.path);
     const ownRank = placed(own);
     if (ownRank < 0) {
-      violations.push({ file: s.path, line: 1, message: `src/${own} is not in the layer table of docs/architecture.md: add its row where it belongs in the order` });
+      violations.push({
+        file: s.path,
+        line: 1,
+        message: `src/${own} is not in the layer table of docs/architecture.md: add its row where it belongs in the order`,
+      });
       continue;
     }
     for (const imp of s.imports) {
@@ -134,7 +154,11 @@ export function checkLayers(sources: readonly SourceFile[], layers: readonly Lay
       const to = folderOf(r.path);
       const toRank = placed(to);
       if (to === null && own !== null) {
-        violations.push({ file: s.path, line: imp.line, message: `${imp.form} ${JSON.stringify(imp.specifier)}: nothing imports the package entry (${r.path})` });
+        violations.push({
+          file: s.path,
+          line: imp.line,
+          message: `${imp.form} ${JSON.stringify(imp.specifier)}: nothing imports the package entry (${r.path})`,
+        });
       } else if (toRank > ownRank) {
         const up = to === null ? 'the package entry' : `${layers[toRank]!.name} (src/${to})`;
         violations.push({

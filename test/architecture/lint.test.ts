@@ -35,8 +35,13 @@ function tree(files: Record<string, string>): string {
 
 /** `biome lint` as `npm run lint` runs it; the findings as `rule file:line`. */
 function lint(dir: string): { status: number | null; findings: string[] } {
-  const r = spawnSync(BIOME, ['lint', '--vcs-enabled=false', '--error-on-warnings', '--reporter=github', '--colors=off', '.'], { cwd: dir, encoding: 'utf8' });
-  const findings = [...r.stdout.matchAll(/^::\w+ title=([^,]+),file=([^,]+),line=(\d+)/gm)].map((m) => `${m[1]} ${m[2]!.slice(dir.length + 1)}:${m[3]}`);
+  const r = spawnSync(BIOME, ['lint', '--vcs-enabled=false', '--error-on-warnings', '--reporter=github', '--colors=off', '.'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  const findings = [...r.stdout.matchAll(/^::\w+ title=([^,]+),file=([^,]+),line=(\d+)/gm)].map(
+    (m) => `${m[1]} ${m[2]!.slice(dir.length + 1)}:${m[3]}`,
+  );
   return { status: r.status, findings };
 }
 
@@ -50,7 +55,8 @@ describe('lint (biome.jsonc)', () => {
   it('passes the idioms it allows: `xs[i]!`, `any` under test/, a cache set in an expression', () => {
     const r = lint(
       tree({
-        'src/ok.ts': 'const m = new Map<string, number[]>();\nexport function f(xs: number[], k: string): number {\n  let v = m.get(k);\n  if (!v) m.set(k, (v = []));\n  return xs[0]! + v.length;\n}\n',
+        'src/ok.ts':
+          'const m = new Map<string, number[]>();\nexport function f(xs: number[], k: string): number {\n  let v = m.get(k);\n  if (!v) m.set(k, (v = []));\n  return xs[0]! + v.length;\n}\n',
         'test/ok.ts': 'export const page = (): number => (globalThis as any).document.body.childElementCount;\n',
       }),
     );
@@ -64,7 +70,9 @@ describe('format (biome.jsonc)', () => {
     const args = Array.from({ length: 8 }, (_, i) => `argument${i}WithALongName`).join(', ');
     const long = `export const y = call(${args});\n`;
     expect(long.length).toBeGreaterThan(LINE_WIDTH);
-    const dir = tree({ 'src/long.ts': `declare function call(...a: string[]): void;\n${Array.from({ length: 8 }, (_, i) => `declare const argument${i}WithALongName: string;\n`).join('')}${long}` });
+    const dir = tree({
+      'src/long.ts': `declare function call(...a: string[]): void;\n${Array.from({ length: 8 }, (_, i) => `declare const argument${i}WithALongName: string;\n`).join('')}${long}`,
+    });
     const check = spawnSync(BIOME, ['format', '--vcs-enabled=false', '.'], { cwd: dir, encoding: 'utf8' });
     expect(check.status).not.toBe(0);
     const write = spawnSync(BIOME, ['format', '--vcs-enabled=false', '--write', '.'], { cwd: dir, encoding: 'utf8' });
@@ -87,8 +95,14 @@ describe("the page's type check (src/viewer/page/tsconfig.json)", () => {
       'typed.js': "// @ts-check\nconst el = /** @type {HTMLInputElement} */ (document.getElementById('x'));\nel.value = 'x';\n",
     };
     for (const [name, text] of Object.entries(pages)) writeFileSync(join(dir, name), text);
-    const cfg = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
-    const errors = ts.getPreEmitDiagnostics(ts.createProgram(cfg.fileNames, cfg.options)).map((d) => `${d.file?.fileName.slice(dir.length + 1)} TS${d.code}`);
+    const cfg = ts.getParsedCommandLineOfConfigFile(
+      join(dir, 'tsconfig.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+    )!;
+    const errors = ts
+      .getPreEmitDiagnostics(ts.createProgram(cfg.fileNames, cfg.options))
+      .map((d) => `${d.file?.fileName.slice(dir.length + 1)} TS${d.code}`);
     expect(errors.sort()).toEqual(['maybe-null.js TS2531', 'no-such-property.js TS2339']);
   });
 });

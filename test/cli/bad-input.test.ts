@@ -44,7 +44,9 @@ describe('DSH_HOME that cannot hold sessions', () => {
     const { home, cwd } = homeIsFile();
     const r = await runMain(['run', '--cwd', cwd, 'hi'], agentEnv('http://127.0.0.1:9', join(home, 'sub')));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`dsh: DSH_HOME (${join(home, 'sub')}) cannot be used: ${home} is not a directory; point DSH_HOME at a directory [HOME_UNUSABLE]\n`);
+    expect(r.stderr).toBe(
+      `dsh: DSH_HOME (${join(home, 'sub')}) cannot be used: ${home} is not a directory; point DSH_HOME at a directory [HOME_UNUSABLE]\n`,
+    );
   });
 
   it('a DSH_HOME that cannot be created fails before the model is called', () => {
@@ -59,7 +61,9 @@ describe('DSH_HOME that cannot hold sessions', () => {
       timeout: 15_000,
     });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^dsh: DSH_HOME \(\/proc\/dsh-no-such-home\) cannot be used: cannot create \/proc\/dsh-no-such-home: \w+ \[HOME_UNUSABLE\]\n$/);
+    expect(r.stderr).toMatch(
+      /^dsh: DSH_HOME \(\/proc\/dsh-no-such-home\) cannot be used: cannot create \/proc\/dsh-no-such-home: \w+ \[HOME_UNUSABLE\]\n$/,
+    );
   });
 });
 
@@ -135,7 +139,9 @@ describe('dsh view of something that is not a log file', () => {
     }
     const stdin = await runMain(['view', '-'], {});
     expect(stdin.code).toBe(2);
-    expect(stdin.stderr).toBe('dsh: dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first [USAGE]\n');
+    expect(stdin.stderr).toBe(
+      'dsh: dsh view follows a file as it grows, so it cannot read standard input; save the log to a file first [USAGE]\n',
+    );
   });
 });
 
@@ -143,9 +149,18 @@ describe('dsh log export with a bad endpoint or header', () => {
   it('is a usage error naming the flag, decided before the log is read', async () => {
     const missing = join(tempDir(), 'missing.jsonl');
     const cases: [string[], string][] = [
-      [['--otlp', 'notaurl'], "dsh: error: option '--otlp <url>' argument 'notaurl' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n"],
-      [['--otlp', 'ftp://host/v1/traces'], "dsh: error: option '--otlp <url>' argument 'ftp://host/v1/traces' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n"],
-      [['--otlp', 'http://127.0.0.1:9/v1/traces', '-H', 'nonsense'], "dsh: error: option '-H, --header <name=value>' argument 'nonsense' is invalid. expected NAME=VALUE (add --help for usage)\n"],
+      [
+        ['--otlp', 'notaurl'],
+        "dsh: error: option '--otlp <url>' argument 'notaurl' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n",
+      ],
+      [
+        ['--otlp', 'ftp://host/v1/traces'],
+        "dsh: error: option '--otlp <url>' argument 'ftp://host/v1/traces' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n",
+      ],
+      [
+        ['--otlp', 'http://127.0.0.1:9/v1/traces', '-H', 'nonsense'],
+        "dsh: error: option '-H, --header <name=value>' argument 'nonsense' is invalid. expected NAME=VALUE (add --help for usage)\n",
+      ],
     ];
     for (const [flags, want] of cases) {
       const r = await runMain(['log', 'export', ...flags, missing], {});
@@ -158,8 +173,14 @@ describe('dsh log export with a bad endpoint or header', () => {
 describe('options that cannot go together', () => {
   it('are a usage error naming both, not one silently ignored', async () => {
     const cases: [string[], string][] = [
-      [['sessions', 'list', '--all', '--cwd', tempDir()], 'dsh: --all lists every workspace and --cwd names one; give one of them [USAGE]\n'],
-      [['log', 'messages', '--json', '--brief', examplePath], 'dsh: --json prints the exact message objects and --brief a short text view; give one of them [USAGE]\n'],
+      [
+        ['sessions', 'list', '--all', '--cwd', tempDir()],
+        'dsh: --all lists every workspace and --cwd names one; give one of them [USAGE]\n',
+      ],
+      [
+        ['log', 'messages', '--json', '--brief', examplePath],
+        'dsh: --json prints the exact message objects and --brief a short text view; give one of them [USAGE]\n',
+      ],
     ];
     for (const [argv, want] of cases) {
       const r = await runMain(argv, { DSH_HOME: tempDir() });
@@ -174,7 +195,8 @@ describe('--help says what the command does', () => {
   it('chat lists every slash command and every exit status', async () => {
     const r = await runMain(['chat', '--help'], {});
     expect(r.code).toBe(0);
-    for (const c of ['/help', '/session', '/cancel', '/compact', '/fork [SEQ]', '/model provider:model', '/exit', '/quit']) expect(r.stdout, c).toContain(c);
+    for (const c of ['/help', '/session', '/cancel', '/compact', '/fork [SEQ]', '/model provider:model', '/exit', '/quit'])
+      expect(r.stdout, c).toContain(c);
     expect(r.stdout).toMatch(/2 usage\s+error; 130 after a second Ctrl-C/);
   });
 
@@ -199,7 +221,9 @@ describe('dsh view --port that is taken', () => {
       const r = await runMain(['view', '--port', String(port), examplePath], {});
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(`dsh: --port ${port}: 127.0.0.1:${port} is in use; pick another port, or leave --port out for any free one [PORT_UNAVAILABLE]\n`);
+      expect(r.stderr).toBe(
+        `dsh: --port ${port}: 127.0.0.1:${port} is in use; pick another port, or leave --port out for any free one [PORT_UNAVAILABLE]\n`,
+      );
     } finally {
       await new Promise((resolve) => busy.close(resolve));
     }
@@ -207,9 +231,12 @@ describe('dsh view --port that is taken', () => {
 });
 
 describe('an unknown word after a command group with a default subcommand', () => {
-  it('names the word and the group\'s commands, exit 2, rather than blaming the default', async () => {
+  it("names the word and the group's commands, exit 2, rather than blaming the default", async () => {
     for (const [argv, want] of [
-      [['sessions', 'bogus'], "dsh: unknown command 'sessions bogus': use one of list, search, path, export, import (add --help for usage)\n"],
+      [
+        ['sessions', 'bogus'],
+        "dsh: unknown command 'sessions bogus': use one of list, search, path, export, import (add --help for usage)\n",
+      ],
       [['config', 'bogus'], "dsh: unknown command 'config bogus': use one of show (add --help for usage)\n"],
     ] as const) {
       const r = await runMain([...argv], {});
@@ -224,4 +251,3 @@ describe('an unknown word after a command group with a default subcommand', () =
     expect(Array.isArray(JSON.parse(list.stdout))).toBe(true);
   });
 });
-

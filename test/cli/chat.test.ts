@@ -21,7 +21,10 @@ async function gated(script: GatedResponse[]): Promise<GatedProvider> {
   return provider;
 }
 
-const say = (parts: string[], holdAfter?: number): GatedResponse => ({ sse: chatStream({ text: parts }), ...(holdAfter !== undefined ? { holdAfter } : {}) });
+const say = (parts: string[], holdAfter?: number): GatedResponse => ({
+  sse: chatStream({ text: parts }),
+  ...(holdAfter !== undefined ? { holdAfter } : {}),
+});
 const write = (id: string, file: string, content: string): GatedResponse => ({
   sse: chatStream({ toolCalls: [{ id, name: 'write', args: [JSON.stringify({ file_path: file, content })] }] }),
 });
@@ -76,13 +79,22 @@ describe('dsh chat', () => {
   it('asks for approval: y runs the call once, n rejects it, end of input cancels the question', async () => {
     const repo = gitRepo();
     const home = tempDir();
-    const p = await gated([write('w1', 'notes.txt', 'yes'), say(['Wrote it.']), write('w2', 'other.txt', 'no'), say(['Not written.']), write('w3', 'third.txt', 'eof'), say(['Cancelled.'])]);
+    const p = await gated([
+      write('w1', 'notes.txt', 'yes'),
+      say(['Wrote it.']),
+      write('w2', 'other.txt', 'no'),
+      say(['Not written.']),
+      write('w3', 'third.txt', 'eof'),
+      say(['Cancelled.']),
+    ]);
     const chat = startMain(['chat', '--ask', 'write(*)', '--cwd', repo], agentEnv(p.url, home));
     const t = chat.transcript;
 
     chat.write('create notes.txt\n');
     await t.waitFor('stderr', /^allow once\? \[y\/N\]$/m);
-    expect(t.stderr).toContain('approval needed: write {"file_path":"notes.txt","content":"yes"}\n  because it matches the ask rule "write(*)"\n');
+    expect(t.stderr).toContain(
+      'approval needed: write {"file_path":"notes.txt","content":"yes"}\n  because it matches the ask rule "write(*)"\n',
+    );
     chat.write('y\n');
     await t.waitFor('stderr', /^turn 1 · 2 steps · .* · completed$/m);
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('yes');
@@ -102,7 +114,11 @@ describe('dsh chat', () => {
     expect(existsSync(join(repo, 'third.txt'))).toBe(false);
 
     const events = logEvents(logPathFrom(t.stderr));
-    expect(events.filter((e) => e.type === 'approval/decided').map((e) => (e.type === 'approval/decided' ? e.data.outcome : ''))).toEqual(['allowed-once', 'rejected', 'cancelled']);
+    expect(events.filter((e) => e.type === 'approval/decided').map((e) => (e.type === 'approval/decided' ? e.data.outcome : ''))).toEqual([
+      'allowed-once',
+      'rejected',
+      'cancelled',
+    ]);
     const codes = events.filter((e) => e.type === 'tool/result').map((e) => (e.type === 'tool/result' ? (e.data.error?.code ?? 'ok') : ''));
     expect(codes).toEqual(['ok', 'APPROVAL_REJECTED', 'APPROVAL_CANCELLED']);
     // The model was told about the rejection in its next request.
@@ -126,7 +142,10 @@ describe('dsh chat', () => {
 
     // A seq inside a turn is refused; the end of turn 1 is a valid fork point.
     chat.write('/fork 3\n');
-    await t.waitFor('stderr', /^cannot fork: cannot fork at seq 3: turn 1 \(opened at seq \d+\) is still open there; pick a seq between turns \[OPEN_TURN\]$/m);
+    await t.waitFor(
+      'stderr',
+      /^cannot fork: cannot fork at seq 3: turn 1 \(opened at seq \d+\) is still open there; pick a seq between turns \[OPEN_TURN\]$/m,
+    );
     chat.write('/session\n');
     const id = (await t.waitFor('stdout', /^session (\S+)$/m))[1]!;
     await t.waitFor('stdout', /^model {3}/m);

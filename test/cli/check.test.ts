@@ -21,7 +21,15 @@ interface Report {
     file: string;
     ok: boolean;
     verdict: string;
-    summary: { events: number; rows: number; turns: number; steps: number; messages: number; repairedEvents: number; tornTail: { line: number } | null } | null;
+    summary: {
+      events: number;
+      rows: number;
+      turns: number;
+      steps: number;
+      messages: number;
+      repairedEvents: number;
+      tornTail: { line: number } | null;
+    } | null;
     problems: { severity: string; code: string; message: string; line?: number; seq?: number; rule?: string }[];
   }[];
 }
@@ -39,16 +47,25 @@ describe('dsh log check on the example', () => {
     const turns = events.filter((e) => e.type === 'turn/start').length;
     const steps = events.filter((e) => e.type === 'step/start').length;
     const rows = exampleLines().length - 1;
-    expect(r.stdout.trim()).toMatch(new RegExp(`^.*fix-typo\\.jsonl: ok · ${events.length} events in ${rows} rows · ${turns} turns · ${steps} steps · \\d+ messages$`));
+    expect(r.stdout.trim()).toMatch(
+      new RegExp(`^.*fix-typo\\.jsonl: ok · ${events.length} events in ${rows} rows · ${turns} turns · ${steps} steps · \\d+ messages$`),
+    );
   });
 
   it('--json reports the same facts', async () => {
     const { events } = parseRaw(exampleText());
-    const surface = events.filter((e) => e.surfaceOp === 'append' && !(e.type === 'assistant/message' && e.data.message.content.length === 0));
+    const surface = events.filter(
+      (e) => e.surfaceOp === 'append' && !(e.type === 'assistant/message' && e.data.message.content.length === 0),
+    );
     const { code, report } = await checkJson(examplePath);
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.files[0]).toMatchObject({ ok: true, verdict: 'ok', problems: [], summary: { events: events.length, turns: 2, steps: 6, messages: surface.length, repairedEvents: 0, tornTail: null } });
+    expect(report.files[0]).toMatchObject({
+      ok: true,
+      verdict: 'ok',
+      problems: [],
+      summary: { events: events.length, turns: 2, steps: 6, messages: surface.length, repairedEvents: 0, tornTail: null },
+    });
   });
 
   it('reads standard input with -', async () => {
@@ -135,7 +152,9 @@ describe('dsh log check on broken input', () => {
       expect.objectContaining({ severity: 'error', code: 'INVALID_EVENT', line: n, seq, rule: 'event-shape', path: '$.data.turn' }),
     ]);
     const human = await dsh(['log', 'check', p]);
-    expect(human.stdout).toContain(`${p}:${n}: error INVALID_EVENT (seq ${seq}, rule event-shape): event "turn/start" at seq ${seq} is invalid at $.data.turn`);
+    expect(human.stdout).toContain(
+      `${p}:${n}: error INVALID_EVENT (seq ${seq}, rule event-shape): event "turn/start" at seq ${seq} is invalid at $.data.turn`,
+    );
   });
 
   it('a trace violation names the rule', async () => {
@@ -145,7 +164,9 @@ describe('dsh log check on broken input', () => {
     const p = file('trace.jsonl', `${lines.join('\n')}\n`);
     const r = await dsh(['log', 'check', p]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`:${n}: error TRACE_VIOLATION \\(seq \\d+, rule [\\w-]+\\): .*the next step of turn 1 is 2, not 5`));
+    expect(r.stdout).toMatch(
+      new RegExp(`:${n}: error TRACE_VIOLATION \\(seq \\d+, rule [\\w-]+\\): .*the next step of turn 1 is 2, not 5`),
+    );
   });
 
   it('a {{cwd}} placeholder is a warning on line 1, an error under --strict', async () => {
@@ -164,7 +185,9 @@ describe('dsh log check on broken input', () => {
     expect(r.code).toBe(1);
     const out = r.stdout.trim().split('\n');
     expect(out).toHaveLength(2); // the problem, then the verdict
-    expect(out[0]).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${line !== undefined ? `:${line}` : ''}: error ${code}: `));
+    expect(out[0]).toMatch(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${line !== undefined ? `:${line}` : ''}: error ${code}: `),
+    );
     expect(out[0]).toMatch(message);
     expect(r.stderr).toBe('');
     const { report } = await checkJson(path);
@@ -182,7 +205,12 @@ describe('dsh log check on broken input', () => {
   });
 
   it('a binary file is one line', async () => {
-    await oneLineFailure(file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])), 'BINARY_FILE', /binary data \(a NUL byte at offset 8\)/, 3);
+    await oneLineFailure(
+      file('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])),
+      'BINARY_FILE',
+      /binary data \(a NUL byte at offset 8\)/,
+      3,
+    );
   });
 
   it('an empty file is one line', async () => {
@@ -192,7 +220,9 @@ describe('dsh log check on broken input', () => {
   it('a non-log text file fails at line 1', async () => {
     const r = await dsh(['log', 'check', file('notes.txt', 'hello\nworld\n')]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/notes\.txt:1: error CORRUPT_LOG \(rule storage\): corrupt session log: the first line is not a session header/);
+    expect(r.stdout).toMatch(
+      /notes\.txt:1: error CORRUPT_LOG \(rule storage\): corrupt session log: the first line is not a session header/,
+    );
   });
 
   it('checks every file, exits 1 if any fails, and totals', async () => {

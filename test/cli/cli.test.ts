@@ -43,7 +43,8 @@ describe('dsh', () => {
     expect((await dshIn(['log', 'messages', '--help'])).stdout).toContain('--at <seq>');
     for (const c of ['run', 'chat', 'replay', 'sessions', 'log', 'config']) expect(top.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     const run = await dshIn(['run', '--help']);
-    for (const o of ['--resume <id>', '--continue', '--full-auto', '--allow <rule>', '--json', '--quiet', '--no-persist']) expect(run.stdout).toContain(o);
+    for (const o of ['--resume <id>', '--continue', '--full-auto', '--allow <rule>', '--json', '--quiet', '--no-persist'])
+      expect(run.stdout).toContain(o);
     expect(run.stdout).toContain('130 after\nCtrl-C (SIGINT); 143 after SIGTERM.');
     expect((await dshIn(['chat', '--help'])).stdout).toContain('/fork [SEQ]');
     expect((await dshIn(['replay', '--help'])).stdout).toContain('--live-tools');
@@ -55,8 +56,14 @@ describe('dsh', () => {
       [['log', 'check'], /^dsh: error: missing required argument 'file' \(add --help for usage\)$/],
       [['log', 'show', '--bogus', examplePath], /^dsh: error: unknown option '--bogus' \(add --help for usage\)$/],
       [['log', 'frobnicate'], /^dsh: error: unknown command 'frobnicate' \(add --help for usage\)$/],
-      [['log', 'show', '--turn', '0', examplePath], /^dsh: error: option '--turn <n>' argument '0' is invalid\. expected a turn number \(an integer ≥ 1\) \(add --help for usage\)$/],
-      [['log', 'show', examplePath, examplePath], /^dsh: error: too many arguments for 'show'\. Expected 1 argument but got 2\. \(add --help for usage\)$/],
+      [
+        ['log', 'show', '--turn', '0', examplePath],
+        /^dsh: error: option '--turn <n>' argument '0' is invalid\. expected a turn number \(an integer ≥ 1\) \(add --help for usage\)$/,
+      ],
+      [
+        ['log', 'show', examplePath, examplePath],
+        /^dsh: error: too many arguments for 'show'\. Expected 1 argument but got 2\. \(add --help for usage\)$/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await dshIn(argv);

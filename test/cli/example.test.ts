@@ -30,7 +30,10 @@ describe('examples/fix-typo.jsonl', () => {
   });
 
   it('stores runs of three or more deltas as packed rows', () => {
-    const lines = readFileSync(examplePath, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const lines = readFileSync(examplePath, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     const tags = new Set(lines.map((l) => l.type));
     expect(tags).toContain('reasoning-chunks');
     expect(tags).toContain('text-chunks');

@@ -18,7 +18,12 @@ interface Raw {
   data: Record<string, any>;
 }
 const rawEvents = (file: string): Raw[] =>
-  readFileSync(file, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as Raw).filter((e) => typeof e.seq === 'number');
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as Raw)
+    .filter((e) => typeof e.seq === 'number');
 
 const dir = mkdtempSync(join(tmpdir(), 'dsh-export-formats-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,9 +36,17 @@ function hostileLog(): string {
   c.at(3).append('user/message', user('```\n# not a heading\n<script>alert(1)</script>\n````'), { surfaceOp: 'append' });
   c.at(4).append('request/header', header({ provider: 'deepseek', model: 'deepseek-chat' }, 'sys'));
   const call = { type: 'tool-call' as const, id: 'c<1>', name: 'bash', arguments: 'not json `' };
-  c.at(5).append('assistant/message', { turn: 1, step: 1, message: assistant([{ type: 'text', text: 'ok\u202e\u0007' }, call]) }, { surfaceOp: 'append' });
+  c.at(5).append(
+    'assistant/message',
+    { turn: 1, step: 1, message: assistant([{ type: 'text', text: 'ok\u202e\u0007' }, call]) },
+    { surfaceOp: 'append' },
+  );
   c.at(6).append('tool/call', { turn: 1, step: 1, callId: 'c<1>', name: 'bash', arguments: 'not json `' });
-  c.at(7).append('tool/result', { turn: 1, step: 1, message: toolResult('c<1>', '</pre><img src=x onerror=alert(1)>', true) }, { surfaceOp: 'append' });
+  c.at(7).append(
+    'tool/result',
+    { turn: 1, step: 1, message: toolResult('c<1>', '</pre><img src=x onerror=alert(1)>', true) },
+    { surfaceOp: 'append' },
+  );
   const file = join(dir, 'hostile.jsonl');
   writeFileSync(file, encodeJsonl(c.session.header, c.session.events));
   return file;
@@ -92,7 +105,10 @@ describe('--format openai and anthropic', () => {
   it("openai: the header's model and system, each call's id in order, each result as a tool message", async () => {
     const r = await runMain(['log', 'export', '--format', 'openai', example]);
     expect(r.code).toBe(0);
-    const body = JSON.parse(r.stdout) as { model: string; messages: { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string }[] }[] };
+    const body = JSON.parse(r.stdout) as {
+      model: string;
+      messages: { role: string; content: unknown; tool_call_id?: string; tool_calls?: { id: string }[] }[];
+    };
     const raw = rawEvents(example);
     const headers = raw.filter((e) => e.type === 'request/header');
     const last = headers.at(-1)!.data.header;
@@ -108,7 +124,11 @@ describe('--format openai and anthropic', () => {
   it('anthropic: system on top, tool_use and tool_result paired by id, roles alternating', async () => {
     const r = await runMain(['log', 'export', '--format', 'anthropic', example]);
     expect(r.code).toBe(0);
-    const body = JSON.parse(r.stdout) as { system: string; max_tokens: number; messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[] };
+    const body = JSON.parse(r.stdout) as {
+      system: string;
+      max_tokens: number;
+      messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] }[];
+    };
     const raw = rawEvents(example);
     expect(body.system).toBe(raw.filter((e) => e.type === 'request/header').at(-1)!.data.header.system);
     const uses = body.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_use').map((b) => b.id));
@@ -134,7 +154,14 @@ describe('--format openai and anthropic', () => {
 
 describe('flags', () => {
   it('need exactly one of --otlp and --format, and refuse the options of the other', async () => {
-    for (const flags of [[], ['--otlp', 'http://127.0.0.1:9/v1/traces', '--format', 'html'], ['--format', 'html', '--traces', 'session'], ['--otlp', 'http://127.0.0.1:9/v1/traces', '-o', join(dir, 'x')], ['--format', 'pdf'], ['--format', 'markdown', '--at', '3']]) {
+    for (const flags of [
+      [],
+      ['--otlp', 'http://127.0.0.1:9/v1/traces', '--format', 'html'],
+      ['--format', 'html', '--traces', 'session'],
+      ['--otlp', 'http://127.0.0.1:9/v1/traces', '-o', join(dir, 'x')],
+      ['--format', 'pdf'],
+      ['--format', 'markdown', '--at', '3'],
+    ]) {
       const r = await runMain(['log', 'export', ...flags, example]);
       expect(r.code, flags.join(' ')).toBe(2);
     }

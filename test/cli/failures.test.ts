@@ -22,7 +22,11 @@ import { GlobSyntaxError } from '../../src/tools/glob-match.js';
 
 function report(e: unknown): { status: number; stderr: string } {
   let stderr = '';
-  const io: Io = { out: new Output({ write: () => undefined }, false), err: new Output({ write: (s: string) => (stderr += s) }, false), env: {} } as unknown as Io;
+  const io: Io = {
+    out: new Output({ write: () => undefined }, false),
+    err: new Output({ write: (s: string) => (stderr += s) }, false),
+    env: {},
+  } as unknown as Io;
   const status = reportFailure(e, io);
   io.err.flush();
   return { status, stderr };
@@ -51,7 +55,10 @@ describe('reportFailure', () => {
 
   it("keeps CliError's own form (the file, and exit 2 for usage errors)", () => {
     expect(report(new CliError('NO_TASK', 'no task given'))).toEqual({ status: 2, stderr: 'dsh: no task given [NO_TASK]\n' });
-    expect(report(new CliError('FILE_NOT_FOUND', 'not found', { file: '/tmp/x' }))).toEqual({ status: 1, stderr: 'dsh: /tmp/x: not found [FILE_NOT_FOUND]\n' });
+    expect(report(new CliError('FILE_NOT_FOUND', 'not found', { file: '/tmp/x' }))).toEqual({
+      status: 1,
+      stderr: 'dsh: /tmp/x: not found [FILE_NOT_FOUND]\n',
+    });
   });
 
   it('prints a Node system error with its code', () => {
@@ -61,7 +68,10 @@ describe('reportFailure', () => {
     } catch (x) {
       e = x;
     }
-    expect(report(e)).toEqual({ status: 1, stderr: "dsh: ENOENT: no such file or directory, open '/nonexistent/dsh-failures-test' [ENOENT]\n" });
+    expect(report(e)).toEqual({
+      status: 1,
+      stderr: "dsh: ENOENT: no such file or directory, open '/nonexistent/dsh-failures-test' [ENOENT]\n",
+    });
   });
 
   it('calls anything else an internal error, a code-like string on a plain Error included', () => {

@@ -31,13 +31,24 @@ function expectInert(r: Run, what: string): void {
 
 function hostileLog(): string {
   let t = 1_700_000_000_000;
-  const s = Session.create({ id: `id-${EVIL}`, header: { cwd: `/tmp/${EVIL}`, createdAt: Number.MAX_SAFE_INTEGER, delegationDepth: 0 }, clock: () => (t += 10) });
+  const s = Session.create({
+    id: `id-${EVIL}`,
+    header: { cwd: `/tmp/${EVIL}`, createdAt: Number.MAX_SAFE_INTEGER, delegationDepth: 0 },
+    clock: () => (t += 10),
+  });
   const turn = 1;
   const step = 1;
   s.append('turn/start', { turn });
   s.append('step/start', { turn, step });
-  s.append('user/message', { id: `u-${EVIL}`, role: 'user', content: [{ type: 'text', text: EVIL }], source: { kind: 'plugin', plugin: EVIL, form: 'notice' } }, { surfaceOp: 'append' });
-  s.append('request/header', { header: { config: { provider: EVIL, model: EVIL }, system: EVIL, tools: [{ name: EVIL, description: EVIL, parameters: {} }] }, reason: 'initial' });
+  s.append(
+    'user/message',
+    { id: `u-${EVIL}`, role: 'user', content: [{ type: 'text', text: EVIL }], source: { kind: 'plugin', plugin: EVIL, form: 'notice' } },
+    { surfaceOp: 'append' },
+  );
+  s.append('request/header', {
+    header: { config: { provider: EVIL, model: EVIL }, system: EVIL, tools: [{ name: EVIL, description: EVIL, parameters: {} }] },
+    reason: 'initial',
+  });
   for (let i = 0; i < 4; i++) s.append('assistant/chunk', { turn, step, chunk: { type: 'text-delta', index: 0, text: EVIL } });
   s.append('assistant/chunk', { turn, step, chunk: { type: 'finish', reason: { kind: 'error', failure: { message: EVIL, code: EVIL } } } });
   s.append(
@@ -65,13 +76,22 @@ function hostileLog(): string {
     {
       turn,
       step,
-      message: { id: EVIL, role: 'user', content: [{ type: 'tool-result', toolCallId: EVIL, content: [{ type: 'text', text: EVIL }], isError: true }], source: { kind: 'tool', callId: EVIL } },
+      message: {
+        id: EVIL,
+        role: 'user',
+        content: [{ type: 'tool-result', toolCallId: EVIL, content: [{ type: 'text', text: EVIL }], isError: true }],
+        source: { kind: 'tool', callId: EVIL },
+      },
       error: { name: EVIL, code: EVIL },
     },
     { surfaceOp: 'append' },
   );
   s.append('session/title', { title: EVIL });
-  s.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [{ id: EVIL, role: 'user', content: [{ type: 'text', text: EVIL }], source: { kind: 'user' } }] });
+  s.append('agent/inbox/spliced', {
+    target: 'next-turn',
+    start: 0,
+    inserted: [{ id: EVIL, role: 'user', content: [{ type: 'text', text: EVIL }], source: { kind: 'user' } }],
+  });
   s.append('todo/write', { todos: [{ content: EVIL, status: 'in_progress' }] });
   s.append('step/end', { turn, step });
   s.append('turn/end', { turn, reason: { kind: 'error', error: { message: EVIL, code: EVIL } } });
@@ -112,7 +132,11 @@ describe('a hostile log cannot drive the terminal', () => {
     const lines = text.split('\n');
     lines[3] = `{"type":${EVIL}`;
     const bad = file('hostile-corrupt.jsonl', lines.join('\n'));
-    for (const argv of [['log', 'check', bad], ['log', 'show', bad], ['log', 'check', '--json', bad]]) {
+    for (const argv of [
+      ['log', 'check', bad],
+      ['log', 'show', bad],
+      ['log', 'check', '--json', bad],
+    ]) {
       const r = await dsh(argv);
       expect(r.code).toBe(1);
       expectInert(r, argv.join(' '));
@@ -139,7 +163,12 @@ describe('a log nested deeper than a JavaScript stack', () => {
     const s = Session.create({ id: 'deep', header: { cwd: '/w' }, clock: () => 1 });
     const message = { id: 'm', role: 'user', content: [block], source: { kind: 'user' } };
     s.append('user/message', message as never, { surfaceOp: 'append' });
-    (s.append as unknown as (t: string, d: unknown, o: unknown) => unknown).call(s, 'feedback/record', { nested: plugin }, { ignorable: true });
+    (s.append as unknown as (t: string, d: unknown, o: unknown) => unknown).call(
+      s,
+      'feedback/record',
+      { nested: plugin },
+      { ignorable: true },
+    );
     return { text: encodeJsonl(s.header, s.events), message, plugin };
   }
 

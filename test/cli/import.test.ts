@@ -26,7 +26,9 @@ describeShared('dsh log commands on other agents’ logs', () => {
   it('check: loads, says what it was read as and lists each loss with its source line', async () => {
     const r = await runMain(['log', 'check', '--json', CC]);
     expect(r.code).toBe(0);
-    const rep = JSON.parse(r.stdout) as { files: { verdict: string; summary: { turns: number }; problems: { code: string; line?: number; message: string }[] }[] };
+    const rep = JSON.parse(r.stdout) as {
+      files: { verdict: string; summary: { turns: number }; problems: { code: string; line?: number; message: string }[] }[];
+    };
     const f = rep.files[0]!;
     expect(f.verdict).toBe('ok-with-warnings');
     expect(f.problems[0]).toMatchObject({ code: 'IMPORTED', message: expect.stringMatching(/Claude Code transcript.*5 more session/) });
@@ -57,11 +59,17 @@ describeShared('dsh log commands on other agents’ logs', () => {
     const out = join(dir, 'cc.jsonl');
     const r = await runMain(['log', 'import', CC, '-o', out, '--json']);
     expect(r.code).toBe(0);
-    const rep = JSON.parse(r.stdout) as { format: { id: string }; sessions: { key: string; out: string; events: number; losses: { field: string; count: number }[] }[] };
+    const rep = JSON.parse(r.stdout) as {
+      format: { id: string };
+      sessions: { key: string; out: string; events: number; losses: { field: string; count: number }[] }[];
+    };
     expect(rep.format.id).toBe('claude-code');
     expect(rep.sessions.map((s) => s.key)).toEqual(['main', 'sidechain-1', 'sidechain-2', 'sidechain-3', 'sidechain-4', 'sidechain-5']);
     expect(readdirSync(dir).sort()).toEqual(['cc.jsonl', ...[1, 2, 3, 4, 5].map((n) => `cc.sidechain-${n}.jsonl`)].sort());
-    const rows = readFileSync(CC, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { isSidechain?: boolean; toolUseResult?: unknown });
+    const rows = readFileSync(CC, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { isSidechain?: boolean; toolUseResult?: unknown });
     const mainLoss = rep.sessions[0]!.losses.find((l) => l.field === 'toolUseResult')!;
     expect(mainLoss.count).toBe(rows.filter((o) => o.isSidechain === false && o.toolUseResult !== undefined).length);
     const check = await runMain(['log', 'check', ...readdirSync(dir).map((f) => join(dir, f))]);
@@ -83,7 +91,9 @@ describeShared('dsh log commands on other agents’ logs', () => {
     const junk = write('junk.jsonl', '{"hello":"world"}\n');
     const r = await runMain(['log', 'show', junk]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/not a session log this build reads.*Known formats: dsh session log \(JSONL\), pi session, Codex rollout, Claude Code transcript, OpenHands trajectory or event stream, SWE-agent trajectory \(\.traj\) \[UNKNOWN_FORMAT\]/);
+    expect(r.stderr).toMatch(
+      /not a session log this build reads.*Known formats: dsh session log \(JSONL\), pi session, Codex rollout, Claude Code transcript, OpenHands trajectory or event stream, SWE-agent trajectory \(\.traj\) \[UNKNOWN_FORMAT\]/,
+    );
   });
 
   it('a foreign log on standard input is read like a file (real process)', async () => {
@@ -110,7 +120,9 @@ describeShared('dsh log commands on other agents’ logs', () => {
       const r = await runMain(['log', 'export', '--otlp', receiver.url, '--json', PI]);
       expect(r.code).toBe(0);
       const s = JSON.parse(r.stdout) as { turns: number; spans: number };
-      const prompts = readFileSync(PI, 'utf8').split('\n').filter((l) => l.includes('"role":"user"')).length;
+      const prompts = readFileSync(PI, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"role":"user"')).length;
       expect(s.turns).toBe(prompts);
       expect(s.spans).toBeGreaterThan(s.turns);
     } finally {

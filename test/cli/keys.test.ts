@@ -46,7 +46,14 @@ function secrets(): Secrets {
   const literal = secret('sk-literal');
   const header = secret('hdr');
   const urlToken = secret('urltok');
-  const names = { GH_AUTH: secret('ghauth'), SOME_TOKEN: secret('tok'), DB_PASSWORD: secret('pw'), CLOUD_CREDENTIALS: secret('cred'), SERVICE_KEY: secret('svc'), MY_SECRET_THING: secret('sec') };
+  const names = {
+    GH_AUTH: secret('ghauth'),
+    SOME_TOKEN: secret('tok'),
+    DB_PASSWORD: secret('pw'),
+    CLOUD_CREDENTIALS: secret('cred'),
+    SERVICE_KEY: secret('svc'),
+    MY_SECRET_THING: secret('sec'),
+  };
   return {
     env: {
       DEEPSEEK_API_KEY: deepseek,
@@ -89,7 +96,9 @@ const PROBE = [
 ].join('\n');
 
 describe('no key within a tool’s reach', () => {
-  it(`env, /proc/*/environ and ps e show no secret (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, { timeout: 240_000 }, async () => {
+  it(`env, /proc/*/environ and ps e show no secret (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, {
+    timeout: 240_000,
+  }, async () => {
     const s = secrets();
     // Outside /tmp, which is private inside bubblewrap: the config must be there to be hidden.
     const cfgDir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-keys-cfg-'));
@@ -101,7 +110,25 @@ describe('no key within a tool’s reach', () => {
     const providers = await Promise.all(
       modes.map((_m, i) =>
         startFakeProvider({
-          script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: `${PROBE}\necho "== cfg"; ${modes[i]!.bubblewrap ? `cat ${cfgs[i]!}` : ': no bubblewrap, no mount to hide it under'}` })] }, { id: 'call_read', name: 'read', args: [JSON.stringify({ file_path: cfgs[i]! })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+          script: (_req, n) =>
+            n === 0
+              ? {
+                  sse: chatStream({
+                    toolCalls: [
+                      {
+                        id: 'call_probe',
+                        name: 'bash',
+                        args: [
+                          JSON.stringify({
+                            command: `${PROBE}\necho "== cfg"; ${modes[i]!.bubblewrap ? `cat ${cfgs[i]!}` : ': no bubblewrap, no mount to hide it under'}`,
+                          }),
+                        ],
+                      },
+                      { id: 'call_read', name: 'read', args: [JSON.stringify({ file_path: cfgs[i]! })] },
+                    ],
+                  }),
+                }
+              : { sse: chatStream({ text: ['done'] }) },
         }),
       ),
     );
@@ -118,7 +145,12 @@ describe('no key within a tool’s reach', () => {
           const results = logEvents(storedLogs(home)[0]!).filter((e) => e.type === 'tool/result');
           const meta = (results[0]?.data as { meta?: { stdoutSpill?: string } } | undefined)?.meta;
           const full = meta?.stdoutSpill && existsSync(meta.stdoutSpill) ? readFileSync(meta.stdoutSpill, 'utf8') : '';
-          return { m, text: `${JSON.stringify(results.map((r) => r.data))}\n${full}`, readResult: JSON.stringify(results[1]?.data ?? null), stderr: run.transcript.stderr };
+          return {
+            m,
+            text: `${JSON.stringify(results.map((r) => r.data))}\n${full}`,
+            readResult: JSON.stringify(results[1]?.data ?? null),
+            stderr: run.transcript.stderr,
+          };
         }),
       );
       for (const o of outputs) {
@@ -144,7 +176,9 @@ describe('no key within a tool’s reach', () => {
  * stdout and stderr.
  */
 describe('no inherited descriptor within a tool’s reach', () => {
-  it(`a key file dsh inherited on fd 40 is closed before every command (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, { timeout: 240_000 }, async () => {
+  it(`a key file dsh inherited on fd 40 is closed before every command (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, {
+    timeout: 240_000,
+  }, async () => {
     const key = secret('sk-fd');
     const dir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-keys-fd-'));
     const keyFile = join(dir, 'keys.env');
@@ -154,15 +188,45 @@ describe('no inherited descriptor within a tool’s reach', () => {
       const outputs = await Promise.all(
         modes.map(async (m, i) => {
           const provider = await startFakeProvider({
-            script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_fd', name: 'bash', args: [JSON.stringify({ command: probe })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+            script: (_req, n) =>
+              n === 0
+                ? { sse: chatStream({ toolCalls: [{ id: 'call_fd', name: 'bash', args: [JSON.stringify({ command: probe })] }] }) }
+                : { sse: chatStream({ text: ['done'] }) },
           });
           const home = tempDir();
           const cfg = join(dir, `config-${i}.json`);
           writeFileSync(cfg, JSON.stringify(m.bubblewrap ? {} : { sandbox: { bubblewrap: false } }));
-          const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', DSH_DEBUG: undefined, DSH_MODEL: undefined, ...agentEnv(provider.url, home), DEEPSEEK_BASE_URL: provider.url };
+          const env: Record<string, string | undefined> = {
+            ...process.env,
+            NO_COLOR: '1',
+            DSH_DEBUG: undefined,
+            DSH_MODEL: undefined,
+            ...agentEnv(provider.url, home),
+            DEEPSEEK_BASE_URL: provider.url,
+          };
           for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
           // A shell redirection opens it without close-on-exec, then becomes dsh.
-          const child = spawn('bash', ['-c', 'exec 40<"$0"; exec "$@"', keyFile, process.execPath, builtBin(), 'run', '--cwd', gitRepo(), '--sandbox', m.mode, '--approval', 'never', '--config', cfg, 'probe'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(
+            'bash',
+            [
+              '-c',
+              'exec 40<"$0"; exec "$@"',
+              keyFile,
+              process.execPath,
+              builtBin(),
+              'run',
+              '--cwd',
+              gitRepo(),
+              '--sandbox',
+              m.mode,
+              '--approval',
+              'never',
+              '--config',
+              cfg,
+              'probe',
+            ],
+            { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+          );
           let stderr = '';
           child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
           child.stdout!.resume();
@@ -185,7 +249,9 @@ describe('no inherited descriptor within a tool’s reach', () => {
 });
 
 describe('every configured secret redacted where errors are printed and logged', () => {
-  it('a gateway echoing every request header and its URL: stderr, --json and the log hold [REDACTED], never the key, the header value or the URL token', { timeout: 60_000 }, async () => {
+  it('a gateway echoing every request header and its URL: stderr, --json and the log hold [REDACTED], never the key, the header value or the URL token', {
+    timeout: 60_000,
+  }, async () => {
     const key = secret('sk-gw');
     const header = secret('hdr');
     const token = secret('urltok');
@@ -201,13 +267,26 @@ describe('every configured secret redacted where errors are printed and logged',
     try {
       const home = tempDir();
       const cfg = join(tempDir(), 'config.json');
-      writeFileSync(cfg, JSON.stringify({ providers: { gw: { baseUrl: `http://127.0.0.1:${port}/v1?token=${token}`, apiKey: key, headers: { 'X-Gateway-Secret': header } } } }));
-      const run = spawnDsh(['run', '--cwd', gitRepo(), '--model', 'gw:echo-model', '--config', cfg, '--json', 'hello'], { env: agentEnv('http://127.0.0.1:9', home) });
+      writeFileSync(
+        cfg,
+        JSON.stringify({
+          providers: {
+            gw: { baseUrl: `http://127.0.0.1:${port}/v1?token=${token}`, apiKey: key, headers: { 'X-Gateway-Secret': header } },
+          },
+        }),
+      );
+      const run = spawnDsh(['run', '--cwd', gitRepo(), '--model', 'gw:echo-model', '--config', cfg, '--json', 'hello'], {
+        env: agentEnv('http://127.0.0.1:9', home),
+      });
       await run.done;
       const log = readFileSync(storedLogs(home)[0]!, 'utf8');
       const { stdout, stderr } = run.transcript;
       // The gateway's echo did arrive, redacted: in the retry, the chunk failure and turn/end.
-      for (const [where, text] of [['log', log], ['stdout (--json)', stdout], ['stderr', stderr]] as const) {
+      for (const [where, text] of [
+        ['log', log],
+        ['stdout (--json)', stdout],
+        ['stderr', stderr],
+      ] as const) {
         expect(text, where).toContain('[REDACTED]');
         if (where !== 'stderr') expect(text, where).toContain('x-gateway-secret');
         for (const v of [key, header, token]) expect(text.includes(v), `${where} holds ${v.split('-')[0]}`).toBe(false);
@@ -227,23 +306,65 @@ describe('every configured secret redacted where errors are printed and logged',
  * namespace, where dsh is not visible, and are refused where bubblewrap cannot run.
  */
 describe.skipIf(!bwrap.ok)('when dsh cannot overwrite its own environment block', () => {
-  it('says so on stderr, refuses commands without bubblewrap (SANDBOX_KEYS_EXPOSED), and inside bubblewrap they still see no key', { timeout: 120_000 }, async () => {
+  it('says so on stderr, refuses commands without bubblewrap (SANDBOX_KEYS_EXPOSED), and inside bubblewrap they still see no key', {
+    timeout: 120_000,
+  }, async () => {
     const key = secret('sk-ds');
     const cfgDir = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'dsh-keys-ro-proc-'));
-    const probe = 'echo "== env"; env; echo "== all"; for p in /proc/[0-9]*; do tr "\\0" "\\n" < $p/environ 2>/dev/null; echo; done; echo "== done"';
+    const probe =
+      'echo "== env"; env; echo "== all"; for p in /proc/[0-9]*; do tr "\\0" "\\n" < $p/environ 2>/dev/null; echo; done; echo "== done"';
     try {
       const runs = await Promise.all(
         [true, false].map(async (bubblewrap) => {
           const provider = await startFakeProvider({
-            script: (_req, n) => (n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: probe })] }] }) } : { sse: chatStream({ text: ['done'] }) }),
+            script: (_req, n) =>
+              n === 0
+                ? { sse: chatStream({ toolCalls: [{ id: 'call_probe', name: 'bash', args: [JSON.stringify({ command: probe })] }] }) }
+                : { sse: chatStream({ text: ['done'] }) },
           });
           const home = tempDir();
           const cfg = join(cfgDir, `config-${bubblewrap}.json`);
           writeFileSync(cfg, JSON.stringify(bubblewrap ? {} : { sandbox: { bubblewrap: false } }));
-          const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', DSH_DEBUG: undefined, DSH_MODEL: undefined, ...agentEnv(provider.url, home), DEEPSEEK_API_KEY: key, PLAIN_COPY: key, DEEPSEEK_BASE_URL: provider.url };
+          const env: Record<string, string | undefined> = {
+            ...process.env,
+            NO_COLOR: '1',
+            DSH_DEBUG: undefined,
+            DSH_MODEL: undefined,
+            ...agentEnv(provider.url, home),
+            DEEPSEEK_API_KEY: key,
+            PLAIN_COPY: key,
+            DEEPSEEK_BASE_URL: provider.url,
+          };
           for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
           // dsh itself under a read-only /proc: opening /proc/self/mem for writing fails (EROFS).
-          const child = spawn('bwrap', ['--dev-bind', '/', '/', '--proc', '/proc', '--remount-ro', '/proc', '--unshare-pid', '--die-with-parent', '--', process.execPath, builtBin(), 'run', '--cwd', gitRepo(), '--sandbox', 'workspace-write', '--approval', 'never', '--config', cfg, 'probe'], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn(
+            'bwrap',
+            [
+              '--dev-bind',
+              '/',
+              '/',
+              '--proc',
+              '/proc',
+              '--remount-ro',
+              '/proc',
+              '--unshare-pid',
+              '--die-with-parent',
+              '--',
+              process.execPath,
+              builtBin(),
+              'run',
+              '--cwd',
+              gitRepo(),
+              '--sandbox',
+              'workspace-write',
+              '--approval',
+              'never',
+              '--config',
+              cfg,
+              'probe',
+            ],
+            { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+          );
           let stderr = '';
           child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
           child.stdout.resume();
@@ -256,7 +377,9 @@ describe.skipIf(!bwrap.ok)('when dsh cannot overwrite its own environment block'
       for (const r of runs) {
         const label = r.bubblewrap ? 'with bubblewrap' : 'without bubblewrap';
         expect(r.result.includes(key), `${label}: the key came back`).toBe(false);
-        expect(r.stderr, label).toMatch(/dsh's environment still shows DEEPSEEK_API_KEY, PLAIN_COPY to processes of this user \(\/proc\/self\/mem: .*read-only file system/i);
+        expect(r.stderr, label).toMatch(
+          /dsh's environment still shows DEEPSEEK_API_KEY, PLAIN_COPY to processes of this user \(\/proc\/self\/mem: .*read-only file system/i,
+        );
         if (r.bubblewrap) expect(r.result, label).toContain('== done');
         else {
           expect(r.result, label).toContain('SANDBOX_KEYS_EXPOSED');

@@ -61,9 +61,15 @@ describe('dsh log messages (text)', () => {
     expect(r.stdout.split('\n')[0]).toBe(`history as of seq ${last} (turn/end, turn 2, end of log): ${expected.length} messages`);
     expect(r.stdout.match(/^\[\d+\] /gm)).toHaveLength(expected.length);
     expect(r.stdout).toContain('[0] user · user · msg-0001 · seq 4\n    text:\n      Fix the typo in README.md\n');
-    expect(r.stdout).toMatch(/\[1\] user · plugin runtime-context · snapshot · msg-0002 · seq 5\n {4}text:\n {6}Current runtime context\.\n\n {6}Working directory: \/tmp\/demo-repo\n/);
-    expect(r.stdout).toContain('    tool-call edit [call_03_edit] arguments:\n      {"file_path":"README.md","old_string":"to recieve only","new_string":"to receive only"}\n');
-    expect(r.stdout).toContain('    tool-result [call_04_read] isError: true\n      text:\n        Error: cannot read "/tmp/demo-repo/docs/usage.md": not found\n');
+    expect(r.stdout).toMatch(
+      /\[1\] user · plugin runtime-context · snapshot · msg-0002 · seq 5\n {4}text:\n {6}Current runtime context\.\n\n {6}Working directory: \/tmp\/demo-repo\n/,
+    );
+    expect(r.stdout).toContain(
+      '    tool-call edit [call_03_edit] arguments:\n      {"file_path":"README.md","old_string":"to recieve only","new_string":"to receive only"}\n',
+    );
+    expect(r.stdout).toContain(
+      '    tool-result [call_04_read] isError: true\n      text:\n        Error: cannot read "/tmp/demo-repo/docs/usage.md": not found\n',
+    );
     const answer = expected.at(-1)!.content[0]!.text!;
     expect(r.stdout).toContain(`      ${answer}\n`);
   });
@@ -80,7 +86,10 @@ describe('dsh log messages (text)', () => {
     const lines = exampleLines();
     const n = lineOf(lines, /"type":"user\/message"/);
     const msg = JSON.parse(lines[n - 1]!) as { data: { content: unknown[] } };
-    msg.data.content.push({ type: 'image', attachment: { attachmentId: 'sha256:abc123', mediaType: 'image/png', bytes: 20480, width: 640, height: 480, name: 'shot.png' } });
+    msg.data.content.push({
+      type: 'image',
+      attachment: { attachmentId: 'sha256:abc123', mediaType: 'image/png', bytes: 20480, width: 640, height: 480, name: 'shot.png' },
+    });
     lines[n - 1] = JSON.stringify(msg);
     const p = file('image.jsonl', `${lines.join('\n')}\n`);
     const r = await dsh(['log', 'messages', '--at', '10', p]);
@@ -99,7 +108,9 @@ describe('dsh log messages (text)', () => {
     for (const bad of ['-1', 'abc', '1.5']) {
       const r = await dsh(['log', 'messages', '--at', bad, examplePath]);
       expect(r.code, bad).toBe(2);
-      expect(r.stderr).toMatch(/^dsh: error: option '--at <seq>' argument '.*' is invalid\. expected a seq \(an integer ≥ 0\) \(add --help for usage\)\n$/);
+      expect(r.stderr).toMatch(
+        /^dsh: error: option '--at <seq>' argument '.*' is invalid\. expected a seq \(an integer ≥ 0\) \(add --help for usage\)\n$/,
+      );
     }
   });
 });

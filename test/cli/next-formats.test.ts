@@ -13,7 +13,9 @@ import { describeShared, sharedDir } from '../support/shared.js';
 const dir = join(sharedDir, 'fixtures', 'dsh-next');
 
 describeShared('dsh log on formats 2–4', () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   const replays = new Map<string, number>();
   it.each(files)('%s: check, show, messages, and convert --to 0 (which checks and derives the same messages)', async (f) => {
     const path = join(dir, f);

@@ -64,7 +64,11 @@ interface Case {
   bubblewrap: boolean;
 }
 
-async function killDuringTools(c: Case, provider: { url: string }, token: string): Promise<{ late: string[]; survivors: string[]; stderr: string }> {
+async function killDuringTools(
+  c: Case,
+  provider: { url: string },
+  token: string,
+): Promise<{ late: string[]; survivors: string[]; stderr: string }> {
   const home = tempDir();
   const args = ['run', '--cwd', gitRepo(), '--sandbox', c.mode, '--approval', 'never'];
   if (!c.bubblewrap) {
@@ -78,7 +82,11 @@ async function killDuringTools(c: Case, provider: { url: string }, token: string
   run.kill('SIGKILL');
   await run.done;
   if (!ok) {
-    const results = storedLogs(home).flatMap((l) => logEvents(l).filter((e) => e.type === 'tool/result').map((e) => JSON.stringify(e.data).slice(0, 600)));
+    const results = storedLogs(home).flatMap((l) =>
+      logEvents(l)
+        .filter((e) => e.type === 'tool/result')
+        .map((e) => JSON.stringify(e.data).slice(0, 600)),
+    );
     throw new Error(`${c.name}: the commands never started (heard: ${heard.join(', ')})\n${run.transcript.stderr}\n${results.join('\n')}`);
   }
   // Every "late" report would come 3-5 s after its start.
@@ -141,7 +149,9 @@ describe('network switch', () => {
     const token = `dshnet${randomBytes(4).toString('hex')}`;
     const provider = await startFakeProvider({
       script: (_req, n) =>
-        n === 0 ? toolCalls([{ id: 'call_net', args: { command: `${report(`net-${token}`)} && echo reached || echo unreachable` } }]) : { sse: chatStream({ text: ['done'] }) },
+        n === 0
+          ? toolCalls([{ id: 'call_net', args: { command: `${report(`net-${token}`)} && echo reached || echo unreachable` } }])
+          : { sse: chatStream({ text: ['done'] }) },
     });
     try {
       const home = tempDir();
@@ -170,17 +180,21 @@ describe('network switch', () => {
     expect(r.modeEvents).toEqual([{ mode: 'workspace-write', source: 'config' }]);
   });
 
-  it.skipIf(!bwrap.ok)('--no-network (and sandbox.network: false) cut it in every mode, and sandbox/mode records network: disabled', { timeout: 90_000 }, async () => {
-    for (const mode of ['read-only', 'workspace-write', 'danger-full-access']) {
-      const r = await runWith(['--sandbox', mode, '--no-network']);
-      expect(r.result, mode).toContain('unreachable');
-      expect(r.result, mode).not.toContain('reached\\n');
-      expect(r.modeEvents, mode).toEqual([{ mode, source: 'config', network: 'disabled' }]);
-    }
-    const fromConfig = await runWith([], { sandbox: { network: false } });
-    expect(fromConfig.result).toContain('unreachable');
-    expect(fromConfig.modeEvents).toEqual([{ mode: 'workspace-write', source: 'config', network: 'disabled' }]);
-  });
+  it.skipIf(!bwrap.ok)(
+    '--no-network (and sandbox.network: false) cut it in every mode, and sandbox/mode records network: disabled',
+    { timeout: 90_000 },
+    async () => {
+      for (const mode of ['read-only', 'workspace-write', 'danger-full-access']) {
+        const r = await runWith(['--sandbox', mode, '--no-network']);
+        expect(r.result, mode).toContain('unreachable');
+        expect(r.result, mode).not.toContain('reached\\n');
+        expect(r.modeEvents, mode).toEqual([{ mode, source: 'config', network: 'disabled' }]);
+      }
+      const fromConfig = await runWith([], { sandbox: { network: false } });
+      expect(fromConfig.result).toContain('unreachable');
+      expect(fromConfig.modeEvents).toEqual([{ mode: 'workspace-write', source: 'config', network: 'disabled' }]);
+    },
+  );
 
   it('--no-network where bubblewrap cannot run refuses the command instead of running it with a network', { timeout: 60_000 }, async () => {
     const r = await runWith(['--no-network'], { sandbox: { bubblewrap: false } });

@@ -63,7 +63,11 @@ describe('dsh log turn', () => {
     const inTurn = (e: RawEvent): boolean => e.seq > start.seq && e.seq < end.seq;
     expect(j.stats.steps.length).toBe(of('step/start').filter(inTurn).length);
     expect(j.stats.toolCalls).toBe(of('tool/call').filter(inTurn).length);
-    expect(j.stats.tokens.output).toBe(of('assistant/message').filter(inTurn).reduce((a, m) => a + m.data.usage.outputTokens, 0));
+    expect(j.stats.tokens.output).toBe(
+      of('assistant/message')
+        .filter(inTurn)
+        .reduce((a, m) => a + m.data.usage.outputTokens, 0),
+    );
   });
 
   it('heads the timeline with the end reason and a step table', async () => {
@@ -76,7 +80,9 @@ describe('dsh log turn', () => {
     const start = of('turn/start')[0]!;
     const end = of('turn/end')[0]!;
     const steps = of('step/start').filter((e) => e.seq > start.seq && e.seq < end.seq);
-    expect(lines.slice(table + 1, table + 1 + steps.length).map((l) => l.trim().split(/\s+/)[0])).toEqual(steps.map((s) => String(s.data.step)));
+    expect(lines.slice(table + 1, table + 1 + steps.length).map((l) => l.trim().split(/\s+/)[0])).toEqual(
+      steps.map((s) => String(s.data.step)),
+    );
     expect(r.stdout).toContain(`${start.seq}  turn 1`);
   });
 
@@ -100,7 +106,9 @@ describe('dsh log call', () => {
       expect(trip.result.event.seq).toBe(result.seq);
       expect(trip.issuedBy.message.seq).toBe(issuer.seq);
       expect(trip.timings.durationMs).toBe(result.time - c.time);
-      const deltas = events.filter((e) => e.type === 'assistant/chunk' && e.data.chunk.type === 'tool-call-delta' && e.data.chunk.id === c.data.callId).map((e) => e.seq);
+      const deltas = events
+        .filter((e) => e.type === 'assistant/chunk' && e.data.chunk.type === 'tool-call-delta' && e.data.chunk.id === c.data.callId)
+        .map((e) => e.seq);
       for (const d of deltas) expect(trip.issuedBy.chunks).toContain(d);
     }
   });
@@ -111,7 +119,14 @@ describe('dsh log call', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`call ${c.data.callId} · ${c.data.name} · turn 2 step 1 · answered`);
-    expect(lines.map((l) => l.trim().split(/\s{2,}/)[0])).toEqual(['call ' + c.data.callId + ' · ' + c.data.name + ' · turn 2 step 1 · answered', 'issued by', 'call', 'arguments', 'result', 'times']);
+    expect(lines.map((l) => l.trim().split(/\s{2,}/)[0])).toEqual([
+      'call ' + c.data.callId + ' · ' + c.data.name + ' · turn 2 step 1 · answered',
+      'issued by',
+      'call',
+      'arguments',
+      'result',
+      'times',
+    ]);
     expect(r.stdout).toContain(`#${c.seq} tool/call`);
     expect(r.stdout).toMatch(/error FS_NOT_FOUND/);
   });
@@ -133,7 +148,9 @@ describe('dsh log trace', () => {
       const j = JSON.parse(r.stdout);
       expect(j.cites.map((c: { seq: number }) => c.seq)).toEqual(e.sourceEventSeqs);
       const cited = await dsh(['log', 'trace', '--json', examplePath, String(e.sourceEventSeqs![0])]);
-      expect(JSON.parse(cited.stdout).citedBy.map((c: { seq: number }) => c.seq)).toEqual(events.filter((x) => x.sourceEventSeqs?.includes(e.sourceEventSeqs![0]!)).map((x) => x.seq));
+      expect(JSON.parse(cited.stdout).citedBy.map((c: { seq: number }) => c.seq)).toEqual(
+        events.filter((x) => x.sourceEventSeqs?.includes(e.sourceEventSeqs![0]!)).map((x) => x.seq),
+      );
     }
   });
 
@@ -144,7 +161,9 @@ describe('dsh log trace', () => {
     expect(r.stdout).toContain(`cites        #${s[0]}–${s.at(-1)} assistant/chunk ×${s.length}`);
     const out = await dsh(['log', 'trace', examplePath, String(events.length)]);
     expect(out.code).toBe(2);
-    expect(out.stderr).toBe(`dsh: ${examplePath}: seq ${events.length} is outside the log: its seqs are 0…${events.length - 1} [SEQ_OUT_OF_RANGE]\n`);
+    expect(out.stderr).toBe(
+      `dsh: ${examplePath}: seq ${events.length} is outside the log: its seqs are 0…${events.length - 1} [SEQ_OUT_OF_RANGE]\n`,
+    );
     expect((await dsh(['log', 'trace', examplePath, '-3'])).code).toBe(2);
     expect((await dsh(['log', 'trace', examplePath, '1e3'])).code).toBe(2);
   });
@@ -158,7 +177,13 @@ describe('dsh log stats', () => {
     const j = JSON.parse(r.stdout);
     const u = usages();
     const sum = (k: string): number => u.reduce((a, x) => a + (x[k] ?? 0), 0);
-    expect(j.tokens).toMatchObject({ calls: u.length, input: sum('inputTokens'), cacheRead: sum('cacheReadTokens'), output: sum('outputTokens'), reasoning: sum('reasoningTokens') });
+    expect(j.tokens).toMatchObject({
+      calls: u.length,
+      input: sum('inputTokens'),
+      cacheRead: sum('cacheReadTokens'),
+      output: sum('outputTokens'),
+      reasoning: sum('reasoningTokens'),
+    });
     expect(j.cost.byCurrency.USD).toBeCloseTo((sum('inputTokens') * 2 + sum('cacheReadTokens') * 0.5 + sum('outputTokens') * 8) / 1e6, 12);
     expect(j.reasons).toEqual({ completed: of('turn/end').length });
     expect(j.toolCalls).toBe(of('tool/call').length);
@@ -177,7 +202,9 @@ describe('dsh log stats', () => {
     writeFileSync(join(env.DSH_HOME!, 'config.json'), '{"prices": {"m": {"input": "x"}}}');
     const r = await dsh(['log', 'stats', examplePath], { env });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^warning: prices from the config were not read \(.*\$\.prices\.m\.input.*\[CONFIG_INVALID\]\); using the default prices$/m);
+    expect(r.stderr).toMatch(
+      /^warning: prices from the config were not read \(.*\$\.prices\.m\.input.*\[CONFIG_INVALID\]\); using the default prices$/m,
+    );
   });
 
   it('over the store: totals, reasons, alerts, per-session rows; --cwd and --since select', async () => {
@@ -194,8 +221,15 @@ describe('dsh log stats', () => {
     expect(all.reasons).toEqual({ completed: 2 * 2 + 1, dangling: 1 });
     expect(all.dangling).toEqual([{ sessionId: 'bbbbbbbb-0000-4000-8000-000000000003', turn: 2 }]);
     expect(all.alerts.map((a: { kind: string }) => a.kind)).toEqual(['dangling']);
-    expect(all.tokens.output).toBe(2 * usages().reduce((a, u) => a + u.outputTokens, 0) + events.filter((e) => e.type === 'assistant/message' && e.seq < firstEnd + 5).reduce((a, m) => a + m.data.usage.outputTokens, 0));
-    expect(all.perSession.map((r: { id: string }) => r.id).sort()).toEqual(['aaaaaaaa-0000-4000-8000-000000000001', 'aaaaaaaa-0000-4000-8000-000000000002', 'bbbbbbbb-0000-4000-8000-000000000003']);
+    expect(all.tokens.output).toBe(
+      2 * usages().reduce((a, u) => a + u.outputTokens, 0) +
+        events.filter((e) => e.type === 'assistant/message' && e.seq < firstEnd + 5).reduce((a, m) => a + m.data.usage.outputTokens, 0),
+    );
+    expect(all.perSession.map((r: { id: string }) => r.id).sort()).toEqual([
+      'aaaaaaaa-0000-4000-8000-000000000001',
+      'aaaaaaaa-0000-4000-8000-000000000002',
+      'bbbbbbbb-0000-4000-8000-000000000003',
+    ]);
     const a = JSON.parse((await dsh(['log', 'stats', '--cwd', '/w/a', '--json'], { env })).stdout);
     expect(a.sessions).toBe(2);
     // --since: the logs' modification times.
@@ -204,7 +238,9 @@ describe('dsh log stats', () => {
     expect(since.sessions).toBe(2);
     const human = await dsh(['log', 'stats', '--all'], { env });
     expect(human.stdout.split('\n')[0]).toMatch(/^3 sessions · 6 turns · /);
-    expect(human.stdout).toMatch(/^ {2}bbbbbbbb\S* +dangling +2 +#\d+ +turn 2 \(seq \d+\) has no turn\/end and no live writer holds the session$/m);
+    expect(human.stdout).toMatch(
+      /^ {2}bbbbbbbb\S* +dangling +2 +#\d+ +turn 2 \(seq \d+\) has no turn\/end and no live writer holds the session$/m,
+    );
     expect(human.stdout).toMatch(/^ {2}tool +calls +failed +unanswered/m);
   });
 
@@ -243,7 +279,12 @@ describe('dsh log check --alerts', () => {
     expect((await dsh(['log', 'check', '--alerts', ok!], { env })).code).toBe(0);
     const r = await dsh(['log', 'check', '--alerts', open!], { env });
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`^${open}: alert dangling \\(turn 2, seq \\d+\\): turn 2 \\(seq \\d+\\) has no turn/end and no live writer holds the session$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^${open}: alert dangling \\(turn 2, seq \\d+\\): turn 2 \\(seq \\d+\\) has no turn/end and no live writer holds the session$`,
+        'm',
+      ),
+    );
     // Only the kinds asked for fire.
     expect((await dsh(['log', 'check', '--alerts=error,blocked', open!], { env })).code).toBe(0);
     // The whole store, as cron would run it.
@@ -262,7 +303,9 @@ describe('dsh log check --alerts', () => {
     expect(r.stdout).toContain('ok ·');
     const bad = await dsh(['log', 'check', '--alerts=dangling,eror', examplePath]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/"eror" is not an alert kind; the kinds are error, max-tokens, blocked, dangling, unanswered, aborted, interrupted/);
+    expect(bad.stderr).toMatch(
+      /"eror" is not an alert kind; the kinds are error, max-tokens, blocked, dangling, unanswered, aborted, interrupted/,
+    );
     expect((await dsh(['log', 'check', '--alerts', 'eror', examplePath])).code).toBe(2);
     expect((await dsh(['log', 'check', '--alerts'])).stderr).toMatch(/missing required argument 'file'/);
   });

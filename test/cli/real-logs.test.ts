@@ -19,9 +19,14 @@ interface Oracle {
   eventCount?: number | null;
 }
 
-const names = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const names = hasShared
+  ? readdirSync(sharedPath('fixtures', 'dsh'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+  : [];
 const logPath = (n: string): string => sharedPath('fixtures', 'dsh', n);
-const oracle = (n: string): Oracle => JSON.parse(readFileSync(sharedPath('fixtures', 'dsh-derived', n.replace(/\.jsonl$/, '.json')), 'utf8')) as Oracle;
+const oracle = (n: string): Oracle =>
+  JSON.parse(readFileSync(sharedPath('fixtures', 'dsh-derived', n.replace(/\.jsonl$/, '.json')), 'utf8')) as Oracle;
 
 describeShared('dsh log … on the real dsh logs', () => {
   const accepted = names.filter((n) => oracle(n).ok);
@@ -35,13 +40,23 @@ describeShared('dsh log … on the real dsh logs', () => {
   it('check agrees with dsh on every log, and exits 1 because some are refused', async () => {
     const r = await dsh(['log', 'check', '--json', ...names.map(logPath)]);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { files: { file: string; ok: boolean; summary: { events: number } | null; problems: { severity: string; line?: number; code: string }[] }[] };
+    const report = JSON.parse(r.stdout) as {
+      files: {
+        file: string;
+        ok: boolean;
+        summary: { events: number } | null;
+        problems: { severity: string; line?: number; code: string }[];
+      }[];
+    };
     report.files.forEach((f, i) => {
       const o = oracle(names[i]!);
       expect(f.ok, names[i]).toBe(o.ok);
       if (o.ok) {
         expect(f.summary!.events, names[i]).toBe(o.eventCount);
-        expect(f.problems.every((p) => p.severity === 'warning'), names[i]).toBe(true);
+        expect(
+          f.problems.every((p) => p.severity === 'warning'),
+          names[i],
+        ).toBe(true);
       } else {
         expect(f.problems, names[i]).toEqual([expect.objectContaining({ severity: 'error', code: 'CORRUPT_LOG', line: 1 })]);
       }
@@ -55,7 +70,9 @@ describeShared('dsh log … on the real dsh logs', () => {
     const bad = await dsh(['log', 'check', ...refused.map(logPath)]);
     expect(bad.code).toBe(1);
     for (const n of refused) {
-      expect(bad.stdout, n).toContain(`${logPath(n)}:1: error CORRUPT_LOG (rule storage): corrupt session log: the first line is not a session header`);
+      expect(bad.stdout, n).toContain(
+        `${logPath(n)}:1: error CORRUPT_LOG (rule storage): corrupt session log: the first line is not a session header`,
+      );
       expect(bad.stdout, n).toContain(`${logPath(n)}: FAILED\n`);
     }
   });
@@ -89,7 +106,12 @@ describeShared('dsh log … on the real dsh logs', () => {
       expect(r.code, `${n}: ${r.stderr}`).toBe(0);
       const { events } = parseRaw(readFileSync(logPath(n), 'utf8'));
       const lines = r.stdout.split('\n');
-      const bySeq = new Map(lines.map((l) => /^\s*(\d+) {2}(.*)$/.exec(l)).filter((m) => m !== null).map((m) => [Number(m[1]), m[2]!]));
+      const bySeq = new Map(
+        lines
+          .map((l) => /^\s*(\d+) {2}(.*)$/.exec(l))
+          .filter((m) => m !== null)
+          .map((m) => [Number(m[1]), m[2]!]),
+      );
       for (const e of events) {
         if (e.type === 'turn/start') expect(bySeq.get(e.seq), n).toBe(`turn ${e.data.turn}`);
         if (e.type === 'turn/end') expect(bySeq.get(e.seq), n).toMatch(new RegExp(`^turn ${e.data.turn} end: ${e.data.reason.kind}`));
@@ -107,11 +129,18 @@ describeShared('the CLI streams log files', () => {
     const { readLog } = await import('../../src/cli/read-log.js');
     const { loadJsonl } = await import('../../src/session/index.js');
     const loadLogText = (text: string, file: string) => loadJsonl(text, { file, placeholders: 'warn' });
-    const outcome = (f: () => { session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number }): unknown => {
+    const outcome = (
+      f: () => { session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number },
+    ): unknown => {
       try {
         const l = f();
         // The end-seed marker carries the load's clock time; everything else must be identical.
-        return { events: JSON.stringify(l.session.events.filter((e) => (e as { type: string }).type !== 'session/end-seed')), warnings: l.warnings, rowCount: l.rowCount, eventCount: l.eventCount };
+        return {
+          events: JSON.stringify(l.session.events.filter((e) => (e as { type: string }).type !== 'session/end-seed')),
+          warnings: l.warnings,
+          rowCount: l.rowCount,
+          eventCount: l.eventCount,
+        };
       } catch (e) {
         return { error: (e as Error).message, code: (e as { code?: unknown }).code };
       }

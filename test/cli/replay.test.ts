@@ -24,7 +24,8 @@ describe('dsh replay', () => {
       'There is no docs/usage.md in this repository, so there is nothing more to fix; README.md was the only file with the typo.',
     ]);
     expect(out).toContain('MATCH (recorded 2 turn(s), 6 step(s), 6 attempt(s), 152 chunk(s), 4 tool call(s))');
-    for (const cat of ['structure', 'inputs', 'chunks', 'assistant', 'toolCalls', 'endReasons', 'retries', 'todos']) expect(out).toContain(`  ${cat}: ok`);
+    for (const cat of ['structure', 'inputs', 'chunks', 'assistant', 'toolCalls', 'endReasons', 'retries', 'todos'])
+      expect(out).toContain(`  ${cat}: ok`);
     expect(out).toContain('  tool results: same');
     expect(out.at(-2)).toBe('replay: ok');
     expect(r.stderr.split('\n')).toEqual([
@@ -45,7 +46,11 @@ describe('dsh replay', () => {
     expect(readme).toContain('npm ci && npx dsh replay examples/fix-typo.jsonl\n');
     const start = readme.indexOf('```\n› Fix the typo in README.md');
     expect(start).toBeGreaterThan(0);
-    const shown = readme.slice(start + 4, readme.indexOf('```', start + 4)).trimEnd().split('\n').filter((l) => l.trim() !== '…');
+    const shown = readme
+      .slice(start + 4, readme.indexOf('```', start + 4))
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l.trim() !== '…');
     const r = await runMain(['replay', examplePath], {});
     const printed = new Set([...r.stdout.split('\n'), ...r.stderr.split('\n')]);
     expect(shown.filter((l) => !printed.has(l))).toEqual([]);
@@ -57,7 +62,13 @@ describe('dsh replay', () => {
     const r = await runMain(['replay', '--json', '--out', out, examplePath], {});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    const report = JSON.parse(r.stdout) as { ok: boolean; matches: boolean; out: string; comparison: { checked: Record<string, number>; differences: unknown[] }; divergences: unknown[] };
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean;
+      matches: boolean;
+      out: string;
+      comparison: { checked: Record<string, number>; differences: unknown[] };
+      divergences: unknown[];
+    };
     expect(report).toMatchObject({ ok: true, matches: true, out, divergences: [] });
     expect(report.comparison.differences).toEqual([]);
     // Calls are compared per step and end reasons per turn: the example has 6 steps in 2 turns
@@ -97,7 +108,9 @@ describe('dsh replay', () => {
   it('--live-tools needs --cwd, and --out may not overwrite the recording', async () => {
     const a = await runMain(['replay', '--live-tools', examplePath], {});
     expect(a.code).toBe(2);
-    expect(a.stderr).toBe('dsh: --live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR [USAGE]\n');
+    expect(a.stderr).toBe(
+      'dsh: --live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR [USAGE]\n',
+    );
     const b = await runMain(['replay', '--out', examplePath, examplePath], {});
     expect(b.code).toBe(2);
     expect(b.stderr).toBe('dsh: --out names the recording itself; write the replayed log somewhere else [USAGE]\n');
@@ -142,12 +155,15 @@ describe('dsh replay', () => {
 describeShared('dsh replay on real dsh logs', () => {
   const real = (name: string): string => sharedPath('fixtures', 'dsh', name);
 
-  it.each(['acp-agent__fs-read.jsonl', 'acp-agent__todo-write.jsonl', 'acp-agent__cancel.jsonl', 'acp-agent__empty-response-retry.jsonl'])('%s matches its recording', async (name) => {
-    const r = await runMain(['replay', '--strict', real(name)], {});
-    expect(r.code, r.stdout).toBe(0);
-    expect(r.stdout).toMatch(/^MATCH \(recorded \d+ turn\(s\)/m);
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok');
-  });
+  it.each(['acp-agent__fs-read.jsonl', 'acp-agent__todo-write.jsonl', 'acp-agent__cancel.jsonl', 'acp-agent__empty-response-retry.jsonl'])(
+    '%s matches its recording',
+    async (name) => {
+      const r = await runMain(['replay', '--strict', real(name)], {});
+      expect(r.code, r.stdout).toBe(0);
+      expect(r.stdout).toMatch(/^MATCH \(recorded \d+ turn\(s\)/m);
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok');
+    },
+  );
 
   it('a log the harness cannot reproduce (a plugin rewrote history mid-step) fails with exit 1', async () => {
     const r = await runMain(['replay', real('acp-agent__agent-instructions.jsonl')], {});
@@ -171,9 +187,14 @@ describe('dsh replay of a log it cannot replay to the end', () => {
     const r = await runMain(['replay', cut], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stderr).toContain('the last turn was left open; crash repair added');
-    expect(r.stdout).toMatch(/^ {2}cannot replay faithfully: turn 2 was closed by crash repair \(the process writing it died mid-turn\), which no replay can reproduce$/m);
+    expect(r.stdout).toMatch(
+      /^ {2}cannot replay faithfully: turn 2 was closed by crash repair \(the process writing it died mid-turn\), which no replay can reproduce$/m,
+    );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok before turn 2 (turn 2 onwards cannot be replayed; see above)');
-    const json = JSON.parse((await runMain(['replay', '--json', cut], {})).stdout) as { ok: boolean; stoppedBefore: { turn: number; seq: number } };
+    const json = JSON.parse((await runMain(['replay', '--json', cut], {})).stdout) as {
+      ok: boolean;
+      stoppedBefore: { turn: number; seq: number };
+    };
     expect(json.ok).toBe(true);
     expect(json.stoppedBefore).toEqual({ turn: 2, seq: JSON.parse(lines[turn2]!).seq });
     // What was replayed really was compared: a changed turn 1 still fails.

@@ -11,7 +11,21 @@ import { startFakeProvider, type FakeProvider, type FakeScript } from '../suppor
 import { fault } from '../support/faults.js';
 import { dsh } from './support/run.js';
 import { runMain } from './support/inproc.js';
-import { agentEnv, ANSWER, call, FIXED_README, gitRepo, logEvents, logPathFrom, storedLogs, tempDir, text, turnEnds, typoFixScript, TYPO_README } from './support/agent.js';
+import {
+  agentEnv,
+  ANSWER,
+  call,
+  FIXED_README,
+  gitRepo,
+  logEvents,
+  logPathFrom,
+  storedLogs,
+  tempDir,
+  text,
+  turnEnds,
+  typoFixScript,
+  TYPO_README,
+} from './support/agent.js';
 
 let provider: FakeProvider | undefined;
 afterEach(async () => {
@@ -24,7 +38,14 @@ async function fake(script: FakeScript): Promise<FakeProvider> {
 }
 
 /** A workspace with one completed session (turn 1), its log path, and the env that reaches the fake. */
-async function oneTurnSession(): Promise<{ repo: string; home: string; env: NodeJS.ProcessEnv; path: string; p: FakeProvider; stderr: string }> {
+async function oneTurnSession(): Promise<{
+  repo: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  path: string;
+  p: FakeProvider;
+  stderr: string;
+}> {
   const repo = gitRepo();
   const home = tempDir();
   const p = await fake((_req, n) => text([`answer ${n}`]));
@@ -43,7 +64,9 @@ const messagesOf = (p: FakeProvider, n: number): ChatMessage[] => (p.requests[n]
 describe('dsh run', () => {
   // Four model calls, a ripgrep sandbox and a log check through the real binary: on a loaded
   // machine that alone can pass 30 s, and how long it takes is not what this test checks.
-  it('fixes a typo end to end: grep, read, edit, the answer streamed to stdout, a stored log that checks', { timeout: 180_000 }, async () => {
+  it('fixes a typo end to end: grep, read, edit, the answer streamed to stdout, a stored log that checks', {
+    timeout: 180_000,
+  }, async () => {
     const repo = gitRepo();
     const home = tempDir();
     const p = await fake(typoFixScript());
@@ -76,7 +99,11 @@ describe('dsh run', () => {
     expect(JSON.stringify(messagesOf(p, 2))).toContain('Pass --quiet to recieve only errors.');
     const events = logEvents(logs[0]!);
     expect(turnEnds(events).map((e) => e.data.reason.kind)).toEqual(['completed']);
-    expect(events.filter((e) => e.type === 'tool/call').map((e) => (e.type === 'tool/call' ? e.data.name : ''))).toEqual(['grep', 'read', 'edit']);
+    expect(events.filter((e) => e.type === 'tool/call').map((e) => (e.type === 'tool/call' ? e.data.name : ''))).toEqual([
+      'grep',
+      'read',
+      'edit',
+    ]);
   });
 
   it('without DEEPSEEK_API_KEY: one line naming the variable, exit 1, and no session created', async () => {
@@ -87,7 +114,9 @@ describe('dsh run', () => {
     const r = await runMain(['run', '--cwd', repo, 'Fix the typo'], env);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('dsh: DEEPSEEK_API_KEY is not set: export it, or set providers.deepseek.apiKey in the config file [MISSING_CREDENTIAL]\n');
+    expect(r.stderr).toBe(
+      'dsh: DEEPSEEK_API_KEY is not set: export it, or set providers.deepseek.apiKey in the config file [MISSING_CREDENTIAL]\n',
+    );
     expect(storedLogs(home)).toEqual([]);
   });
 
@@ -97,7 +126,10 @@ describe('dsh run', () => {
     const p = await fake(typoFixScript());
     const r = await runMain(['run', '--json', '--cwd', repo, 'Fix the typo in README.md'], agentEnv(p.url, home));
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     const events = logEvents(storedLogs(home)[0]!);
     expect(lines.length).toBeGreaterThan(20);
     expect(lines).toEqual(JSON.parse(JSON.stringify(events)));
@@ -122,7 +154,9 @@ describe('dsh run', () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/· turn 1 · 1 step · no usage · error AUTH \(HTTP 401\): .*Authentication Fails/);
     const ends = turnEnds(logEvents(storedLogs(home)[0]!));
-    expect(ends.map((e) => e.data.reason)).toEqual([expect.objectContaining({ kind: 'error', error: expect.objectContaining({ code: 'AUTH', status: 401 }) })]);
+    expect(ends.map((e) => e.data.reason)).toEqual([
+      expect.objectContaining({ kind: 'error', error: expect.objectContaining({ code: 'AUTH', status: 401 }) }),
+    ]);
   });
 
   it('--continue and --resume continue the same log with the next turn number', async () => {
@@ -154,36 +188,43 @@ describe('dsh run', () => {
   // in a committed, well-placed event is refused with one typed line and the log left as it was.
   const deep = (n: number) => '['.repeat(n) + '1' + ']'.repeat(n);
   it.each([
-    ['a seq nested 6,000 levels deep', (seq: number) => `{"type":"turn/start","seq":${deep(6_000)},"time":1,"data":{"turn":2}}\n`],
+    ['a seq nested 6,000 levels deep', (_seq: number) => `{"type":"turn/start","seq":${deep(6_000)},"time":1,"data":{"turn":2}}\n`],
     ['a line cut inside 6,000 levels of nesting', () => `{"type":"turn/start","seq":1,"time":1,"data":${'['.repeat(6_000)}`],
     ['a line cut mid-string, no newline', (seq: number) => `{"type":"turn/start","seq":${seq},"time":1,"data":{"tu`],
     ['a NUL-padded tail', () => '\0'.repeat(64)],
-  ])('run --continue on a log whose last line is %s: the line is set aside as a torn tail and the turn runs', async (_what, tail) => {
-    const { repo, env, path } = await oneTurnSession();
-    const good = readFileSync(path);
-    const torn = tail(logEvents(path).length);
-    appendFileSync(path, torn);
+  ])(
+    'run --continue on a log whose last line is %s: the line is set aside as a torn tail and the turn runs',
+    async (_what, tail) => {
+      const { repo, env, path } = await oneTurnSession();
+      const good = readFileSync(path);
+      const torn = tail(logEvents(path).length);
+      appendFileSync(path, torn);
 
-    const second = await dsh(['run', '--cwd', repo, '--continue', 'second task'], { env });
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).not.toMatch(/internal error|RangeError|Maximum call stack/);
-    expect(second.stderr).toMatch(/torn tail at line \d+/);
-    expect(second.stderr).toMatch(/\(resumed at turn 2\)/);
-    // The torn bytes are kept, whole, in a sidecar; the log continues from the good bytes.
-    const sidecars = readdirSync(dirname(path)).filter((f) => f.startsWith('session.jsonl.torn-'));
-    expect(sidecars).toHaveLength(1);
-    expect(readFileSync(join(dirname(path), sidecars[0]!), 'utf8')).toBe(torn);
-    expect(readFileSync(path).subarray(0, good.length).equals(good)).toBe(true);
-    const check = await runMain(['log', 'check', path], env);
-    expect(check.code, check.stdout).toBe(0);
-    expect(turnEnds(logEvents(path)).map((e) => e.data.reason.kind)).toEqual(['completed', 'completed']);
-  }, 120_000);
+      const second = await dsh(['run', '--cwd', repo, '--continue', 'second task'], { env });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).not.toMatch(/internal error|RangeError|Maximum call stack/);
+      expect(second.stderr).toMatch(/torn tail at line \d+/);
+      expect(second.stderr).toMatch(/\(resumed at turn 2\)/);
+      // The torn bytes are kept, whole, in a sidecar; the log continues from the good bytes.
+      const sidecars = readdirSync(dirname(path)).filter((f) => f.startsWith('session.jsonl.torn-'));
+      expect(sidecars).toHaveLength(1);
+      expect(readFileSync(join(dirname(path), sidecars[0]!), 'utf8')).toBe(torn);
+      expect(readFileSync(path).subarray(0, good.length).equals(good)).toBe(true);
+      const check = await runMain(['log', 'check', path], env);
+      expect(check.code, check.stdout).toBe(0);
+      expect(turnEnds(logEvents(path)).map((e) => e.data.reason.kind)).toEqual(['completed', 'completed']);
+    },
+    120_000,
+  );
 
   it('run --continue on a log whose committed last turn holds a value 6,000 levels deep: one typed line, the log untouched', async () => {
     const { repo, env, path } = await oneTurnSession();
     const n = logEvents(path).length;
     // A well-placed turn/start whose data is deep, then a turn/end: committed, so not a torn tail.
-    appendFileSync(path, `{"type":"turn/start","seq":${n},"time":1,"data":${deep(6_000)}}\n{"type":"turn/end","seq":${n + 1},"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}\n`);
+    appendFileSync(
+      path,
+      `{"type":"turn/start","seq":${n},"time":1,"data":${deep(6_000)}}\n{"type":"turn/end","seq":${n + 1},"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}\n`,
+    );
     const before = readFileSync(path);
     const second = await dsh(['run', '--cwd', repo, '--continue', 'second task'], { env });
     expect(second.code).toBe(1);
@@ -213,15 +254,28 @@ describe('dsh run', () => {
     expect(refused.code, refused.stderr).toBe(0);
     expect(existsSync(join(repo, 'made.txt'))).toBe(false);
     const err = refused.stderr.split('\n');
-    expect(err.some((l) => /^warning: the workspace-write sandbox is only partially enforced on this machine \(.*disabled.*\)/.test(l))).toBe(true);
-    expect(err.some((l) => l.startsWith('← bash error APPROVAL_UNAVAILABLE: bash: it needs approval and no one can approve in this session (non-interactive); it was not run'))).toBe(true);
-    expect(err).toContain("hint: bash needed approval, and dsh run cannot ask; to allow it, run again with --allow 'bash(touch made.txt)' (or --full-auto), or use dsh chat");
+    expect(
+      err.some((l) => /^warning: the workspace-write sandbox is only partially enforced on this machine \(.*disabled.*\)/.test(l)),
+    ).toBe(true);
+    expect(
+      err.some((l) =>
+        l.startsWith(
+          '← bash error APPROVAL_UNAVAILABLE: bash: it needs approval and no one can approve in this session (non-interactive); it was not run',
+        ),
+      ),
+    ).toBe(true);
+    expect(err).toContain(
+      "hint: bash needed approval, and dsh run cannot ask; to allow it, run again with --allow 'bash(touch made.txt)' (or --full-auto), or use dsh chat",
+    );
     const decided = logEvents(logPathFrom(refused.stderr)).filter((e) => e.type === 'approval/decided');
     expect(decided.map((e) => (e.type === 'approval/decided' ? e.data.outcome : ''))).toEqual(['unavailable']);
 
     await provider!.close();
     const p2 = await fake(script());
-    const allowed = await runMain(['run', '--config', config, '--allow', 'bash(touch made.txt)', '--cwd', repo, 'create made.txt'], agentEnv(p2.url, home));
+    const allowed = await runMain(
+      ['run', '--config', config, '--allow', 'bash(touch made.txt)', '--cwd', repo, 'create made.txt'],
+      agentEnv(p2.url, home),
+    );
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stderr).toContain('← bash ok');
     expect(existsSync(join(repo, 'made.txt'))).toBe(true);
@@ -238,16 +292,27 @@ describe('dsh run', () => {
   it('--model, --max-tokens and --reasoning-effort reach the request and the logged header', async () => {
     const home = tempDir();
     const p = await fake([text(['ok'])]);
-    const r = await runMain(['run', '--model', 'deepseek:deepseek-v4-pro', '--max-tokens', '256', '--reasoning-effort', 'high', '--cwd', gitRepo(), 'x'], agentEnv(p.url, home));
+    const r = await runMain(
+      ['run', '--model', 'deepseek:deepseek-v4-pro', '--max-tokens', '256', '--reasoning-effort', 'high', '--cwd', gitRepo(), 'x'],
+      agentEnv(p.url, home),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(p.requests[0]!.body).toMatchObject({ model: 'deepseek-v4-pro', max_tokens: 256 });
     const header = logEvents(storedLogs(home)[0]!).find((e) => e.type === 'request/header');
-    expect(header?.type === 'request/header' && header.data.header.config).toMatchObject({ provider: 'deepseek', model: 'deepseek-v4-pro', maxTokens: 256, reasoningEffort: 'high' });
+    expect(header?.type === 'request/header' && header.data.header.config).toMatchObject({
+      provider: 'deepseek',
+      model: 'deepseek-v4-pro',
+      maxTokens: 256,
+      reasoningEffort: 'high',
+    });
   });
 
   it('--sandbox read-only refuses file changes', async () => {
     const repo = gitRepo();
-    const p = await fake([call('call_edit', 'edit', { file_path: 'README.md', old_string: 'recieve', new_string: 'receive' }), text(['I cannot edit here.'])]);
+    const p = await fake([
+      call('call_edit', 'edit', { file_path: 'README.md', old_string: 'recieve', new_string: 'receive' }),
+      text(['I cannot edit here.']),
+    ]);
     const r = await runMain(['run', '--sandbox', 'read-only', '--cwd', repo, 'Fix the typo'], agentEnv(p.url, tempDir()));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^← edit error FS_SANDBOX_DENIED: /m);
@@ -275,7 +340,9 @@ describe('dsh run', () => {
     const r = await runMain(['run', '--ask', 'write(*)', '--cwd', repo, 'write notes.txt'], agentEnv(p.url, tempDir()));
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(repo, 'notes.txt'))).toBe(false);
-    expect(r.stderr).toContain('hint: write matches the ask rule "write(*)", so only a person can approve it: use dsh chat, or remove that rule');
+    expect(r.stderr).toContain(
+      'hint: write matches the ask rule "write(*)", so only a person can approve it: use dsh chat, or remove that rule',
+    );
   });
 
   it('usage errors exit 2 before anything starts', async () => {
@@ -285,10 +352,19 @@ describe('dsh run', () => {
       [['run', '--resume', 'abcd', '--continue', 'x'], /^dsh: --resume and --continue both pick the session; give one of them \[USAGE\]$/],
       [['run', '--no-persist', '--continue', 'x'], /^dsh: --no-persist cannot be combined with --resume or --continue/],
       [['run', '--json', '-q', 'x'], /^dsh: --json and --quiet choose different outputs/],
-      [['run', '--allow', 'bash(', 'x'], /^dsh: error: option '--allow <rule>' argument 'bash\(' is invalid\. permission rule "bash\(" must be written tool or tool\(pattern\)/],
-      [['run', '--sandbox', 'none', 'x'], /^dsh: error: option '--sandbox <mode>' argument 'none' is invalid\. Allowed choices are read-only, workspace-write, danger-full-access\./],
+      [
+        ['run', '--allow', 'bash(', 'x'],
+        /^dsh: error: option '--allow <rule>' argument 'bash\(' is invalid\. permission rule "bash\(" must be written tool or tool\(pattern\)/,
+      ],
+      [
+        ['run', '--sandbox', 'none', 'x'],
+        /^dsh: error: option '--sandbox <mode>' argument 'none' is invalid\. Allowed choices are read-only, workspace-write, danger-full-access\./,
+      ],
       [['run', '--max-tokens', '0', 'x'], /^dsh: error: option '--max-tokens <n>' argument '0' is invalid\. expected a positive integer/],
-      [['run'], /^dsh: no task: give it as arguments \(dsh run "fix the failing test"\) or on standard input \(dsh run - < task\.md\) \[NO_TASK\]$/],
+      [
+        ['run'],
+        /^dsh: no task: give it as arguments \(dsh run "fix the failing test"\) or on standard input \(dsh run - < task\.md\) \[NO_TASK\]$/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await runMain(argv, env);

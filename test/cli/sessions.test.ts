@@ -24,7 +24,11 @@ async function makeSession(root: string, cwd: string, id: string, createdAt: num
     const turn = i + 1;
     s.append('turn/start', { turn });
     s.append('step/start', { turn, step: 1 });
-    s.append('user/message', { id: `m${turn}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, { surfaceOp: 'append' });
+    s.append(
+      'user/message',
+      { id: `m${turn}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    );
     s.append('step/end', { turn, step: 1 });
     s.append('turn/end', { turn, reason: { kind: 'completed' } });
   });
@@ -76,7 +80,16 @@ describe('dsh sessions', () => {
     ]);
     const json = await runMain(['sessions', 'list', '--all', '--json', '--limit', '2'], { DSH_HOME: f.home });
     expect(JSON.parse(json.stdout)).toEqual([
-      expect.objectContaining({ id: f.other.id, cwd: f.b, createdAt: T3, turns: 0, title: null, path: f.other.path, parentSession: null, lockedByPid: null }),
+      expect.objectContaining({
+        id: f.other.id,
+        cwd: f.b,
+        createdAt: T3,
+        turns: 0,
+        title: null,
+        path: f.other.path,
+        parentSession: null,
+        lockedByPid: null,
+      }),
       expect.objectContaining({ id: f.newer.id, cwd: f.a, createdAt: T2, turns: 1, title: 'Add a test', path: f.newer.path }),
     ]);
   });
@@ -84,7 +97,11 @@ describe('dsh sessions', () => {
   it('reads a bounded window at each end of a big log: the turn count from the tail, no title guessed from a cut line', async () => {
     const home = tempDir();
     const cwd = tempDir();
-    const big = await makeSession(join(home, 'sessions'), cwd, 'dddd4444-0000-4000-8000-000000000004', T1, ['x'.repeat(200_000), 'second', 'third']);
+    const big = await makeSession(join(home, 'sessions'), cwd, 'dddd4444-0000-4000-8000-000000000004', T1, [
+      'x'.repeat(200_000),
+      'second',
+      'third',
+    ]);
     const r = await runMain(['sessions', 'list', '--json', '--cwd', cwd], { DSH_HOME: home });
     expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ id: big.id, turns: 3, title: null })]);
   });
@@ -105,10 +122,14 @@ describe('dsh sessions', () => {
     expect((await runMain(['sessions', 'path', 'bbbb'], env)).stdout).toBe(`${f.other.path}\n`);
     const ambiguous = await runMain(['sessions', 'path', 'aaaa'], env);
     expect(ambiguous.code).toBe(1);
-    expect(ambiguous.stderr).toBe(`dsh: 2 sessions start with "aaaa" (${f.newer.id}, ${f.older.id}); give more of the id [AMBIGUOUS_SESSION]\n`);
+    expect(ambiguous.stderr).toBe(
+      `dsh: 2 sessions start with "aaaa" (${f.newer.id}, ${f.older.id}); give more of the id [AMBIGUOUS_SESSION]\n`,
+    );
     const unknown = await runMain(['sessions', 'path', 'cccc'], env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe(`dsh: no session "cccc" under ${join(f.home, 'sessions')}; dsh sessions list shows them [SESSION_NOT_FOUND]\n`);
+    expect(unknown.stderr).toBe(
+      `dsh: no session "cccc" under ${join(f.home, 'sessions')}; dsh sessions list shows them [SESSION_NOT_FOUND]\n`,
+    );
     const short = await runMain(['sessions', 'path', 'aa'], env);
     expect(short.stderr).toContain('(a prefix needs at least 4 characters)');
   });
@@ -147,12 +168,16 @@ describe('dsh sessions', () => {
     const r = await runMain(['log', 'check', examplePath, 'aaaa', 'bbbb3333', join(tempDir(), 'none.jsonl')], { DSH_HOME: f.home });
     expect(r.code).toBe(1);
     const out = r.stdout.split('\n');
-    expect(out).toContain(`aaaa: error AMBIGUOUS_SESSION: 2 sessions start with "aaaa" (${f.newer.id}, ${f.older.id}); give more of the id`);
+    expect(out).toContain(
+      `aaaa: error AMBIGUOUS_SESSION: 2 sessions start with "aaaa" (${f.newer.id}, ${f.older.id}); give more of the id`,
+    );
     expect(out).toContain('aaaa: FAILED');
     expect(r.stdout).toContain(`${examplePath}: ok · `);
     expect(r.stdout).toContain(`${f.other.path}: ok · `);
     expect(out).toContain('4 files: 2 ok, 2 failed');
-    const json = JSON.parse((await runMain(['log', 'check', '--json', 'aaaa', 'bbbb3333'], { DSH_HOME: f.home })).stdout) as { files: { file: string; ok: boolean; problems: { code: string }[] }[] };
+    const json = JSON.parse((await runMain(['log', 'check', '--json', 'aaaa', 'bbbb3333'], { DSH_HOME: f.home })).stdout) as {
+      files: { file: string; ok: boolean; problems: { code: string }[] }[];
+    };
     expect(json.files.map((x) => [x.file, x.ok, x.problems.map((p) => p.code)])).toEqual([
       ['aaaa', false, ['AMBIGUOUS_SESSION']],
       [f.other.path, true, []],
@@ -176,7 +201,9 @@ describe('dsh sessions', () => {
     const list = await runMain(['sessions', '--all'], env);
     const warnings = list.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(2);
-    expect(warnings).toContain(`warning: ${join(dir, 'session.jsonl.zstd')} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root [COMPRESSED_LOG]`);
+    expect(warnings).toContain(
+      `warning: ${join(dir, 'session.jsonl.zstd')} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root [COMPRESSED_LOG]`,
+    );
     expect(warnings).toContain(`warning: ${join(broken, 'session.jsonl')}: no complete header line [BAD_HEADER]`);
   });
 });

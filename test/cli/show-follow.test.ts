@@ -22,7 +22,11 @@ describe('dsh log show --follow (a file)', () => {
     await w.flush();
     let stdout = '';
     let stderr = '';
-    const io = { out: new Output({ write: (s: string) => (stdout += s) }, false), err: new Output({ write: (s: string) => (stderr += s) }, false), env: {} };
+    const io = {
+      out: new Output({ write: (s: string) => (stdout += s) }, false),
+      err: new Output({ write: (s: string) => (stderr += s) }, false),
+      env: {},
+    };
     let stop!: () => void;
     const until = new Promise<void>((r) => (stop = r));
     const run = runShowFollow(w.path, {}, io, until);

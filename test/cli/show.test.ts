@@ -13,7 +13,10 @@ const { events } = parseRaw(exampleText());
 
 /** The timeline line for `seq`: "<seq>  <indent><text>". */
 function lineFor(out: string, seq: number): { indent: number; text: string } {
-  const m = out.split('\n').map((l) => /^\s*(\d+) {2}( *)(.*)$/.exec(l)).find((x) => x && Number(x[1]) === seq);
+  const m = out
+    .split('\n')
+    .map((l) => /^\s*(\d+) {2}( *)(.*)$/.exec(l))
+    .find((x) => x && Number(x[1]) === seq);
   if (!m) throw new Error(`no timeline line for seq ${seq}`);
   return { indent: m[2]!.length / 2, text: m[3]! };
 }
@@ -31,14 +34,17 @@ describe('dsh log show on the example', () => {
     expect(r.stderr).toBe('');
     const header = r.stdout.split('\n').slice(0, 2);
     expect(header[0]).toBe('session 5f0c1e2a-7b3d-4c8e-9a61-0d2f4b6c8e10 · created 2026-01-15T09:30:00.000Z · cwd /tmp/demo-repo');
-    expect(header[1]).toMatch(new RegExp(`^${events.length} events in ${exampleLines().length - 1} rows · 2 turns · 6 steps · \\d+ messages in history$`));
+    expect(header[1]).toMatch(
+      new RegExp(`^${events.length} events in ${exampleLines().length - 1} rows · 2 turns · 6 steps · \\d+ messages in history$`),
+    );
   });
 
   it('indents turns at 0, steps at 1 and their events at 2', () => {
     for (const e of of('turn/start')) expect(lineFor(r.stdout, e.seq)).toEqual({ indent: 0, text: `turn ${e.data.turn}` });
     for (const e of of('step/start')) expect(lineFor(r.stdout, e.seq)).toEqual({ indent: 1, text: `step ${e.data.step}` });
     for (const e of of('step/end')) expect(lineFor(r.stdout, e.seq)).toEqual({ indent: 1, text: `step ${e.data.step} end` });
-    for (const e of of('turn/end')) expect(lineFor(r.stdout, e.seq)).toEqual({ indent: 0, text: `turn ${e.data.turn} end: ${e.data.reason.kind}` });
+    for (const e of of('turn/end'))
+      expect(lineFor(r.stdout, e.seq)).toEqual({ indent: 0, text: `turn ${e.data.turn} end: ${e.data.reason.kind}` });
     for (const e of [...of('tool/call'), ...of('assistant/message')]) expect(lineFor(r.stdout, e.seq).indent).toBe(2);
   });
 
@@ -52,7 +58,11 @@ describe('dsh log show on the example', () => {
     // No chunk other than a run's first has a line of its own.
     const chunkSeqs = new Set(of('assistant/chunk').map((e) => e.seq));
     const firsts = new Set(runs.map((x) => x.seq));
-    const shown = r.stdout.split('\n').map((l) => /^\s*(\d+) {2}/.exec(l)?.[1]).filter((s): s is string => s !== undefined).map(Number);
+    const shown = r.stdout
+      .split('\n')
+      .map((l) => /^\s*(\d+) {2}/.exec(l)?.[1])
+      .filter((s): s is string => s !== undefined)
+      .map(Number);
     expect(shown.filter((s) => chunkSeqs.has(s) && !firsts.has(s))).toEqual([]);
   });
 
@@ -69,7 +79,9 @@ describe('dsh log show on the example', () => {
       expect(lineFor(r.stdout, call.seq).text).toMatch(new RegExp(`^tool call ${call.data.name} \\[${call.data.callId}\\] \\{`));
       const result = events.find((e) => e.type === 'tool/result' && e.data.message.source.callId === call.data.callId)!;
       const status = result.data.error ? `error ${result.data.error.code}` : 'ok';
-      expect(lineFor(r.stdout, result.seq).text).toMatch(new RegExp(`^tool result ${call.data.name} \\[${call.data.callId}\\] ${status}: "`));
+      expect(lineFor(r.stdout, result.seq).text).toMatch(
+        new RegExp(`^tool result ${call.data.name} \\[${call.data.callId}\\] ${status}: "`),
+      );
     }
     expect(r.stdout).toContain('error FS_NOT_FOUND: "Error: cannot read "/tmp/demo-repo/docs/usage.md": not found"');
   });
@@ -93,7 +105,9 @@ describe('dsh log show on the example', () => {
     expect(lineFor(r.stdout, prompt!.seq).text).toBe('user (user): "Fix the typo in README.md"');
     expect(lineFor(r.stdout, snapshot!.seq).text).toMatch(/^user \(plugin runtime-context · snapshot\): "Current runtime context\./);
     const header = of('request/header')[0]!;
-    expect(lineFor(r.stdout, header.seq).text).toBe(`request header deepseek/deepseek-chat (initial) · max 8192 tokens · system ${header.data.header.system.length} chars · 3 tools: grep, read, edit`);
+    expect(lineFor(r.stdout, header.seq).text).toBe(
+      `request header deepseek/deepseek-chat (initial) · max 8192 tokens · system ${header.data.header.system.length} chars · 3 tools: grep, read, edit`,
+    );
     expect(lineFor(r.stdout, of('agent/inbox/spliced')[0]!.seq).text).toBe('inbox next-turn @0: +1 "Fix the typo in README.md"');
   });
 
@@ -110,7 +124,11 @@ describe('dsh log show on the example', () => {
     const t2 = await dsh(['log', 'show', '--turn', '2', examplePath]);
     expect(t2.code).toBe(0);
     const start = of('turn/start')[1]!.seq;
-    const seqs = t2.stdout.split('\n').map((l) => /^\s*(\d+) {2}/.exec(l)?.[1]).filter((s): s is string => s !== undefined).map(Number);
+    const seqs = t2.stdout
+      .split('\n')
+      .map((l) => /^\s*(\d+) {2}/.exec(l)?.[1])
+      .filter((s): s is string => s !== undefined)
+      .map(Number);
     expect(seqs[0]).toBe(start);
     expect(seqs.at(-1)).toBe(events.length - 1);
     expect(t2.stdout).not.toMatch(/^\s*\d+ {2}turn 1$/m);
@@ -125,7 +143,9 @@ describe('dsh log show on repaired and unusual logs', () => {
     const r = await dsh(['log', 'show', p]);
     expect(r.code).toBe(0);
     const callSeq = (JSON.parse(lines[cut - 1]!) as { seq: number }).seq;
-    expect(lineFor(r.stdout, callSeq + 1).text).toMatch(/^tool result read \[call_04_read\] error TOOL_OUTCOME_UNKNOWN: .* \[crash repair\]$/);
+    expect(lineFor(r.stdout, callSeq + 1).text).toMatch(
+      /^tool result read \[call_04_read\] error TOOL_OUTCOME_UNKNOWN: .* \[crash repair\]$/,
+    );
     expect(lineFor(r.stdout, callSeq + 3).text).toBe('turn 2 end: interrupted (closed by crash repair) [crash repair]');
     expect(r.stdout).toContain('the last turn was left open: crash repair added 3 events');
   });
@@ -133,12 +153,25 @@ describe('dsh log show on repaired and unusual logs', () => {
   it('shows aborted causes, error turn ends and plugin events', async () => {
     const lines = exampleLines();
     const endLine = lineOf(lines, /"type":"turn\/end".*"turn":1/);
-    lines[endLine - 1] = lines[endLine - 1]!.replace('{"kind":"completed"}', '{"kind":"aborted","reason":{"kind":"hook","reason":"policy said stop"}}');
+    lines[endLine - 1] = lines[endLine - 1]!.replace(
+      '{"kind":"completed"}',
+      '{"kind":"aborted","reason":{"kind":"hook","reason":"policy said stop"}}',
+    );
     const last = lines.length;
-    lines[last - 1] = lines[last - 1]!.replace('{"kind":"completed"}', '{"kind":"error","error":{"message":"rate limited","code":"RATE_LIMIT","status":429}}');
+    lines[last - 1] = lines[last - 1]!.replace(
+      '{"kind":"completed"}',
+      '{"kind":"error","error":{"message":"rate limited","code":"RATE_LIMIT","status":429}}',
+    );
     const seq = parseRaw(`${lines.join('\n')}\n`).events.length;
     lines.push(JSON.stringify({ type: 'session/title', seq, time: 1, data: { title: 'Fix a typo' } }));
-    lines.push(JSON.stringify({ type: 'approval/asked', seq: seq + 1, time: 1, data: { id: 'a1', toolName: 'bash', reason: 'write outside the workspace' } }));
+    lines.push(
+      JSON.stringify({
+        type: 'approval/asked',
+        seq: seq + 1,
+        time: 1,
+        data: { id: 'a1', toolName: 'bash', reason: 'write outside the workspace' },
+      }),
+    );
     lines.push(JSON.stringify({ type: 'my-plugin/thing', seq: seq + 2, time: 1, data: { n: 1 }, ignorable: true }));
     const p = file('reasons.jsonl', `${lines.join('\n')}\n`);
     const r = await dsh(['log', 'show', p]);

@@ -41,7 +41,9 @@ async function hangingProvider(): Promise<GatedProvider> {
 }
 
 describe('signals', () => {
-  it('SIGINT during a hanging stream: the turn ends aborted (cause user), the text so far is kept, exit 130', { timeout: TEST_MS }, async () => {
+  it('SIGINT during a hanging stream: the turn ends aborted (cause user), the text so far is kept, exit 130', {
+    timeout: TEST_MS,
+  }, async () => {
     const p = await hangingProvider();
     const run = spawnDsh(['run', '--cwd', gitRepo(), 'Think'], { env: agentEnv(p.url, tempDir()) });
     await run.transcript.waitFor('stdout', /Thinking about/, { timeoutMs: WAIT_MS });
@@ -73,9 +75,13 @@ describe('signals', () => {
     const repo = gitRepo();
     const marker = join(repo, 'started');
     const command = `trap '' TERM; echo $$ > ${marker}; sleep 20`;
-    provider = await startGatedProvider([{ sse: chatStream({ toolCalls: [{ id: 'call_sleep', name: 'bash', args: [JSON.stringify({ command })] }] }) }]);
+    provider = await startGatedProvider([
+      { sse: chatStream({ toolCalls: [{ id: 'call_sleep', name: 'bash', args: [JSON.stringify({ command })] }] }) },
+    ]);
     const home = tempDir();
-    const run = spawnDsh(['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--cwd', repo, 'Wait'], { env: agentEnv(provider.url, home) });
+    const run = spawnDsh(['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--cwd', repo, 'Wait'], {
+      env: agentEnv(provider.url, home),
+    });
     let group: number | undefined;
     try {
       await run.transcript.waitFor('stderr', /^→ bash /m, { timeoutMs: WAIT_MS });

@@ -47,7 +47,11 @@ describe('dsh log export', () => {
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout) as { turns: number; spans: number };
       // Independent count from the log: turns, model attempts (finish chunks), tool calls.
-      const lines = readFileSync(example, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; data: { chunk?: { type: string } } });
+      const lines = readFileSync(example, 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l) as { type: string; data: { chunk?: { type: string } } });
       const turns = lines.filter((e) => e.type === 'turn/start').length;
       const attempts = lines.filter((e) => e.type === 'assistant/chunk' && e.data.chunk?.type === 'finish').length;
       const calls = lines.filter((e) => e.type === 'tool/call').length;
@@ -70,11 +74,24 @@ describe('dsh log export', () => {
     try {
       writeFileSync(join(home, 'config.json'), JSON.stringify({ providers: { deepseek: { baseUrl: 'http://127.0.0.1:7001/v1' } } }));
       const r = await runMain(
-        ['log', 'export', '--otlp', receiver.url, '--traces', 'session', '--resource-attribute', 'deployment.environment=ci', '--json', example],
+        [
+          'log',
+          'export',
+          '--otlp',
+          receiver.url,
+          '--traces',
+          'session',
+          '--resource-attribute',
+          'deployment.environment=ci',
+          '--json',
+          example,
+        ],
         { DSH_HOME: home },
       );
       expect(r.code).toBe(0);
-      const turns = readFileSync(example, 'utf8').split('\n').filter((l) => l.includes('"type":"turn/start"')).length;
+      const turns = readFileSync(example, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"type":"turn/start"')).length;
       expect(JSON.parse(r.stdout)).toMatchObject({ turns, traces: 1 });
       const spans = receiver.spans();
       expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
@@ -92,7 +109,10 @@ describe('dsh log export', () => {
   });
 
   it('--traces other than turn or session, and a bad --resource-attribute, are usage errors', async () => {
-    for (const flags of [['--traces', 'day'], ['--resource-attribute', 'novalue']]) {
+    for (const flags of [
+      ['--traces', 'day'],
+      ['--resource-attribute', 'novalue'],
+    ]) {
       const r = await runMain(['log', 'export', '--otlp', 'http://127.0.0.1:9/v1/traces', ...flags, example]);
       expect(r.code).toBe(2);
     }

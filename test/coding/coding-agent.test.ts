@@ -21,7 +21,11 @@ describe('createCodingAgent', () => {
   it('starts a coding agent: base prompt, built-in tools, instructions once, runtime context when it changes', async () => {
     const cwd = workspace();
     const model = new ScriptedAdapter(
-      [toolCallResponse([{ id: 'r1', name: 'read', args: { file_path: join(cwd, 'notes.txt') } }]), textResponse('It says hello.'), textResponse('Still hello.')],
+      [
+        toolCallResponse([{ id: 'r1', name: 'read', args: { file_path: join(cwd, 'notes.txt') } }]),
+        textResponse('It says hello.'),
+        textResponse('Still hello.'),
+      ],
       { providers: ['deepseek'] },
     );
     const { agent, sandbox, close } = await createCodingAgent({ cwd, config: {}, adapters: [model], model: 'deepseek:deepseek-v4-flash' });
@@ -33,7 +37,9 @@ describe('createCodingAgent', () => {
       await agent.whenIdle();
       const [r1, r2, r3] = model.requests;
       expect(r1!.system).toBe(CODING_SYSTEM_PROMPT);
-      expect(r1!.tools!.map((t) => t.name)).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'todo_write']));
+      expect(r1!.tools!.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['bash', 'read', 'write', 'edit', 'glob', 'grep', 'todo_write']),
+      );
       // Turn 1, step 1: the prompt, the workspace instructions, the runtime context.
       expect(sources(r1!.messages)).toEqual(['user', `plugin:${INSTRUCTIONS_PLUGIN}`, `plugin:${RUNTIME_CONTEXT_PLUGIN}`]);
       const instructions = r1!.messages[1]!.content[0]!;
@@ -59,14 +65,21 @@ describe('createCodingAgent', () => {
       [toolCallResponse([{ id: 'w1', name: 'write', args: { file_path: join(cwd, 'new.txt'), content: 'x' } }]), textResponse('ok')],
       { providers: ['deepseek'] },
     );
-    const { agent, close } = await createCodingAgent({ cwd, config: { permissions: { ask: ['write(*)'] } }, adapters: [model], model: 'deepseek:deepseek-v4-flash' });
+    const { agent, close } = await createCodingAgent({
+      cwd,
+      config: { permissions: { ask: ['write(*)'] } },
+      adapters: [model],
+      model: 'deepseek:deepseek-v4-flash',
+    });
     try {
       agent.prompt('Create new.txt');
       await agent.whenIdle();
       const result = agent.session.events.find((e) => e.type === 'tool/result');
       expect(result?.type === 'tool/result' && result.data.error?.code).toBe('APPROVAL_UNAVAILABLE');
       expect(() => readFileSync(join(cwd, 'new.txt'))).toThrow();
-      expect(agent.session.events.map((e) => e.type)).toEqual(expect.arrayContaining(['approval/asked', 'approval/decided', 'sandbox/mode', 'approval/policy']));
+      expect(agent.session.events.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['approval/asked', 'approval/decided', 'sandbox/mode', 'approval/policy']),
+      );
     } finally {
       await close();
     }
@@ -78,9 +91,19 @@ describe('provider keys and shell commands', () => {
     const cwd = workspace();
     process.env.MYLLM_AUTH = 'sk-myllm-secret-987';
     try {
-      const model = new ScriptedAdapter([toolCallResponse([{ id: 'b1', name: 'bash', args: { command: 'echo "[${MYLLM_AUTH:-hidden}]"' } }]), textResponse('done')], { providers: ['deepseek'] });
+      const model = new ScriptedAdapter(
+        [toolCallResponse([{ id: 'b1', name: 'bash', args: { command: 'echo "[${MYLLM_AUTH:-hidden}]"' } }]), textResponse('done')],
+        { providers: ['deepseek'] },
+      );
       const config = { providers: { myllm: { baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'MYLLM_AUTH' } } };
-      const { agent, close } = await createCodingAgent({ cwd, config, adapters: [model], model: 'deepseek:deepseek-v4-flash', sandbox: 'danger-full-access', approval: 'never' });
+      const { agent, close } = await createCodingAgent({
+        cwd,
+        config,
+        adapters: [model],
+        model: 'deepseek:deepseek-v4-flash',
+        sandbox: 'danger-full-access',
+        approval: 'never',
+      });
       try {
         agent.prompt('print it');
         await agent.whenIdle();

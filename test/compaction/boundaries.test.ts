@@ -14,10 +14,17 @@ const u = (text: string): UserMessage => ({ id: text, role: 'user', content: [{ 
 const a = (...calls: string[]): AssistantMessage => ({
   id: `a-${calls.join('-')}`,
   role: 'assistant',
-  content: calls.length ? calls.map((id) => ({ type: 'tool-call' as const, id, name: 't', arguments: '{}' })) : [{ type: 'text', text: 'ok' }],
+  content: calls.length
+    ? calls.map((id) => ({ type: 'tool-call' as const, id, name: 't', arguments: '{}' }))
+    : [{ type: 'text', text: 'ok' }],
   source: { kind: 'model', provider: 'p', model: 'm' },
 });
-const r = (id: string): ToolResultMessage => ({ id: `r-${id}`, role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: 'out' }] }], source: { kind: 'tool', callId: id } });
+const r = (id: string): ToolResultMessage => ({
+  id: `r-${id}`,
+  role: 'user',
+  content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: 'out' }] }],
+  source: { kind: 'tool', callId: id },
+});
 
 describe('safe cuts', () => {
   it('a cut between a call and its result is unsafe; around the pair it is safe', () => {
@@ -86,7 +93,14 @@ describe('compacting a session whose natural cut falls inside a tool pair', () =
     // Turn 1: two parallel reads, each result ~500 tokens, then an answer; turn 2: a short exchange.
     const model = new TestModel(
       [
-        (req) => toolCallResponse([{ id: 'c1', name: 'read', args: { path: 'one' } }, { id: 'c2', name: 'read', args: { path: 'two' } }], { usage: usageFor(req) }),
+        (req) =>
+          toolCallResponse(
+            [
+              { id: 'c1', name: 'read', args: { path: 'one' } },
+              { id: 'c2', name: 'read', args: { path: 'two' } },
+            ],
+            { usage: usageFor(req) },
+          ),
         say('Both read.'),
         say('Second answer.'),
       ],
@@ -110,7 +124,9 @@ describe('compacting a session whose natural cut falls inside a tool pair', () =
     expect(result?.shadowedSeqs).toEqual(before.slice(0, 4));
     const derived = agent.session.deriveMessages();
     const calls = derived.flatMap((m) => m.content.filter((b) => b.type === 'tool-call').map((b) => (b.type === 'tool-call' ? b.id : '')));
-    const results = derived.flatMap((m) => m.content.filter((b) => b.type === 'tool-result').map((b) => (b.type === 'tool-result' ? b.toolCallId : '')));
+    const results = derived.flatMap((m) =>
+      m.content.filter((b) => b.type === 'tool-result').map((b) => (b.type === 'tool-result' ? b.toolCallId : '')),
+    );
     expect(calls).toEqual([]);
     expect(results).toEqual([]);
   });
@@ -118,7 +134,12 @@ describe('compacting a session whose natural cut falls inside a tool pair', () =
   it('an explicit span that would split a pair at its start or its end is refused before anything is written', async () => {
     const { agent } = await parallelSession();
     const n = agent.session.length;
-    const attempt = (first: number, last: number) => runCompaction(agent, { first, last, turn: null }, { summarizer: modelSummarizer, maxTokens: 100, signal: new AbortController().signal });
+    const attempt = (first: number, last: number) =>
+      runCompaction(
+        agent,
+        { first, last, turn: null },
+        { summarizer: modelSummarizer, maxTokens: 100, signal: new AbortController().signal },
+      );
     // End edge: after position 2 (first result), before the second.
     await expect(attempt(0, 2)).rejects.toMatchObject({ code: 'SPLITS_TOOL_PAIR' });
     // Start edge: position 2 starts between the call and its results.
@@ -136,7 +157,10 @@ describe('a runaway turn', () => {
       [call('c1', 'read', { path: 'a' }), call('c2', 'read', { path: 'b' }), call('c3', 'read', { path: 'c' }), say('done')],
       [(req) => textResponse('Read a and b.', { usage: usageFor(req) })],
     );
-    const agent = testAgent(model, { compaction: { contextWindow: 2000, thresholdRatio: 0.8, retainTokens: 600 }, agent: { tools: [bigTool(2000)] } });
+    const agent = testAgent(model, {
+      compaction: { contextWindow: 2000, thresholdRatio: 0.8, retainTokens: 600 },
+      agent: { tools: [bigTool(2000)] },
+    });
     agent.prompt('Read a, b and c.');
     await agent.whenIdle();
     const starts = ofType(agent.session.events, 'compaction/start');
@@ -152,7 +176,8 @@ describe('a runaway turn', () => {
 
 describe("the current step's input", () => {
   const overflow = fail({ code: 'CONTEXT_WINDOW_EXCEEDED', message: 'too long' });
-  const summary = (req: Parameters<typeof usageFor>[0]) => textResponse('Earlier: a long premise and its answer.', { usage: usageFor(req) });
+  const summary = (req: Parameters<typeof usageFor>[0]) =>
+    textResponse('Earlier: a long premise and its answer.', { usage: usageFor(req) });
 
   it('is never shadowed on overflow: the span ends before the prompt the step entered', async () => {
     const model = new TestModel([say('Noted.'), overflow, say('Answer to the second prompt.')], [summary]);
@@ -167,7 +192,10 @@ describe("the current step's input", () => {
     expect(logged.data.shadowedSeqs).toHaveLength(2);
     expect(logged.data.shadowedSeqs).not.toContain(second.seq);
     const retried = model.conversation.at(-1)!;
-    expect(retried.messages.map(textOf)).toEqual([expect.stringContaining('<compacted-summary>Earlier: a long premise and its answer.</compacted-summary>'), 'Second prompt.']);
+    expect(retried.messages.map(textOf)).toEqual([
+      expect.stringContaining('<compacted-summary>Earlier: a long premise and its answer.</compacted-summary>'),
+      'Second prompt.',
+    ]);
     expect(ofType(events, 'turn/end').at(-1)!.data.reason).toEqual({ kind: 'completed' });
   });
 

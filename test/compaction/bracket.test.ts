@@ -32,7 +32,10 @@ const SUMMARY = 'The user asked to read notes.md; it holds lorem ipsum.';
 const PROMPT = 'Please read notes.md and tell me what it says.';
 
 /** Turn 1: a read and an answer; turn 2: a short exchange. */
-async function twoTurns(summaries: Reply[] = [(req) => textResponse(SUMMARY, { usage: usageFor(req) })], opts: Parameters<typeof compaction>[0] = {}) {
+async function twoTurns(
+  summaries: Reply[] = [(req) => textResponse(SUMMARY, { usage: usageFor(req) })],
+  opts: Parameters<typeof compaction>[0] = {},
+) {
   const model = new TestModel([call('c1', 'read', { path: 'notes.md' }), say('It is lorem ipsum.'), say('Nothing else.')], summaries);
   const agent = testAgent(model, { compaction: { auto: false, retainTokens: 50, ...opts }, agent: { tools: [bigTool(3000)] } });
   agent.prompt(PROMPT);
@@ -96,11 +99,23 @@ describe('the bracket', () => {
     expect(end!.type).toBe('compaction/end');
     expect(end!.data).toEqual({ compactionId: id, turn: null });
     expect(s.length).toBe(before + 4);
-    expect(result).toMatchObject({ compactionId: id, startSeq: start!.seq, summarySeq: summary!.seq, replaceSeq: replace!.seq, endSeq: end!.seq, shadowedTokenCount: tokens });
+    expect(result).toMatchObject({
+      compactionId: id,
+      startSeq: start!.seq,
+      summarySeq: summary!.seq,
+      replaceSeq: replace!.seq,
+      endSeq: end!.seq,
+      shadowedTokenCount: tokens,
+    });
 
     // The history now starts with the checkpoint; the tail is verbatim.
     const derived = s.deriveMessages();
-    expect(derived.map(textOf)).toEqual([`${CHECKPOINT_PREAMBLE}\n\n<compacted-summary>${SUMMARY}</compacted-summary>`, 'It is lorem ipsum.', 'Anything else?', 'Nothing else.']);
+    expect(derived.map(textOf)).toEqual([
+      `${CHECKPOINT_PREAMBLE}\n\n<compacted-summary>${SUMMARY}</compacted-summary>`,
+      'It is lorem ipsum.',
+      'Anything else?',
+      'Nothing else.',
+    ]);
   });
 
   it('the summariser saw the span verbatim, the same system prompt and tools, and the instruction last', async () => {
@@ -202,7 +217,14 @@ describe('the lock', () => {
     expect(openCompaction(session)).toBeUndefined();
 
     const model = new TestModel([], [(req) => textResponse('Resumed summary.', { usage: usageFor(req) })]);
-    const resumed = createAgent({ model: 'test:m1', adapters: model, session, retry: false, tools: [bigTool(3000)], plugins: [compaction({ auto: false, retainTokens: 50 })] });
+    const resumed = createAgent({
+      model: 'test:m1',
+      adapters: model,
+      session,
+      retry: false,
+      tools: [bigTool(3000)],
+      plugins: [compaction({ auto: false, retainTokens: 50 })],
+    });
     const r = await compactNow(resumed);
     expect(r?.summary).toEqual([{ type: 'text', text: 'Resumed summary.' }]);
     // An open start after the seed end does block.
@@ -243,7 +265,9 @@ describe('a failing summariser', () => {
   });
 
   it('a summary with no text (only a tool call) is refused the same way', async () => {
-    const { agent } = await twoTurns([(req) => toolCallResponse([{ id: 'x', name: 'read', args: { path: 'y' } }], { usage: usageFor(req) })]);
+    const { agent } = await twoTurns([
+      (req) => toolCallResponse([{ id: 'x', name: 'read', args: { path: 'y' } }], { usage: usageFor(req) }),
+    ]);
     await expect(compactNow(agent)).rejects.toMatchObject({ code: 'SUMMARY_EMPTY' });
     expect(ofType(agent.session.events, 'compaction/end')[0]!.data.error).toMatch(/^SUMMARY_EMPTY: /);
     expect(agent.session.surface.replaceGeneration).toBe(0);
@@ -262,13 +286,25 @@ describe('the /compact command', () => {
     const before = agent.session.length;
     const out = await runCompactCommand(agent);
     const added = agent.session.events.slice(before);
-    expect(added.map((e) => e.type)).toEqual(['command/run', 'compaction/start', 'compaction/summary', 'user/message', 'compaction/end', 'command/done']);
+    expect(added.map((e) => e.type)).toEqual([
+      'command/run',
+      'compaction/start',
+      'compaction/summary',
+      'user/message',
+      'compaction/end',
+      'command/done',
+    ]);
     const cmd = out.commandId;
     expect(added[0]!.data).toEqual({ commandId: cmd, name: 'compact', source: { kind: 'user' } });
     const id = out.result!.compactionId;
     expect(added[1]!.data).toEqual({ compactionId: id, sourceCommandId: cmd, turn: null });
     expect(added[2]!.data).toMatchObject({ compactionId: id, sourceCommandId: cmd });
-    expect((added[3]!.data as { source: unknown }).source).toEqual({ kind: 'plugin', plugin: 'compact', compactionId: id, sourceCommandId: cmd });
+    expect((added[3]!.data as { source: unknown }).source).toEqual({
+      kind: 'plugin',
+      plugin: 'compact',
+      compactionId: id,
+      sourceCommandId: cmd,
+    });
     expect(added[4]!.data).toEqual({ compactionId: id, sourceCommandId: cmd, turn: null });
     expect(added[5]!.data).toEqual({ commandId: cmd, kind: 'success', text: out.text });
     expect(out.text).toMatch(/^compacted 3 message\(s\) \(~\d+ tokens\) into a summary \(~\d+ tokens\)$/);
@@ -295,11 +331,27 @@ describe('the /compact command', () => {
   });
 });
 
-
 describe("the summariser's request is checked as recorded (issue 12 item 2)", () => {
   const changes: [string, (r: GenerateRequest) => GenerateRequest, RegExp][] = [
-    ['a message added to the span', (r) => ({ ...r, messages: [{ id: 'x', role: 'user', content: [{ type: 'text', text: 'unrecorded' }], source: { kind: 'user' } }, ...r.messages] }), /input is not recorded .*messages/],
-    ['the instruction rewritten', (r) => ({ ...r, messages: [...r.messages.slice(0, -1), { ...(r.messages[r.messages.length - 1] as UserMessage), content: [{ type: 'text', text: 'say hi' }] }] }), /input is not recorded .*messages\[\d+\]\.content/],
+    [
+      'a message added to the span',
+      (r) => ({
+        ...r,
+        messages: [{ id: 'x', role: 'user', content: [{ type: 'text', text: 'unrecorded' }], source: { kind: 'user' } }, ...r.messages],
+      }),
+      /input is not recorded .*messages/,
+    ],
+    [
+      'the instruction rewritten',
+      (r) => ({
+        ...r,
+        messages: [
+          ...r.messages.slice(0, -1),
+          { ...(r.messages[r.messages.length - 1] as UserMessage), content: [{ type: 'text', text: 'say hi' }] },
+        ],
+      }),
+      /input is not recorded .*messages\[\d+\]\.content/,
+    ],
     ['another model', (r) => ({ ...r, model: 'm2' }), /summary request's model differs/],
     ['another system prompt', (r) => ({ ...r, system: 'Be terse.' }), /summary request's system differs/],
     ['a stop sequence', (r) => ({ ...r, stop: ['###'] }), /summary request's stop differs/],
@@ -326,7 +378,10 @@ describe("the summariser's request is checked as recorded (issue 12 item 2)", ()
     expect(await compactNow(agent)).not.toBeNull();
     expect(model.summaries).toHaveLength(1);
 
-    const model2 = new TestModel([call('c1', 'read', { path: 'notes.md' }), say('It is lorem ipsum.')], [(req) => textResponse(SUMMARY, { usage: usageFor(req) })]);
+    const model2 = new TestModel(
+      [call('c1', 'read', { path: 'notes.md' }), say('It is lorem ipsum.')],
+      [(req) => textResponse(SUMMARY, { usage: usageFor(req) })],
+    );
     const off = testAgent(model2, { compaction: { auto: false, retainTokens: 50 }, agent: { tools: [bigTool(3000)], invariants: false } });
     off.prompt(PROMPT);
     await off.whenIdle();

@@ -24,7 +24,12 @@ async function serve(script: FakeResponse[]): Promise<FakeProvider> {
 const TASK = `Read README.md and say what the tool does. ${'Keep every detail of this request in mind while you work. '.repeat(8)}`;
 
 describe('dsh run', () => {
-  const script = (): FakeResponse[] => [call('call_1', 'read', { file_path: 'README.md' }), fault('context-overflow'), text(['The user asked what README.md says.']), text(['A tiny command-line tool.'])];
+  const script = (): FakeResponse[] => [
+    call('call_1', 'read', { file_path: 'README.md' }),
+    fault('context-overflow'),
+    text(['The user asked what README.md says.']),
+    text(['A tiny command-line tool.']),
+  ];
 
   it('recovers from a context-overflow error by compacting, by default', async () => {
     const p = await serve(script());
@@ -35,7 +40,9 @@ describe('dsh run', () => {
     expect(p.requests).toHaveLength(4);
     expect(p.requests[2]!.headers['x-deepseek-harness-compact']).toBe('1');
     const events = logEvents(logPathFrom(r.stderr));
-    expect(ofType(events, 'compaction/end').map((e) => e.data)).toEqual([{ compactionId: ofType(events, 'compaction/start')[0]!.data.compactionId, turn: 1 }]);
+    expect(ofType(events, 'compaction/end').map((e) => e.data)).toEqual([
+      { compactionId: ofType(events, 'compaction/start')[0]!.data.compactionId, turn: 1 },
+    ]);
   });
 
   it('--no-compact leaves the failure to end the turn', async () => {
@@ -50,7 +57,12 @@ describe('dsh run', () => {
 
 describe('dsh chat', () => {
   it('/compact summarises the older history between turns; the next prompt sees the checkpoint', async () => {
-    const p = await serve([text(['It is a tiny command-line tool.']), text(['Nothing else.']), text(['The user asked about README.md: a tiny command-line tool.']), text(['Still here.'])]);
+    const p = await serve([
+      text(['It is a tiny command-line tool.']),
+      text(['Nothing else.']),
+      text(['The user asked about README.md: a tiny command-line tool.']),
+      text(['Still here.']),
+    ]);
     const home = tempDir();
     const chat = startMain(['chat', '--cwd', gitRepo()], agentEnv(p.url, home));
     const t = chat.transcript;

@@ -5,7 +5,13 @@ import { compactionConfigSchema, mergeCompactionConfig, resolvePolicy, retainBud
 describe('the compaction config section', () => {
   it('fills in the defaults', () => {
     expect(resolvePolicy({})).toEqual({ auto: true, thresholdRatio: 0.8, retainRatio: 0.16, maxTokens: 8192, maxOverflowRetries: 1 });
-    expect(resolvePolicy({ retainTokens: 2048, auto: false })).toEqual({ auto: false, thresholdRatio: 0.8, retainTokens: 2048, maxTokens: 8192, maxOverflowRetries: 1 });
+    expect(resolvePolicy({ retainTokens: 2048, auto: false })).toEqual({
+      auto: false,
+      thresholdRatio: 0.8,
+      retainTokens: 2048,
+      maxTokens: 8192,
+      maxOverflowRetries: 1,
+    });
   });
 
   it('refuses contradictions and out-of-range values, naming the key', () => {
@@ -28,7 +34,10 @@ describe('the compaction config section', () => {
   });
 
   it('merges project over user, a retention choice replacing the other file’s', () => {
-    expect(mergeCompactionConfig({ retainRatio: 0.1, maxTokens: 4000 }, { retainTokens: 900 })).toEqual({ maxTokens: 4000, retainTokens: 900 });
+    expect(mergeCompactionConfig({ retainRatio: 0.1, maxTokens: 4000 }, { retainTokens: 900 })).toEqual({
+      maxTokens: 4000,
+      retainTokens: 900,
+    });
     expect(mergeCompactionConfig({ retainTokens: 900, auto: true }, { auto: false })).toEqual({ retainTokens: 900, auto: false });
     expect(mergeCompactionConfig(undefined, { auto: false })).toEqual({ auto: false });
   });

@@ -54,9 +54,18 @@ export class TestModel implements LlmAdapter {
   }
 }
 
-export const say = (text: string): Reply => (r) => textResponse(text, { usage: usageFor(r) });
-export const call = (id: string, name: string, args: unknown): Reply => (r) => toolCallResponse([{ id, name, args }], { usage: usageFor(r) });
-export const fail = (failure: LlmFailure): Reply => () => errorResponse(failure);
+export const say =
+  (text: string): Reply =>
+  (r) =>
+    textResponse(text, { usage: usageFor(r) });
+export const call =
+  (id: string, name: string, args: unknown): Reply =>
+  (r) =>
+    toolCallResponse([{ id, name, args }], { usage: usageFor(r) });
+export const fail =
+  (failure: LlmFailure): Reply =>
+  () =>
+    errorResponse(failure);
 
 /** A tool whose result is `size` characters of recognisable text. */
 export function bigTool(size: number) {
@@ -69,7 +78,10 @@ export function bigTool(size: number) {
   };
 }
 
-export function testAgent(model: TestModel, opts: { compaction?: CompactionOptions | false; agent?: Partial<CreateAgentOptions> } = {}): Agent {
+export function testAgent(
+  model: TestModel,
+  opts: { compaction?: CompactionOptions | false; agent?: Partial<CreateAgentOptions> } = {},
+): Agent {
   return createAgent({
     model: 'test:m1',
     adapters: model,

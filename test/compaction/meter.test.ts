@@ -30,10 +30,20 @@ describe('the heuristic', () => {
 
   it('prices messages with their overhead, tool blocks included', () => {
     expect(estimateMessage(user('x'.repeat(40)))).toBe(4 + 10);
-    const assistant = { id: 'a', role: 'assistant' as const, source: { kind: 'model' as const, provider: 'p', model: 'm' }, content: [{ type: 'tool-call' as const, id: 'c1', name: 'read', arguments: '{"path":"abcdefgh"}' }] };
+    const assistant = {
+      id: 'a',
+      role: 'assistant' as const,
+      source: { kind: 'model' as const, provider: 'p', model: 'm' },
+      content: [{ type: 'tool-call' as const, id: 'c1', name: 'read', arguments: '{"path":"abcdefgh"}' }],
+    };
     // 4 (message) + 4 (tool block) + ⌈4/4⌉ (name) + ⌈19/4⌉ (arguments)
     expect(estimateMessage(assistant)).toBe(4 + 4 + 1 + 5);
-    const result: ToolResultMessage = { id: 'r', role: 'user', source: { kind: 'tool', callId: 'c1' }, content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'y'.repeat(80) }] }] };
+    const result: ToolResultMessage = {
+      id: 'r',
+      role: 'user',
+      source: { kind: 'tool', callId: 'c1' },
+      content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'y'.repeat(80) }] }],
+    };
     expect(estimateMessage(result)).toBe(4 + 4 + 20);
   });
 
@@ -41,7 +51,10 @@ describe('the heuristic', () => {
     const s = stepSession();
     s.append('user/message', user('a'.repeat(400)), { surfaceOp: 'append' });
     const tool = { name: 'read', description: 'Read a file.', parameters: { type: 'object', properties: {} } };
-    s.append('request/header', { header: { config: { provider: 'p', model: 'm' }, system: 's'.repeat(40), tools: [tool] }, reason: 'initial' });
+    s.append('request/header', {
+      header: { config: { provider: 'p', model: 'm' }, system: 's'.repeat(40), tools: [tool] },
+      reason: 'initial',
+    });
     const m = measure(s, { pending: [user('b'.repeat(80))], contextWindow: 1000 });
     const schema = Math.ceil(JSON.stringify(tool).length / 4);
     expect(m.baseline).toBe('estimated');
@@ -62,7 +75,17 @@ describe('anchoring on reported usage', () => {
     const c2 = s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'stop' } } }).seq;
     const a = s.append(
       'assistant/message',
-      { turn: 1, step: 1, message: { id: 'a', role: 'assistant', content: [{ type: 'text', text: 'z'.repeat(40) }], source: { kind: 'model', provider: 'p', model: 'm' } }, usage: { inputTokens: 500, cacheReadTokens: 200, outputTokens: 9 } },
+      {
+        turn: 1,
+        step: 1,
+        message: {
+          id: 'a',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'z'.repeat(40) }],
+          source: { kind: 'model', provider: 'p', model: 'm' },
+        },
+        usage: { inputTokens: 500, cacheReadTokens: 200, outputTokens: 9 },
+      },
       { surfaceOp: 'append', sourceEventSeqs: [c1, c2] },
     );
     s.append('step/end', { turn: 1, step: 1 });
@@ -96,7 +119,12 @@ describe('anchoring on reported usage', () => {
   });
 
   it('tracks a provider count better than the heuristic alone over a real run', async () => {
-    const model = new TestModel([call('c1', 'read', { path: 'a' }), call('c2', 'read', { path: 'b' }), call('c3', 'read', { path: 'c' }), say('done')]);
+    const model = new TestModel([
+      call('c1', 'read', { path: 'a' }),
+      call('c2', 'read', { path: 'b' }),
+      call('c3', 'read', { path: 'c' }),
+      say('done'),
+    ]);
     const agent = testAgent(model, { compaction: false, agent: { tools: [bigTool(3000)] } });
     const taken: { anchored: number; estimated: number; baseline: string }[] = [];
     agent.on('agent/pre-step', async (p, next) => {

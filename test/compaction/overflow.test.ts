@@ -66,7 +66,13 @@ describe('context overflow', () => {
 
     // Step 2 holds the failed attempt (finish CONTEXT_WINDOW_EXCEEDED), the bracket, then the retry.
     const step2 = events.filter((e) => e.seq > ofType(events, 'step/start')[1]!.seq);
-    expect(step2.map((e) => (e.type === 'assistant/chunk' ? (e.data.chunk.type === 'finish' ? `finish:${e.data.chunk.reason.kind}` : 'chunk') : e.type)).filter((t, i, a) => t !== 'chunk' || a[i - 1] !== 'chunk')).toEqual([
+    expect(
+      step2
+        .map((e) =>
+          e.type === 'assistant/chunk' ? (e.data.chunk.type === 'finish' ? `finish:${e.data.chunk.reason.kind}` : 'chunk') : e.type,
+        )
+        .filter((t, i, a) => t !== 'chunk' || a[i - 1] !== 'chunk'),
+    ).toEqual([
       'finish:error',
       'compaction/start',
       'compaction/summary',
@@ -80,7 +86,12 @@ describe('context overflow', () => {
     ]);
     const finishes = step2.filter((e) => e.type === 'assistant/chunk' && e.data.chunk.type === 'finish');
     const first = finishes[0]!;
-    expect(first.type === 'assistant/chunk' && first.data.chunk.type === 'finish' && first.data.chunk.reason.kind === 'error' && first.data.chunk.reason.failure.code).toBe('CONTEXT_WINDOW_EXCEEDED');
+    expect(
+      first.type === 'assistant/chunk' &&
+        first.data.chunk.type === 'finish' &&
+        first.data.chunk.reason.kind === 'error' &&
+        first.data.chunk.reason.failure.code,
+    ).toBe('CONTEXT_WINDOW_EXCEEDED');
     const start = ofType(events, 'compaction/start')[0]!;
     expect(start.data.turn).toBe(1);
 
@@ -88,7 +99,14 @@ describe('context overflow', () => {
     const prompt = ofType(events, 'user/message')[0]!;
     const summary = ofType(events, 'compaction/summary')[0]!;
     expect(summary.data.shadowedSeqs).toEqual([prompt.seq]);
-    expect(summary.data).toMatchObject({ provider: 'deepseek', model: 'deepseek-chat', maxTokens: 8192, summary: [{ type: 'text', text: SUMMARY }], llmStreamCall: true, usage: { inputTokens: 10, outputTokens: 5 } });
+    expect(summary.data).toMatchObject({
+      provider: 'deepseek',
+      model: 'deepseek-chat',
+      maxTokens: 8192,
+      summary: [{ type: 'text', text: SUMMARY }],
+      llmStreamCall: true,
+      usage: { inputTokens: 10, outputTokens: 5 },
+    });
 
     // Request 3 is the summariser's: marked, capped, the premise then the instruction.
     const summarising = server!.requests[2]!;

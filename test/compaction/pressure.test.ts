@@ -8,7 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { textResponse } from '../../src/llm/scripted.js';
 import { withoutIds } from '../../src/session/json-diff.js';
 import type { CompactionError } from '../../src/compaction/index.js';
-import { TestModel, bigTool, call, fail, ofType, providerCount, recordedRequests, say, testAgent, textOf, usageFor, type Reply } from './helpers.js';
+import {
+  TestModel,
+  bigTool,
+  call,
+  fail,
+  ofType,
+  providerCount,
+  recordedRequests,
+  say,
+  testAgent,
+  textOf,
+  usageFor,
+  type Reply,
+} from './helpers.js';
 
 const WINDOW = 6000;
 const READS = 20;
@@ -19,7 +32,11 @@ function script(): Reply[] {
   out.push(say('All twenty files read.'));
   return out;
 }
-const summaries = (n: number): Reply[] => Array.from({ length: n }, (_, i) => (req) => textResponse(`Summary ${i + 1}: files read so far hold lorem ipsum.`, { usage: usageFor(req) }));
+const summaries = (n: number): Reply[] =>
+  Array.from(
+    { length: n },
+    (_, i) => (req) => textResponse(`Summary ${i + 1}: files read so far hold lorem ipsum.`, { usage: usageFor(req) }),
+  );
 
 async function run(compact: boolean, summaryReplies: Reply[] = summaries(10)) {
   const model = new TestModel(script(), summaryReplies, { contextWindow: WINDOW });
@@ -88,7 +105,9 @@ describe('a long session under pressure', () => {
     expect(fromLog).toHaveLength(model.conversation.length);
     model.conversation.forEach((r, i) => expect(withoutIds(r.messages)).toEqual(fromLog[i]));
     // The ids too: the request is the log's own messages.
-    expect(model.conversation.at(-1)!.messages).toEqual(agent.session.deriveMessages().slice(0, model.conversation.at(-1)!.messages.length));
+    expect(model.conversation.at(-1)!.messages).toEqual(
+      agent.session.deriveMessages().slice(0, model.conversation.at(-1)!.messages.length),
+    );
   });
 
   it('a failing summariser is on record, reported, and the turn goes on with the full history', async () => {

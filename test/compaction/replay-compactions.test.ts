@@ -22,7 +22,9 @@ describeShared('the real dsh compaction log', () => {
     const { session } = loadJsonl(text(), { placeholders: 'warn' });
     const derived = session.deriveMessages();
     expect(derived.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    expect(textOf(derived[0]!)).toMatch(/^This is an automatically generated checkpoint .*<compacted-summary>The request established a durable compaction premise\.<\/compacted-summary>$/s);
+    expect(textOf(derived[0]!)).toMatch(
+      /^This is an automatically generated checkpoint .*<compacted-summary>The request established a durable compaction premise\.<\/compacted-summary>$/s,
+    );
     expect(textOf(derived[3]!)).toBe('COMPACTION RECOVERED');
     expect(session.surface.replacements).toEqual([{ seq: 21, start: 4, end: 4, shadowedSeqs: [4] }]);
     // Its bracket is closed, so it holds no lock.
@@ -49,7 +51,9 @@ describeShared('the real dsh compaction log', () => {
     expect(r.divergences).toEqual([]);
     expect(r.comparison.counts.replayed).toEqual(r.comparison.counts.recorded);
     expect(r.comparison.notReproduced.map((t) => t.type)).toEqual(['session/title']);
-    expect(r.session.deriveMessages().map(textOf)).toEqual(loadJsonl(text(), { placeholders: 'warn' }).session.deriveMessages().map(textOf));
+    expect(r.session.deriveMessages().map(textOf)).toEqual(
+      loadJsonl(text(), { placeholders: 'warn' }).session.deriveMessages().map(textOf),
+    );
   });
 
   it('without the re-enactment the same replay parts from the recording (the plugin is what makes it match)', async () => {
@@ -59,7 +63,8 @@ describeShared('the real dsh compaction log', () => {
 });
 
 describe('a session compacted here replays', () => {
-  const summaries = (n: number): Reply[] => Array.from({ length: n }, (_, i) => (req) => textResponse(`Summary ${i + 1}.`, { usage: usageFor(req) }));
+  const summaries = (n: number): Reply[] =>
+    Array.from({ length: n }, (_, i) => (req) => textResponse(`Summary ${i + 1}.`, { usage: usageFor(req) }));
 
   it('pressure (between steps), overflow (after an attempt) and manual (between turns) brackets', async () => {
     const talk: Reply[] = [];

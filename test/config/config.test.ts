@@ -13,7 +13,8 @@ function workspace(user?: unknown, project?: unknown): { home: string; cwd: stri
   mkdirSync(home, { recursive: true });
   mkdirSync(join(cwd, '.dsh'), { recursive: true });
   if (user !== undefined) writeFileSync(join(home, 'config.json'), typeof user === 'string' ? user : JSON.stringify(user));
-  if (project !== undefined) writeFileSync(join(cwd, '.dsh', 'config.json'), typeof project === 'string' ? project : JSON.stringify(project));
+  if (project !== undefined)
+    writeFileSync(join(cwd, '.dsh', 'config.json'), typeof project === 'string' ? project : JSON.stringify(project));
   return { home, cwd, env: { DSH_HOME: home } };
 }
 
@@ -47,7 +48,9 @@ describe('parseConfig', () => {
   });
 
   it('names the JSON path of an invalid value and refuses unknown keys', () => {
-    expect(() => parseConfig('{"providers":{"x":{"baseUrl":"ftp://nope"}}}', 'c.json')).toThrow(/^c\.json: \$\.providers\.x\.baseUrl: must be an http\(s\) URL/);
+    expect(() => parseConfig('{"providers":{"x":{"baseUrl":"ftp://nope"}}}', 'c.json')).toThrow(
+      /^c\.json: \$\.providers\.x\.baseUrl: must be an http\(s\) URL/,
+    );
     expect(() => parseConfig('{"sandbox":{"mode":"yolo"}}', 'c.json')).toThrow(/\$\.sandbox\.mode/);
     expect(() => parseConfig('{"permissions":{"allow":["bash(unclosed"]}}', 'c.json')).toThrow(/\$\.permissions\.allow\[0\]/);
     expect(() => parseConfig('{"modle":"typo"}', 'c.json')).toThrow(/modle/);
@@ -74,7 +77,12 @@ describe('readConfigFile', () => {
 describe('loadConfig', () => {
   it('merges project over user: scalars override, records merge, rule lists accumulate', () => {
     const w = workspace(
-      { model: 'deepseek-v4-flash', providers: { a: { baseUrl: 'http://127.0.0.1:1/v1' } }, permissions: { deny: ['bash(rm *)'] }, trustedProjects: [] },
+      {
+        model: 'deepseek-v4-flash',
+        providers: { a: { baseUrl: 'http://127.0.0.1:1/v1' } },
+        permissions: { deny: ['bash(rm *)'] },
+        trustedProjects: [],
+      },
       { model: 'deepseek-v4-pro', permissions: { deny: ['write(secrets/**)'], ask: ['bash(git push*)'] } },
     );
     const { config, sources, warnings } = loadConfig({ cwd: w.cwd, env: w.env });
@@ -101,7 +109,9 @@ describe('loadConfig', () => {
     expect(config.permissions).toEqual({ deny: ['bash(rm *)'] });
     expect(config.mcpServers).toEqual({});
     expect(config.providers).toEqual({});
-    expect(warnings.map((x) => x.path).sort()).toEqual(['$.mcpServers.evil', '$.permissions.allow', '$.permissions.approval', '$.providers.deepseek', '$.sandbox'].sort());
+    expect(warnings.map((x) => x.path).sort()).toEqual(
+      ['$.mcpServers.evil', '$.permissions.allow', '$.permissions.approval', '$.providers.deepseek', '$.sandbox'].sort(),
+    );
     expect(warnings[0]!.message).toContain('trustedProjects');
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HookBus, type EmitHook, type HookDiagnostic, type ParallelHook, type SerialHook, type WaterfallHook } from '../../src/hooks/bus.js';
+import {
+  HookBus,
+  type EmitHook,
+  type HookDiagnostic,
+  type ParallelHook,
+  type SerialHook,
+  type WaterfallHook,
+} from '../../src/hooks/bus.js';
 
 declare module '../../src/hooks/bus.js' {
   interface HookMap {
@@ -22,14 +29,22 @@ describe('emit', () => {
     const bus = new HookBus();
     const diags = collect(bus);
     const seen: string[] = [];
-    bus.on('test/emit', () => {
-      seen.push('a');
-      throw new Error('boom');
-    }, { name: 'thrower' });
-    bus.on('test/emit', async () => {
-      seen.push('b');
-      throw new Error('async boom');
-    }, { name: 'async-thrower' });
+    bus.on(
+      'test/emit',
+      () => {
+        seen.push('a');
+        throw new Error('boom');
+      },
+      { name: 'thrower' },
+    );
+    bus.on(
+      'test/emit',
+      async () => {
+        seen.push('b');
+        throw new Error('async boom');
+      },
+      { name: 'async-thrower' },
+    );
     bus.on('test/emit', (p) => {
       seen.push(`c${p.n}`);
     });

@@ -37,7 +37,7 @@ describeShared('detection by content', () => {
     });
   }
 
-  it("a dsh log (whose header is also type \"session\", like pi's) is left to the codec", () => {
+  it('a dsh log (whose header is also type "session", like pi\'s) is left to the codec', () => {
     const text = readFileSync(`${repoRoot}/examples/fix-typo.jsonl`, 'utf8');
     expect(detect(text)).toEqual({ kind: 'dsh' });
     expect(importText(text)).toBeUndefined();
@@ -113,10 +113,18 @@ describe('mapping rules', () => {
       piHeader,
       piLine({ role: 'user', content: [{ type: 'text', text: 'go' }] }),
       piLine({ role: 'assistant', provider: 'p', model: 'm', content: [{ type: 'text', text: 'ok' }], stopReason: 'stop' }),
-      piLine({ role: 'toolResult', toolCallId: 'nope', toolName: 'read', content: [{ type: 'text', text: 'orphan text' }], isError: false }),
+      piLine({
+        role: 'toolResult',
+        toolCallId: 'nope',
+        toolName: 'read',
+        content: [{ type: 'text', text: 'orphan text' }],
+        isError: false,
+      }),
     ].join('\n');
     const s = importText(text)!.sessions[0]!;
-    expect(s.losses).toEqual([{ field: 'tool result pairing', count: 1, why: expect.stringMatching(/no call with this id/), firstLine: 4 }]);
+    expect(s.losses).toEqual([
+      { field: 'tool result pairing', count: 1, why: expect.stringMatching(/no call with this id/), firstLine: 4 },
+    ]);
     const kept = s.session.events.find((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('orphan text'));
     expect(kept?.data).toMatchObject({ source: { kind: 'plugin', plugin: 'import', unpairedToolResult: 'nope' } });
   });
@@ -125,7 +133,16 @@ describe('mapping rules', () => {
     const text = [
       piHeader,
       piLine({ role: 'user', content: 'go' }),
-      piLine({ role: 'assistant', provider: 'p', model: 'm', content: [{ type: 'toolCall', id: 'c', name: 'a', arguments: {} }, { type: 'toolCall', id: 'c', name: 'b', arguments: {} }], stopReason: 'toolUse' }),
+      piLine({
+        role: 'assistant',
+        provider: 'p',
+        model: 'm',
+        content: [
+          { type: 'toolCall', id: 'c', name: 'a', arguments: {} },
+          { type: 'toolCall', id: 'c', name: 'b', arguments: {} },
+        ],
+        stopReason: 'toolUse',
+      }),
       piLine({ role: 'toolResult', toolCallId: 'c', toolName: 'a', content: [{ type: 'text', text: 'one' }], isError: false }),
     ].join('\n');
     const s = importText(text)!.sessions[0]!;

@@ -13,7 +13,11 @@ type O = Record<string, any>;
 
 const real = (p: string): string => sharedPath('fixtures', 'real', p);
 const text = (p: string): string => readFileSync(real(p), 'utf8');
-const rows = (p: string): O[] => text(p).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as O);
+const rows = (p: string): O[] =>
+  text(p)
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as O);
 const load = (p: string): ImportResult => importText(text(p), { file: p })!;
 
 function events(s: ImportedSession, type: string): SessionEvent[] {
@@ -46,7 +50,10 @@ function roundTrips(s: ImportedSession): void {
 }
 
 describeShared('Claude Code transcripts', () => {
-  for (const f of ['claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl', 'claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl']) {
+  for (const f of [
+    'claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl',
+    'claude-code-viewer/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl',
+  ]) {
     it(`${f}: responses, calls, results, usage and sidechains match the rows`, () => {
       const src = rows(f);
       const r = load(f);
@@ -58,7 +65,10 @@ describeShared('Claude Code transcripts', () => {
       const lastUsage = new Map<string, O>();
       for (const o of mainRows) if (o.type === 'assistant') lastUsage.set(o.message.id, o.message.usage);
       expect(events(main, 'assistant/message')).toHaveLength(lastUsage.size);
-      let input = 0, output = 0, cr = 0, cw = 0;
+      let input = 0,
+        output = 0,
+        cr = 0,
+        cw = 0;
       for (const u of lastUsage.values()) {
         input += u.input_tokens;
         output += u.output_tokens;
@@ -66,12 +76,21 @@ describeShared('Claude Code transcripts', () => {
         cw += u.cache_creation_input_tokens ?? 0;
       }
       expect(usageSum(main)).toMatchObject({ input, output, cacheRead: cr, cacheWrite: cw });
-      const uses = mainRows.filter((o) => o.type === 'assistant').flatMap((o) => o.message.content.filter((b: O) => b.type === 'tool_use').map((b: O) => b.id as string));
-      const results = mainRows.filter((o) => o.type === 'user' && Array.isArray(o.message.content)).flatMap((o) => o.message.content.filter((b: O) => b.type === 'tool_result').map((b: O) => b.tool_use_id as string));
+      const uses = mainRows
+        .filter((o) => o.type === 'assistant')
+        .flatMap((o) => o.message.content.filter((b: O) => b.type === 'tool_use').map((b: O) => b.id as string));
+      const results = mainRows
+        .filter((o) => o.type === 'user' && Array.isArray(o.message.content))
+        .flatMap((o) => o.message.content.filter((b: O) => b.type === 'tool_result').map((b: O) => b.tool_use_id as string));
       expect(callIds(main)).toEqual(uses);
       expect(resultIds(main)).toEqual(results);
       // Prompts: user rows with text that are neither tool results nor meta.
-      const prompts = mainRows.filter((o) => o.type === 'user' && o.isMeta !== true && (typeof o.message.content === 'string' || o.message.content.every((b: O) => b.type === 'text')));
+      const prompts = mainRows.filter(
+        (o) =>
+          o.type === 'user' &&
+          o.isMeta !== true &&
+          (typeof o.message.content === 'string' || o.message.content.every((b: O) => b.type === 'text')),
+      );
       expect(events(main, 'turn/start')).toHaveLength(prompts.length);
 
       // Sidechains: one child per chain root, each a subagent of the main session.
@@ -81,7 +100,9 @@ describeShared('Claude Code transcripts', () => {
       const sideIds = new Set(side.filter((o) => o.type === 'assistant').map((o) => o.message.id as string));
       const childResponses = r.sessions.slice(1).reduce((n, c) => n + events(c, 'assistant/message').length, 0);
       expect(childResponses).toBe(sideIds.size);
-      const taskCalls = mainRows.filter((o) => o.type === 'assistant').flatMap((o) => o.message.content.filter((b: O) => b.type === 'tool_use' && b.name === 'Task').map((b: O) => b.id as string));
+      const taskCalls = mainRows
+        .filter((o) => o.type === 'assistant')
+        .flatMap((o) => o.message.content.filter((b: O) => b.type === 'tool_use' && b.name === 'Task').map((b: O) => b.id as string));
       const links = events(main, 'import/child-session').map((e) => (e.data as O).callId);
       expect(links.sort()).toEqual(taskCalls.sort());
       for (const c of r.sessions.slice(1)) {
@@ -105,12 +126,22 @@ describeShared('Codex rollouts', () => {
     const calls = [...item('function_call'), ...item('custom_tool_call')].map((p) => p.call_id as string);
     const outputs = [...item('function_call_output'), ...item('custom_tool_call_output')].map((p) => p.call_id as string);
     const hosted = item('web_search_call').length;
-    expect(callIds(s).filter((id) => calls.includes(id)).sort()).toEqual([...calls].sort());
+    expect(
+      callIds(s)
+        .filter((id) => calls.includes(id))
+        .sort(),
+    ).toEqual([...calls].sort());
     expect(callIds(s)).toHaveLength(calls.length + hosted);
-    expect(resultIds(s).filter((id) => outputs.includes(id)).sort()).toEqual([...outputs].sort());
+    expect(
+      resultIds(s)
+        .filter((id) => outputs.includes(id))
+        .sort(),
+    ).toEqual([...outputs].sort());
     expect(events(s, 'compaction/summary')).toHaveLength(src.filter((o) => o.type === 'compacted').length);
     // Usage: the last cumulative total is the sum of the per-call figures dsh keeps.
-    const last = ev('token_count').filter((p) => p.info).at(-1)!.info.total_token_usage;
+    const last = ev('token_count')
+      .filter((p) => p.info)
+      .at(-1)!.info.total_token_usage;
     expect(usageSum(s)).toMatchObject({
       input: last.input_tokens - last.cached_input_tokens,
       cacheRead: last.cached_input_tokens,
@@ -118,7 +149,11 @@ describeShared('Codex rollouts', () => {
       reasoning: last.reasoning_output_tokens,
     });
     // Each distinct cumulative snapshot is one model call with usage.
-    const snapshots = new Set(ev('token_count').filter((p) => p.info).map((p) => JSON.stringify(p.info.total_token_usage)));
+    const snapshots = new Set(
+      ev('token_count')
+        .filter((p) => p.info)
+        .map((p) => JSON.stringify(p.info.total_token_usage)),
+    );
     expect(events(s, 'assistant/message').filter((e) => (e.data as O).usage)).toHaveLength(snapshots.size);
     roundTrips(s);
   });
@@ -162,7 +197,12 @@ describeShared('pi sessions', () => {
       const unpaired = s.losses.find((l) => l.field === 'tool result pairing')?.count ?? 0;
       expect(paired.length + unpaired).toBe(results.length);
       const sum = (k: string): number => assistants.reduce((n, m) => n + (m.usage?.[k] ?? 0), 0);
-      expect(usageSum(s)).toMatchObject({ input: sum('input'), output: sum('output'), cacheRead: sum('cacheRead'), cacheWrite: sum('cacheWrite') });
+      expect(usageSum(s)).toMatchObject({
+        input: sum('input'),
+        output: sum('output'),
+        cacheRead: sum('cacheRead'),
+        cacheWrite: sum('cacheWrite'),
+      });
       const cost = assistants.reduce((n, m) => n + (m.usage?.cost?.total ?? 0), 0);
       const imported = events(s, 'import/cost').reduce((n, e) => n + ((e.data as O).usd as number), 0);
       expect(imported).toBeCloseTo(cost, 9);
@@ -210,7 +250,9 @@ describeShared('OpenHands', () => {
       const s = load(f).sessions[0]!;
       expect(events(s, 'turn/start').length).toBe(evs.filter((e) => e.source === 'user' && e.action === 'message').length);
       const responses = new Map<string, O>();
-      for (const e of evs) if (e.tool_call_metadata?.model_response) responses.set(e.tool_call_metadata.model_response.id, e.tool_call_metadata.model_response);
+      for (const e of evs)
+        if (e.tool_call_metadata?.model_response)
+          responses.set(e.tool_call_metadata.model_response.id, e.tool_call_metadata.model_response);
       const agentMessages = evs.filter((e) => e.source === 'agent' && e.action === 'message' && !e.tool_call_metadata).length;
       expect(events(s, 'assistant/message')).toHaveLength(responses.size + agentMessages);
       const calls = [...responses.values()].flatMap((r) => r.choices[0].message.tool_calls.map((c: O) => c.id as string));
@@ -238,7 +280,11 @@ describeShared('OpenHands', () => {
       const totals = events(s, 'import/usage');
       const u = usageSum(s);
       // Either every response carried usage, or the record's accumulated total is kept as is.
-      if (totals.length && (totals[0]!.data as O).usage) expect((totals[0]!.data as O).usage).toMatchObject({ inputTokens: acc.prompt_tokens - acc.cache_read_tokens - acc.cache_write_tokens, outputTokens: acc.completion_tokens });
+      if (totals.length && (totals[0]!.data as O).usage)
+        expect((totals[0]!.data as O).usage).toMatchObject({
+          inputTokens: acc.prompt_tokens - acc.cache_read_tokens - acc.cache_write_tokens,
+          outputTokens: acc.completion_tokens,
+        });
       else expect(u.input + u.cacheRead + u.cacheWrite).toBe(acc.prompt_tokens);
       roundTrips(s);
     });
@@ -246,7 +292,11 @@ describeShared('OpenHands', () => {
 });
 
 describeShared('SWE-agent trajectories', () => {
-  for (const f of ['swe-agent/swe-agent__test-repo-i1.traj', 'swe-agent/function_calling_simple.traj', 'swe-agent/marshmallow-code__marshmallow-1867.traj']) {
+  for (const f of [
+    'swe-agent/swe-agent__test-repo-i1.traj',
+    'swe-agent/function_calling_simple.traj',
+    'swe-agent/marshmallow-code__marshmallow-1867.traj',
+  ]) {
     it(`${f}: one response per assistant message, calls and observations, model_stats totals`, () => {
       const d = JSON.parse(text(f)) as O;
       const s = load(f).sessions[0]!;
@@ -261,7 +311,11 @@ describeShared('SWE-agent trajectories', () => {
       const totals = events(s, 'import/usage');
       if (stats) {
         expect(totals).toHaveLength(1);
-        expect(totals[0]!.data).toMatchObject({ usage: { inputTokens: stats.tokens_sent, outputTokens: stats.tokens_received }, usd: stats.instance_cost, apiCalls: stats.api_calls });
+        expect(totals[0]!.data).toMatchObject({
+          usage: { inputTokens: stats.tokens_sent, outputTokens: stats.tokens_received },
+          usd: stats.instance_cost,
+          apiCalls: stats.api_calls,
+        });
       } else expect(totals).toHaveLength(0);
       roundTrips(s);
     });

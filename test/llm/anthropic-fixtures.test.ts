@@ -38,13 +38,19 @@ const FIXTURES: { file: string; check: (r: AttemptResult) => void }[] = [
   {
     file: 'vercel-ai-anthropic/anthropic-text.chunks.txt',
     check: (r) => {
-      expect(r.blocks).toEqual([{ type: 'text', text: "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?" }]);
+      expect(r.blocks).toEqual([
+        {
+          type: 'text',
+          text: "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
+        },
+      ]);
       expect(r.usage).toEqual({ inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 });
     },
   },
   {
     file: 'vercel-ai-anthropic/anthropic-tool-no-args.chunks.txt',
-    check: (r) => expect(r.blocks[1]).toEqual({ type: 'tool-call', id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', arguments: '{}' }),
+    check: (r) =>
+      expect(r.blocks[1]).toEqual({ type: 'tool-call', id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', arguments: '{}' }),
   },
   {
     file: 'vercel-ai-anthropic/anthropic-clear-thinking.1.chunks.txt',
@@ -53,7 +59,10 @@ const FIXTURES: { file: string; check: (r: AttemptResult) => void }[] = [
         { type: 'reasoning', text: 'The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185' },
         { type: 'text', text: '925 ÷ 5 = 185' },
       ]);
-      expect(r.finish.replayState?.blocks).toEqual([{ type: 'reasoning', signature: expect.stringMatching(/^EvQBCkYICxgCKkAxhD4N/) }, { type: 'text' }]);
+      expect(r.finish.replayState?.blocks).toEqual([
+        { type: 'reasoning', signature: expect.stringMatching(/^EvQBCkYICxgCKkAxhD4N/) },
+        { type: 'text' },
+      ]);
       expect(r.finish.replayState?.response).toMatchObject({ id: 'msg_01Y6V41gqPaKWEw7iPouH7iW', model: 'claude-sonnet-4-5-20250929' });
     },
   },
@@ -83,7 +92,13 @@ const FIXTURES: { file: string; check: (r: AttemptResult) => void }[] = [
   },
   {
     file: 'anthropic-sdk-typescript/tool_use_response.txt',
-    check: (r) => expect(r.blocks[1]).toEqual({ type: 'tool-call', id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', arguments: '{"location": "Paris"}' }),
+    check: (r) =>
+      expect(r.blocks[1]).toEqual({
+        type: 'tool-call',
+        id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn',
+        name: 'get_weather',
+        arguments: '{"location": "Paris"}',
+      }),
   },
   {
     // The tool_use block never gets content_block_stop; a max-tokens finish still closes it (partial raw JSON).
@@ -122,7 +137,11 @@ describeShared('Anthropic adapter on recorded Messages streams', () => {
           if (b.type !== 'tool-call') expect(r.deltas.get(i) ?? '').toBe('text' in b ? b.text : '');
         });
         const signed = reading.signatures.some((s) => s !== undefined);
-        expect(r.finish.replayState?.blocks ?? []).toEqual(signed ? reading.blocks.map((b, i) => ({ type: b.type, ...(reading.signatures[i] ? { signature: reading.signatures[i] } : {}) })) : []);
+        expect(r.finish.replayState?.blocks ?? []).toEqual(
+          signed
+            ? reading.blocks.map((b, i) => ({ type: b.type, ...(reading.signatures[i] ? { signature: reading.signatures[i] } : {}) }))
+            : [],
+        );
         check(r);
 
         const sent = server.requests[0]!;
@@ -150,7 +169,11 @@ describeShared('Anthropic adapter on recorded Messages streams', () => {
     expect(sent.messages[1]).toEqual({
       role: 'assistant',
       content: [
-        { type: 'thinking', thinking: reading.blocks[0]!.type === 'reasoning' ? reading.blocks[0]!.text : '', signature: reading.signatures[0] },
+        {
+          type: 'thinking',
+          thinking: reading.blocks[0]!.type === 'reasoning' ? reading.blocks[0]!.text : '',
+          signature: reading.signatures[0],
+        },
         { type: 'text', text: '925 ÷ 5 = 185' },
       ],
     });

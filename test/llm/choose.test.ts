@@ -108,8 +108,18 @@ describe('the choice, passed down', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'dsh-choice-'));
     try {
       // The config file names another model; the choice wins, untouched.
-      const coding = await createCodingAgent({ cwd, config: { model: 'deepseek:deepseek-chat' }, model: b.choice, mcp: false, reasoningEffort: 'low' });
-      expect([coding.agent.options.provider, coding.agent.options.model, coding.agent.options.reasoningEffort]).toEqual(['anthropic', 'claude-opus-5', 'low']);
+      const coding = await createCodingAgent({
+        cwd,
+        config: { model: 'deepseek:deepseek-chat' },
+        model: b.choice,
+        mcp: false,
+        reasoningEffort: 'low',
+      });
+      expect([coding.agent.options.provider, coding.agent.options.model, coding.agent.options.reasoningEffort]).toEqual([
+        'anthropic',
+        'claude-opus-5',
+        'low',
+      ]);
       expect(coding.agent.adapters.get('anthropic')).toBe(b.adapter);
       expect(b.calls()).toBe(1);
       await coding.close();

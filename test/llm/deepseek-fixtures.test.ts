@@ -113,8 +113,13 @@ describeShared('DeepSeek adapter on recorded DeepSeek streams', () => {
         // The response's own id and model (first non-empty ones of the payloads), read here from the
         // recorded payloads, are kept in the finish chunk for gen_ai.response.id / .model.
         const firstOf = (k: string): string | undefined =>
-          recorded.payloads.map((p) => (p as Record<string, unknown> | null)?.[k]).find((v): v is string => typeof v === 'string' && v !== '');
-        const expectedResponse = { ...(firstOf('id') !== undefined ? { id: firstOf('id') } : {}), ...(firstOf('model') !== undefined ? { model: firstOf('model') } : {}) };
+          recorded.payloads
+            .map((p) => (p as Record<string, unknown> | null)?.[k])
+            .find((v): v is string => typeof v === 'string' && v !== '');
+        const expectedResponse = {
+          ...(firstOf('id') !== undefined ? { id: firstOf('id') } : {}),
+          ...(firstOf('model') !== undefined ? { model: firstOf('model') } : {}),
+        };
         if (r.finish.reason.kind !== 'error' && Object.keys(expectedResponse).length > 0) {
           expect(r.finish.replayState).toEqual({ response: { api: 'chat-completions', provider: 'deepseek', ...expectedResponse } });
         } else expect(r.finish.replayState).toBeUndefined();
@@ -166,7 +171,12 @@ describeShared('DeepSeek adapter on recorded DeepSeek streams', () => {
     const sent = server.requests[1]!.body as { messages: Record<string, unknown>[] };
     const reasoning = reading.blocks[0]!.type === 'reasoning' ? reading.blocks[0]!.text : '';
     expect(sent.messages.slice(1)).toEqual([
-      { role: 'assistant', content: null, reasoning_content: reasoning, tool_calls: [{ id: call.id, type: 'function', function: { name: 'weather', arguments: call.arguments } }] },
+      {
+        role: 'assistant',
+        content: null,
+        reasoning_content: reasoning,
+        tool_calls: [{ id: call.id, type: 'function', function: { name: 'weather', arguments: call.arguments } }],
+      },
       { role: 'tool', tool_call_id: call.id, content: '18°C' },
     ]);
   });

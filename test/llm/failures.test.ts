@@ -21,9 +21,18 @@ describe('retryAfterMs', () => {
 describe('errorInfo', () => {
   it.each([
     [{ error: { message: 'm', type: 't', code: 'c' } }, { message: 'm', type: 't', code: 'c' }],
-    [{ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { type: 'overloaded_error', message: 'Overloaded' }],
-    [{ error: 'plain', code: 429 }, { message: 'plain', code: '429' }],
-    [{ message: 'flat', type: 'x' }, { message: 'flat', type: 'x' }],
+    [
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      { type: 'overloaded_error', message: 'Overloaded' },
+    ],
+    [
+      { error: 'plain', code: 429 },
+      { message: 'plain', code: '429' },
+    ],
+    [
+      { message: 'flat', type: 'x' },
+      { message: 'flat', type: 'x' },
+    ],
     ['  text body ', { message: 'text body' }],
     [null, {}],
   ])('%j', (body, info) => {
@@ -43,9 +52,12 @@ describe('context overflow wordings', () => {
     expect(httpFailure({ provider: 'p', status: 400, body: { error: { message } } }).code).toBe('CONTEXT_WINDOW_EXCEEDED');
   });
 
-  it.each(["Unsupported parameter: 'max_tokens' is not supported with this model.", 'Model Not Exist', 'max_tokens must be at most 8192'])('not: %s', (message) => {
-    expect(isContextOverflow({ message })).toBe(false);
-  });
+  it.each(["Unsupported parameter: 'max_tokens' is not supported with this model.", 'Model Not Exist', 'max_tokens must be at most 8192'])(
+    'not: %s',
+    (message) => {
+      expect(isContextOverflow({ message })).toBe(false);
+    },
+  );
 });
 
 describe('httpFailure', () => {
@@ -53,7 +65,11 @@ describe('httpFailure', () => {
     [401, {}, 'AUTH'],
     [403, {}, 'AUTH'],
     [402, { error: { message: 'Insufficient Balance' } }, 'QUOTA'],
-    [400, { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } }, 'QUOTA'],
+    [
+      400,
+      { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API.' } },
+      'QUOTA',
+    ],
     [429, {}, 'RATE_LIMIT'],
     [408, {}, 'TIMEOUT'],
     [413, {}, 'CONTEXT_WINDOW_EXCEEDED'],
@@ -68,7 +84,14 @@ describe('httpFailure', () => {
   });
 
   it('keeps the request id and the message', () => {
-    expect(httpFailure({ provider: 'anthropic', status: 500, body: { type: 'error', error: { type: 'api_error', message: 'Internal' } }, headers: { 'request-id': 'req_1' } })).toEqual({
+    expect(
+      httpFailure({
+        provider: 'anthropic',
+        status: 500,
+        body: { type: 'error', error: { type: 'api_error', message: 'Internal' } },
+        headers: { 'request-id': 'req_1' },
+      }),
+    ).toEqual({
       code: 'SERVER',
       status: 500,
       message: 'anthropic HTTP 500: Internal',

@@ -137,7 +137,10 @@ for (const flavor of ['openai', 'anthropic'] as const) {
 
     it('a 401 whose body quotes the API key (as some gateways do) does not carry the key into the failure', async () => {
       const key = flavor === 'openai' ? 'sk-test' : 'sk-ant-test';
-      const s = await serve({ status: 401, body: { error: { message: `Incorrect API key provided: Bearer ${key}-0123456789. Check it.` } } });
+      const s = await serve({
+        status: 401,
+        body: { error: { message: `Incorrect API key provided: Bearer ${key}-0123456789. Check it.` } },
+      });
       const long = `${key}-0123456789`;
       const adapter =
         flavor === 'openai'
@@ -209,12 +212,20 @@ describeShared('recorded error bodies', () => {
 
   it('OpenAI insufficient_quota on a 429 is QUOTA, not RATE_LIMIT', async () => {
     const r = await attempt('openai', { status: 429, body: body('vercel-ai-openai-responses/openai-error.1.json') });
-    expect(failureOf(r.finish)).toMatchObject({ code: 'QUOTA', status: 429, message: expect.stringContaining('exceeded your current quota') });
+    expect(failureOf(r.finish)).toMatchObject({
+      code: 'QUOTA',
+      status: 429,
+      message: expect.stringContaining('exceeded your current quota'),
+    });
   });
 
   it("OpenAI's legacy-parameter 400 is INVALID_REQUEST (not a context overflow)", async () => {
     const r = await attempt('openai', { status: 400, body: body('vercel-ai-openai/reasoning-model-legacy-parameter-error.json') });
-    expect(failureOf(r.finish)).toMatchObject({ code: 'INVALID_REQUEST', status: 400, message: expect.stringContaining('max_completion_tokens') });
+    expect(failureOf(r.finish)).toMatchObject({
+      code: 'INVALID_REQUEST',
+      status: 400,
+      message: expect.stringContaining('max_completion_tokens'),
+    });
   });
 
   it("DeepSeek's unknown-model body is INVALID_REQUEST with DeepSeek's message", async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
-import { StreamGrammar, StreamGrammarError, checkStream, type StreamGrammarCode, type StreamGrammarOptions } from '../../src/llm/grammar.js';
+import {
+  StreamGrammar,
+  StreamGrammarError,
+  checkStream,
+  type StreamGrammarCode,
+  type StreamGrammarOptions,
+} from '../../src/llm/grammar.js';
 import type { StreamChunk } from '../../src/model/stream.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 
@@ -39,9 +45,16 @@ describe('StreamGrammar', () => {
   });
 
   it('accepts an error or aborted finish with blocks still open', () => {
-    const open: StreamChunk[] = [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'text-delta', index: 0, text: 'par' }];
-    expect(violation([...open, { type: 'finish', reason: { kind: 'error', failure: { code: 'STREAM_CLOSED', message: 'x' } } }])).toBeUndefined();
-    expect(violation([...open, { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'x' } } }])).toBeUndefined();
+    const open: StreamChunk[] = [
+      { type: 'block-start', index: 0, blockType: 'text' },
+      { type: 'text-delta', index: 0, text: 'par' },
+    ];
+    expect(
+      violation([...open, { type: 'finish', reason: { kind: 'error', failure: { code: 'STREAM_CLOSED', message: 'x' } } }]),
+    ).toBeUndefined();
+    expect(
+      violation([...open, { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'x' } } }]),
+    ).toBeUndefined();
   });
 
   it.each<[string, unknown[], StreamGrammarCode]>([
@@ -52,7 +65,14 @@ describe('StreamGrammar', () => {
     ['repeated block-start', [...text(0, 'a'), { type: 'block-start', index: 0, blockType: 'text' }], 'DUPLICATE_BLOCK_START'],
     ['delta before start', [{ type: 'text-delta', index: 0, text: 'a' }], 'DELTA_WITHOUT_OPEN_BLOCK'],
     ['delta after end', [...text(0, 'a'), { type: 'text-delta', index: 0, text: 'b' }], 'DELTA_WITHOUT_OPEN_BLOCK'],
-    ['delta of the wrong kind', [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'reasoning-delta', index: 0, text: 'a' }], 'DELTA_TYPE_MISMATCH'],
+    [
+      'delta of the wrong kind',
+      [
+        { type: 'block-start', index: 0, blockType: 'text' },
+        { type: 'reasoning-delta', index: 0, text: 'a' },
+      ],
+      'DELTA_TYPE_MISMATCH',
+    ],
     [
       'tool delta with another id',
       [
@@ -63,7 +83,14 @@ describe('StreamGrammar', () => {
       'TOOL_CALL_ID_MISMATCH',
     ],
     ['end without start', [{ type: 'block-end', index: 3, block: { type: 'text', text: '' } }], 'END_WITHOUT_OPEN_BLOCK'],
-    ['end of another type', [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'block-end', index: 0, block: { type: 'reasoning', text: '' } }], 'END_TYPE_MISMATCH'],
+    [
+      'end of another type',
+      [
+        { type: 'block-start', index: 0, blockType: 'text' },
+        { type: 'block-end', index: 0, block: { type: 'reasoning', text: '' } },
+      ],
+      'END_TYPE_MISMATCH',
+    ],
     ['two usage chunks', [usage, usage, stop], 'DUPLICATE_USAGE'],
     ['anything after finish', [stop, usage], 'CHUNK_AFTER_FINISH'],
     ['a second finish', [stop, stop], 'CHUNK_AFTER_FINISH'],
@@ -85,7 +112,9 @@ describe('StreamGrammar', () => {
     ];
     expect(violation(cut)).toBe('OPEN_BLOCKS_AT_FINISH');
     expect(violation(cut, { allowOpenBlocksAtMaxTokens: true })).toBeUndefined();
-    expect(violation([cut[0], { type: 'finish', reason: { kind: 'tool-calls' } }], { allowOpenBlocksAtMaxTokens: true })).toBe('OPEN_BLOCKS_AT_FINISH');
+    expect(violation([cut[0], { type: 'finish', reason: { kind: 'tool-calls' } }], { allowOpenBlocksAtMaxTokens: true })).toBe(
+      'OPEN_BLOCKS_AT_FINISH',
+    );
   });
 
   it('reports where the violation happened and checks incrementally', () => {
@@ -123,7 +152,13 @@ function dshAttempts(file: string): StreamChunk[][] {
     ((d['texts'] ?? d['args']) as string[]).forEach((p, i) => {
       const chunk: StreamChunk =
         packed === 'tool-call-delta'
-          ? { type: packed, index, id: d['id'] as string, ...(i === 0 && d['name'] ? { name: d['name'] as string } : {}), argumentsDelta: p }
+          ? {
+              type: packed,
+              index,
+              id: d['id'] as string,
+              ...(i === 0 && d['name'] ? { name: d['name'] as string } : {}),
+              argumentsDelta: p,
+            }
           : { type: packed, index, text: p };
       add(d, (row.seq0 ?? 0) + i, chunk);
     });

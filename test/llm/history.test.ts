@@ -14,7 +14,11 @@ import type { GenerateRequest } from '../../src/model/request.js';
 import { userMessage } from '../support/llm-run.js';
 import { describeShared, sharedPath } from '../support/shared.js';
 
-const assistant = (content: ContentBlock[], provider = 'deepseek', replayState?: AssistantMessage['source']['replayState']): AssistantMessage => ({
+const assistant = (
+  content: ContentBlock[],
+  provider = 'deepseek',
+  replayState?: AssistantMessage['source']['replayState'],
+): AssistantMessage => ({
   id: randomUUID(),
   role: 'assistant',
   content,
@@ -26,7 +30,12 @@ const toolResult = (callId: string, text: string, isError = false): ToolResultMe
   content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], ...(isError ? { isError } : {}) }],
   source: { kind: 'tool', callId },
 });
-const req = (provider: string, messages: Message[], extra: Partial<GenerateRequest> = {}): GenerateRequest => ({ provider, model: 'm', messages, ...extra });
+const req = (provider: string, messages: Message[], extra: Partial<GenerateRequest> = {}): GenerateRequest => ({
+  provider,
+  model: 'm',
+  messages,
+  ...extra,
+});
 const real = (file: string): unknown => JSON.parse(readFileSync(sharedPath('fixtures', 'real', file), 'utf8'));
 
 describe('chat-completions history', () => {
@@ -93,9 +102,16 @@ describe('chat-completions history', () => {
       source: { kind: 'user' },
     };
     const plain = await deepseek.buildBody(req('deepseek', [withImage]));
-    expect(plain.messages[0]).toEqual({ role: 'user', content: expect.stringMatching(/^what is this\?\n\n\[image shot\.png, image\/png, attachment sha256-abc: /) });
+    expect(plain.messages[0]).toEqual({
+      role: 'user',
+      content: expect.stringMatching(/^what is this\?\n\n\[image shot\.png, image\/png, attachment sha256-abc: /),
+    });
 
-    const resolving = new ChatCompletionsAdapter({ provider: 'gw', baseUrl: 'http://x', resolveAttachment: (ref) => ({ data: `DATA-${ref.attachmentId}`, mediaType: ref.mediaType }) });
+    const resolving = new ChatCompletionsAdapter({
+      provider: 'gw',
+      baseUrl: 'http://x',
+      resolveAttachment: (ref) => ({ data: `DATA-${ref.attachmentId}`, mediaType: ref.mediaType }),
+    });
     const withPixels = await resolving.buildBody(req('gw', [withImage]));
     expect(withPixels.messages[0]).toEqual({
       role: 'user',
@@ -112,8 +128,14 @@ describe('chat-completions history', () => {
     ['low', { thinking: { type: 'enabled' }, reasoning_effort: 'low' }],
     ['max', { thinking: { type: 'enabled' }, reasoning_effort: 'max' }],
   ])('DeepSeek effort %s → %j', async (effort, fields) => {
-    const body = (await deepseek.buildBody(req('deepseek', [userMessage('x')], effort ? { reasoningEffort: effort } : {}))) as unknown as Record<string, unknown>;
-    expect({ thinking: body['thinking'], reasoning_effort: body['reasoning_effort'] }).toEqual({ thinking: undefined, reasoning_effort: undefined, ...fields });
+    const body = (await deepseek.buildBody(
+      req('deepseek', [userMessage('x')], effort ? { reasoningEffort: effort } : {}),
+    )) as unknown as Record<string, unknown>;
+    expect({ thinking: body['thinking'], reasoning_effort: body['reasoning_effort'] }).toEqual({
+      thinking: undefined,
+      reasoning_effort: undefined,
+      ...fields,
+    });
   });
 
   it('maps sampling fields and tools', async () => {
@@ -131,15 +153,20 @@ describe('chat-completions history', () => {
       stop: ['END'],
       tools: [{ type: 'function', function: { name: 'ls', description: 'list', parameters: { type: 'object', properties: {} } } }],
     });
-    const openai = new ChatCompletionsAdapter({ provider: 'openai', baseUrl: 'http://x', dialect: { maxTokensField: 'max_completion_tokens' } });
+    const openai = new ChatCompletionsAdapter({
+      provider: 'openai',
+      baseUrl: 'http://x',
+      dialect: { maxTokensField: 'max_completion_tokens' },
+    });
     const ob = (await openai.buildBody(req('openai', [userMessage('x')], { maxTokens: 100 }))) as unknown as Record<string, unknown>;
     expect([ob['max_completion_tokens'], ob['max_tokens']]).toEqual([100, undefined]);
   });
 });
 
 describeShared('chat-completions history against DeepSeek recordings', () => {
-  it("replays the recorded tool-call turn (reasoning_content + tool_calls) the way DeepSeek returned it", async () => {
-    const message = (real('vercel-ai-deepseek/deepseek-tool-call.json') as { choices: { message: Record<string, unknown> }[] }).choices[0]!.message;
+  it('replays the recorded tool-call turn (reasoning_content + tool_calls) the way DeepSeek returned it', async () => {
+    const message = (real('vercel-ai-deepseek/deepseek-tool-call.json') as { choices: { message: Record<string, unknown> }[] }).choices[0]!
+      .message;
     const calls = message['tool_calls'] as { id: string; type: string; function: { name: string; arguments: string } }[];
     const ours = assistant([
       { type: 'reasoning', text: message['reasoning_content'] as string },
@@ -167,11 +194,25 @@ describe('Anthropic history', () => {
         { type: 'tool-call', id: 't1', name: 'ls', arguments: '' },
       ],
       'anthropic',
-      { blocks: [{ type: 'reasoning', signature: 'sig-A' }, { type: 'reasoning', redacted: 'opaque' }, { type: 'text' }, { type: 'tool-call' }] },
+      {
+        blocks: [
+          { type: 'reasoning', signature: 'sig-A' },
+          { type: 'reasoning', redacted: 'opaque' },
+          { type: 'text' },
+          { type: 'tool-call' },
+        ],
+      },
     );
-    const foreign = assistant([{ type: 'reasoning', text: 'deepseek thoughts' }, { type: 'text', text: 'ok' }], 'deepseek', {
-      blocks: [{ type: 'reasoning', signature: 'not-ours' }, { type: 'text' }],
-    });
+    const foreign = assistant(
+      [
+        { type: 'reasoning', text: 'deepseek thoughts' },
+        { type: 'text', text: 'ok' },
+      ],
+      'deepseek',
+      {
+        blocks: [{ type: 'reasoning', signature: 'not-ours' }, { type: 'text' }],
+      },
+    );
     const body = await anthropic.buildBody(req('anthropic', [userMessage('q'), signed, toolResult('t1', 'files'), foreign]));
     expect(body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'q' }] },
@@ -190,7 +231,14 @@ describe('Anthropic history', () => {
   });
 
   it('ignores a replay entry written for another block kind (a shifted array never mis-signs)', async () => {
-    const shifted = assistant([{ type: 'text', text: 'a' }, { type: 'reasoning', text: 'b' }], 'anthropic', { blocks: [{ type: 'reasoning', signature: 's' }] });
+    const shifted = assistant(
+      [
+        { type: 'text', text: 'a' },
+        { type: 'reasoning', text: 'b' },
+      ],
+      'anthropic',
+      { blocks: [{ type: 'reasoning', signature: 's' }] },
+    );
     const body = await anthropic.buildBody(req('anthropic', [userMessage('q'), shifted]));
     expect(body.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a' }] });
   });
@@ -198,9 +246,18 @@ describe('Anthropic history', () => {
   it('sends invalid tool arguments as {} with a note, and hoists system messages into system', async () => {
     const sys: Message = { id: 's', role: 'system', content: [{ type: 'text', text: 'rule 2' }], source: { kind: 'user' } };
     const body = await anthropic.buildBody(
-      req('anthropic', [sys, userMessage('q'), assistant([{ type: 'tool-call', id: 't', name: 'cat', arguments: '{"path": "a' }], 'anthropic'), toolResult('t', 'err', true)], {
-        system: 'rule 1',
-      }),
+      req(
+        'anthropic',
+        [
+          sys,
+          userMessage('q'),
+          assistant([{ type: 'tool-call', id: 't', name: 'cat', arguments: '{"path": "a' }], 'anthropic'),
+          toolResult('t', 'err', true),
+        ],
+        {
+          system: 'rule 1',
+        },
+      ),
     );
     expect(body.system).toBe('rule 1\n\nrule 2');
     expect(body.messages[1]).toEqual({
@@ -210,7 +267,10 @@ describe('Anthropic history', () => {
         { type: 'tool_use', id: 't', name: 'cat', input: {} },
       ],
     });
-    expect(body.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'err' }], is_error: true }] });
+    expect(body.messages[2]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'err' }], is_error: true }],
+    });
   });
 
   it('asks for automatic prompt caching unless told not to', async () => {
@@ -221,7 +281,9 @@ describe('Anthropic history', () => {
 
   it('maps efforts to a thinking budget (Claude 4.5) or adaptive thinking (later models)', async () => {
     const q = [userMessage('q')];
-    const budget = await anthropic.buildBody(req('anthropic', q, { model: 'claude-haiku-4-5', reasoningEffort: 'medium', maxTokens: 32_000 }));
+    const budget = await anthropic.buildBody(
+      req('anthropic', q, { model: 'claude-haiku-4-5', reasoningEffort: 'medium', maxTokens: 32_000 }),
+    );
     expect(budget).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 8_192 }, max_tokens: 32_000 });
     const small = await anthropic.buildBody(req('anthropic', q, { model: 'claude-haiku-4-5', reasoningEffort: 'high', maxTokens: 4_000 }));
     expect(small).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2_976 } });
@@ -235,26 +297,36 @@ describe('Anthropic history', () => {
 
 describeShared('Anthropic history against the recorded tool-runner requests', () => {
   it('rebuilds the recorded request after two parallel tool calls (one user turn with both results)', async () => {
-    const pairs = real('anthropic-sdk-typescript/ToolRunner.json') as { body: { messages: unknown[] }; response: { content: Record<string, unknown>[] } }[];
+    const pairs = real('anthropic-sdk-typescript/ToolRunner.json') as {
+      body: { messages: unknown[] };
+      response: { content: Record<string, unknown>[] };
+    }[];
     const response = pairs[2]!.response.content;
     const recorded = pairs[3]!.body.messages as { role: string; content: unknown }[];
     const results = (recorded[2]!.content as { tool_use_id: string; content: string }[]).map((r) => toolResult(r.tool_use_id, r.content));
 
     const ours = assistant(
-      response.map((b): ContentBlock =>
-        b['type'] === 'text'
-          ? { type: 'text', text: b['text'] as string }
-          : { type: 'tool-call', id: b['id'] as string, name: b['name'] as string, arguments: JSON.stringify(b['input']) },
+      response.map(
+        (b): ContentBlock =>
+          b['type'] === 'text'
+            ? { type: 'text', text: b['text'] as string }
+            : { type: 'tool-call', id: b['id'] as string, name: b['name'] as string, arguments: JSON.stringify(b['input']) },
       ),
       'anthropic',
     );
-    const body = await new AnthropicAdapter({ apiKey: 'k' }).buildBody(req('anthropic', [userMessage(recorded[0]!.content as string), ours, ...results]));
+    const body = await new AnthropicAdapter({ apiKey: 'k' }).buildBody(
+      req('anthropic', [userMessage(recorded[0]!.content as string), ours, ...results]),
+    );
 
     expect(body.messages.map((m) => m.role)).toEqual(recorded.map((m) => m.role));
     expect(body.messages[1]!.content).toEqual(recorded[1]!.content);
     // Same pairing; we always send result content as blocks where the SDK sent a bare string.
     expect(body.messages[2]!.content).toEqual(
-      (recorded[2]!.content as { tool_use_id: string; content: string }[]).map((r) => ({ type: 'tool_result', tool_use_id: r.tool_use_id, content: [{ type: 'text', text: r.content }] })),
+      (recorded[2]!.content as { tool_use_id: string; content: string }[]).map((r) => ({
+        type: 'tool_result',
+        tool_use_id: r.tool_use_id,
+        content: [{ type: 'text', text: r.content }],
+      })),
     );
   });
 });

@@ -25,7 +25,14 @@ describe.skipIf(!key)(`live DeepSeek (${model})${key ? '' : ' (skipped: DEEPSEEK
   const { ref, adapter } = key ? selectModel({ model }) : { ref: { provider: 'deepseek', model: '' }, adapter: undefined };
 
   it('answers a short prompt with thinking off', { timeout: 120_000 }, async () => {
-    const r = await runAttempt(adapter!, request(ref.provider, ref.model, { messages: [userMessage('Reply with exactly the word OK.')], reasoningEffort: 'off', sessionId: 'dsh-live-test' }));
+    const r = await runAttempt(
+      adapter!,
+      request(ref.provider, ref.model, {
+        messages: [userMessage('Reply with exactly the word OK.')],
+        reasoningEffort: 'off',
+        sessionId: 'dsh-live-test',
+      }),
+    );
     expect(r.finish.reason).toEqual({ kind: 'stop' });
     expect(r.blocks.some((b) => b.type === 'text' && /OK/.test(b.text))).toBe(true);
     expect(r.usage?.inputTokens ?? 0).toBeGreaterThan(0);
@@ -33,7 +40,10 @@ describe.skipIf(!key)(`live DeepSeek (${model})${key ? '' : ' (skipped: DEEPSEEK
 
   it('accepts a thinking tool-call turn sent back with its reasoning', { timeout: 180_000 }, async () => {
     const ask = userMessage('What is the weather in Paris? Use the get_weather tool.');
-    const first = await runAttempt(adapter!, request(ref.provider, ref.model, { messages: [ask], tools: [weather], reasoningEffort: 'low' }));
+    const first = await runAttempt(
+      adapter!,
+      request(ref.provider, ref.model, { messages: [ask], tools: [weather], reasoningEffort: 'low' }),
+    );
     expect(first.finish.reason).toEqual({ kind: 'tool-calls' });
     const call = first.blocks.find((b) => b.type === 'tool-call');
     if (call?.type !== 'tool-call') throw new Error('the model did not call the tool');
@@ -45,7 +55,11 @@ describe.skipIf(!key)(`live DeepSeek (${model})${key ? '' : ' (skipped: DEEPSEEK
     };
     const second = await runAttempt(
       adapter!,
-      request(ref.provider, ref.model, { messages: [ask, assistantFrom(first, ref.provider, ref.model), result], tools: [weather], reasoningEffort: 'low' }),
+      request(ref.provider, ref.model, {
+        messages: [ask, assistantFrom(first, ref.provider, ref.model), result],
+        tools: [weather],
+        reasoningEffort: 'low',
+      }),
     );
     expect(second.finish.reason).toEqual({ kind: 'stop' });
     expect(second.blocks.some((b) => b.type === 'text' && /21/.test(b.text))).toBe(true);

@@ -75,7 +75,9 @@ const FIXTURES: { file: string; check: (r: AttemptResult) => void }[] = [
     // Continuations repeat `"id":""` and `"type":"function"`; they must not start new calls.
     file: 'vercel-ai-alibaba/alibaba-tool-call.chunks.txt',
     check: (r) => {
-      expect(r.blocks).toEqual([{ type: 'tool-call', id: 'call_eee11723464a4b9eb8cee71d', name: 'weather', arguments: '{"location": "San Francisco"}' }]);
+      expect(r.blocks).toEqual([
+        { type: 'tool-call', id: 'call_eee11723464a4b9eb8cee71d', name: 'weather', arguments: '{"location": "San Francisco"}' },
+      ]);
       expect(r.usage).toEqual({ inputTokens: 295, outputTokens: 22, cacheReadTokens: 0 });
     },
   },

@@ -7,7 +7,9 @@ import { checkStream } from '../../src/llm/grammar.js';
 import { ChatCompletionTranslator } from '../../src/llm/openai-stream.js';
 import type { StreamChunk } from '../../src/model/stream.js';
 
-const choice = (delta: Record<string, unknown>, finish: string | null = null, index = 0) => ({ choices: [{ index, delta, finish_reason: finish }] });
+const choice = (delta: Record<string, unknown>, finish: string | null = null, index = 0) => ({
+  choices: [{ index, delta, finish_reason: finish }],
+});
 
 function run(payloads: unknown[]): StreamChunk[] {
   let n = 0;
@@ -20,8 +22,16 @@ const blocks = (chunks: StreamChunk[]) => chunks.flatMap((c) => (c.type === 'blo
 
 describe('ChatCompletionTranslator', () => {
   it("keeps the response's id and model (the first non-empty ones) in the finish chunk, and none on an error finish", () => {
-    const ok = run([{ id: '', model: '', ...choice({ content: 'hi' }) }, { id: 'resp-1', model: 'deepseek-v4-flash', ...choice({}, 'stop') }, { id: 'resp-2', model: 'other', choices: [] }]);
-    expect(ok.at(-1)).toEqual({ type: 'finish', reason: { kind: 'stop' }, replayState: { response: { api: 'chat-completions', provider: 'test', id: 'resp-1', model: 'deepseek-v4-flash' } } });
+    const ok = run([
+      { id: '', model: '', ...choice({ content: 'hi' }) },
+      { id: 'resp-1', model: 'deepseek-v4-flash', ...choice({}, 'stop') },
+      { id: 'resp-2', model: 'other', choices: [] },
+    ]);
+    expect(ok.at(-1)).toEqual({
+      type: 'finish',
+      reason: { kind: 'stop' },
+      replayState: { response: { api: 'chat-completions', provider: 'test', id: 'resp-1', model: 'deepseek-v4-flash' } },
+    });
     const anonymous = run([choice({ content: 'hi' }, 'stop')]);
     expect(anonymous.at(-1)).toEqual({ type: 'finish', reason: { kind: 'stop' } });
     const cut = run([{ id: 'resp-3', model: 'm', ...choice({ content: 'hi' }) }]);
@@ -48,9 +58,7 @@ describe('ChatCompletionTranslator', () => {
       choice({}, 'tool_calls'),
     ]);
     const deltas = out.filter((c) => c.type === 'tool-call-delta');
-    expect(deltas).toEqual([
-      { type: 'tool-call-delta', index: 0, id: 'a', name: 'grep', argumentsDelta: '{"x":1}' },
-    ]);
+    expect(deltas).toEqual([{ type: 'tool-call-delta', index: 0, id: 'a', name: 'grep', argumentsDelta: '{"x":1}' }]);
   });
 
   it('gives a fresh id to a call whose id an earlier call of the response already has; its repeated id in later deltas continues it', () => {
@@ -66,7 +74,12 @@ describe('ChatCompletionTranslator', () => {
       { type: 'tool-call', id: 'synthetic_0', name: 'glob', arguments: '{"q":2}' },
     ]);
     // The deltas carry the id that is recorded, so the log's chunks and message agree.
-    expect(out.filter((c) => c.type === 'tool-call-delta').map((c) => (c as { id: string }).id)).toEqual(['dup', 'dup', 'synthetic_0', 'synthetic_0']);
+    expect(out.filter((c) => c.type === 'tool-call-delta').map((c) => (c as { id: string }).id)).toEqual([
+      'dup',
+      'dup',
+      'synthetic_0',
+      'synthetic_0',
+    ]);
   });
 
   it('invents an id for a call that never gets one', () => {
@@ -75,7 +88,12 @@ describe('ChatCompletionTranslator', () => {
   });
 
   it('reads reasoning from `reasoning` as well as `reasoning_content`, and opens a new block when kinds alternate', () => {
-    const out = run([choice({ reasoning: 'think ' }), choice({ content: 'say ' }), choice({ reasoning_content: 'more' }), choice({ content: 'done' }, 'stop')]);
+    const out = run([
+      choice({ reasoning: 'think ' }),
+      choice({ content: 'say ' }),
+      choice({ reasoning_content: 'more' }),
+      choice({ content: 'done' }, 'stop'),
+    ]);
     expect(blocks(out)).toEqual([
       { type: 'reasoning', text: 'think ' },
       { type: 'text', text: 'say ' },
@@ -90,12 +108,23 @@ describe('ChatCompletionTranslator', () => {
   });
 
   it('ignores non-object payloads and explicit nulls', () => {
-    const out = run([null, 'x', { choices: null, usage: null }, choice({ content: null, reasoning_content: null, tool_calls: null }), choice({ content: 'ok' }, 'stop')]);
+    const out = run([
+      null,
+      'x',
+      { choices: null, usage: null },
+      choice({ content: null, reasoning_content: null, tool_calls: null }),
+      choice({ content: 'ok' }, 'stop'),
+    ]);
     expect(blocks(out)).toEqual([{ type: 'text', text: 'ok' }]);
   });
 
   it('reports EMPTY_RESPONSE for a stop with nothing in it', () => {
     const out = run([choice({ role: 'assistant', content: '' }), choice({ content: '' }, 'stop')]);
-    expect(out).toEqual([{ type: 'finish', reason: { kind: 'error', failure: { code: 'EMPTY_RESPONSE', message: 'model returned a completed response with no content' } } }]);
+    expect(out).toEqual([
+      {
+        type: 'finish',
+        reason: { kind: 'error', failure: { code: 'EMPTY_RESPONSE', message: 'model returned a completed response with no content' } },
+      },
+    ]);
   });
 });

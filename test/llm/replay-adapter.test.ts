@@ -16,7 +16,10 @@ function twoTurns(): { log: LogBuilder; attempts: StreamChunk[][] } {
   const p2 = user('again');
   log.startTurn(p1).startStep(p1).call('call_1', 'ls', '{"dir":"."}', 'a.txt').endStep();
   log.startStep().reply('one file').endStep().endTurn();
-  const failed: StreamChunk[] = [{ type: 'usage', usage: { inputTokens: 1, outputTokens: 0 } }, { type: 'finish', reason: { kind: 'error', failure: { code: 'EMPTY_RESPONSE', message: 'empty' } } }];
+  const failed: StreamChunk[] = [
+    { type: 'usage', usage: { inputTokens: 1, outputTokens: 0 } },
+    { type: 'finish', reason: { kind: 'error', failure: { code: 'EMPTY_RESPONSE', message: 'empty' } } },
+  ];
   log.startTurn(p2).startStep(p2);
   log.chunks(failed);
   log.retry('EMPTY_RESPONSE', 1).reply('still one').endStep().endTurn();
@@ -27,7 +30,14 @@ describe('grouping', () => {
   it('groups chunks by turn and step and splits a retried step into attempts', () => {
     const { log, attempts } = twoTurns();
     const replay = new ReplayAdapter(log.session);
-    const got = replay.recording.attempts.map((a) => ({ turn: a.turn, step: a.step, attempt: a.attempt, finish: a.finish?.kind, retried: a.retried, chunks: a.chunks }));
+    const got = replay.recording.attempts.map((a) => ({
+      turn: a.turn,
+      step: a.step,
+      attempt: a.attempt,
+      finish: a.finish?.kind,
+      retried: a.retried,
+      chunks: a.chunks,
+    }));
     expect(got).toEqual([
       { turn: 1, step: 1, attempt: 1, finish: 'tool-calls', retried: false, chunks: attempts[0] },
       { turn: 1, step: 2, attempt: 1, finish: 'stop', retried: false, chunks: attempts[1] },
@@ -105,7 +115,9 @@ describe('divergence', () => {
     log.startTurn(p).startStep(p).reply('hi').endStep().endTurn();
     const replay = new ReplayAdapter(log.session, { mode: 'strict' });
     const it = replay.stream({ ...ROUTE, messages: [user('goodbye')] });
-    await expect(it.next()).rejects.toSatisfy((e: unknown) => e instanceof ReplayError && e.code === 'REPLAY_DIVERGED' && e.message.includes('messages[0].content[0].text'));
+    await expect(it.next()).rejects.toSatisfy(
+      (e: unknown) => e instanceof ReplayError && e.code === 'REPLAY_DIVERGED' && e.message.includes('messages[0].content[0].text'),
+    );
   });
 
   it('ignores message ids, which are minted per run', async () => {
@@ -123,10 +135,19 @@ describe('divergence', () => {
     const p = user('hello');
     built.startTurn(p).startStep(p).reply('hi').endStep().endTurn();
     // Tokenised fixtures keep "{{system}}"/"{{tools}}" in the header: only a lenient seed accepts them.
-    const seed = built.events.map((e) => (e.type === 'request/header' ? { ...e, data: { ...e.data, header: { ...e.data.header, system: '{{system}}', tools: '{{tools}}' } } } : e));
+    const seed = built.events.map((e) =>
+      e.type === 'request/header'
+        ? { ...e, data: { ...e.data, header: { ...e.data.header, system: '{{system}}', tools: '{{tools}}' } } }
+        : e,
+    );
     const session = Session.create({ seed, validation: { onPlaceholder: () => undefined } });
     const replay = new ReplayAdapter(session, { mode: 'strict' });
-    const live = { ...ROUTE, messages: [p], system: 'You are helpful.', tools: [{ name: 'ls', description: 'list', parameters: { type: 'object' } }] };
+    const live = {
+      ...ROUTE,
+      messages: [p],
+      system: 'You are helpful.',
+      tools: [{ name: 'ls', description: 'list', parameters: { type: 'object' } }],
+    };
     expect(await drain(replay.stream(live))).toEqual(textChunks('hi'));
     expect(replay.divergences).toEqual([]);
     expect(replay.placeholders).toEqual([
@@ -146,7 +167,10 @@ describe('an attempt recorded without a finish', () => {
       { type: 'text-delta', index: 0, text: 'partial' },
     ];
     const seqs = log.chunks(partial);
-    log.message([{ type: 'text', text: 'partial' }], seqs, { interrupted: true }).endStep().endTurn({ kind: 'aborted', reason: { kind: 'user' } });
+    log
+      .message([{ type: 'text', text: 'partial' }], seqs, { interrupted: true })
+      .endStep()
+      .endTurn({ kind: 'aborted', reason: { kind: 'user' } });
 
     const hung: number[] = [];
     const replay = new ReplayAdapter(log.session, { onHang: (a) => hung.push(a.attempt) });
@@ -170,7 +194,11 @@ describe('an attempt recorded without a finish', () => {
   it('an aborted turn whose request saw no chunk gets an empty attempt to wait on', () => {
     const log = new LogBuilder();
     const p = user('x');
-    log.startTurn(p).startStep(p).endStep().endTurn({ kind: 'aborted', reason: { kind: 'user' } });
+    log
+      .startTurn(p)
+      .startStep(p)
+      .endStep()
+      .endTurn({ kind: 'aborted', reason: { kind: 'user' } });
     const replay = new ReplayAdapter(log.session);
     expect(replay.recording.attempts).toMatchObject([{ turn: 1, step: 1, attempt: 1, chunks: [] }]);
     expect(replay.recording.attempts[0]!.finish).toBeUndefined();
@@ -188,13 +216,18 @@ describe('routes and configuration', () => {
     const agent = createAgent({ model: 'deepseek-official:deepseek-v4-flash', adapters: replay, retry: false });
     agent.prompt(p);
     await agent.whenIdle();
-    const messages = agent.session.events.filter((e) => e.type === 'assistant/message').map((e) => e.type === 'assistant/message' && e.data.message.content);
+    const messages = agent.session.events
+      .filter((e) => e.type === 'assistant/message')
+      .map((e) => e.type === 'assistant/message' && e.data.message.content);
     expect(messages).toEqual([[{ type: 'text', text: 'PONG' }]]);
     expect(replay.divergences).toEqual([]);
   });
 
   it('fills in the values the recorded adapter marked as its defaults', () => {
-    const log = new LogBuilder({ config: { ...ROUTE, reasoningEffort: 'max', maxTokens: 256000 }, adapterDefaults: { reasoningEffort: true, maxTokens: true } });
+    const log = new LogBuilder({
+      config: { ...ROUTE, reasoningEffort: 'max', maxTokens: 256000 },
+      adapterDefaults: { reasoningEffort: true, maxTokens: true },
+    });
     const p = user('x');
     log.startTurn(p).startStep(p).reply('y').endStep().endTurn();
     const replay = new ReplayAdapter(log.session);
@@ -202,7 +235,10 @@ describe('routes and configuration', () => {
       config: { ...ROUTE, reasoningEffort: 'max', maxTokens: 256000 },
       adapterDefaults: { reasoningEffort: true, maxTokens: true },
     });
-    expect(replay.resolveCall({ ...ROUTE, maxTokens: 10 })).toEqual({ config: { ...ROUTE, maxTokens: 10, reasoningEffort: 'max' }, adapterDefaults: { reasoningEffort: true } });
+    expect(replay.resolveCall({ ...ROUTE, maxTokens: 10 })).toEqual({
+      config: { ...ROUTE, maxTokens: 10, reasoningEffort: 'max' },
+      adapterDefaults: { reasoningEffort: true },
+    });
   });
 
   it('reads JSONL text', () => {

@@ -113,7 +113,9 @@ describe('normalizeStream', () => {
     );
     checkStream(out);
     expect(out).toHaveLength(2);
-    expect(out[1]).toMatchObject({ reason: { kind: 'error', failure: { code: 'MALFORMED_RESPONSE', message: expect.stringContaining('DELTA_TYPE_MISMATCH') } } });
+    expect(out[1]).toMatchObject({
+      reason: { kind: 'error', failure: { code: 'MALFORMED_RESPONSE', message: expect.stringContaining('DELTA_TYPE_MISMATCH') } },
+    });
   });
 
   it('closes the adapter when the consumer stops reading early', async () => {

@@ -61,7 +61,10 @@ describe('parseModelRef', () => {
 describe('selectModelRef precedence', () => {
   const config = LlmConfigSchema.parse({ model: 'anthropic:claude-opus-5' });
   it('explicit > DSH_MODEL > config.model > default', () => {
-    expect(selectModelRef({ model: 'openai:gpt-4.1', env: { DSH_MODEL: 'deepseek-chat' }, config })).toEqual({ provider: 'openai', model: 'gpt-4.1' });
+    expect(selectModelRef({ model: 'openai:gpt-4.1', env: { DSH_MODEL: 'deepseek-chat' }, config })).toEqual({
+      provider: 'openai',
+      model: 'gpt-4.1',
+    });
     expect(selectModelRef({ env: { DSH_MODEL: 'deepseek-chat' }, config })).toEqual({ provider: 'deepseek', model: 'deepseek-chat' });
     expect(selectModelRef({ env: { DSH_MODEL: '' }, config })).toEqual({ provider: 'anthropic', model: 'claude-opus-5' });
     expect(selectModelRef({ env: {} })).toEqual({ provider: 'deepseek', model: 'deepseek-v4-flash' });
@@ -82,29 +85,45 @@ describe('resolveProvider', () => {
     ['anthropic', 'ANTHROPIC_API_KEY'],
     ['openrouter', 'OPENROUTER_API_KEY'],
   ])('%s without a key → %s is not set', (name, variable) => {
-    expect(() => resolveProvider(name, { env: {}, config: gateways })).toThrow(`${variable} is not set: export it, or set providers.${name}.apiKey in the config file`);
+    expect(() => resolveProvider(name, { env: {}, config: gateways })).toThrow(
+      `${variable} is not set: export it, or set providers.${name}.apiKey in the config file`,
+    );
   });
 
   it('takes base URL and key from the environment over the config file', () => {
     const config = LlmConfigSchema.parse({ providers: { deepseek: { baseUrl: 'https://proxy.example/v1', apiKey: 'from-file' } } });
-    expect(resolveProvider('deepseek', { env: {}, config })).toMatchObject({ baseUrl: 'https://proxy.example/v1', apiKey: 'from-file', kind: 'deepseek' });
-    expect(resolveProvider('deepseek', { env: { DEEPSEEK_API_KEY: 'from-env', DEEPSEEK_BASE_URL: 'http://127.0.0.1:8080' }, config })).toMatchObject({
+    expect(resolveProvider('deepseek', { env: {}, config })).toMatchObject({
+      baseUrl: 'https://proxy.example/v1',
+      apiKey: 'from-file',
+      kind: 'deepseek',
+    });
+    expect(
+      resolveProvider('deepseek', { env: { DEEPSEEK_API_KEY: 'from-env', DEEPSEEK_BASE_URL: 'http://127.0.0.1:8080' }, config }),
+    ).toMatchObject({
       baseUrl: 'http://127.0.0.1:8080',
       apiKey: 'from-env',
     });
     expect(resolveProvider('deepseek', { env: { DEEPSEEK_API_KEY: 'k' } }).baseUrl).toBe('https://api.deepseek.com');
-    expect(resolveProvider('anthropic', { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://gw.example' } }).baseUrl).toBe('https://gw.example');
-    expect(resolveProvider('openai', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://oai.example/v1' } }).baseUrl).toBe('https://oai.example/v1');
+    expect(resolveProvider('anthropic', { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://gw.example' } }).baseUrl).toBe(
+      'https://gw.example',
+    );
+    expect(resolveProvider('openai', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://oai.example/v1' } }).baseUrl).toBe(
+      'https://oai.example/v1',
+    );
   });
 
   it('rejects a base URL that is not http(s)', () => {
-    expect(() => resolveProvider('deepseek', { env: { DEEPSEEK_API_KEY: 'k', DEEPSEEK_BASE_URL: 'api.deepseek.com' } })).toThrow(/DEEPSEEK_BASE_URL is not an http\(s\) URL/);
+    expect(() => resolveProvider('deepseek', { env: { DEEPSEEK_API_KEY: 'k', DEEPSEEK_BASE_URL: 'api.deepseek.com' } })).toThrow(
+      /DEEPSEEK_BASE_URL is not an http\(s\) URL/,
+    );
   });
 
   it('lets a local gateway go keyless, and requires a baseUrl for gateways', () => {
     expect(resolveProvider('ollama', { env: {}, config: gateways })).not.toHaveProperty('apiKey');
     const noUrl = LlmConfigSchema.parse({ providers: { vllm: {} } });
-    expect(() => resolveProvider('vllm', { env: {}, config: noUrl })).toThrow('provider vllm has no baseUrl: set providers.vllm.baseUrl in the config file');
+    expect(() => resolveProvider('vllm', { env: {}, config: noUrl })).toThrow(
+      'provider vllm has no baseUrl: set providers.vllm.baseUrl in the config file',
+    );
   });
 
   it('builds the adapter kind the provider speaks', async () => {
@@ -114,13 +133,17 @@ describe('resolveProvider', () => {
     const openrouter = createAdapter(resolveProvider('openrouter', { env, config: gateways }));
     expect(openrouter).toBeInstanceOf(ChatCompletionsAdapter);
     expect(openrouter.providers).toEqual(['openrouter']);
-    const viaAnthropicWire = LlmConfigSchema.parse({ providers: { 'ds-anthropic': { kind: 'anthropic', baseUrl: 'https://api.deepseek.com/anthropic', apiKeyEnv: 'DEEPSEEK_API_KEY' } } });
+    const viaAnthropicWire = LlmConfigSchema.parse({
+      providers: { 'ds-anthropic': { kind: 'anthropic', baseUrl: 'https://api.deepseek.com/anthropic', apiKeyEnv: 'DEEPSEEK_API_KEY' } },
+    });
     const gatewayAnthropic = createAdapter(resolveProvider('ds-anthropic', { env, config: viaAnthropicWire }));
     expect(gatewayAnthropic).toBeInstanceOf(AnthropicAdapter);
     // Prompt caching is only assumed for Anthropic itself.
     const body = await (gatewayAnthropic as AnthropicAdapter).buildBody(request('ds-anthropic', 'deepseek-v4-flash'));
     expect(body).not.toHaveProperty('cache_control');
-    expect(await (createAdapter(resolveProvider('anthropic', { env })) as AnthropicAdapter).buildBody(request('anthropic', 'claude-opus-5'))).toHaveProperty('cache_control');
+    expect(
+      await (createAdapter(resolveProvider('anthropic', { env })) as AnthropicAdapter).buildBody(request('anthropic', 'claude-opus-5')),
+    ).toHaveProperty('cache_control');
   });
 });
 
@@ -147,7 +170,10 @@ describe('selectModel end to end', () => {
 
   it('streams from a keyless local gateway without an Authorization header', async () => {
     server = await startFakeProvider({ script: [{ sse: chatStream({ text: ['local'] }) }] });
-    const config = LlmConfigSchema.parse({ model: 'ollama:qwen3:8b', providers: { ollama: { baseUrl: `${server.url}/v1`, headers: { 'x-gateway': 'yes' } } } });
+    const config = LlmConfigSchema.parse({
+      model: 'ollama:qwen3:8b',
+      providers: { ollama: { baseUrl: `${server.url}/v1`, headers: { 'x-gateway': 'yes' } } },
+    });
     const { ref, adapter } = selectModel({ env: {}, config });
     const r = await runAttempt(adapter, request(ref.provider, ref.model));
     expect(r.blocks).toEqual([{ type: 'text', text: 'local' }]);
@@ -177,9 +203,13 @@ describe('resolveCall (adapter defaults)', () => {
     expect(ds.resolveCall({ provider: 'deepseek', model: 'deepseek-v4-pro', reasoningEffort: 'off' })).toEqual({
       config: { provider: 'deepseek', model: 'deepseek-v4-pro', reasoningEffort: 'off' },
     });
-    expect(() => ds.resolveCall({ provider: 'deepseek', model: 'deepseek-v4-flash', reasoningEffort: 'medium' })).toThrow(/takes reasoning effort off\|low\|high\|max, not "medium"/);
+    expect(() => ds.resolveCall({ provider: 'deepseek', model: 'deepseek-v4-flash', reasoningEffort: 'medium' })).toThrow(
+      /takes reasoning effort off\|low\|high\|max, not "medium"/,
+    );
     // Legacy names fix thinking by model; no effort is invented for them.
-    expect(ds.resolveCall({ provider: 'deepseek', model: 'deepseek-chat' })).toEqual({ config: { provider: 'deepseek', model: 'deepseek-chat' } });
+    expect(ds.resolveCall({ provider: 'deepseek', model: 'deepseek-chat' })).toEqual({
+      config: { provider: 'deepseek', model: 'deepseek-chat' },
+    });
   });
 
   it('Anthropic always gets a max_tokens, marked as a default', () => {

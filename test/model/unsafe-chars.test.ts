@@ -12,7 +12,8 @@ describe('the unsafe-character table', () => {
     for (const r of UNSAFE_CHARS) for (let cp = r.from; cp <= r.to; cp++) inTable.add(cp);
     expect([...inTable].sort((a, b) => a - b)).toEqual(EXPECTED_UNSAFE);
     // The characters the issue names as escaped on one side only are all in it.
-    for (const cp of [0x061c, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff]) expect(inTable.has(cp), cp.toString(16)).toBe(true);
+    for (const cp of [0x061c, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff])
+      expect(inTable.has(cp), cp.toString(16)).toBe(true);
     // Tab and line feed are each surface's own business.
     expect(inTable.has(0x09) || inTable.has(0x0a)).toBe(false);
   });
@@ -48,7 +49,9 @@ describe('the unsafe-character table', () => {
   });
 
   it('is served to the page as a module holding the same class', async () => {
-    const mod = (await import(`data:text/javascript;base64,${Buffer.from(unsafeCharsModule()).toString('base64')}`)) as { UNSAFE_CHAR_CLASS: string };
+    const mod = (await import(`data:text/javascript;base64,${Buffer.from(unsafeCharsModule()).toString('base64')}`)) as {
+      UNSAFE_CHAR_CLASS: string;
+    };
     expect(mod.UNSAFE_CHAR_CLASS).toBe(UNSAFE_CHAR_CLASS);
   });
 });

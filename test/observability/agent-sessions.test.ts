@@ -31,7 +31,14 @@ function only<K extends SessionEventType>(agent: Agent, type: K): SessionEvent<K
 
 describe('a cancelled turn', () => {
   it('ends aborted (not an error); the interrupted attempt ends at its kept partial message', async () => {
-    const agent = recorder([{ hangAfter: [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'text-delta', index: 0, text: 'partial' }] }]);
+    const agent = recorder([
+      {
+        hangAfter: [
+          { type: 'block-start', index: 0, blockType: 'text' },
+          { type: 'text-delta', index: 0, text: 'partial' },
+        ],
+      },
+    ]);
     const streaming = new Promise<void>((resolve) => {
       const off = agent.session.subscribe((e) => {
         if (e.type === 'assistant/chunk' && e.data.chunk.type === 'text-delta') {
@@ -54,7 +61,11 @@ describe('a cancelled turn', () => {
       ['invoke_agent dsh', 'INTERNAL', 'UNSET'],
       ['chat model-s', 'CLIENT', 'UNSET'],
     ]);
-    expect(spans[0]).toMatchObject({ startTime: turnStart!.time, endTime: turnEnd!.time, attributes: { 'dsh.turn.end_reason': 'aborted', 'dsh.turn.cancel_cause': 'user' } });
+    expect(spans[0]).toMatchObject({
+      startTime: turnStart!.time,
+      endTime: turnEnd!.time,
+      attributes: { 'dsh.turn.end_reason': 'aborted', 'dsh.turn.cancel_cause': 'user' },
+    });
     expect(spans[1]!.endTime).toBe(message!.time);
     expect(spans[1]!.attributes).toMatchObject({ 'dsh.llm.interrupted': true, 'gen_ai.provider.name': 'scripted' });
     expect(spans.some((s) => 'dsh.incomplete' in s.attributes)).toBe(false);
@@ -111,7 +122,7 @@ describe('a retried attempt', () => {
     expect(retried!.parentSpanId).toBe(turn!.spanId);
   });
 
-  it('counts the failed attempt\'s usage too, input including cache reads', async () => {
+  it("counts the failed attempt's usage too, input including cache reads", async () => {
     const agent = recorder(script);
     agent.prompt('hello');
     await agent.whenIdle();
@@ -142,7 +153,13 @@ describe('parallel tool calls', () => {
         }),
     };
     const agent = recorder(
-      [toolCallResponse([{ id: 'c1', name: 'reader', args: { id: 'a' } }, { id: 'c2', name: 'reader', args: { id: 'b' } }]), textResponse('done')],
+      [
+        toolCallResponse([
+          { id: 'c1', name: 'reader', args: { id: 'a' } },
+          { id: 'c2', name: 'reader', args: { id: 'b' } },
+        ]),
+        textResponse('done'),
+      ],
       [reader],
     );
     agent.prompt('read both');
@@ -154,7 +171,13 @@ describe('parallel tool calls', () => {
     expect(Math.max(...calls.map((e) => e.seq))).toBeLessThan(Math.min(...results.map((e) => e.seq)));
 
     const spans = mapSession(agent.session).spans;
-    expect(spans.map((s) => s.name)).toEqual(['invoke_agent dsh', 'chat model-s', 'execute_tool reader', 'execute_tool reader', 'chat model-s']);
+    expect(spans.map((s) => s.name)).toEqual([
+      'invoke_agent dsh',
+      'chat model-s',
+      'execute_tool reader',
+      'execute_tool reader',
+      'chat model-s',
+    ]);
     const tools = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
     expect(tools.map((s) => [s.attributes['gen_ai.tool.call.id'], s.startTime, s.endTime, s.parentSpanId])).toEqual([
       ['c1', calls[0]!.time, results[0]!.time, spans[0]!.spanId],

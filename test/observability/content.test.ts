@@ -6,7 +6,13 @@ import { mapSession, OtelExportError, type DshSpan, type RedactionField } from '
 import { assistant, clockedSession, header, toolResult, user } from './support/build.js';
 import { twoStepTurn, SESSION } from './support/reference.js';
 
-const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'];
+const CONTENT_KEYS = [
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+];
 
 function reference() {
   const c = clockedSession(SESSION);
@@ -29,12 +35,22 @@ describe('content capture', () => {
     const [turn] = spans;
     const [chat1, chat2] = byName(spans, 'chat deepseek-chat');
     const [tool] = byName(spans, 'execute_tool ls');
-    expect(JSON.parse(turn!.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'List the files' }] }]);
-    expect(JSON.parse(turn!.attributes['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Two files.' }] }]);
+    expect(JSON.parse(turn!.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'List the files' }] },
+    ]);
+    expect(JSON.parse(turn!.attributes['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'Two files.' }] },
+    ]);
     expect(JSON.parse(chat1!.attributes['gen_ai.system_instructions'] as string)).toEqual([{ type: 'text', content: 'Be brief.' }]);
-    expect(JSON.parse(chat1!.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'List the files' }] }]);
+    expect(JSON.parse(chat1!.attributes['gen_ai.input.messages'] as string)).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'List the files' }] },
+    ]);
     expect(JSON.parse(chat1!.attributes['gen_ai.output.messages'] as string)).toEqual([
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'ls', arguments: '{"path":"."}' }], finish_reason: 'tool_call' },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call_1', name: 'ls', arguments: '{"path":"."}' }],
+        finish_reason: 'tool_call',
+      },
     ]);
     // The second call saw the whole history: prompt, the tool call, its result.
     expect(JSON.parse(chat2!.attributes['gen_ai.input.messages'] as string)).toEqual([
@@ -58,9 +74,17 @@ describe('content capture', () => {
     const call = { type: 'tool-call' as const, id: 'k', name: 'dump', arguments: JSON.stringify({ data: big }) };
     c.at(5).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } });
     const seqMsg = c.session.length;
-    c.at(6).append('assistant/message', { turn: 1, step: 1, message: assistant([call], 'm') }, { surfaceOp: 'append', sourceEventSeqs: [seqMsg - 1] });
+    c.at(6).append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant([call], 'm') },
+      { surfaceOp: 'append', sourceEventSeqs: [seqMsg - 1] },
+    );
     c.at(7).append('tool/call', { turn: 1, step: 1, callId: 'k', name: 'dump', arguments: call.arguments });
-    c.at(8).append('tool/result', { turn: 1, step: 1, message: toolResult('k', big) }, { surfaceOp: 'append', sourceEventSeqs: [seqMsg + 1] });
+    c.at(8).append(
+      'tool/result',
+      { turn: 1, step: 1, message: toolResult('k', big) },
+      { surfaceOp: 'append', sourceEventSeqs: [seqMsg + 1] },
+    );
     c.at(9).append('step/end', { turn: 1, step: 1 });
     c.at(9).append('turn/end', { turn: 1, reason: { kind: 'completed' } });
 
@@ -91,7 +115,17 @@ describe('the redaction hook', () => {
     c.at(2).append('user/message', user('my key is sk-123'), { surfaceOp: 'append' });
     const failure = { code: 'SERVER', message: 'upstream echoed sk-123' };
     c.at(3).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'error', failure } } });
-    c.at(4).append('llm/retry', { retryId: 'r', turn: 1, step: 1, provider: 'deepseek', mode: 'normal', policyKey: 'p', retry: 1, delayMs: 5, failure });
+    c.at(4).append('llm/retry', {
+      retryId: 'r',
+      turn: 1,
+      step: 1,
+      provider: 'deepseek',
+      mode: 'normal',
+      policyKey: 'p',
+      retry: 1,
+      delayMs: 5,
+      failure,
+    });
     c.at(5).append('step/end', { turn: 1, step: 1 });
     c.at(6).append('turn/end', { turn: 1, reason: { kind: 'error', error: failure } });
 

@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 describe('exportSessionToOtlp', () => {
-  it('sends the mapped spans, as the receiver decodes them, with the caller\'s headers', async () => {
+  it("sends the mapped spans, as the receiver decodes them, with the caller's headers", async () => {
     const summary = await exportSessionToOtlp(referenceLog(), { url: rx.url, headers: { authorization: 'Bearer t0ken' } });
     expect(summary).toEqual({ sessionId: SESSION, turns: 1, traces: 1, spans: 4, incompleteTurns: 0, skippedTurns: 0, requests: 1 });
     expect(rx.requests).toHaveLength(1);
@@ -71,7 +71,11 @@ describe('exportSessionToOtlp', () => {
   it('splits a session into bounded requests', async () => {
     const summary = await exportSessionToOtlp(referenceLog(), { url: rx.url, batchSize: 3 });
     expect(summary.requests).toBe(2);
-    expect(rx.requests.map((r) => (r.body as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] }).resourceSpans[0]!.scopeSpans[0]!.spans.length)).toEqual([3, 1]);
+    expect(
+      rx.requests.map(
+        (r) => (r.body as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] }).resourceSpans[0]!.scopeSpans[0]!.spans.length,
+      ),
+    ).toEqual([3, 1]);
     expect(new Set(rx.spans().map((s) => s.spanId)).size).toBe(4);
   });
 
@@ -82,7 +86,7 @@ describe('exportSessionToOtlp', () => {
     expect(rx.requests).toHaveLength(0);
   });
 
-  it('goes through a caller\'s own SpanExporter when given one (and leaves it running)', async () => {
+  it("goes through a caller's own SpanExporter when given one (and leaves it running)", async () => {
     const mem = new InMemorySpanExporter();
     const summary = await exportSessionToOtlp(referenceLog(), { exporter: mem });
     expect(summary.requests).toBe(1);
@@ -100,7 +104,11 @@ describe('exportSessionToOtlp', () => {
   });
 
   it('names service and resource as asked', async () => {
-    await exportSessionToOtlp(referenceLog(), { url: rx.url, serviceName: 'ci-agent', resourceAttributes: { 'deployment.environment': 'ci' } });
+    await exportSessionToOtlp(referenceLog(), {
+      url: rx.url,
+      serviceName: 'ci-agent',
+      resourceAttributes: { 'deployment.environment': 'ci' },
+    });
     expect(rx.spans()[0]!.resource).toEqual({ 'service.name': 'ci-agent', 'deployment.environment': 'ci' });
   });
 });

@@ -57,7 +57,9 @@ describe('usage in the OTel shape', () => {
     expect([input, cacheRead, output]).toEqual([900, 720, 30]);
     const chats = mapSession(c.session).spans.filter((s) => s.kind === 'CLIENT');
     const sum = (k: string): number => chats.reduce((n, s) => n + ((s.attributes[k] as number | undefined) ?? 0), 0);
-    expect([sum('gen_ai.usage.input_tokens'), sum('gen_ai.usage.cache_read.input_tokens'), sum('gen_ai.usage.output_tokens')]).toEqual([900, 720, 30]);
+    expect([sum('gen_ai.usage.input_tokens'), sum('gen_ai.usage.cache_read.input_tokens'), sum('gen_ai.usage.output_tokens')]).toEqual([
+      900, 720, 30,
+    ]);
   });
 
   it('never puts usage on the turn span (a backend summing all spans would count it twice)', () => {
@@ -85,7 +87,12 @@ describe('an error turn', () => {
       ['chat claude-x', 'CLIENT', 120, 180, { code: 'ERROR', message: 'AUTH: invalid x-api-key' }],
     ]);
     expect(spans[0]!.attributes).toMatchObject({ 'dsh.turn.end_reason': 'error', 'error.type': 'AUTH' });
-    expect(spans[1]!.attributes).toMatchObject({ 'gen_ai.provider.name': 'anthropic', 'error.type': 'AUTH', 'dsh.llm.finish': 'error', 'gen_ai.response.finish_reasons': ['error'] });
+    expect(spans[1]!.attributes).toMatchObject({
+      'gen_ai.provider.name': 'anthropic',
+      'error.type': 'AUTH',
+      'dsh.llm.finish': 'error',
+      'gen_ai.response.finish_reasons': ['error'],
+    });
     expect(spans[1]!.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
   });
 });
@@ -97,7 +104,11 @@ describe('times', () => {
     c.at(4000).append('step/start', { turn: 1, step: 1 });
     c.at(4000).append('user/message', user('hi'), { surfaceOp: 'append' });
     c.at(6000).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'stop' } } });
-    c.at(3000).append('assistant/message', { turn: 1, step: 1, message: assistant([]), usage: { inputTokens: 1, outputTokens: 0 } }, { surfaceOp: 'append', sourceEventSeqs: [3] });
+    c.at(3000).append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant([]), usage: { inputTokens: 1, outputTokens: 0 } },
+      { surfaceOp: 'append', sourceEventSeqs: [3] },
+    );
     c.at(7000).append('step/end', { turn: 1, step: 1 });
     c.at(100).append('turn/end', { turn: 1, reason: { kind: 'completed' } });
     const spans = mapSession(c.session).spans;
@@ -121,7 +132,11 @@ describe('a crash', () => {
     const a = { type: 'tool-call' as const, id: 'call_a', name: 'write', arguments: '{"path":"a"}' };
     const b = { type: 'tool-call' as const, id: 'call_b', name: 'write', arguments: '{"path":"b"}' };
     c.at(150).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } });
-    c.at(160).append('assistant/message', { turn: 1, step: 1, message: assistant([a, b], 'gpt-x', 'openai') }, { surfaceOp: 'append', sourceEventSeqs: [4] });
+    c.at(160).append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant([a, b], 'gpt-x', 'openai') },
+      { surfaceOp: 'append', sourceEventSeqs: [4] },
+    );
     c.at(170).append('tool/call', { turn: 1, step: 1, callId: 'call_a', name: 'write', arguments: '{"path":"a"}' });
     return encodeJsonl(c.session.header, c.session.events);
   }
@@ -131,7 +146,9 @@ describe('a crash', () => {
     expect(loaded.repaired.map((d) => d.type)).toEqual(['tool/result', 'tool/result', 'step/end', 'turn/end']);
     const m = mapSession(loaded);
     expect(m.incompleteTurns).toBe(0);
-    expect(m.spans.map((s) => [s.name, s.startTime, s.endTime, s.status, s.attributes['error.type'], s.attributes['dsh.tool.call_recorded']])).toEqual([
+    expect(
+      m.spans.map((s) => [s.name, s.startTime, s.endTime, s.status, s.attributes['error.type'], s.attributes['dsh.tool.call_recorded']]),
+    ).toEqual([
       ['invoke_agent dsh', 100, 170, { code: 'UNSET' }, undefined, undefined],
       ['chat gpt-x', 111, 160, { code: 'UNSET' }, undefined, undefined],
       ['execute_tool write', 170, 170, { code: 'ERROR', message: 'TOOL_OUTCOME_UNKNOWN' }, 'TOOL_OUTCOME_UNKNOWN', undefined],
@@ -171,7 +188,8 @@ describe('determinism', () => {
     const c = clockedSession(SESSION);
     twoStepTurn(c);
     const spans = mapSession(c.session).spans;
-    const h = (kind: string, seq: number): string => createHash('sha256').update(`dsh/${kind}/v1\n${SESSION.length}:${SESSION}\n${seq}\n0`).digest('hex');
+    const h = (kind: string, seq: number): string =>
+      createHash('sha256').update(`dsh/${kind}/v1\n${SESSION.length}:${SESSION}\n${seq}\n0`).digest('hex');
     expect(spans[0]!.traceId).toBe(h('trace', 0).slice(0, 32));
     // Each span's id comes from the first event of its unit: turn/start 0, chunk 4, tool/call 10, chunk 14.
     expect(spans.map((s) => s.spanId)).toEqual([0, 4, 10, 14].map((seq) => h('span', seq).slice(0, 16)));
@@ -198,7 +216,11 @@ describe('forks', () => {
     const m = mapSession(child);
     expect(m.skippedTurns).toBe(1);
     expect(m.turns.map((t) => t.turn)).toEqual([2]);
-    expect(m.spans[0]!.attributes).toMatchObject({ 'dsh.turn.end_reason': 'blocked', 'dsh.session.parent_id': 'sess-parent', 'gen_ai.conversation.id': 'sess-child' });
+    expect(m.spans[0]!.attributes).toMatchObject({
+      'dsh.turn.end_reason': 'blocked',
+      'dsh.session.parent_id': 'sess-parent',
+      'gen_ai.conversation.id': 'sess-child',
+    });
     const all = mapSession(child, { inherited: 'include' });
     expect(all.turns.map((t) => t.turn)).toEqual([1, 2]);
     expect(all.skippedTurns).toBe(0);
@@ -228,7 +250,11 @@ describe('one trace per session (traces: session)', () => {
   c.at(2010).append('step/start', { turn: 2, step: 1 });
   c.at(2010).append('user/message', user('Again'), { surfaceOp: 'append' });
   c.at(2011).append('request/header', header({ provider: 'deepseek', model: 'deepseek-chat' }, 'Be brief.'));
-  c.at(2100).append('assistant/message', { turn: 2, step: 1, message: assistant([{ type: 'text', text: 'Same.' }]) }, { surfaceOp: 'append' });
+  c.at(2100).append(
+    'assistant/message',
+    { turn: 2, step: 1, message: assistant([{ type: 'text', text: 'Same.' }]) },
+    { surfaceOp: 'append' },
+  );
   c.at(2100).append('step/end', { turn: 2, step: 1 });
   // Turn 2 never ends: the session span says the session holds an incomplete turn.
   const perTurn = mapSession(c.session);
@@ -250,12 +276,18 @@ describe('one trace per session (traces: session)', () => {
   it('spans the session: first turn start to last event, the seq range, the turn count, incomplete', () => {
     const root = perSession.spans[0]!;
     expect([root.startTime, root.endTime]).toEqual([1000, 2100]);
-    expect(root.attributes).toMatchObject({ 'dsh.session.turns': 2, 'dsh.seq.start': 0, 'dsh.incomplete': true, 'gen_ai.conversation.id': SESSION });
+    expect(root.attributes).toMatchObject({
+      'dsh.session.turns': 2,
+      'dsh.seq.start': 0,
+      'dsh.incomplete': true,
+      'gen_ai.conversation.id': SESSION,
+    });
     expect(root.attributes['dsh.seq.end']).toBe(c.session.length - 1);
   });
 
   it('derives the ids from the session id alone, never equal to a per-turn id', () => {
-    const hex = (kind: string, n: number) => createHash('sha256').update(`dsh/${kind}/v1\n${SESSION.length}:${SESSION}\n0\n0`).digest('hex').slice(0, n);
+    const hex = (kind: string, n: number) =>
+      createHash('sha256').update(`dsh/${kind}/v1\n${SESSION.length}:${SESSION}\n0\n0`).digest('hex').slice(0, n);
     const root = perSession.spans[0]!;
     expect([root.traceId, root.spanId]).toEqual([hex('session-trace', 32), hex('session-span', 16)]);
     expect(perTurn.spans.map((s) => s.traceId)).not.toContain(root.traceId);
@@ -273,7 +305,9 @@ describe('server.address and server.port', () => {
   const portsOf = (opts: Parameters<typeof mapSession>[1]) => {
     const c = clockedSession(SESSION);
     twoStepTurn(c);
-    return mapSession(c.session, opts).spans.filter((s) => s.kind === 'CLIENT').map((s) => [s.attributes['server.address'], s.attributes['server.port']]);
+    return mapSession(c.session, opts)
+      .spans.filter((s) => s.kind === 'CLIENT')
+      .map((s) => [s.attributes['server.address'], s.attributes['server.port']]);
   };
   it("come from the route's endpoint: the built-in one, or the one given (its port, or the scheme's)", () => {
     expect(portsOf({})[0]).toEqual(['api.deepseek.com', 443]);

@@ -94,7 +94,17 @@ describe('otel() live export', () => {
 
   it('on dispose mid-turn, exports the turn in flight ended at its last event and marked incomplete', async () => {
     const tel = otel({ url: live.url });
-    const agent = agentWith([{ hangAfter: [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'text-delta', index: 0, text: 'thinking' }] }], []);
+    const agent = agentWith(
+      [
+        {
+          hangAfter: [
+            { type: 'block-start', index: 0, blockType: 'text' },
+            { type: 'text-delta', index: 0, text: 'thinking' },
+          ],
+        },
+      ],
+      [],
+    );
     const dispose = agent.use(tel);
     const streaming = new Promise<void>((resolve) => {
       const off = agent.session.subscribe((e) => {
@@ -135,7 +145,12 @@ describe('otel() live export', () => {
     resumed.prompt('now');
     await resumed.whenIdle();
     await tel.flush();
-    expect(live.spans().filter((s) => s.name === 'invoke_agent dsh').map((s) => s.attributes['dsh.turn'])).toEqual([2]);
+    expect(
+      live
+        .spans()
+        .filter((s) => s.name === 'invoke_agent dsh')
+        .map((s) => s.attributes['dsh.turn']),
+    ).toEqual([2]);
     await tel.shutdown();
   });
 

@@ -10,7 +10,11 @@ import type { TokenUsage } from '../../src/model/usage.js';
 import { mapSession } from '../../src/observability/index.js';
 import { describeShared, hasShared, sharedPath } from '../support/shared.js';
 
-const files = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const files = hasShared
+  ? readdirSync(sharedPath('fixtures', 'dsh'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+  : [];
 
 function load(name: string): LoadedLog | undefined {
   try {
@@ -38,7 +42,8 @@ function independentInput(log: LoadedLog): number {
     }
     if (u) sum += tot(u);
   }
-  for (const e of events) if (e.type === 'assistant/chunk' && e.data.chunk.type === 'usage' && !cited.has(e.seq)) sum += tot(e.data.chunk.usage);
+  for (const e of events)
+    if (e.type === 'assistant/chunk' && e.data.chunk.type === 'usage' && !cited.has(e.seq)) sum += tot(e.data.chunk.usage);
   return sum;
 }
 

@@ -28,7 +28,11 @@ afterEach(async () => {
 
 /** The fixtures are tokenised: give each placeholder a concrete value of the kind it stands for. */
 function fillPlaceholders(text: string): string {
-  return text.replaceAll('"{{tools}}"', '[]').replaceAll('{{system}}', 'You are a test.').replaceAll('{{cwd}}', '/tmp/real-workspace').replaceAll('{{sessionId}}', 'real-session');
+  return text
+    .replaceAll('"{{tools}}"', '[]')
+    .replaceAll('{{system}}', 'You are a test.')
+    .replaceAll('{{cwd}}', '/tmp/real-workspace')
+    .replaceAll('{{sessionId}}', 'real-session');
 }
 
 describePg('the CLI on PostgreSQL (DSH_STORE)', () => {
@@ -113,7 +117,11 @@ describePg('the CLI on PostgreSQL (DSH_STORE)', () => {
       await w.flush();
       let stdout = '';
       let stderr = '';
-      const io = { out: new Output({ write: (s: string) => (stdout += s) }, false), err: new Output({ write: (s: string) => (stderr += s) }, false), env: { DSH_STORE: pgUrl!, DSH_STORE_SCHEMA: schema, DSH_HOME: tempDir() } };
+      const io = {
+        out: new Output({ write: (s: string) => (stdout += s) }, false),
+        err: new Output({ write: (s: string) => (stderr += s) }, false),
+        env: { DSH_STORE: pgUrl!, DSH_STORE_SCHEMA: schema, DSH_HOME: tempDir() },
+      };
       let stop!: () => void;
       const run = runShowFollow('followed', {}, io, new Promise<void>((r) => (stop = r)));
       for (let i = 0; i < 100 && !stdout.includes('turn 1 end'); i++) await sleep(50);
@@ -133,34 +141,41 @@ describePg('the CLI on PostgreSQL (DSH_STORE)', () => {
     }
   });
 
-  it.runIf(hasShared)("every real dsh log in ../shared survives the move: each event's text, and the export, identical", async () => {
-    const schema = freshSchema();
-    const store = new PgStore({ url: pgUrl!, schema, poolSize: 4 });
-    const dir = sharedPath('fixtures', 'dsh');
-    const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
-    expect(files.length).toBeGreaterThan(50);
-    let moved = 0;
-    try {
-      for (const f of files) {
-        let load;
-        try {
-          load = loadJsonl(fillPlaceholders(readFileSync(join(dir, f), 'utf8')), { repair: false });
-        } catch {
-          continue; // the logs the codec itself refuses are not sessions to move
+  it.runIf(hasShared)(
+    "every real dsh log in ../shared survives the move: each event's text, and the export, identical",
+    async () => {
+      const schema = freshSchema();
+      const store = new PgStore({ url: pgUrl!, schema, poolSize: 4 });
+      const dir = sharedPath('fixtures', 'dsh');
+      const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+      expect(files.length).toBeGreaterThan(50);
+      let moved = 0;
+      try {
+        for (const f of files) {
+          let load;
+          try {
+            load = loadJsonl(fillPlaceholders(readFileSync(join(dir, f), 'utf8')), { repair: false });
+          } catch {
+            continue; // the logs the codec itself refuses are not sessions to move
+          }
+          if (load.tornTail) continue;
+          const events = load.session.events.slice(0, load.eventCount);
+          const header = { ...load.header, id: `${load.header.id}-${moved}` };
+          await store.importLog({ header, events });
+          const view = await store.inspect(header.id, { repair: false });
+          const back = view.session.events.slice(0, view.eventCount);
+          expect(
+            back.map((e) => stringifyJson(e)),
+            f,
+          ).toEqual(events.map((e) => stringifyJson(e)));
+          expect(encodeJsonl(view.header, back), f).toBe(encodeJsonl(header, events));
+          moved++;
         }
-        if (load.tornTail) continue;
-        const events = load.session.events.slice(0, load.eventCount);
-        const header = { ...load.header, id: `${load.header.id}-${moved}` };
-        await store.importLog({ header, events });
-        const view = await store.inspect(header.id, { repair: false });
-        const back = view.session.events.slice(0, view.eventCount);
-        expect(back.map((e) => stringifyJson(e)), f).toEqual(events.map((e) => stringifyJson(e)));
-        expect(encodeJsonl(view.header, back), f).toBe(encodeJsonl(header, events));
-        moved++;
+      } finally {
+        await store.close();
       }
-    } finally {
-      await store.close();
-    }
-    expect(moved).toBeGreaterThan(50);
-  }, 120_000);
+      expect(moved).toBeGreaterThan(50);
+    },
+    120_000,
+  );
 });

@@ -47,28 +47,32 @@ describePg('PgStore follow', () => {
     const w = await store(schema).create({ cwd: '/w', id: 'live' });
     const reader = store(schema);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 4 }), async (starts, bursts) => {
-        const base = w.session.length;
-        const followers = starts.map((d) => {
-          const from = Math.min(base, d);
-          return { from, got: [] as SessionEvent[] };
-        });
-        const ac = new AbortController();
-        const runs = followers.map(async (f) => {
-          for await (const e of reader.follow('live', { from: f.from, signal: ac.signal })) f.got.push(e);
-        });
-        for (let b = 0; b < bursts; b++) {
-          appendTurn(w.session, { deltas: 30 });
-          if (b % 2 === 0) await w.flush();
-          await sleep(b * 7);
-        }
-        expect((await w.flush()).ok).toBe(true);
-        const want = texts(w.session.events);
-        for (let i = 0; i < 200 && followers.some((f) => f.from + f.got.length < want.length); i++) await sleep(25);
-        ac.abort();
-        await Promise.all(runs);
-        for (const f of followers) expect(texts(f.got)).toEqual(want.slice(f.from));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (starts, bursts) => {
+          const base = w.session.length;
+          const followers = starts.map((d) => {
+            const from = Math.min(base, d);
+            return { from, got: [] as SessionEvent[] };
+          });
+          const ac = new AbortController();
+          const runs = followers.map(async (f) => {
+            for await (const e of reader.follow('live', { from: f.from, signal: ac.signal })) f.got.push(e);
+          });
+          for (let b = 0; b < bursts; b++) {
+            appendTurn(w.session, { deltas: 30 });
+            if (b % 2 === 0) await w.flush();
+            await sleep(b * 7);
+          }
+          expect((await w.flush()).ok).toBe(true);
+          const want = texts(w.session.events);
+          for (let i = 0; i < 200 && followers.some((f) => f.from + f.got.length < want.length); i++) await sleep(25);
+          ac.abort();
+          await Promise.all(runs);
+          for (const f of followers) expect(texts(f.got)).toEqual(want.slice(f.from));
+        },
+      ),
       { numRuns: 6 },
     );
     await w.close();
@@ -107,7 +111,9 @@ describePg('PgStore follow', () => {
     for (let i = 0; i < 100 && got.length < w.session.length; i++) await sleep(20);
     const admin = await sql();
     try {
-      const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh follow' AND query LIKE 'LISTEN "${schema}.events"%'`);
+      const killed = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh follow' AND query LIKE 'LISTEN "${schema}.events"%'`,
+      );
       expect(killed.rowCount).toBeGreaterThan(0);
     } finally {
       await admin.end();

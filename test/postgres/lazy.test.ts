@@ -34,7 +34,9 @@ function staticClosure(entry: string): Map<string, string[]> {
 describe('pg is imported lazily', () => {
   it.each(['src/cli/main.ts', 'src/index.ts'])('nothing %s loads at start imports pg', (entry) => {
     const closure = staticClosure(join(repoRoot, entry));
-    const offenders = [...closure].filter(([, pkgs]) => pkgs.some((p) => p === 'pg' || p.startsWith('pg/'))).map(([f]) => relative(repoRoot, f));
+    const offenders = [...closure]
+      .filter(([, pkgs]) => pkgs.some((p) => p === 'pg' || p.startsWith('pg/')))
+      .map(([f]) => relative(repoRoot, f));
     expect(offenders).toEqual([]);
   });
 
@@ -42,7 +44,9 @@ describe('pg is imported lazily', () => {
     const closure = staticClosure(join(repoRoot, 'src/index.ts'));
     expect([...closure.keys()].map((f) => relative(repoRoot, f))).toContain('src/postgres/store.ts');
     // A module importing pg for real is caught: the connect module does, dynamically only.
-    const connect = readImports('connect.ts', readFileSync(join(repoRoot, 'src/postgres/connect.ts'), 'utf8')).imports.filter((r) => r.specifier === 'pg');
+    const connect = readImports('connect.ts', readFileSync(join(repoRoot, 'src/postgres/connect.ts'), 'utf8')).imports.filter(
+      (r) => r.specifier === 'pg',
+    );
     expect(connect.length).toBeGreaterThan(0);
     expect(connect.every((r) => r.typeOnly || r.form === 'dynamic-import')).toBe(true);
   });

@@ -21,7 +21,14 @@ afterEach(async () => {
 });
 
 function store(schema: string, opts: { url?: string; leaseMs?: number; connectTimeoutMs?: number } = {}): PgStore {
-  const s = new PgStore({ url: opts.url ?? pgUrl!, schema, clock: fixedClock(), leaseMs: opts.leaseMs ?? 30_000, poolSize: 3, connectTimeoutMs: opts.connectTimeoutMs ?? 3000 });
+  const s = new PgStore({
+    url: opts.url ?? pgUrl!,
+    schema,
+    clock: fixedClock(),
+    leaseMs: opts.leaseMs ?? 30_000,
+    poolSize: 3,
+    connectTimeoutMs: opts.connectTimeoutMs ?? 3000,
+  });
   stores.push(s);
   return s;
 }
@@ -36,7 +43,10 @@ async function proxy(): Promise<PgProxy> {
 async function bodies(schema: string, id: string): Promise<{ seq: number; epoch: number; body: string }[]> {
   const c = await sql();
   try {
-    const r = await c.query(`SELECT seq::int AS seq, epoch::int AS epoch, body FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [id]);
+    const r = await c.query(
+      `SELECT seq::int AS seq, epoch::int AS epoch, body FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`,
+      [id],
+    );
     return r.rows as { seq: number; epoch: number; body: string }[];
   } finally {
     await c.end();
@@ -91,11 +101,20 @@ describePg('PgStore leases and fencing', () => {
     cutoff.restore();
     const t = a.session.trace;
     try {
-      a.session.append('tool/result', {
-        turn: t.openTurn!,
-        step: t.openStep!,
-        message: { id: 'late', role: 'user', content: [{ type: 'tool-result', toolCallId: 'call-2', content: [{ type: 'text', text: 'late' }] }], source: { kind: 'tool', callId: 'call-2' } },
-      }, { surfaceOp: 'append', sourceEventSeqs: [before - 1] });
+      a.session.append(
+        'tool/result',
+        {
+          turn: t.openTurn!,
+          step: t.openStep!,
+          message: {
+            id: 'late',
+            role: 'user',
+            content: [{ type: 'tool-result', toolCallId: 'call-2', content: [{ type: 'text', text: 'late' }] }],
+            source: { kind: 'tool', callId: 'call-2' },
+          },
+        },
+        { surfaceOp: 'append', sourceEventSeqs: [before - 1] },
+      );
     } catch {
       // already fenced by its own heartbeat: the append is refused in memory too
     }
@@ -103,7 +122,9 @@ describePg('PgStore leases and fencing', () => {
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error.code).toBe('LEASE_LOST');
     expect(lost).toEqual(['LEASE_LOST']);
-    expect(() => a.session.append('step/end', { turn: t.openTurn!, step: t.openStep! })).toThrow(expect.objectContaining({ code: 'LEASE_LOST' }));
+    expect(() => a.session.append('step/end', { turn: t.openTurn!, step: t.openStep! })).toThrow(
+      expect.objectContaining({ code: 'LEASE_LOST' }),
+    );
 
     const rows = await bodies(schema, 's');
     expect(rows.map((x) => x.body)).toEqual(texts(b!.session.events));
@@ -121,12 +142,13 @@ describePg('PgStore leases and fencing', () => {
     expect((await a.flush()).ok).toBe(true);
     const seq = a.session.length;
     const oldLease = { epoch: a.epoch, token: a.lease.token };
-    const row = (epoch: number, token: string | null, at = seq) => [
-      `INSERT INTO "${schema}".events (session_id, seq, epoch, type, time, body)
+    const row = (epoch: number, token: string | null, at = seq) =>
+      [
+        `INSERT INTO "${schema}".events (session_id, seq, epoch, type, time, body)
        SELECT 'f', $1::bigint, $2::bigint, 'turn/start', 1, '{"type":"turn/start","seq":' || $1::text || ',"time":1,"data":{"turn":9}}'
          FROM (SELECT set_config('dsh.lease_token', coalesce($3::text, ''), true) AS v) c`,
-      [at, epoch, token],
-    ] as [string, unknown[]];
+        [at, epoch, token],
+      ] as [string, unknown[]];
     expect((await sqlError(...row(a.epoch, null))).code).toBe('DS001');
     expect((await sqlError(...row(a.epoch, 'guessed'))).code).toBe('DS001');
     expect((await sqlError(...row(a.epoch + 1, a.lease.token))).code).toBe('DS001');
@@ -180,7 +202,16 @@ describePg('PgStore leases and fencing', () => {
     const c = await sql();
     try {
       await c.query(`INSERT INTO "${schema}".sessions (id, header, cwd, created_at) VALUES ('seeded', $1, '/w', 1)`, [
-        JSON.stringify({ type: 'session', version: 0, id: 'seeded', createdAt: 1, cwd: '/w', parentSession: 'p', seedLength: 40, delegationDepth: 0 }),
+        JSON.stringify({
+          type: 'session',
+          version: 0,
+          id: 'seeded',
+          createdAt: 1,
+          cwd: '/w',
+          parentSession: 'p',
+          seedLength: 40,
+          delegationDepth: 0,
+        }),
       ]);
     } finally {
       await c.end();

@@ -53,7 +53,10 @@ describe('DeepSeek defaults', () => {
   it('says why a call has no price: unknown model, another provider, a date before the defaults, no model', () => {
     expect(price('gpt-9', '2026-11-30T05:00:00Z')).toMatchObject({ priced: false, reason: 'unknown-model' });
     expect(price('deepseek-flash', '2026-11-30T05:00:00Z', 'openrouter')).toMatchObject({ priced: false, reason: 'unknown-model' });
-    expect(table.price(usage, { provider: undefined, model: 'deepseek-flash', time: at('2026-11-30T05:00:00Z') })).toMatchObject({ priced: false, reason: 'unknown-model' });
+    expect(table.price(usage, { provider: undefined, model: 'deepseek-flash', time: at('2026-11-30T05:00:00Z') })).toMatchObject({
+      priced: false,
+      reason: 'unknown-model',
+    });
     const old = price('deepseek-v4-flash', '2025-01-01T00:00:00Z');
     expect(old).toMatchObject({ priced: false, reason: 'no-price-at-time' });
     expect(!old.priced && old.message).toMatch(/2025-01-01T00:00:00.000Z/);
@@ -81,16 +84,28 @@ describe('configured prices', () => {
     const own = table.price(u, { provider: 'deepseek', model: 'deepseek-flash', time: 0 });
     // No cacheWrite rate: writes are charged as input.
     expect(own).toMatchObject({ priced: true, amount: 1 + 0.5 + 1 + 4, currency: 'USD', period: 'flat' });
-    expect(table.price(u, { provider: 'openrouter', model: 'deepseek-flash', time: 0 })).toMatchObject({ priced: true, amount: 2 + 1 + 3 + 8, currency: 'EUR' });
+    expect(table.price(u, { provider: 'openrouter', model: 'deepseek-flash', time: 0 })).toMatchObject({
+      priced: true,
+      amount: 2 + 1 + 3 + 8,
+      currency: 'EUR',
+    });
   });
 
   it('take a peak tier', () => {
-    const table = new PriceTable({ defaults: false, config: { m: { input: 1, output: 1, peak: { hoursUtc: [[9, 17]], weekdays: [1, 2, 3, 4, 5], rates: { input: 2, output: 2 } } } } });
+    const table = new PriceTable({
+      defaults: false,
+      config: { m: { input: 1, output: 1, peak: { hoursUtc: [[9, 17]], weekdays: [1, 2, 3, 4, 5], rates: { input: 2, output: 2 } } } },
+    });
     const u = { inputTokens: 1_000_000, outputTokens: 0 };
     expect(table.price(u, { provider: 'x', model: 'm', time: at('2026-11-30T12:00:00Z') })).toMatchObject({ amount: 2, period: 'peak' });
-    expect(table.price(u, { provider: 'x', model: 'm', time: at('2026-11-29T12:00:00Z') })).toMatchObject({ amount: 1, period: 'off-peak' });
+    expect(table.price(u, { provider: 'x', model: 'm', time: at('2026-11-29T12:00:00Z') })).toMatchObject({
+      amount: 1,
+      period: 'off-peak',
+    });
     // Cache reads without a rate are charged as input.
-    expect(table.price({ inputTokens: 0, cacheReadTokens: 1_000_000, outputTokens: 0 }, { provider: 'x', model: 'm', time: 0 })).toMatchObject({ amount: 1 });
+    expect(
+      table.price({ inputTokens: 0, cacheReadTokens: 1_000_000, outputTokens: 0 }, { provider: 'x', model: 'm', time: 0 }),
+    ).toMatchObject({ amount: 1 });
   });
 
   it('are refused when malformed, naming the path', () => {
@@ -110,7 +125,12 @@ describe('configured prices', () => {
 
 describe('costAt and inPeak', () => {
   it('adds the disjoint kinds once each', () => {
-    expect(costAt({ inputTokens: 10, cacheReadTokens: 20, cacheWriteTokens: 30, outputTokens: 40, reasoningTokens: 40 }, { input: 1e6, cacheRead: 1e6, cacheWrite: 1e6, output: 1e6 })).toBe(100);
+    expect(
+      costAt(
+        { inputTokens: 10, cacheReadTokens: 20, cacheWriteTokens: 30, outputTokens: 40, reasoningTokens: 40 },
+        { input: 1e6, cacheRead: 1e6, cacheWrite: 1e6, output: 1e6 },
+      ),
+    ).toBe(100);
   });
   it('treats an invalid date as off-peak', () => {
     expect(inPeak({ hoursUtc: [[0, 24]], rates: { input: 1, cacheRead: 1, output: 1 } }, 9e15)).toBe(false);

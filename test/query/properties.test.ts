@@ -63,12 +63,20 @@ describe('query properties over generated sessions', () => {
         }
         for (const n of rec.notStarted) expect(callOf(s, n.callId).find((t) => t.result?.event.seq === n.seq)?.state).toBe('not-started');
         // A session nobody holds: an open turn is dangling, its open calls unanswered too.
-        const expected = rec.calls.filter((c) => c.resultSeq === undefined).map((c) => c.seq).sort((a, b) => a - b);
+        const expected = rec.calls
+          .filter((c) => c.resultSeq === undefined)
+          .map((c) => c.seq)
+          .sort((a, b) => a - b);
         expect(st.unanswered.map((u) => u.seq).sort((a, b) => a - b)).toEqual(expected);
         // A live writer: the open turn's calls are in flight, not unanswered.
         const live = stats(s, { prices, writer: { state: 'live' } });
         const inFlight = (c: (typeof rec.calls)[number]): boolean => c.turn === d.openTurn && c.step === d.openStep;
-        expect(live.unanswered.map((u) => u.seq).sort((a, b) => a - b)).toEqual(rec.calls.filter((c) => c.resultSeq === undefined && !inFlight(c)).map((c) => c.seq).sort((a, b) => a - b));
+        expect(live.unanswered.map((u) => u.seq).sort((a, b) => a - b)).toEqual(
+          rec.calls
+            .filter((c) => c.resultSeq === undefined && !inFlight(c))
+            .map((c) => c.seq)
+            .sort((a, b) => a - b),
+        );
         const callsByName = new Map<string, number>();
         for (const c of rec.calls) callsByName.set(c.name, (callsByName.get(c.name) ?? 0) + 1);
         for (const t of st.tools) if (t.name !== '?') expect(t.calls).toBeGreaterThanOrEqual(callsByName.get(t.name) ?? 0);
@@ -85,14 +93,18 @@ describe('query properties over generated sessions', () => {
         const d = drive(ops);
         const { s, rec } = d;
         const st = stats(s, { prices });
-        const sum = (k: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'reasoningTokens'): number => rec.billed.reduce((a, u) => a + (u[k] ?? 0), 0);
+        const sum = (k: 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'reasoningTokens'): number =>
+          rec.billed.reduce((a, u) => a + (u[k] ?? 0), 0);
         expect(st.tokens.calls).toBe(rec.billed.length);
         expect(st.tokens.input).toBe(sum('inputTokens'));
         expect(st.tokens.output).toBe(sum('outputTokens'));
         expect(st.tokens.cacheRead).toBe(sum('cacheReadTokens'));
         expect(st.tokens.reasoning).toBe(sum('reasoningTokens'));
         expect(st.tokens.inputWithCache).toBe(sum('inputTokens') + sum('cacheReadTokens'));
-        const expectedCost = rec.billed.reduce((a, u) => a + (u.inputTokens * 1 + (u.cacheReadTokens ?? 0) * 0.25 + u.outputTokens * 3) / 1e6, 0);
+        const expectedCost = rec.billed.reduce(
+          (a, u) => a + (u.inputTokens * 1 + (u.cacheReadTokens ?? 0) * 0.25 + u.outputTokens * 3) / 1e6,
+          0,
+        );
         if (rec.billed.length) expect(st.cost.byCurrency.USD).toBeCloseTo(expectedCost, 12);
         expect(st.cost.pricedCalls).toBe(rec.billed.length);
         // Turn totals add up to at most the session (compactions outside turns are the rest).

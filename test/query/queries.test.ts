@@ -21,7 +21,12 @@ function clocked(): { s: Session; at: (t: number) => Session } {
 
 const model = { kind: 'model' as const, provider: 'p', model: 'm' };
 const asst = (id: string, content: any[]) => ({ id, role: 'assistant' as const, content, source: model });
-const result = (id: string, callId: string, isError = false): ToolResultMessage => ({ id, role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: 'out' }], ...(isError ? { isError: true } : {}) }], source: { kind: 'tool', callId } });
+const result = (id: string, callId: string, isError = false): ToolResultMessage => ({
+  id,
+  role: 'user',
+  content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: 'out' }], ...(isError ? { isError: true } : {}) }],
+  source: { kind: 'tool', callId },
+});
 
 /** Two turns; turn 1 step 1 streams two parallel calls (call_1, call_2) and runs them with hooks. */
 function build(): Session {
@@ -30,11 +35,35 @@ function build(): Session {
   at(1000).append('step/start', { turn: 1, step: 1 }); // 1
   at(1010).append('request/context', { provider: 'p', model: 'm' }); // 2
   const c3 = at(1100).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'hi' } }).seq; // 3: first delta, 90 ms after seq 2
-  const c4 = at(1150).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'tool-call-delta', index: 1, id: 'call_1', name: 'read', argumentsDelta: '{}' } }).seq;
-  const c5 = at(1160).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'tool-call-delta', index: 2, id: 'call_2', name: 'bash', argumentsDelta: '{}' } }).seq;
-  const c6 = at(1170).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'usage', usage: { inputTokens: 100, cacheReadTokens: 900, outputTokens: 50, reasoningTokens: 10 } } }).seq;
+  const c4 = at(1150).append('assistant/chunk', {
+    turn: 1,
+    step: 1,
+    chunk: { type: 'tool-call-delta', index: 1, id: 'call_1', name: 'read', argumentsDelta: '{}' },
+  }).seq;
+  const c5 = at(1160).append('assistant/chunk', {
+    turn: 1,
+    step: 1,
+    chunk: { type: 'tool-call-delta', index: 2, id: 'call_2', name: 'bash', argumentsDelta: '{}' },
+  }).seq;
+  const c6 = at(1170).append('assistant/chunk', {
+    turn: 1,
+    step: 1,
+    chunk: { type: 'usage', usage: { inputTokens: 100, cacheReadTokens: 900, outputTokens: 50, reasoningTokens: 10 } },
+  }).seq;
   const c7 = at(1300).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } }).seq; // decode 1100 → 1300
-  at(1300).append('assistant/message', { turn: 1, step: 1, message: asst('a1', [{ type: 'text', text: 'hi' }, { type: 'tool-call', id: 'call_1', name: 'read', arguments: '{}' }, { type: 'tool-call', id: 'call_2', name: 'bash', arguments: '{}' }]) }, { surfaceOp: 'append', sourceEventSeqs: [c3, c4, c5, c6, c7] }); // 8
+  at(1300).append(
+    'assistant/message',
+    {
+      turn: 1,
+      step: 1,
+      message: asst('a1', [
+        { type: 'text', text: 'hi' },
+        { type: 'tool-call', id: 'call_1', name: 'read', arguments: '{}' },
+        { type: 'tool-call', id: 'call_2', name: 'bash', arguments: '{}' },
+      ]),
+    },
+    { surfaceOp: 'append', sourceEventSeqs: [c3, c4, c5, c6, c7] },
+  ); // 8
   at(1310).append('tool/call', { turn: 1, step: 1, callId: 'call_1', name: 'read', arguments: '{}' }); // 9
   at(1320).append('tool/call', { turn: 1, step: 1, callId: 'call_2', name: 'bash', arguments: '{}' }); // 10
   at(1330).append('hook/invoked', { turn: 1, point: 'PreToolUse', handlerId: 'h1', matcher: '*' }); // 11: both calls in flight
@@ -43,12 +72,25 @@ function build(): Session {
   at(1500).append('hook/invoked', { turn: 1, point: 'PostToolUse', handlerId: 'h2', matcher: 'bash' }); // 14: only call_2 in flight
   at(1520).append('approval/asked', { id: 'ap1', toolName: 'bash', callId: 'call_2', reason: 'why' }); // 15
   at(1530).append('approval/decided', { id: 'ap1', outcome: 'rejected' }); // 16
-  at(1600).append('tool/result', { turn: 1, step: 1, message: result('r2', 'call_2', true), error: { name: 'E', code: 'APPROVAL_REJECTED' } }, { surfaceOp: 'append', sourceEventSeqs: [10] }); // 17: 280 ms
+  at(1600).append(
+    'tool/result',
+    { turn: 1, step: 1, message: result('r2', 'call_2', true), error: { name: 'E', code: 'APPROVAL_REJECTED' } },
+    { surfaceOp: 'append', sourceEventSeqs: [10] },
+  ); // 17: 280 ms
   at(1700).append('step/end', { turn: 1, step: 1 }); // 18
   at(1800).append('turn/end', { turn: 1, reason: { kind: 'completed' } }); // 19
   at(2000).append('turn/start', { turn: 2 }); // 20
   at(2000).append('step/start', { turn: 2, step: 1 }); // 21
-  at(2100).append('assistant/message', { turn: 2, step: 1, message: asst('a2', [{ type: 'tool-call', id: 'call_1', name: 'read', arguments: '{"x":1}' }]), usage: { inputTokens: 10, outputTokens: 1 } }, { surfaceOp: 'append', sourceEventSeqs: [] }); // 22
+  at(2100).append(
+    'assistant/message',
+    {
+      turn: 2,
+      step: 1,
+      message: asst('a2', [{ type: 'tool-call', id: 'call_1', name: 'read', arguments: '{"x":1}' }]),
+      usage: { inputTokens: 10, outputTokens: 1 },
+    },
+    { surfaceOp: 'append', sourceEventSeqs: [] },
+  ); // 22
   at(2200).append('tool/call', { turn: 2, step: 1, callId: 'call_1', name: 'read', arguments: '{"x":1}' }); // 23
   at(2300).append('step/end', { turn: 2, step: 1 }); // 24: call_1 of turn 2 never answered
   at(2400).append('turn/end', { turn: 2, reason: { kind: 'error', error: { message: 'x', code: 'RATE_LIMIT', status: 429 } } }); // 25
@@ -77,11 +119,24 @@ describe('callOf', () => {
   it('returns each round trip of a repeated id, with its parts and timings', () => {
     const s = build();
     const [first, second] = callOf(s, 'call_1');
-    expect(first).toMatchObject({ turn: 1, step: 1, name: 'read', state: 'answered', call: { seq: 9 }, result: { event: { seq: 13 }, isError: false } });
+    expect(first).toMatchObject({
+      turn: 1,
+      step: 1,
+      name: 'read',
+      state: 'answered',
+      call: { seq: 9 },
+      result: { event: { seq: 13 }, isError: false },
+    });
     expect(first!.issuedBy).toMatchObject({ message: { seq: 8 }, block: 1, chunks: [4] });
     // Chunk at 1150; message 1300; call 1310; result 1400.
     expect(first!.timings).toEqual({ argumentsStreamMs: 0, dispatchMs: 10, durationMs: 90, totalMs: 250 });
-    expect(first!.hooks).toEqual([expect.objectContaining({ attribution: 'overlapping', invoked: expect.objectContaining({ seq: 11 }), result: expect.objectContaining({ seq: 12, decision: 'pass' }) })]);
+    expect(first!.hooks).toEqual([
+      expect.objectContaining({
+        attribution: 'overlapping',
+        invoked: expect.objectContaining({ seq: 11 }),
+        result: expect.objectContaining({ seq: 12, decision: 'pass' }),
+      }),
+    ]);
     expect(second).toMatchObject({ turn: 2, step: 1, state: 'unanswered', call: { seq: 23, arguments: '{"x":1}' } });
     expect(second!.result).toBeUndefined();
   });
@@ -92,7 +147,13 @@ describe('callOf', () => {
       [11, 'overlapping'],
       [14, 'exact'],
     ]);
-    expect(t!.approvals).toEqual([expect.objectContaining({ id: 'ap1', asked: expect.objectContaining({ seq: 15, reason: 'why' }), decided: expect.objectContaining({ seq: 16, outcome: 'rejected' }) })]);
+    expect(t!.approvals).toEqual([
+      expect.objectContaining({
+        id: 'ap1',
+        asked: expect.objectContaining({ seq: 15, reason: 'why' }),
+        decided: expect.objectContaining({ seq: 16, outcome: 'rejected' }),
+      }),
+    ]);
     expect(t!.result).toMatchObject({ isError: true, error: { name: 'E', code: 'APPROVAL_REJECTED' } });
     expect(t!.timings.durationMs).toBe(280);
   });
@@ -102,7 +163,12 @@ describe('callOf', () => {
     expect(() => callOf(s, 'call_3')).toThrow(/no tool call "call_3" in the log; nearest: call_1, call_2/);
     expect(() => callOf(Session.create({ id: 'e' }), 'x')).toThrow(/the log has no tool calls/);
     expect(nearestIds(['call_00_abc', 'toolu_1', 'call_01_xyz'], 'abc')[0]).toBe('call_00_abc');
-    expect(nearestIds(['call_01_grep', 'call_02_read', 'call_04_read', 'toolu_9'], 'call_4')).toEqual(['call_04_read', 'call_01_grep', 'call_02_read', 'toolu_9']);
+    expect(nearestIds(['call_01_grep', 'call_02_read', 'call_04_read', 'toolu_9'], 'call_4')).toEqual([
+      'call_04_read',
+      'call_01_grep',
+      'call_02_read',
+      'toolu_9',
+    ]);
   });
 });
 
@@ -114,7 +180,16 @@ describe('stats', () => {
     expect(st.decode).toMatchObject({ count: 1, total: 200 });
     expect(st.tool).toMatchObject({ count: 2, total: 90 + 280, min: 90, max: 280 });
     // Step 1 billed from its usage chunk (the message had none), turn 2 from its message.
-    expect(st.tokens).toEqual({ calls: 2, input: 110, inputWithCache: 1010, cacheRead: 900, cacheWrite: 0, output: 51, reasoning: 10, cacheHitRatio: 900 / 1010 });
+    expect(st.tokens).toEqual({
+      calls: 2,
+      input: 110,
+      inputWithCache: 1010,
+      cacheRead: 900,
+      cacheWrite: 0,
+      output: 51,
+      reasoning: 10,
+      cacheHitRatio: 900 / 1010,
+    });
     expect(st.cost.byCurrency.USD).toBeCloseTo((110 * 1 + 900 * 0.1 + 51 * 2) / 1e6, 15);
     expect(st.reasons).toEqual({ completed: 1, error: 1 });
     expect(st.errors).toEqual({ model: {}, tool: { APPROVAL_REJECTED: 1 }, turn: { RATE_LIMIT: 1 } });
@@ -125,7 +200,17 @@ describe('stats', () => {
     expect(st.unanswered).toEqual([{ callId: 'call_1', name: 'read', turn: 2, step: 1, seq: 23 }]);
     const [t1, t2] = st.perTurn!;
     expect(t1).toMatchObject({ turn: 1, state: 'ended', reason: 'completed', wallMs: 800, toolMs: 370 });
-    expect(t1!.steps[0]).toMatchObject({ step: 1, attempts: 1, finish: 'tool-calls', ttftMs: 90, decodeMs: 200, toolMs: 370, wallMs: 700, toolCalls: 2, toolFailures: 1 });
+    expect(t1!.steps[0]).toMatchObject({
+      step: 1,
+      attempts: 1,
+      finish: 'tool-calls',
+      ttftMs: 90,
+      decodeMs: 200,
+      toolMs: 370,
+      wallMs: 700,
+      toolCalls: 2,
+      toolFailures: 1,
+    });
     expect(t2).toMatchObject({ turn: 2, state: 'ended', reason: 'error', reasonDetail: 'RATE_LIMIT' });
   });
 
@@ -134,10 +219,40 @@ describe('stats', () => {
       { type: 'turn/start', seq: 0, time: 0, data: { turn: 1 } },
       { type: 'step/start', seq: 1, time: 0, data: { turn: 1, step: 1 } },
       { type: 'request/context', seq: 2, time: 0, data: { provider: 'p', model: 'unknown-model' } },
-      { type: 'assistant/chunk', seq: 3, time: 5, data: { turn: 1, step: 1, chunk: { type: 'usage', usage: { inputTokens: 7, outputTokens: 0 } } } },
-      { type: 'assistant/chunk', seq: 4, time: 6, data: { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'error', failure: { message: 'x', code: 'SERVER' } } } } },
-      { type: 'llm/retry', seq: 5, time: 7, data: { retryId: 'r', turn: 1, step: 1, provider: 'p', mode: 'normal', policyKey: 'k', retry: 1, delayMs: 1, failure: { message: 'x', code: 'SERVER' } } },
-      { type: 'assistant/attempt', seq: 6, time: 8, data: { turn: 1, step: 1, provider: 'p', model: 'm', usage: { inputTokens: 3, outputTokens: 1 } } },
+      {
+        type: 'assistant/chunk',
+        seq: 3,
+        time: 5,
+        data: { turn: 1, step: 1, chunk: { type: 'usage', usage: { inputTokens: 7, outputTokens: 0 } } },
+      },
+      {
+        type: 'assistant/chunk',
+        seq: 4,
+        time: 6,
+        data: { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'error', failure: { message: 'x', code: 'SERVER' } } } },
+      },
+      {
+        type: 'llm/retry',
+        seq: 5,
+        time: 7,
+        data: {
+          retryId: 'r',
+          turn: 1,
+          step: 1,
+          provider: 'p',
+          mode: 'normal',
+          policyKey: 'k',
+          retry: 1,
+          delayMs: 1,
+          failure: { message: 'x', code: 'SERVER' },
+        },
+      },
+      {
+        type: 'assistant/attempt',
+        seq: 6,
+        time: 8,
+        data: { turn: 1, step: 1, provider: 'p', model: 'm', usage: { inputTokens: 3, outputTokens: 1 } },
+      },
     ] as unknown as SessionEvent[];
     const st = stats({ id: 'x', events }, { prices });
     expect(st.tokens.calls).toBe(2);
@@ -159,7 +274,11 @@ describe('stats', () => {
     for (const e of s.events) fold.push(e);
     expect(fold.result({ id: 'q' }, { state: 'live' }).stats.tokens.calls).toBe(1);
     expect(fold.result({ id: 'q' }, { state: 'live' }).stats.perTurn![0]!.steps[0]!.tokens.calls).toBe(1);
-    const m = at(3).append('assistant/message', { turn: 1, step: 1, message: asst('a', [{ type: 'text', text: 'x' }]), usage: { inputTokens: 5, outputTokens: 5 } }, { surfaceOp: 'append', sourceEventSeqs: [2, 3] });
+    const m = at(3).append(
+      'assistant/message',
+      { turn: 1, step: 1, message: asst('a', [{ type: 'text', text: 'x' }]), usage: { inputTokens: 5, outputTokens: 5 } },
+      { surfaceOp: 'append', sourceEventSeqs: [2, 3] },
+    );
     fold.push(m);
     const st = fold.result({ id: 'q' }, { state: 'live' }).stats;
     expect(st.tokens.calls).toBe(1);
@@ -200,7 +319,9 @@ describe('inputs', () => {
 
 describeShared('provenance through a real compaction', () => {
   it('links the summary, what it replaced and the compaction bracket', () => {
-    const log = loadJsonl(readFileSync(sharedPath('fixtures', 'dsh', 'headless-agent__compaction-recovery.jsonl'), 'utf8'), { placeholders: 'warn' });
+    const log = loadJsonl(readFileSync(sharedPath('fixtures', 'dsh', 'headless-agent__compaction-recovery.jsonl'), 'utf8'), {
+      placeholders: 'warn',
+    });
     // The raw lines: seq 21 is the summary user/message replacing seq 4 and citing [19, 20, 4];
     // 19, 20 and 22 are its compaction/start, summary and end.
     const summary = provenance(log, 21);

@@ -11,7 +11,11 @@ import { PriceTable } from '../../src/llm/pricing.js';
 import { describeShared, hasShared, sharedPath } from '../support/shared.js';
 
 const dir = hasShared ? sharedPath('fixtures', 'dsh') : '';
-const files = hasShared ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const files = hasShared
+  ? readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+  : [];
 
 type Raw = { type: string; seq: number; time: number; data: Record<string, any>; sourceEventSeqs?: number[]; surfaceOp?: unknown };
 
@@ -62,10 +66,12 @@ describeShared('queries on the real dsh logs', () => {
         if (e.type === 'request/header') route = e.data.header?.config?.model;
         if (e.type === 'assistant/message') {
           let u = e.data.usage;
-          if (!u) for (const s of e.sourceEventSeqs ?? []) if (bySeq.get(s)?.data.chunk?.type === 'usage') u = bySeq.get(s)!.data.chunk.usage;
+          if (!u)
+            for (const s of e.sourceEventSeqs ?? []) if (bySeq.get(s)?.data.chunk?.type === 'usage') u = bySeq.get(s)!.data.chunk.usage;
           if (u) bills.push({ u, model: e.data.message.source?.model });
         }
-        if (e.type === 'assistant/chunk' && e.data.chunk.type === 'usage' && !cited.has(e.seq)) bills.push({ u: e.data.chunk.usage, model: route });
+        if (e.type === 'assistant/chunk' && e.data.chunk.type === 'usage' && !cited.has(e.seq))
+          bills.push({ u: e.data.chunk.usage, model: route });
         if (e.type === 'compaction/summary' && e.data.usage) bills.push({ u: e.data.usage, model: e.data.model });
       }
       for (const b of bills) if (b.model) models.add(b.model);
@@ -81,7 +87,13 @@ describeShared('queries on the real dsh logs', () => {
       const allIn = sum('inputTokens') + sum('cacheReadTokens') + sum('cacheWriteTokens');
       expect(st.tokens.cacheHitRatio).toBe(allIn ? sum('cacheReadTokens') / allIn : null);
       const priced = bills.filter((b) => b.model);
-      const cost = priced.reduce((a, b) => a + ((b.u.inputTokens ?? 0) * 1 + (b.u.cacheReadTokens ?? 0) * 0.25 + (b.u.cacheWriteTokens ?? 0) * 2 + (b.u.outputTokens ?? 0) * 3) / 1e6, 0);
+      const cost = priced.reduce(
+        (a, b) =>
+          a +
+          ((b.u.inputTokens ?? 0) * 1 + (b.u.cacheReadTokens ?? 0) * 0.25 + (b.u.cacheWriteTokens ?? 0) * 2 + (b.u.outputTokens ?? 0) * 3) /
+            1e6,
+        0,
+      );
       if (priced.length) expect(st.cost.byCurrency.USD).toBeCloseTo(cost, 12);
       expect(st.cost.pricedCalls).toBe(priced.length);
       expect(st.cost.unpricedCalls).toBe(bills.length - priced.length);
@@ -116,8 +128,16 @@ describeShared('queries on the real dsh logs', () => {
       }
       for (const c of calls) {
         const { turn: t, step: s } = place.get(c.seq)!;
-        const result = results.find((r) => r.data.message.content[0]?.toolCallId === c.data.callId && place.get(r.seq)!.turn === t && place.get(r.seq)!.step === s);
-        const issuer = raw.find((m) => m.type === 'assistant/message' && place.get(m.seq)!.turn === t && place.get(m.seq)!.step === s && m.data.message.content.some((b: any) => b.type === 'tool-call' && b.id === c.data.callId));
+        const result = results.find(
+          (r) => r.data.message.content[0]?.toolCallId === c.data.callId && place.get(r.seq)!.turn === t && place.get(r.seq)!.step === s,
+        );
+        const issuer = raw.find(
+          (m) =>
+            m.type === 'assistant/message' &&
+            place.get(m.seq)!.turn === t &&
+            place.get(m.seq)!.step === s &&
+            m.data.message.content.some((b: any) => b.type === 'tool-call' && b.id === c.data.callId),
+        );
         const trip = callOf(log, c.data.callId).find((x) => x.call?.seq === c.seq);
         expect(trip, c.data.callId).toBeDefined();
         expect(trip!.name).toBe(c.data.name);
@@ -128,7 +148,17 @@ describeShared('queries on the real dsh logs', () => {
         const asked = raw.filter((a) => a.type === 'approval/asked' && a.data.callId === c.data.callId);
         expect(trip!.approvals.map((a) => a.asked.seq)).toEqual(asked.map((a) => a.seq));
       }
-      expect(st.unanswered.length).toBe(calls.filter((c) => !results.some((r) => r.data.message.content[0]?.toolCallId === c.data.callId && place.get(r.seq)!.turn === place.get(c.seq)!.turn && place.get(r.seq)!.step === place.get(c.seq)!.step)).length);
+      expect(st.unanswered.length).toBe(
+        calls.filter(
+          (c) =>
+            !results.some(
+              (r) =>
+                r.data.message.content[0]?.toolCallId === c.data.callId &&
+                place.get(r.seq)!.turn === place.get(c.seq)!.turn &&
+                place.get(r.seq)!.step === place.get(c.seq)!.step,
+            ),
+        ).length,
+      );
 
       // --- provenance of every citing event, both ways
       for (const e of raw) {
@@ -148,7 +178,9 @@ describeShared('queries on the real dsh logs', () => {
 
       // --- alerts: one per error, max-tokens, blocked turn, dangling turn and unanswered call
       const alerts = alertsOf(st, DEFAULT_ALERTS);
-      expect(alerts.length).toBe((reasons.error ?? 0) + (reasons['max-tokens'] ?? 0) + (reasons.blocked ?? 0) + (reasons.dangling ?? 0) + st.unanswered.length);
+      expect(alerts.length).toBe(
+        (reasons.error ?? 0) + (reasons['max-tokens'] ?? 0) + (reasons.blocked ?? 0) + (reasons.dangling ?? 0) + st.unanswered.length,
+      );
     });
   }
 });

@@ -10,7 +10,11 @@ function recording(opts: { result?: string; reply?: string; title?: boolean; rea
   log.startTurn(p).startStep(p);
   if (opts.title) log.session.append('session/title', { title: 'list the files' });
   log.call('call_1', 'ls', '{"dir":"."}', opts.result ?? 'a.txt').endStep();
-  log.startStep().reply(opts.reply ?? 'one file').endStep().endTurn({ kind: opts.reason ?? 'completed' });
+  log
+    .startStep()
+    .reply(opts.reply ?? 'one file')
+    .endStep()
+    .endTurn({ kind: opts.reason ?? 'completed' });
   return log;
 }
 
@@ -35,14 +39,22 @@ describe('compareLogs', () => {
 
   it('fails on a different end reason', () => {
     const c = compareLogs(recording().events, recording({ reason: 'max-tokens' }).events);
-    expect(c.differences).toEqual([expect.objectContaining({ category: 'endReasons', turn: 1, path: 'reason.kind', recorded: 'completed', replayed: 'max-tokens' })]);
+    expect(c.differences).toEqual([
+      expect.objectContaining({ category: 'endReasons', turn: 1, path: 'reason.kind', recorded: 'completed', replayed: 'max-tokens' }),
+    ]);
   });
 
   it('reports a different tool result without failing', () => {
     const c = compareLogs(recording().events, recording({ result: 'b.txt' }).events);
     expect(c.matches).toBe(true);
     expect(c.toolResults).toEqual([
-      expect.objectContaining({ category: 'toolResults', where: 'turn 1 step 1 call call_1', path: 'result.message.content[0].content[0].text', recorded: 'a.txt', replayed: 'b.txt' }),
+      expect.objectContaining({
+        category: 'toolResults',
+        where: 'turn 1 step 1 call call_1',
+        path: 'result.message.content[0].content[0].text',
+        recorded: 'a.txt',
+        replayed: 'b.txt',
+      }),
     ]);
     expect(c.summary).toContain('1 differ (allowed)');
   });
@@ -52,13 +64,17 @@ describe('compareLogs', () => {
     const p = user('list the files', 'prompt-1');
     short.startTurn(p).startStep(p).call('call_1', 'ls', '{"dir":"."}', 'a.txt').endStep().endTurn();
     const missing = compareLogs(recording().events, short.events);
-    expect(missing.differences).toContainEqual(expect.objectContaining({ category: 'structure', turn: 1, step: 2, message: 'turn 1 step 2 is recorded but was not replayed' }));
+    expect(missing.differences).toContainEqual(
+      expect.objectContaining({ category: 'structure', turn: 1, step: 2, message: 'turn 1 step 2 is recorded but was not replayed' }),
+    );
 
     const long = recording();
     const q = user('more', 'prompt-2');
     long.startTurn(q).startStep(q).reply('no').endStep().endTurn();
     const extra = compareLogs(recording().events, long.events);
-    expect(extra.differences).toEqual([expect.objectContaining({ category: 'structure', turn: 2, message: 'the replay ran a turn 2 the recording does not have' })]);
+    expect(extra.differences).toEqual([
+      expect.objectContaining({ category: 'structure', turn: 2, message: 'the replay ran a turn 2 the recording does not have' }),
+    ]);
   });
 
   it('lists plugin events the replay did not write as not reproduced', () => {
@@ -75,6 +91,8 @@ describe('compareLogs', () => {
     b.startTurn(p).startStep(p).call('call_1', 'ls', '{"dir":"."}', 'a.txt').endStep();
     b.startStep().reply('one file').endStep().endTurn();
     const c = compareLogs(a.events, b.events);
-    expect(c.differences).toEqual([expect.objectContaining({ category: 'inputs', turn: 1, step: 1, path: 'inputs.entered[0].content[0].text' })]);
+    expect(c.differences).toEqual([
+      expect.objectContaining({ category: 'inputs', turn: 1, step: 1, path: 'inputs.entered[0].content[0].text' }),
+    ]);
   });
 });

@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Agent } from '../../src/agent/agent.js';
 import { createAgent, type CreateAgentOptions } from '../../src/create-agent.js';
-import { ScriptedAdapter, emptyResponse, maxTokensResponse, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
+import {
+  ScriptedAdapter,
+  emptyResponse,
+  maxTokensResponse,
+  textResponse,
+  toolCallResponse,
+  type ScriptEntry,
+} from '../../src/llm/scripted.js';
 import type { ToolDefinition } from '../../src/tools/types.js';
 import type { SessionEvent } from '../../src/session/events.js';
 import { replaySession } from '../../src/replay/harness.js';
@@ -14,7 +21,10 @@ import { assessReplay } from '../../src/replay/plan.js';
 import { indexRecording } from '../../src/session/recording.js';
 import { LogBuilder, user } from './helpers.js';
 
-function addTool(onRun: () => void = () => undefined, answer: (a: number, b: number) => number = (a, b) => a + b): ToolDefinition<{ a: number; b: number }> {
+function addTool(
+  onRun: () => void = () => undefined,
+  answer: (a: number, b: number) => number = (a, b) => a + b,
+): ToolDefinition<{ a: number; b: number }> {
   return {
     name: 'add',
     description: 'Add two numbers.',
@@ -35,7 +45,12 @@ function recorder(script: ScriptEntry[], opts: Partial<CreateAgentOptions> = {})
   });
 }
 
-async function record(script: ScriptEntry[], prompts: string[], opts: Partial<CreateAgentOptions> = {}, setup: (a: Agent) => void = () => undefined): Promise<readonly SessionEvent[]> {
+async function record(
+  script: ScriptEntry[],
+  prompts: string[],
+  opts: Partial<CreateAgentOptions> = {},
+  setup: (a: Agent) => void = () => undefined,
+): Promise<readonly SessionEvent[]> {
   const agent = recorder(script, opts);
   setup(agent);
   for (const p of prompts) {
@@ -52,7 +67,11 @@ const toolTexts = (events: readonly SessionEvent[]): unknown[] =>
 describe('replaySession', () => {
   it('re-runs a tool-call session with neither the model nor the tools', async () => {
     let runs = 0;
-    const recorded = await record([toolCallResponse([{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }]), textResponse('It is 3.')], ['add 1 and 2'], { tools: [addTool(() => runs++)] });
+    const recorded = await record(
+      [toolCallResponse([{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }]), textResponse('It is 3.')],
+      ['add 1 and 2'],
+      { tools: [addTool(() => runs++)] },
+    );
     expect(runs).toBe(1);
     const r = await replaySession(recorded, { mode: 'strict' });
     expect(runs).toBe(1); // the recorded result answered the call
@@ -65,15 +84,40 @@ describe('replaySession', () => {
   });
 
   it('runs live tools on request and reports the results that differ, and the requests they changed', async () => {
-    const recorded = await record([toolCallResponse([{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }]), textResponse('It is 3.')], ['add 1 and 2'], { tools: [addTool()] });
+    const recorded = await record(
+      [toolCallResponse([{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }]), textResponse('It is 3.')],
+      ['add 1 and 2'],
+      { tools: [addTool()] },
+    );
     const r = await replaySession(recorded, { tools: [addTool(undefined, (a, b) => a * b)] });
     expect(r.comparison.matches).toBe(true);
-    expect(r.comparison.toolResults).toEqual([expect.objectContaining({ where: 'turn 1 step 1 call c1', path: 'result.message.content[0].content[0].text', recorded: '3', replayed: '2' })]);
-    expect(r.divergences).toEqual([expect.objectContaining({ turn: 1, step: 2, attempt: 1, field: 'messages', path: 'messages[2].content[0].content[0].text', recorded: '3', live: '2' })]);
+    expect(r.comparison.toolResults).toEqual([
+      expect.objectContaining({
+        where: 'turn 1 step 1 call c1',
+        path: 'result.message.content[0].content[0].text',
+        recorded: '3',
+        replayed: '2',
+      }),
+    ]);
+    expect(r.divergences).toEqual([
+      expect.objectContaining({
+        turn: 1,
+        step: 2,
+        attempt: 1,
+        field: 'messages',
+        path: 'messages[2].content[0].content[0].text',
+        recorded: '3',
+        live: '2',
+      }),
+    ]);
   });
 
   it('in strict mode a diverging request fails its turn with REPLAY_DIVERGED, and the comparison shows it', async () => {
-    const recorded = await record([toolCallResponse([{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }]), textResponse('It is 3.')], ['add 1 and 2'], { tools: [addTool()] });
+    const recorded = await record(
+      [toolCallResponse([{ id: 'c1', name: 'add', args: { a: 1, b: 2 } }]), textResponse('It is 3.')],
+      ['add 1 and 2'],
+      { tools: [addTool()] },
+    );
     const r = await replaySession(recorded, { tools: [addTool(undefined, () => 0)], mode: 'strict' });
     expect(endReasons(r.session.events)).toEqual([{ kind: 'error', error: expect.objectContaining({ code: 'REPLAY_DIVERGED' }) }]);
     expect(r.comparison.matches).toBe(false);
@@ -88,7 +132,11 @@ describe('replaySession', () => {
   });
 
   it('reproduces a max-tokens turn (truncated tool calls dropped) and the follow-up turn', async () => {
-    const recorded = await record([maxTokensResponse('Starting', { calls: [{ id: 'cut', name: 'add', args: { a: 1, b: 2 } }] }), textResponse('Summary.')], ['go', 'continue'], { tools: [addTool()] });
+    const recorded = await record(
+      [maxTokensResponse('Starting', { calls: [{ id: 'cut', name: 'add', args: { a: 1, b: 2 } }] }), textResponse('Summary.')],
+      ['go', 'continue'],
+      { tools: [addTool()] },
+    );
     expect(endReasons(recorded)).toEqual([{ kind: 'max-tokens' }, { kind: 'completed' }]);
     const r = await replaySession(recorded, { mode: 'strict' });
     expect(r.comparison.differences).toEqual([]);
@@ -111,7 +159,8 @@ describe('replaySession', () => {
     ] as const;
     const recorded = await record([{ hangAfter: [...partial] }], ['long task'], {}, (agent) => {
       agent.session.subscribe((e) => {
-        if (e.type === 'assistant/chunk' && e.data.chunk.type === 'text-delta') queueMicrotask(() => agent.cancel({ kind: 'hook', reason: 'budget' }));
+        if (e.type === 'assistant/chunk' && e.data.chunk.type === 'text-delta')
+          queueMicrotask(() => agent.cancel({ kind: 'hook', reason: 'budget' }));
       });
     });
     expect(endReasons(recorded)).toEqual([{ kind: 'aborted', reason: { kind: 'hook', reason: 'budget' } }]);
@@ -133,7 +182,12 @@ describe('replaySession', () => {
         }),
     };
     const recorded = await record(
-      [toolCallResponse([{ id: 'w1', name: 'wait', args: { n: 1 } }, { id: 'w2', name: 'wait', args: { n: 2 } }])],
+      [
+        toolCallResponse([
+          { id: 'w1', name: 'wait', args: { n: 1 } },
+          { id: 'w2', name: 'wait', args: { n: 2 } },
+        ]),
+      ],
       ['wait twice'],
       { tools: [waits] },
       (a) => (agentRef = a),
@@ -167,7 +221,10 @@ describe('replaySession', () => {
   });
 
   it('keeps a recorded system prompt and tool schemas, so the replayed header equals the recorded one', async () => {
-    const recorded = await record([toolCallResponse([{ id: 'c1', name: 'add', args: { a: 2, b: 2 } }]), textResponse('4')], ['add'], { tools: [addTool()], system: 'You add numbers.' });
+    const recorded = await record([toolCallResponse([{ id: 'c1', name: 'add', args: { a: 2, b: 2 } }]), textResponse('4')], ['add'], {
+      tools: [addTool()],
+      system: 'You add numbers.',
+    });
     const r = await replaySession(recorded, { mode: 'strict' });
     expect(r.comparison.differences).toEqual([]);
     expect(r.comparison.headers).toEqual([]);

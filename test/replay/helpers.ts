@@ -80,7 +80,11 @@ export class LogBuilder {
 
   message(content: ContentBlock[], seqs: number[], extra: { interrupted?: true; usage?: TokenUsage } = {}): this {
     const message: AssistantMessage = { id: randomUUID(), role: 'assistant', content, source: { kind: 'model', ...ROUTE } };
-    this.session.append('assistant/message', { turn: this.turn, step: this.step, message, ...extra }, { surfaceOp: 'append', sourceEventSeqs: seqs });
+    this.session.append(
+      'assistant/message',
+      { turn: this.turn, step: this.step, message, ...extra },
+      { surfaceOp: 'append', sourceEventSeqs: seqs },
+    );
     return this;
   }
 
@@ -97,7 +101,12 @@ export class LogBuilder {
       {
         turn: this.turn,
         step: this.step,
-        message: { id: randomUUID(), role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: result }], isError: false }], source: { kind: 'tool', callId: id } },
+        message: {
+          id: randomUUID(),
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: result }], isError: false }],
+          source: { kind: 'tool', callId: id },
+        },
       },
       { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
     );
@@ -106,7 +115,18 @@ export class LogBuilder {
 
   retry(code: string, retry: number): this {
     const failure = { code, message: `${code} failure` };
-    this.session.append('llm/retry', { retryId: randomUUID(), turn: this.turn, step: this.step, provider: ROUTE.provider, mode: 'normal', policyKey: 'default', retry, maxRetries: 5, delayMs: 0, failure });
+    this.session.append('llm/retry', {
+      retryId: randomUUID(),
+      turn: this.turn,
+      step: this.step,
+      provider: ROUTE.provider,
+      mode: 'normal',
+      policyKey: 'default',
+      retry,
+      maxRetries: 5,
+      delayMs: 0,
+      failure,
+    });
     this.session.append('llm/retry-started', { retryId: randomUUID(), turn: this.turn, step: this.step, retry });
     return this;
   }

@@ -33,7 +33,9 @@ describe('loop findings from the real-log replay', () => {
     const chunks = events.flatMap((e) => (e.type === 'assistant/chunk' ? [e.data.chunk] : []));
     expect(chunks).toEqual(truncatedAtMaxTokens);
     const message = events.find((e) => e.type === 'assistant/message');
-    expect(message?.type === 'assistant/message' && message.data.message.content).toEqual([{ type: 'text', text: 'Starting the write now.' }]);
+    expect(message?.type === 'assistant/message' && message.data.message.content).toEqual([
+      { type: 'text', text: 'Starting the write now.' },
+    ]);
     expect(events.some((e) => e.type === 'tool/call')).toBe(false);
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'max-tokens' } } });
   });

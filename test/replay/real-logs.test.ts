@@ -28,9 +28,14 @@ interface Oracle {
   ok: boolean;
 }
 
-const files = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const files = hasShared
+  ? readdirSync(sharedPath('fixtures', 'dsh'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+  : [];
 const text = (f: string): string => readFileSync(sharedPath('fixtures', 'dsh', f), 'utf8');
-const refusedByDsh = (f: string): boolean => !(JSON.parse(readFileSync(sharedPath('fixtures', 'dsh-derived', f.replace(/\.jsonl$/, '.json')), 'utf8')) as Oracle).ok;
+const refusedByDsh = (f: string): boolean =>
+  !(JSON.parse(readFileSync(sharedPath('fixtures', 'dsh-derived', f.replace(/\.jsonl$/, '.json')), 'utf8')) as Oracle).ok;
 
 function loadable(f: string): readonly SessionEvent[] | undefined {
   if (refusedByDsh(f)) return undefined;
@@ -59,7 +64,12 @@ describeShared('replay of the real dsh logs', () => {
     const empty = files.filter((f) => !refused.includes(f) && !withTurns.includes(f));
     expect(files).toHaveLength(101);
     expect(refused).toHaveLength(10); // headers without version/delegationDepth: dsh refuses them, so do we
-    expect(empty.sort()).toEqual(['acp-agent__handshake.jsonl', 'acp-agent__hook-cc-promptsubmit-block.jsonl', 'acp-agent__hook-codex-promptsubmit-block.jsonl', 'acp-agent__reject-extra-dirs.jsonl']);
+    expect(empty.sort()).toEqual([
+      'acp-agent__handshake.jsonl',
+      'acp-agent__hook-cc-promptsubmit-block.jsonl',
+      'acp-agent__hook-codex-promptsubmit-block.jsonl',
+      'acp-agent__reject-extra-dirs.jsonl',
+    ]);
     for (const f of [...Object.keys(NOT_REPRODUCIBLE), ...Object.keys(LOOP_GAPS)]) expect(withTurns).toContain(f);
     expect(expectedToMatch.length).toBeGreaterThanOrEqual(86);
   });
@@ -95,12 +105,15 @@ describeShared('replay of the real dsh logs', () => {
 
     it('tool-call turn: the recorded result answers the call', async () => {
       const r = await replay('acp-agent__tool-call-turn.jsonl');
-      expect(events(r, 'tool/result').map((e) => e.type === 'tool/result' && e.data.message.content)).toEqual(recordedOf(r, 'tool/result').map((e) => e.type === 'tool/result' && e.data.message.content));
+      expect(events(r, 'tool/result').map((e) => e.type === 'tool/result' && e.data.message.content)).toEqual(
+        recordedOf(r, 'tool/result').map((e) => e.type === 'tool/result' && e.data.message.content),
+      );
     });
 
     it('parallel tool calls run side by side again (call, call, result, result)', async () => {
       const r = await replay('acp-agent__parallel-tool-calls.jsonl');
-      const order = (es: readonly SessionEvent[]): string[] => es.filter((e) => e.type === 'tool/call' || e.type === 'tool/result').map((e) => e.type);
+      const order = (es: readonly SessionEvent[]): string[] =>
+        es.filter((e) => e.type === 'tool/call' || e.type === 'tool/result').map((e) => e.type);
       expect(order(r.recording.events)).toEqual(['tool/call', 'tool/call', 'tool/result', 'tool/result']);
       expect(order(r.session.events)).toEqual(order(r.recording.events));
     });
@@ -116,7 +129,9 @@ describeShared('replay of the real dsh logs', () => {
       const r = await replay('acp-agent__empty-response-retry.jsonl');
       expect(r.recording.attempts.map((a) => a.finish?.kind)).toEqual(['error', 'stop']);
       expect(r.comparison.checked.retries).toBe(1);
-      expect(events(r, 'llm/retry').map((e) => e.type === 'llm/retry' && [e.data.retry, e.data.failure.code])).toEqual([[1, 'EMPTY_RESPONSE']]);
+      expect(events(r, 'llm/retry').map((e) => e.type === 'llm/retry' && [e.data.retry, e.data.failure.code])).toEqual([
+        [1, 'EMPTY_RESPONSE'],
+      ]);
     });
 
     it('error finish: the turn ends with the recorded failure', async () => {
@@ -126,13 +141,18 @@ describeShared('replay of the real dsh logs', () => {
 
     it('cancel mid-stream: aborted by the user with the partial text kept', async () => {
       const r = await replay('acp-agent__cancel.jsonl');
-      expect(events(r, 'turn/end').map((e) => e.type === 'turn/end' && e.data.reason)).toEqual([{ kind: 'aborted', reason: { kind: 'user' } }]);
+      expect(events(r, 'turn/end').map((e) => e.type === 'turn/end' && e.data.reason)).toEqual([
+        { kind: 'aborted', reason: { kind: 'user' } },
+      ]);
       expect(events(r, 'assistant/message').map((e) => e.type === 'assistant/message' && e.data.interrupted)).toEqual([true]);
     });
 
     it('cancel during tool calls: the running call is aborted, the next never dispatched', async () => {
       const r = await replay('acp-agent__cancel-tool-calls.jsonl');
-      expect(events(r, 'tool/result').map((e) => e.type === 'tool/result' && e.data.error?.code)).toEqual(['ABORTED', 'ABORTED_BEFORE_DISPATCH']);
+      expect(events(r, 'tool/result').map((e) => e.type === 'tool/result' && e.data.error?.code)).toEqual([
+        'ABORTED',
+        'ABORTED_BEFORE_DISPATCH',
+      ]);
     });
 
     it('todo-write: the recorded todo list is written again', async () => {
@@ -155,7 +175,10 @@ describeShared('replay of the real dsh logs', () => {
 
     it('adapter defaults recorded in the header are filled in again', async () => {
       const r = await replay('acp-agent__fs-write-overwrite-bounded.jsonl');
-      const headers = (es: readonly SessionEvent[]): unknown[] => es.flatMap((e) => (e.type === 'request/header' ? [{ config: e.data.header.config, adapterDefaults: e.data.header.adapterDefaults }] : []));
+      const headers = (es: readonly SessionEvent[]): unknown[] =>
+        es.flatMap((e) =>
+          e.type === 'request/header' ? [{ config: e.data.header.config, adapterDefaults: e.data.header.adapterDefaults }] : [],
+        );
       expect(headers(r.session.events)).toEqual(headers(r.recording.events));
     });
   });
@@ -166,7 +189,9 @@ describeShared('replay of the real dsh logs', () => {
         const r = await replay(f);
         expect(r.unsupported.length).toBeGreaterThan(0);
         expect(r.comparison.matches).toBe(false);
-        expect(r.comparison.differences).toContainEqual(expect.objectContaining({ category: 'structure', path: 'surfaceReplacements', recorded: 1, replayed: 0 }));
+        expect(r.comparison.differences).toContainEqual(
+          expect.objectContaining({ category: 'structure', path: 'surfaceReplacements', recorded: 1, replayed: 0 }),
+        );
       });
     }
 

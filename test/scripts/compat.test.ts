@@ -19,18 +19,28 @@ describeShared('compat against dsh oracles', () => {
     expect(formatReport(r, dir)).toContain('dsh: 101/101 logs agree with the oracle');
   });
 
-  it.runIf(existsSync(sharedPath('fixtures', 'dsh-web-derived')))('agrees with dsh on the 20 web-app logs once their headers are filled', () => {
-    const r = compareFolders(sharedPath('fixtures', 'dsh-web'), sharedPath('fixtures', 'dsh-web-derived'));
-    expect(r.logs).toHaveLength(20);
-    expect(r.logs.filter((l) => !l.agrees).map((l) => `${l.name}: ${l.detail}`)).toEqual([]);
-  });
+  it.runIf(existsSync(sharedPath('fixtures', 'dsh-web-derived')))(
+    'agrees with dsh on the 20 web-app logs once their headers are filled',
+    () => {
+      const r = compareFolders(sharedPath('fixtures', 'dsh-web'), sharedPath('fixtures', 'dsh-web-derived'));
+      expect(r.logs).toHaveLength(20);
+      expect(r.logs.filter((l) => !l.agrees).map((l) => `${l.name}: ${l.detail}`)).toEqual([]);
+    },
+  );
 });
 
 describe('disagreement is reported', () => {
-  const log = [
-    JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 1, cwd: '/w', delegationDepth: 0 }),
-    JSON.stringify({ type: 'user/message', seq: 0, time: 1, data: { id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } }, surfaceOp: 'append' }),
-  ].join('\n') + '\n';
+  const log =
+    [
+      JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 1, cwd: '/w', delegationDepth: 0 }),
+      JSON.stringify({
+        type: 'user/message',
+        seq: 0,
+        time: 1,
+        data: { id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } },
+        surfaceOp: 'append',
+      }),
+    ].join('\n') + '\n';
   const msg = { id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } };
 
   it('same verdict and messages agree; other messages or another verdict do not', () => {
@@ -42,8 +52,15 @@ describe('disagreement is reported', () => {
 
   it('a refusal is judged again with the header filled in', () => {
     const noDepth = log.replace(',"delegationDepth":0', '');
-    expect(compareLog('b.jsonl', noDepth, { ok: false, withHeaderFilled: { headerFieldsAdded: ['delegationDepth'], ok: true, derivedMessages: [msg] } }).agrees).toBe(true);
-    expect(compareLog('b.jsonl', noDepth, { ok: false, withHeaderFilled: { headerFieldsAdded: ['delegationDepth'], ok: false } }).agrees).toBe(false);
+    expect(
+      compareLog('b.jsonl', noDepth, {
+        ok: false,
+        withHeaderFilled: { headerFieldsAdded: ['delegationDepth'], ok: true, derivedMessages: [msg] },
+      }).agrees,
+    ).toBe(true);
+    expect(
+      compareLog('b.jsonl', noDepth, { ok: false, withHeaderFilled: { headerFieldsAdded: ['delegationDepth'], ok: false } }).agrees,
+    ).toBe(false);
   });
 
   it('reads folders: a log without an oracle is listed, not counted', () => {

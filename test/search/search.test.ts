@@ -37,12 +37,24 @@ type S = Awaited<ReturnType<SessionStore['create']>>['session'];
 function append(s: S, turn: number, t: Turn, seqs: Record<string, number>): void {
   s.append('turn/start', { turn });
   s.append('step/start', { turn, step: 1 });
-  seqs[t.prompt] = s.append('user/message', { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: t.prompt }], source: { kind: 'user' } }, { surfaceOp: 'append' }).seq;
-  const content: ({ type: 'text'; text: string } | { type: 'reasoning'; text: string } | { type: 'tool-call'; id: string; name: string; arguments: string })[] = [];
+  seqs[t.prompt] = s.append(
+    'user/message',
+    { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: t.prompt }], source: { kind: 'user' } },
+    { surfaceOp: 'append' },
+  ).seq;
+  const content: (
+    | { type: 'text'; text: string }
+    | { type: 'reasoning'; text: string }
+    | { type: 'tool-call'; id: string; name: string; arguments: string }
+  )[] = [];
   if (t.reasoning) content.push({ type: 'reasoning', text: t.reasoning });
   content.push({ type: 'text', text: t.answer });
   if (t.call) content.push({ type: 'tool-call', id: `c${turn}`, name: t.call.name, arguments: t.call.args });
-  const a = s.append('assistant/message', { turn, step: 1, message: { id: `a${turn}`, role: 'assistant', content, source: { kind: 'model', provider: 'p', model: 'm' } } }, { surfaceOp: 'append', sourceEventSeqs: [] });
+  const a = s.append(
+    'assistant/message',
+    { turn, step: 1, message: { id: `a${turn}`, role: 'assistant', content, source: { kind: 'model', provider: 'p', model: 'm' } } },
+    { surfaceOp: 'append', sourceEventSeqs: [] },
+  );
   seqs[t.answer] = a.seq;
   if (t.reasoning) seqs[t.reasoning] = a.seq;
   if (t.call) {
@@ -50,7 +62,16 @@ function append(s: S, turn: number, t: Turn, seqs: Record<string, number>): void
     seqs[t.call.args] = c.seq;
     seqs[t.call.result] = s.append(
       'tool/result',
-      { turn, step: 1, message: { id: `r${turn}`, role: 'user', content: [{ type: 'tool-result', toolCallId: `c${turn}`, content: [{ type: 'text', text: t.call.result }] }], source: { kind: 'tool', callId: `c${turn}` } } },
+      {
+        turn,
+        step: 1,
+        message: {
+          id: `r${turn}`,
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: `c${turn}`, content: [{ type: 'text', text: t.call.result }] }],
+          source: { kind: 'tool', callId: `c${turn}` },
+        },
+      },
       { surfaceOp: 'append', sourceEventSeqs: [c.seq] },
     ).seq;
   }
@@ -69,7 +90,11 @@ describe('search across stored sessions', () => {
   it('finds prompts, answers, reasoning, calls and results at their session, turn and seq', async () => {
     const { root, opts } = home();
     const a = await makeSession(root, '/work/a', 'sess-a', [
-      { prompt: 'Fix the typo in README', answer: 'Found recieve on line 5', call: { name: 'grep', args: '{"pattern":"recieve"}', result: 'README.md:5:Pass --quiet to recieve only errors.' } },
+      {
+        prompt: 'Fix the typo in README',
+        answer: 'Found recieve on line 5',
+        call: { name: 'grep', args: '{"pattern":"recieve"}', result: 'README.md:5:Pass --quiet to recieve only errors.' },
+      },
       { prompt: 'now the changelog', reasoning: 'The changelog mentions zebrafish twice', answer: 'Done.' },
     ]);
     await makeSession(root, '/work/b', 'sess-b', [{ prompt: 'deploy the zebrafish service', answer: 'Deployed.' }]);
@@ -77,7 +102,11 @@ describe('search across stored sessions', () => {
     const r = search('recieve', opts());
     const found = r.hits.map((h) => `${h.session} ${h.turn} ${h.seq} ${h.kind}`).sort();
     expect(found).toEqual(
-      [`sess-a 1 ${a.seqs['Found recieve on line 5']} answer`, `sess-a 1 ${a.seqs['{"pattern":"recieve"}']} call`, `sess-a 1 ${a.seqs['README.md:5:Pass --quiet to recieve only errors.']} result`].sort(),
+      [
+        `sess-a 1 ${a.seqs['Found recieve on line 5']} answer`,
+        `sess-a 1 ${a.seqs['{"pattern":"recieve"}']} call`,
+        `sess-a 1 ${a.seqs['README.md:5:Pass --quiet to recieve only errors.']} result`,
+      ].sort(),
     );
     const zebra = search('zebrafish', opts());
     expect(zebra.hits.map((h) => `${h.session} ${h.kind}`).sort()).toEqual(['sess-a reasoning', 'sess-b prompt']);
@@ -144,9 +173,11 @@ describe('search across stored sessions', () => {
   it('queries that look like FTS5 syntax are plain text; a query of punctuation only is refused', async () => {
     const { root, opts } = home();
     await makeSession(root, '/w', 'q', [{ prompt: 'NEAR the "end" of it: a-b OR c*d', answer: 'ok' }]);
-    for (const q of ['NEAR(', 'a-b', 'OR', 'c*d', '"end', 'AND NOT', '^near', 'col:end', 'text:NEAR', '-end']) expect(() => search(q, opts())).not.toThrow();
+    for (const q of ['NEAR(', 'a-b', 'OR', 'c*d', '"end', 'AND NOT', '^near', 'col:end', 'text:NEAR', '-end'])
+      expect(() => search(q, opts())).not.toThrow();
     expect(search('NEAR', opts()).hits).toHaveLength(1);
-    for (const q of ['!!! ...', '{}()', '"', '***', '   ']) expect(() => search(q, opts())).toThrow(expect.objectContaining({ code: 'BAD_QUERY' }));
+    for (const q of ['!!! ...', '{}()', '"', '***', '   '])
+      expect(() => search(q, opts())).toThrow(expect.objectContaining({ code: 'BAD_QUERY' }));
     fc.assert(
       fc.property(fc.string({ maxLength: 30 }), (q) => {
         let match: string;
@@ -167,9 +198,21 @@ describe('search across stored sessions', () => {
   it('a word in more than 5,000 texts is answered newest first instead of ranking them all', () => {
     const idx = IndexDb.open(join(tempDir('dsh-fts-many-'), 'i.sqlite'));
     try {
-      const file = idx.upsertFile({ path: '/x/session.jsonl', session: 's', cwd: null, ino: 1, size: 1, mtime: 1, offset: 1, turn: 1, format: 'dsh-store', tail: '' });
+      const file = idx.upsertFile({
+        path: '/x/session.jsonl',
+        session: 's',
+        cwd: null,
+        ino: 1,
+        size: 1,
+        mtime: 1,
+        offset: 1,
+        turn: 1,
+        format: 'dsh-store',
+        tail: '',
+      });
       idx.write(() => {
-        for (let i = 0; i < RANK_LIMIT + 1; i++) idx.addDoc(file, i, 1, 0, { kind: 'answer', text: `common word ${i % 7 === 0 ? 'rare' : ''}` });
+        for (let i = 0; i < RANK_LIMIT + 1; i++)
+          idx.addDoc(file, i, 1, 0, { kind: 'answer', text: `common word ${i % 7 === 0 ? 'rare' : ''}` });
       });
       const many = idx.query('"common"', { limit: 3 });
       expect(many.ranked).toBe(false);
@@ -201,7 +244,10 @@ describe('dsh sessions search', () => {
     expect(r.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(r.stdout).toContain('\\e[2J');
     expect(r.stderr).toMatch(/1 hit .*dsh view SESSION --seq N/);
-    const json = JSON.parse((await runMain(['sessions', 'search', '--json', 'evil'], env)).stdout) as { hits: { session: string; seq: number }[]; index: { path: string } };
+    const json = JSON.parse((await runMain(['sessions', 'search', '--json', 'evil'], env)).stdout) as {
+      hits: { session: string; seq: number }[];
+      index: { path: string };
+    };
     expect(json.hits).toEqual([expect.objectContaining({ session: 'cli-1', seq: seqs[hostile] })]);
     expect(json.index.path).toBe(join(h, 'search', 'index.sqlite'));
     const none = await runMain(['sessions', 'search', 'nothinglikeit'], env);

@@ -42,7 +42,11 @@ interface Reply {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-function call(method: string, path: string, opts: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> } = {}): Promise<Reply> {
+function call(
+  method: string,
+  path: string,
+  opts: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const u = new URL(path, serve.url);
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== null) headers.authorization = `Bearer ${opts.token ?? TOKEN}`;
@@ -75,7 +79,10 @@ interface SseEvent {
 }
 
 /** Read a stream until `stop` says so (or `n` events), then hang up. */
-function sse(path: string, opts: { lastEventId?: number; stop: (got: SseEvent[]) => boolean }): Promise<{ status: number; events: SseEvent[]; comments: number }> {
+function sse(
+  path: string,
+  opts: { lastEventId?: number; stop: (got: SseEvent[]) => boolean },
+): Promise<{ status: number; events: SseEvent[]; comments: number }> {
   const u = new URL(path, serve.url);
   const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' };
   if (opts.lastEventId !== undefined) headers['last-event-id'] = String(opts.lastEventId);
@@ -145,13 +152,24 @@ describePg('dsh serve (HTTP API)', () => {
     const doc = (await call('GET', '/openapi.json', { token: null })).json;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ path, method: m.toUpperCase(), op })));
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([m, op]) => ({ path, method: m.toUpperCase(), op })),
+    );
     expect(ops.map((o) => `${o.method} ${o.path}`).sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
     for (const { path, method, op } of ops) {
       const concrete = path.replace('{id}', 'no-such-session');
       const documented = Object.keys(op.responses).map(Number);
-      const r = method === 'GET' && path.endsWith('/stream') ? await sse(concrete, { stop: () => true }) : await call(method, concrete, method === 'POST' ? { body: path === '/v1/sessions' ? { cwd: '/tmp' } : path.endsWith('/cancel') ? undefined : { text: 'x' } } : {});
+      const r =
+        method === 'GET' && path.endsWith('/stream')
+          ? await sse(concrete, { stop: () => true })
+          : await call(
+              method,
+              concrete,
+              method === 'POST'
+                ? { body: path === '/v1/sessions' ? { cwd: '/tmp' } : path.endsWith('/cancel') ? undefined : { text: 'x' } }
+                : {},
+            );
       expect(documented, `${method} ${path} answered ${r.status}`).toContain(r.status);
       if (op.security.length > 0) expect((await call(method, concrete, { token: null })).status, `${method} ${path}`).toBe(401);
     }
@@ -179,7 +197,9 @@ describePg('dsh serve (HTTP API)', () => {
     const stored = await storedTexts('api-1');
     expect(streamed.events.map((e) => e.id)).toEqual(stored.slice(0, streamed.events.length).map((_, i) => i));
     expect(streamed.events.map((e) => e.data)).toEqual(stored.slice(0, streamed.events.length));
-    expect(streamed.events.map((e) => e.event)).toEqual(stored.slice(0, streamed.events.length).map((t) => (JSON.parse(t) as SessionEvent).type));
+    expect(streamed.events.map((e) => e.event)).toEqual(
+      stored.slice(0, streamed.events.length).map((t) => (JSON.parse(t) as SessionEvent).type),
+    );
 
     // JSON by seq: the whole log, then a window; the stored texts byte for byte.
     const all = await call('GET', '/v1/sessions/api-1/events');
@@ -192,7 +212,10 @@ describePg('dsh serve (HTTP API)', () => {
     const k = 4;
     const first = await sse('/v1/sessions/api-1/events/stream', { stop: (got) => got.length >= k });
     const lastId = first.events[k - 1]!.id;
-    const rest = await sse('/v1/sessions/api-1/events/stream', { lastEventId: lastId, stop: (got) => got.length >= stored.length - lastId - 1 });
+    const rest = await sse('/v1/sessions/api-1/events/stream', {
+      lastEventId: lastId,
+      stop: (got) => got.length >= stored.length - lastId - 1,
+    });
     const ids = [...first.events.slice(0, k), ...rest.events].map((e) => e.id);
     expect(ids).toEqual(stored.map((_, i) => i));
     expect(rest.events.map((e) => e.data)).toEqual(stored.slice(lastId + 1));
@@ -205,7 +228,9 @@ describePg('dsh serve (HTTP API)', () => {
     const one = await call('GET', '/v1/sessions/api-1');
     expect(one.json).toMatchObject({ id: 'api-1', header: { id: 'api-1', cwd: '/tmp' }, queued: [] });
     const ids2 = (await store.inputs('api-1', { all: true })).map((i) => inputMessageId(i.id));
-    const users = stored.map((t) => JSON.parse(t) as SessionEvent).filter((e): e is SessionEvent<'user/message'> => e.type === 'user/message');
+    const users = stored
+      .map((t) => JSON.parse(t) as SessionEvent)
+      .filter((e): e is SessionEvent<'user/message'> => e.type === 'user/message');
     expect(users.map((e) => e.data.id)).toEqual(ids2);
   });
 
@@ -226,7 +251,9 @@ describePg('dsh serve (HTTP API)', () => {
     await until(() => seen.length === 1, 30_000, 'the first model call');
     expect((await call('POST', '/v1/sessions/ctl/cancel')).status).toBe(202);
     await until(async () => turnEnds(await storedTexts('ctl')) === 1, 30_000, 'the cancelled turn to end');
-    const ends = (await storedTexts('ctl')).map((t) => JSON.parse(t) as SessionEvent).filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end');
+    const ends = (await storedTexts('ctl'))
+      .map((t) => JSON.parse(t) as SessionEvent)
+      .filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end');
     expect(ends.map((e) => e.data.reason.kind)).toEqual(['aborted']);
 
     release();
@@ -258,7 +285,14 @@ describePg('dsh serve (HTTP API)', () => {
       ['POST', '/v1/sessions/b/prompt', { body: { text: '' } }, 400, 'BAD_REQUEST', '$.text'],
       ['POST', '/v1/sessions/b/steer', { body: {} }, 400, 'BAD_REQUEST', '$.text'],
       ['POST', '/v1/sessions/b/cancel', { body: { text: 'x' } }, 400, 'BAD_REQUEST', '$.text'],
-      ['POST', '/v1/sessions/b/prompt', { raw: 'text=hi', headers: { 'content-type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE', undefined],
+      [
+        'POST',
+        '/v1/sessions/b/prompt',
+        { raw: 'text=hi', headers: { 'content-type': 'text/plain' } },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        undefined,
+      ],
       ['POST', '/v1/sessions/b/prompt', { body: { text: 'x'.repeat(1.1 * (1 << 20)) } }, 413, 'BODY_TOO_LARGE', undefined],
       ['POST', '/v1/sessions/nope/prompt', { body: { text: 'x' } }, 404, 'SESSION_NOT_FOUND', undefined],
       ['GET', '/v1/sessions/nope/events', {}, 404, 'SESSION_NOT_FOUND', undefined],
@@ -269,7 +303,10 @@ describePg('dsh serve (HTTP API)', () => {
     ];
     for (const [method, path, opts, status, code, at] of cases) {
       const r = await call(method, path, opts);
-      expect([r.status, r.json?.error?.code, r.json?.error?.path], `${method} ${path} ${opts?.raw ?? JSON.stringify(opts?.body ?? '').slice(0, 60)}`).toEqual([status, code, at]);
+      expect(
+        [r.status, r.json?.error?.code, r.json?.error?.path],
+        `${method} ${path} ${opts?.raw ?? JSON.stringify(opts?.body ?? '').slice(0, 60)}`,
+      ).toEqual([status, code, at]);
     }
     // Nothing reached the queue or the log from the refused requests.
     expect(await store.inputs('b')).toEqual([]);

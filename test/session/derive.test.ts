@@ -29,7 +29,17 @@ describe('deriveEventMessage', () => {
   });
   it('every other event projects nothing', () => {
     const others = ev.filter((e) => !['user/message', 'assistant/message', 'tool/result'].includes(e.type));
-    expect(others.map((e) => e.type)).toEqual(['turn/start', 'step/start', 'assistant/chunk', 'assistant/chunk', 'tool/call', 'step/end', 'step/start', 'step/end', 'turn/end']);
+    expect(others.map((e) => e.type)).toEqual([
+      'turn/start',
+      'step/start',
+      'assistant/chunk',
+      'assistant/chunk',
+      'tool/call',
+      'step/end',
+      'step/start',
+      'step/end',
+      'turn/end',
+    ]);
     for (const e of others) expect(deriveEventMessage(e)).toBeNull();
     const plugin = { type: 'session/title', seq: 0, time: 0, data: { title: 'x' } } as SessionEvent;
     expect(deriveEventMessage(plugin)).toBeNull();
@@ -52,7 +62,11 @@ describe('deriveMessages', () => {
     const s = newSession();
     openStep(s, 1);
     s.append('user/message', userMsg('u1'), { surfaceOp: 'append' });
-    const empty = s.append('assistant/message', { turn: 1, step: 1, message: assistantMsg('a-empty', []), usage: { inputTokens: 9, outputTokens: 0 } }, { surfaceOp: 'append', sourceEventSeqs: [] });
+    const empty = s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistantMsg('a-empty', []), usage: { inputTokens: 9, outputTokens: 0 } },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    );
     closeTurn(s, 1, 1);
     openStep(s, 2);
     s.append('user/message', userMsg('u2'), { surfaceOp: 'append' });
@@ -95,7 +109,10 @@ describe('deriveMessages', () => {
     const t = fullTurn(s, 1);
     const a = s.deriveMessages();
     openStep(s, 2);
-    const r = s.append('user/message', userMsg('summary'), { surfaceOp: { op: 'replace', start: t.user, end: t.result }, sourceEventSeqs: [t.user, t.a1, t.result] });
+    const r = s.append('user/message', userMsg('summary'), {
+      surfaceOp: { op: 'replace', start: t.user, end: t.result },
+      sourceEventSeqs: [t.user, t.a1, t.result],
+    });
     const b = s.deriveMessages();
     expect(b.map((m) => m.id)).toEqual(['summary', 'a1.2']);
     expect(b[0]).toBe(r.data);
@@ -108,9 +125,16 @@ describe('deriveMessages', () => {
     const t2 = fullTurn(s, 2);
     openStep(s, 3);
     const m = toolResultMsg('r2', 'call-2', 'a.txt');
-    s.append('tool/result', { turn: 2, step: 1, message: { ...m, content: [{ ...m.content[0], content: [{ type: 'text', text: '[pruned]' }] }] } }, { surfaceOp: { op: 'replace', start: t2.result, end: t2.result }, sourceEventSeqs: [t2.result] });
+    s.append(
+      'tool/result',
+      { turn: 2, step: 1, message: { ...m, content: [{ ...m.content[0], content: [{ type: 'text', text: '[pruned]' }] }] } },
+      { surfaceOp: { op: 'replace', start: t2.result, end: t2.result }, sourceEventSeqs: [t2.result] },
+    );
     expect(s.deriveMessages()).toEqual(deriveMessagesFrom(s.events));
-    s.append('user/message', userMsg('sum'), { surfaceOp: { op: 'replace', start: t1.user, end: t1.a2 }, sourceEventSeqs: [t1.user, t1.a1, t1.result, t1.a2] });
+    s.append('user/message', userMsg('sum'), {
+      surfaceOp: { op: 'replace', start: t1.user, end: t1.a2 },
+      sourceEventSeqs: [t1.user, t1.a1, t1.result, t1.a2],
+    });
     expect(s.deriveMessages()).toEqual(deriveMessagesFrom(s.events));
     expect(s.deriveMessages().map((x) => x.id)).toEqual(['sum', 'u2', 'a2.1', 'r2', 'a2.2']);
     expect((s.deriveMessages()[3]!.content[0] as { content: unknown }).content).toEqual([{ type: 'text', text: '[pruned]' }]);

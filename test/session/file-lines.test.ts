@@ -23,7 +23,8 @@ const write = (name: string, content: string | Buffer): string => {
 const CHUNK = 1 << 20;
 const j = (v: unknown) => JSON.stringify(v);
 const HEADER = j({ type: 'session', version: 0, id: 's1', createdAt: 1, cwd: '/work', delegationDepth: 0 });
-const ev = (type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}) => j({ type, seq, time: T0 + seq, data, ...extra });
+const ev = (type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}) =>
+  j({ type, seq, time: T0 + seq, data, ...extra });
 
 /** A complete one-turn log whose user message is `text` (line 4), as bytes. */
 function logWith(text: string): Buffer {
@@ -33,7 +34,12 @@ function logWith(text: string): Buffer {
       ev('turn/start', 0, { turn: 1 }),
       ev('step/start', 1, { turn: 1, step: 1 }),
       ev('user/message', 2, userMsg('u1', text), { surfaceOp: 'append' }),
-      ev('assistant/message', 3, { turn: 1, step: 1, message: assistantMsg('a1', [{ type: 'text', text: 'ok' }]) }, { surfaceOp: 'append' }),
+      ev(
+        'assistant/message',
+        3,
+        { turn: 1, step: 1, message: assistantMsg('a1', [{ type: 'text', text: 'ok' }]) },
+        { surfaceOp: 'append' },
+      ),
       ev('step/end', 4, { turn: 1, step: 1 }),
       ev('turn/end', 5, { turn: 1, reason: { kind: 'completed' } }),
       '',
@@ -58,7 +64,13 @@ describe('invalid UTF-8 in a streamed log', () => {
     bytes[m] = 0xff; // never valid in UTF-8
     const path = write('ff.jsonl', bytes);
     const loaded = loadJsonlFile(path);
-    expect(utf8(loaded.warnings)).toEqual([{ code: 'INVALID_UTF8', line: 4, message: 'line 4 holds bytes that are not valid UTF-8; each was read as U+FFFD (the replacement character)' }]);
+    expect(utf8(loaded.warnings)).toEqual([
+      {
+        code: 'INVALID_UTF8',
+        line: 4,
+        message: 'line 4 holds bytes that are not valid UTF-8; each was read as U+FFFD (the replacement character)',
+      },
+    ]);
     expect(userText(path)).toBe('before \uFFFDARK after');
   });
 
@@ -103,7 +115,11 @@ describe('invalid UTF-8 in a streamed log', () => {
     const head = Buffer.from(`${lines.join('\n')}\n`);
     const filler = CHUNK - head.length;
     const bad = ev('user/message', seq, userMsg('u1', `${'b'.repeat(filler)}Z`), { surfaceOp: 'append' });
-    const rest = [ev('step/end', seq + 1, { turn: 1, step: 1 }), ev('turn/end', seq + 2, { turn: 1, reason: { kind: 'completed' } }), ''].join('\n');
+    const rest = [
+      ev('step/end', seq + 1, { turn: 1, step: 1 }),
+      ev('turn/end', seq + 2, { turn: 1, reason: { kind: 'completed' } }),
+      '',
+    ].join('\n');
     const bytes = Buffer.concat([head, Buffer.from(`${bad}\n${rest}`)]);
     const z = bytes.indexOf(Buffer.from('Z"'), CHUNK - 100);
     bytes[z] = 0x80; // a continuation byte with no lead
@@ -153,7 +169,13 @@ describe('invalid UTF-8 in a streamed log', () => {
     loadJsonlFile(path, { inspectHead: (b) => void seen.push(Buffer.from(b)) });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.subarray(0, HEADER.length).toString()).toBe(HEADER);
-    expect(() => loadJsonlFile(path, { inspectHead: () => { throw new Error('refused'); } })).toThrow('refused');
+    expect(() =>
+      loadJsonlFile(path, {
+        inspectHead: () => {
+          throw new Error('refused');
+        },
+      }),
+    ).toThrow('refused');
   });
 });
 
@@ -164,7 +186,11 @@ describe('a byte-order mark before the header', () => {
     const path = write('bom.jsonl', withBom);
     for (const loaded of [loadJsonlFile(path), loadJsonl(withBom.toString('utf8'))]) {
       expect(loaded.warnings.filter((w) => w.code === 'BYTE_ORDER_MARK')).toEqual([
-        { code: 'BYTE_ORDER_MARK', line: 1, message: 'line 1 starts with a UTF-8 byte-order mark (U+FEFF), which dsh never writes; it was skipped' },
+        {
+          code: 'BYTE_ORDER_MARK',
+          line: 1,
+          message: 'line 1 starts with a UTF-8 byte-order mark (U+FEFF), which dsh never writes; it was skipped',
+        },
       ]);
       expect(loaded.session.deriveMessages()).toEqual(loadJsonl(plain.toString('utf8')).session.deriveMessages());
     }
@@ -183,7 +209,9 @@ describe('a misplaced seq, in words', () => {
   it('a repeated line says the seq repeats', () => {
     const ls = lines();
     ls.splice(3, 0, ls[2]!); // seq 1 twice
-    expect(error(ls)).toBe('f.jsonl:4: corrupt session log: seq 1 repeats or goes back (seq 1 was already read; seq 2 belongs here); a later line (8) records a turn/end, so this is inside the committed region');
+    expect(error(ls)).toBe(
+      'f.jsonl:4: corrupt session log: seq 1 repeats or goes back (seq 1 was already read; seq 2 belongs here); a later line (8) records a turn/end, so this is inside the committed region',
+    );
   });
   it('a gap names the missing seqs', () => {
     const ls = lines();
@@ -199,7 +227,9 @@ describe('a misplaced seq, in words', () => {
     expect(error(ls)).toContain('f.jsonl:3: corrupt session log: the line has no seq (seq 1 belongs here)');
     const twice = lines();
     twice.splice(2, 0, HEADER);
-    expect(error(twice)).toContain('f.jsonl:3: corrupt session log: a second session header (only line 1 may hold one; seq 1 belongs here)');
+    expect(error(twice)).toContain(
+      'f.jsonl:3: corrupt session log: a second session header (only line 1 may hold one; seq 1 belongs here)',
+    );
     const str = lines();
     str[2] = j({ type: 'step/start', seq: '1', time: T0, data: { turn: 1, step: 1 } });
     expect(error(str)).toContain('seq "1" is not a non-negative integer (seq 1 belongs here)');
@@ -207,6 +237,8 @@ describe('a misplaced seq, in words', () => {
   it('a defective line that is itself the last turn/end says the line itself is committed', () => {
     const ls = lines();
     ls[6] = ev('turn/end', 9, { turn: 1, reason: { kind: 'completed' } }); // line 7, where seq 5 belongs
-    expect(error(ls)).toBe('f.jsonl:7: corrupt session log: seq gap: expected 5, got 9 (seqs 5–8 are missing); the line itself records a turn/end, so it is inside the committed region');
+    expect(error(ls)).toBe(
+      'f.jsonl:7: corrupt session log: seq gap: expected 5, got 9 (seqs 5–8 are missing); the line itself records a turn/end, so it is inside the committed region',
+    );
   });
 });

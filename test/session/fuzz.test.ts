@@ -72,7 +72,10 @@ describeShared('fuzzed real logs', () => {
         const c = makeCase(corpus, SEED + 1, i);
         const path = join(dir, `case-${i}.jsonl`);
         writeFileSync(path, c.bytes);
-        const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'dsh.js'), 'log', 'check', path], { encoding: 'utf8', timeout: 60_000 });
+        const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'dsh.js'), 'log', 'check', path], {
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
         const what = `case ${i} (${c.source}; ${c.mutations.join('+')}): ${r.stdout.slice(-400)} ${r.stderr.slice(-400)}`;
         expect([0, 1], what).toContain(r.status);
         expect(`${r.stdout}${r.stderr}`, what).not.toMatch(/internal error|RangeError|TypeError/);

@@ -51,7 +51,11 @@ export function closeTurn(s: Session, turn: number, step?: number): void {
  * One complete turn: prompt, assistant text + tool call, tool/call, tool/result, second step with
  * a plain answer. Returns the seqs of its surface events.
  */
-export function fullTurn(s: Session, turn: number, callId = `call-${turn}`): { user: number; a1: number; result: number; a2: number; call: number } {
+export function fullTurn(
+  s: Session,
+  turn: number,
+  callId = `call-${turn}`,
+): { user: number; a1: number; result: number; a2: number; call: number } {
   openStep(s, turn, 1);
   const user = s.append('user/message', userMsg(`u${turn}`), { surfaceOp: 'append' }).seq;
   const c1 = s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'Let me ' } }).seq;
@@ -70,7 +74,11 @@ export function fullTurn(s: Session, turn: number, callId = `call-${turn}`): { u
     { surfaceOp: 'append', sourceEventSeqs: [c1, c2] },
   ).seq;
   const call = s.append('tool/call', { turn, step: 1, callId, name: 'bash', arguments: '{"command":"ls"}' }).seq;
-  const result = s.append('tool/result', { turn, step: 1, message: toolResultMsg(`r${turn}`, callId, 'a.txt') }, { surfaceOp: 'append', sourceEventSeqs: [call] }).seq;
+  const result = s.append(
+    'tool/result',
+    { turn, step: 1, message: toolResultMsg(`r${turn}`, callId, 'a.txt') },
+    { surfaceOp: 'append', sourceEventSeqs: [call] },
+  ).seq;
   s.append('step/end', { turn, step: 1 });
   s.append('step/start', { turn, step: 2 });
   const a2 = s.append(
@@ -92,7 +100,12 @@ export function observe(s: Session): string {
     nodes: s.surface.nodes,
     generation: s.surface.replaceGeneration,
     replacements: s.surface.replacements,
-    trace: { openTurn: s.trace.openTurn ?? null, openStep: s.trace.openStep ?? null, lastTurn: s.trace.lastTurn, lastStep: s.trace.lastStep },
+    trace: {
+      openTurn: s.trace.openTurn ?? null,
+      openStep: s.trace.openStep ?? null,
+      lastTurn: s.trace.lastTurn,
+      lastStep: s.trace.lastStep,
+    },
   });
 }
 

@@ -116,9 +116,17 @@ describe('refused values, each with its JSON path', () => {
   it('surface metadata is checked the same way', () => {
     const s = newSession();
     openStep(s, 1);
-    const err = expectRefused(s, () => s.append('user/message', userMsg('u1'), { surfaceOp: 'append', sourceEventSeqs: [0, NaN] }), 'NON_JSON');
+    const err = expectRefused(
+      s,
+      () => s.append('user/message', userMsg('u1'), { surfaceOp: 'append', sourceEventSeqs: [0, NaN] }),
+      'NON_JSON',
+    );
     expect(err.details.path).toBe('$.sourceEventSeqs[1]');
-    const err2 = expectRefused(s, () => s.append('user/message', userMsg('u1'), { surfaceOp: { op: 'replace', start: 0, end: 1n } as never }), 'NON_JSON');
+    const err2 = expectRefused(
+      s,
+      () => s.append('user/message', userMsg('u1'), { surfaceOp: { op: 'replace', start: 0, end: 1n } as never }),
+      'NON_JSON',
+    );
     expect(err2.details.path).toBe('$.surfaceOp.end');
   });
   it('a bad value in a surface event names that event type', () => {
@@ -127,7 +135,12 @@ describe('refused values, each with its JSON path', () => {
     s.append('tool/call', { turn: 1, step: 1, callId: 'c', name: 'bash', arguments: '{}' });
     const err = expectRefused(
       s,
-      () => s.append('tool/result', { turn: 1, step: 1, message: toolResultMsg('r', 'c'), meta: { when: new Date() } as never }, { surfaceOp: 'append' }),
+      () =>
+        s.append(
+          'tool/result',
+          { turn: 1, step: 1, message: toolResultMsg('r', 'c'), meta: { when: new Date() } as never },
+          { surfaceOp: 'append' },
+        ),
       'NON_JSON',
     );
     expect(err.details).toMatchObject({ eventType: 'tool/result', seq: 3, path: '$.data.meta.when' });
@@ -149,7 +162,17 @@ describe('refused values, each with its JSON path', () => {
 describe('accepted values', () => {
   it('copies plain JSON exactly and leaves the caller its own unfrozen value', () => {
     const s = newSession();
-    const input = { s: 'x', n: 1.5, neg: -3, zero: 0, t: true, f: false, nil: null, arr: [1, 'a', [null], {}], obj: { nested: { deep: [] } } };
+    const input = {
+      s: 'x',
+      n: 1.5,
+      neg: -3,
+      zero: 0,
+      t: true,
+      f: false,
+      nil: null,
+      arr: [1, 'a', [null], {}],
+      obj: { nested: { deep: [] } },
+    };
     const e = s.append(FREE, input as never);
     expect(JSON.stringify(e.data)).toBe(
       '{"s":"x","n":1.5,"neg":-3,"zero":0,"t":true,"f":false,"nil":null,"arr":[1,"a",[null],{}],"obj":{"nested":{"deep":[]}}}',
@@ -286,7 +309,10 @@ describe('snapshotJson / freezeJsonInPlace / isLosslessJson', () => {
       { type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } },
       { type: FREE, seq: 1, time: 2, data: { x: [1, Infinity] } },
     ];
-    const err = expectSessionError(() => Session.restore({ version: 0, id: 's', createdAt: 0 }, events, { clock: fixedClock() }), 'NON_JSON');
+    const err = expectSessionError(
+      () => Session.restore({ version: 0, id: 's', createdAt: 0 }, events, { clock: fixedClock() }),
+      'NON_JSON',
+    );
     expect(err.details).toMatchObject({ seq: 1, path: '$.data.x[1]', eventType: FREE });
   });
 });

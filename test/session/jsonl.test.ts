@@ -4,12 +4,26 @@
  * placeholders, and encode→load round trips.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeJsonl, encodeEvents, encodeJsonl, loadJsonl, Session, SessionError, type SessionErrorCode } from '../../src/session/index.js';
+import {
+  decodeJsonl,
+  encodeEvents,
+  encodeJsonl,
+  loadJsonl,
+  Session,
+  SessionError,
+  type SessionErrorCode,
+} from '../../src/session/index.js';
 import { T0, assistantMsg, expectSessionError, fixedClock, fullTurn, newSession, openStep, userMsg } from './helpers.js';
 
 const HEADER = { type: 'session', version: 0, id: 's1', createdAt: 1, cwd: '/work', delegationDepth: 0 };
 const j = (v: unknown) => JSON.stringify(v);
-const ev = (type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}) => ({ type, seq, time: T0 + seq, data, ...extra });
+const ev = (type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}) => ({
+  type,
+  seq,
+  time: T0 + seq,
+  data,
+  ...extra,
+});
 
 /**
  * Lines 2…11 hold seqs 0…11: turn 1 complete (its three text deltas packed on line 5, seqs 3-5),
@@ -22,7 +36,14 @@ function baseLines(): string[] {
     j(ev('step/start', 1, { turn: 1, step: 1 })),
     j(ev('user/message', 2, userMsg('u1'), { surfaceOp: 'append', sourceEventSeqs: [0] })),
     j({ type: 'text-chunks', seq0: 3, time0: T0 + 3, data: { turn: 1, step: 1, index: 0, dt: [1, 1], texts: ['Hel', 'lo', '!'] } }),
-    j(ev('assistant/message', 6, { turn: 1, step: 1, message: assistantMsg('a1', [{ type: 'text', text: 'Hello!' }]), usage: { inputTokens: 3, outputTokens: 2 } }, { surfaceOp: 'append', sourceEventSeqs: [3, 4, 5] })),
+    j(
+      ev(
+        'assistant/message',
+        6,
+        { turn: 1, step: 1, message: assistantMsg('a1', [{ type: 'text', text: 'Hello!' }]), usage: { inputTokens: 3, outputTokens: 2 } },
+        { surfaceOp: 'append', sourceEventSeqs: [3, 4, 5] },
+      ),
+    ),
     j(ev('step/end', 7, { turn: 1, step: 1 })),
     j(ev('turn/end', 8, { turn: 1, reason: { kind: 'completed' } })),
     j(ev('turn/start', 9, { turn: 2 })),
@@ -45,7 +66,12 @@ describe('loading', () => {
     expect([0, 2, 3, 4, 5, 6, 11].map((s) => loaded.lineOf(s))).toEqual([2, 4, 5, 5, 5, 6, 11]);
     expect(loaded.lineOf(12)).toBeUndefined();
     const s = loaded.session;
-    expect(s.events[4]).toEqual({ type: 'assistant/chunk', seq: 4, time: T0 + 4, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'lo' } } });
+    expect(s.events[4]).toEqual({
+      type: 'assistant/chunk',
+      seq: 4,
+      time: T0 + 4,
+      data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'lo' } },
+    });
     expect(s.events[5]!.time).toBe(T0 + 5);
     expect(loaded.repaired.map((d) => [d.type, d.seq, d.time])).toEqual([
       ['step/end', 12, T0 + 11],
@@ -106,7 +132,9 @@ describe('torn tail versus corruption', () => {
     lines.splice(9, 0, '{"type":"step/st');
     const loaded = loadJsonl(text(lines));
     expect(loaded.tornTail).toMatchObject({ line: 10, droppedLines: 3 });
-    expect(loaded.warnings.find((w) => w.code === 'TORN_TAIL')!.message).toContain('it and the 2 line(s) after it were not loaded (no later line records a turn/end');
+    expect(loaded.warnings.find((w) => w.code === 'TORN_TAIL')!.message).toContain(
+      'it and the 2 line(s) after it were not loaded (no later line records a turn/end',
+    );
     expect(loaded.eventCount).toBe(10);
     expect(loaded.repaired.map((d) => d.type)).toEqual(['turn/end']);
   });
@@ -119,7 +147,10 @@ describe('torn tail versus corruption', () => {
     ['a seq gap', j(ev('step/start', 5, { turn: 1, step: 1 }))],
     ['a missing seq', j({ type: 'step/start', time: 1, data: { turn: 1, step: 1 } })],
     ['a malformed row', j({ type: 'text-chunks', seq0: 1, time0: 0, data: { turn: 1, step: 1, index: 0, dt: [], texts: ['a', 'b'] } })],
-    ['a row at the wrong seq', j({ type: 'text-chunks', seq0: 7, time0: 0, data: { turn: 1, step: 1, index: 0, dt: [0], texts: ['a', 'b'] } })],
+    [
+      'a row at the wrong seq',
+      j({ type: 'text-chunks', seq0: 7, time0: 0, data: { turn: 1, step: 1, index: 0, dt: [0], texts: ['a', 'b'] } }),
+    ],
   ];
   for (const [name, bad] of defects) {
     it(`${name} before a later turn/end is corruption, refused with its line`, () => {
@@ -151,7 +182,10 @@ describe('torn tail versus corruption', () => {
     ['a short dt', (r) => (r.data.dt = [1])],
     ['a fractional gap', (r) => (r.data.dt = [1, 1.5])],
     ['a numeric member', (r) => (r.data.texts = ['a', 1, 'c'])],
-    ['an unknown row tag shape (tool-call row without id)', (r) => ((r.type = 'tool-call-chunks'), (r.data.args = r.data.texts), delete r.data.texts)],
+    [
+      'an unknown row tag shape (tool-call row without id)',
+      (r) => ((r.type = 'tool-call-chunks'), (r.data.args = r.data.texts), delete r.data.texts),
+    ],
   ];
   for (const [name, spoil] of rowSpoils) {
     it(`a row with ${name} is refused as corrupt at its line`, () => {
@@ -170,7 +204,17 @@ describe('torn tail versus corruption', () => {
     expect(loadError(text(lines), 'CORRUPT_LOG').details.line).toBe(8);
   });
   it('never crashes on arbitrary bytes', () => {
-    for (const t of ['', '\n', '{', '{}\n', 'null\n', '"session"\n', '\u0000\u0001', `${j(HEADER)}\n\u0000garbage`, `${j(HEADER)}\n{}\n${j(ev('turn/end', 0, {}))}\n`]) {
+    for (const t of [
+      '',
+      '\n',
+      '{',
+      '{}\n',
+      'null\n',
+      '"session"\n',
+      '\u0000\u0001',
+      `${j(HEADER)}\n\u0000garbage`,
+      `${j(HEADER)}\n{}\n${j(ev('turn/end', 0, {}))}\n`,
+    ]) {
       let err: unknown;
       try {
         loadJsonl(t);
@@ -335,7 +379,11 @@ describe('verdict precedence (validation runs during the scan, the verdicts keep
   });
   it('in a long log too, a later unknown type or corruption outranks an invalid event validated long before', () => {
     expect(loadError(long(2, [j(ev('future/thing', 300, { x: 1 }))]), 'FORMAT_UNSUPPORTED').details).toMatchObject({ seq: 300, line: 302 });
-    const corrupt = long(2, ['{"type":"turn/st', j(ev('turn/start', 300, { turn: 61 })), j(ev('turn/end', 301, { turn: 61, reason: { kind: 'completed' } }))]);
+    const corrupt = long(2, [
+      '{"type":"turn/st',
+      j(ev('turn/start', 300, { turn: 61 })),
+      j(ev('turn/end', 301, { turn: 61, reason: { kind: 'completed' } })),
+    ]);
     expect(loadError(corrupt, 'CORRUPT_LOG').details).toMatchObject({ line: 302 });
     expect(loadError(long(2, ['{"type":"turn/st']), 'SURFACE_OP_REQUIRED').details).toMatchObject({ seq: 2, line: 4 });
   });
@@ -373,17 +421,42 @@ describe('legacy imports', () => {
       j(HEADER),
       j(ev('turn/start', 0, { turn: 1, trigger: { kind: 'user' } })),
       j(ev('step/start', 1, { turn: 1, step: 1 })),
-      j(ev('steering/message', 2, { turn: 1, content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' } }, { surfaceOp: 'append' })),
+      j(
+        ev(
+          'steering/message',
+          2,
+          { turn: 1, content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' } },
+          { surfaceOp: 'append' },
+        ),
+      ),
       j(ev('user/message', 3, { content: [{ type: 'text', text: 'no id' }], source: { kind: 'user' } }, { surfaceOp: 'append' })),
-      j(ev('assistant/message', 4, { turn: 1, step: 1, content: [{ type: 'text', text: 'ok' }], provenance: { provider: 'p', model: 'm' } }, { surfaceOp: 'append' })),
+      j(
+        ev(
+          'assistant/message',
+          4,
+          { turn: 1, step: 1, content: [{ type: 'text', text: 'ok' }], provenance: { provider: 'p', model: 'm' } },
+          { surfaceOp: 'append' },
+        ),
+      ),
       j(ev('step/end', 5, { turn: 1, step: 1 })),
       j(ev('turn/end', 6, { turn: 1, reason: { kind: 'aborted' } })),
     ];
     const loaded = loadJsonl(text(lines), { file: 'old.jsonl' });
     const s = loaded.session;
     expect(s.events[0]!.data).toEqual({ turn: 1 });
-    expect(s.events[2]).toEqual({ type: 'user/message', seq: 2, time: T0 + 2, data: { role: 'user', content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' }, id: 'legacy-message:s1:2' }, surfaceOp: 'append' });
-    expect(s.events[3]!.data).toEqual({ content: [{ type: 'text', text: 'no id' }], source: { kind: 'user' }, id: 'legacy-message:s1:3', role: 'user' });
+    expect(s.events[2]).toEqual({
+      type: 'user/message',
+      seq: 2,
+      time: T0 + 2,
+      data: { role: 'user', content: [{ type: 'text', text: 'steer' }], source: { kind: 'user' }, id: 'legacy-message:s1:2' },
+      surfaceOp: 'append',
+    });
+    expect(s.events[3]!.data).toEqual({
+      content: [{ type: 'text', text: 'no id' }],
+      source: { kind: 'user' },
+      id: 'legacy-message:s1:3',
+      role: 'user',
+    });
     expect((s.events[3]!.data as { id: string }).id).toBe('legacy-message:s1:3');
     expect((s.events[4]!.data as { message: { id: string } }).message.id).toBe('legacy-message:s1:4');
     expect(s.events[6]!.data).toEqual({ turn: 1, reason: { kind: 'aborted', reason: { kind: 'legacy' } } });
@@ -402,7 +475,16 @@ describe('placeholders in tokenised fixtures', () => {
   const tokenised = () => {
     const lines = closed();
     lines[0] = j({ ...HEADER, id: '{{sessionId}}', cwd: '{{cwd}}' });
-    lines.splice(3, 0, j(ev('request/header', 2, { header: { config: { provider: 'p', model: 'm' }, system: '{{system}}', tools: '{{tools}}' }, reason: 'initial' })));
+    lines.splice(
+      3,
+      0,
+      j(
+        ev('request/header', 2, {
+          header: { config: { provider: 'p', model: 'm' }, system: '{{system}}', tools: '{{tools}}' },
+          reason: 'initial',
+        }),
+      ),
+    );
     // Shift the later seqs by one.
     return lines.map((l, i) => {
       if (i <= 3) return l;
@@ -447,7 +529,9 @@ describe('placeholders in tokenised fixtures', () => {
 describe('encoding', () => {
   it('writes the header line in dsh field order with delegationDepth defaulting to 0', () => {
     const s = Session.create({ id: 'x', header: { cwd: '/w', parentSession: 'p', seedLength: 0 }, clock: () => 7 });
-    expect(encodeJsonl(s.header, [])).toBe('{"type":"session","version":0,"id":"x","createdAt":7,"cwd":"/w","parentSession":"p","seedLength":0,"delegationDepth":0}\n');
+    expect(encodeJsonl(s.header, [])).toBe(
+      '{"type":"session","version":0,"id":"x","createdAt":7,"cwd":"/w","parentSession":"p","seedLength":0,"delegationDepth":0}\n',
+    );
   });
   it('packs runs by default and writes one event per line with pack: false', () => {
     const s = newSession();
@@ -464,7 +548,8 @@ describe('encoding', () => {
     const s = newSession();
     fullTurn(s, 1);
     openStep(s, 2);
-    for (let i = 0; i < 4; i++) s.append('assistant/chunk', { turn: 2, step: 1, chunk: { type: 'reasoning-delta', index: 0, text: `r${i}` } });
+    for (let i = 0; i < 4; i++)
+      s.append('assistant/chunk', { turn: 2, step: 1, chunk: { type: 'reasoning-delta', index: 0, text: `r${i}` } });
     s.append('user/message', userMsg('sum'), { surfaceOp: { op: 'replace', start: 2, end: 7 }, sourceEventSeqs: [2, 5, 7] });
     s.append('step/end', { turn: 2, step: 1 });
     s.append('turn/end', { turn: 2, reason: { kind: 'completed' } });
@@ -508,8 +593,16 @@ describe('decodeJsonl', () => {
 describe('consecutive chunk lines are gathered into one run only while they stay in one block', () => {
   it('a chunk line naming another step is checked as its own event (refused here), not re-labelled into the run', () => {
     const lines = closed();
-    const chunk = (seq: number, step: number, text: string) => j(ev('assistant/chunk', seq, { turn: 2, step, chunk: { type: 'text-delta', index: 0, text } }));
-    lines.push(j(ev('turn/start', 9, { turn: 2 })), j(ev('step/start', 10, { turn: 2, step: 1 })), chunk(11, 1, 'a'), chunk(12, 1, 'b'), chunk(13, 2, 'c'), chunk(14, 1, 'd'));
+    const chunk = (seq: number, step: number, text: string) =>
+      j(ev('assistant/chunk', seq, { turn: 2, step, chunk: { type: 'text-delta', index: 0, text } }));
+    lines.push(
+      j(ev('turn/start', 9, { turn: 2 })),
+      j(ev('step/start', 10, { turn: 2, step: 1 })),
+      chunk(11, 1, 'a'),
+      chunk(12, 1, 'b'),
+      chunk(13, 2, 'c'),
+      chunk(14, 1, 'd'),
+    );
     const err = loadError(text(lines), 'TRACE_VIOLATION');
     expect(err.details).toMatchObject({ line: 13, seq: 13, rule: 'step-enclosure' });
   });

@@ -66,7 +66,18 @@ describe('numbers JSON.parse would round are refused with file, line, seq and pa
   });
 
   it('numbers a double holds exactly load, whatever their spelling; look-alikes inside strings are not numbers', () => {
-    for (const tok of ['1e23', '0.1', '1.0', '1.5e-7', '100000000000000000000', '9007199254740992', '-0.5', '5e-324', '1.7976931348623157e308', '0e10']) {
+    for (const tok of [
+      '1e23',
+      '0.1',
+      '1.0',
+      '1.5e-7',
+      '100000000000000000000',
+      '9007199254740992',
+      '-0.5',
+      '5e-324',
+      '1.7976931348623157e308',
+      '0e10',
+    ]) {
       expect(numberProblem(tok), tok).toBeUndefined();
     }
     const l = loadJsonl(file(user(0, '[{"type":"text","text":"id 12345678901234567890, 1e400, -0 and 2024-12-00"}]')));
@@ -80,13 +91,20 @@ describe('the pre-check never hides a lossy number', () => {
   // Number tokens of every spelling JSON allows: sign, 1–40 integer digits (no leading zero
   // unless the integer part is 0), an optional fraction of 0–40 digits, an optional exponent with
   // 1–4 digits (leading zeros allowed, as JSON allows them).
-  const digits = (min: number, max: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+  const digits = (min: number, max: number) =>
+    fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((a) => a.join(''));
   const token = fc
     .record({
       neg: fc.boolean(),
-      int: fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 39)).map(([a, b]) => a + b)),
+      int: fc.oneof(
+        fc.constant('0'),
+        fc.tuple(fc.constantFrom(...'123456789'), digits(0, 39)).map(([a, b]) => a + b),
+      ),
       frac: fc.option(digits(1, 40), { nil: undefined }),
-      exp: fc.option(fc.tuple(fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'), digits(1, 4)).map(([a, b]) => a + b), { nil: undefined }),
+      exp: fc.option(
+        fc.tuple(fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'), digits(1, 4)).map(([a, b]) => a + b),
+        { nil: undefined },
+      ),
     })
     .map(({ neg, int, frac, exp }) => `${neg ? '-' : ''}${int}${frac !== undefined ? `.${frac}` : ''}${exp ?? ''}`);
   // Strings that look like numbers, at any length, so the token lands at every alignment.
@@ -102,8 +120,13 @@ describe('the pre-check never hides a lossy number', () => {
     );
   });
   it('ordinary lines do not fire it (they are not tokenised at all)', () => {
-    expect(mayHoldLossyNumber('{"type":"turn/start","seq":12,"time":1764000000000,"data":{"turn":3,"id":"3e8f0a1b-2c3d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-01-02"}}')).toBe(false);
-    for (const t of ['9007199254740993', '1.000000000000001', '1e400', '1e-400', '5e-324', '-0', '-0.0', '-0e3']) expect(mayHoldLossyNumber(`{"v":[1,${t}]}`), t).toBe(true);
+    expect(
+      mayHoldLossyNumber(
+        '{"type":"turn/start","seq":12,"time":1764000000000,"data":{"turn":3,"id":"3e8f0a1b-2c3d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-01-02"}}',
+      ),
+    ).toBe(false);
+    for (const t of ['9007199254740993', '1.000000000000001', '1e400', '1e-400', '5e-324', '-0', '-0.0', '-0e3'])
+      expect(mayHoldLossyNumber(`{"v":[1,${t}]}`), t).toBe(true);
   });
 });
 
@@ -146,16 +169,30 @@ describe('no input crashes the loader', () => {
       ['type', `{"type":${deep(n, '"x"')},"seq":0,"time":1,"data":{"turn":1}}`],
       ['data', `{"type":"turn/start","seq":0,"time":1,"data":${deepObj(n)}}`],
       ['message content', user(0, `[{"type":"text","text":"x","extra":${deep(n, '-0')}}]`)],
-      ['surfaceOp', `{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":${deepObj(n)}}`],
-      ['sourceEventSeqs', `{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":${deep(n)}}`],
-      ['row dt', `{"type":"text-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":0,"dt":[${deep(n)},1],"texts":["a","b","c"]}}`],
-      ['row texts', `{"type":"text-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":${deep(n)},"dt":[1,1],"texts":["a","b","c"]}}`],
+      [
+        'surfaceOp',
+        `{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":${deepObj(n)}}`,
+      ],
+      [
+        'sourceEventSeqs',
+        `{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":${deep(n)}}`,
+      ],
+      [
+        'row dt',
+        `{"type":"text-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":0,"dt":[${deep(n)},1],"texts":["a","b","c"]}}`,
+      ],
+      [
+        'row texts',
+        `{"type":"text-chunks","seq0":0,"time0":1,"data":{"turn":1,"step":1,"index":${deep(n)},"dt":[1,1],"texts":["a","b","c"]}}`,
+      ],
       ['an unknown type', `{"type":"plugin/x","seq":0,"time":1,"data":${deep(n)},"ignorable":true}`],
     ];
     it.each(places)(`nesting ${n} deep in %s: a typed answer with a line, and a bounded message`, (_where, line) => {
       let err: unknown;
       try {
-        loadJsonl(file(line, '{"type":"turn/end","seq":1,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}'), { file: 'deep.jsonl' });
+        loadJsonl(file(line, '{"type":"turn/end","seq":1,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}'), {
+          file: 'deep.jsonl',
+        });
       } catch (e) {
         err = e;
       }
@@ -183,6 +220,17 @@ describe('no input crashes the loader', () => {
     expect(preview(v).length).toBeLessThanOrEqual(61);
     expect(preview('x'.repeat(1e6)).length).toBeLessThan(70);
     expect(preview(-0)).toBe('-0');
-    expect(preview(new Proxy({}, { ownKeys: () => { throw new Error('no'); } }))).toContain('unreadable');
+    expect(
+      preview(
+        new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error('no');
+            },
+          },
+        ),
+      ),
+    ).toContain('unreadable');
   });
 });

@@ -12,11 +12,17 @@ import { describeShared, sharedDir } from '../support/shared.js';
 const dir = join(sharedDir, 'fixtures', 'dsh-next');
 
 describeShared('dsh formats 2–4 (real logs)', () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   it.each(files)('%s', (f) => {
     const path = join(dir, f);
     const text = readFileSync(path, 'utf8');
-    const rows = text.trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; data: { stream?: { type: string; texts?: unknown[]; args?: unknown[] }[] } });
+    const rows = text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as { type: string; data: { stream?: { type: string; texts?: unknown[]; args?: unknown[] }[] } });
     const clock = (): number => 0;
     const a = loadJsonl(text, { file: path, placeholders: 'warn', clock });
     const b = loadJsonlFile(path, { placeholders: 'warn', clock });
@@ -35,8 +41,18 @@ describeShared('dsh formats 2–4 (real logs)', () => {
     rows.forEach((r, seq) => {
       const row = r as unknown as { type: string; seq?: number; data: Record<string, unknown>; surfaceOp?: unknown };
       if (!['user/message', 'assistant/message', 'tool/result'].includes(row.type)) return;
-      const m = (row.type === 'user/message' ? row.data : row.data.message) as { id: unknown; role: unknown; toolCallId?: unknown; content: { toolCallId?: unknown }[] };
-      const entry = { seq: row.seq ?? seq, id: m.id, role: m.role === 'tool' ? 'user' : m.role, ...(row.type === 'tool/result' ? { callId: m.toolCallId ?? m.content[0]!.toolCallId } : {}) };
+      const m = (row.type === 'user/message' ? row.data : row.data.message) as {
+        id: unknown;
+        role: unknown;
+        toolCallId?: unknown;
+        content: { toolCallId?: unknown }[];
+      };
+      const entry = {
+        seq: row.seq ?? seq,
+        id: m.id,
+        role: m.role === 'tool' ? 'user' : m.role,
+        ...(row.type === 'tool/result' ? { callId: m.toolCallId ?? m.content[0]!.toolCallId } : {}),
+      };
       const op = row.surfaceOp as { op?: string; startSeq?: number; endSeq?: number; start?: number; end?: number } | undefined;
       if (op && typeof op === 'object' && op.op === 'replace') {
         const lo = op.startSeq ?? op.start!;
@@ -47,7 +63,13 @@ describeShared('dsh formats 2–4 (real logs)', () => {
         expected.splice(0, expected.length, ...kept);
       } else expected.push(entry);
     });
-    const derived = a.session.deriveMessages().map((m) => ({ id: m.id, role: m.role, ...(m.content[0]?.type === 'tool-result' && (m.source as { kind: string }).kind === 'tool' ? { callId: m.content[0].toolCallId } : {}) }));
+    const derived = a.session.deriveMessages().map((m) => ({
+      id: m.id,
+      role: m.role,
+      ...(m.content[0]?.type === 'tool-result' && (m.source as { kind: string }).kind === 'tool'
+        ? { callId: m.content[0].toolCallId }
+        : {}),
+    }));
     expect(derived).toEqual(expected.map(({ seq: _s, ...x }) => x));
     const again = loadJsonl(encodeJsonl(a.session.header, a.session.events.slice(0, a.eventCount)), { placeholders: 'warn' });
     expect(again.session.events.slice(0, a.eventCount)).toEqual(a.session.events.slice(0, a.eventCount));
@@ -59,27 +81,61 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
     { type: 'session', version: 4, id: 's4', createdAt: 100, cwd: '/w', isSeeded: false, delegationDepth: 0 },
     { type: 'turn/start', data: { turn: 1 } },
     { type: 'step/start', data: { turn: 1, step: 1 } },
-    { type: 'user/message', data: { id: 'u1', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } }, surfaceOp: 'append' },
+    {
+      type: 'user/message',
+      data: { id: 'u1', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } },
+      surfaceOp: 'append',
+    },
     {
       type: 'assistant/message',
       data: {
         turn: 1,
         step: 1,
-        message: { id: 'a1', role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'read', arguments: '{}' }], source: { kind: 'model', provider: 'p', model: 'm' } },
+        message: {
+          id: 'a1',
+          role: 'assistant',
+          content: [{ type: 'tool-call', id: 'c1', name: 'read', arguments: '{}' }],
+          source: { kind: 'model', provider: 'p', model: 'm' },
+        },
         stream: [
           { type: 'chunk', time: 110, chunk: { type: 'block-start', index: 0, blockType: 'tool-call' } },
           { type: 'tool-call-chunks', time0: 111, index: 0, dt: [2], id: 'c1', name: 'read', args: ['{', '}'] },
-          { type: 'chunk', time: 114, chunk: { type: 'block-end', index: 0, block: { type: 'tool-call', id: 'c1', name: 'read', arguments: '{}' } } },
+          {
+            type: 'chunk',
+            time: 114,
+            chunk: { type: 'block-end', index: 0, block: { type: 'tool-call', id: 'c1', name: 'read', arguments: '{}' } },
+          },
           { type: 'chunk', time: 115, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } },
         ],
       },
       surfaceOp: 'append',
     },
     { type: 'tool/call', data: { turn: 1, step: 1, callId: 'c1', name: 'read', arguments: '{}' } },
-    { type: 'tool/result', data: { turn: 1, step: 1, message: { id: 't1', role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'x' }], isError: false, source: { kind: 'tool', callId: 'c1' } } }, surfaceOp: 'append', sourceEventSeqs: [4] },
+    {
+      type: 'tool/result',
+      data: {
+        turn: 1,
+        step: 1,
+        message: {
+          id: 't1',
+          role: 'tool',
+          toolCallId: 'c1',
+          content: [{ type: 'text', text: 'x' }],
+          isError: false,
+          source: { kind: 'tool', callId: 'c1' },
+        },
+      },
+      surfaceOp: 'append',
+      sourceEventSeqs: [4],
+    },
     { type: 'step/end', data: { turn: 1, step: 1 } },
     { type: 'step/start', data: { turn: 1, step: 2 } },
-    { type: 'user/message', data: { id: 'u2', role: 'user', content: [{ type: 'text', text: 'summary' }], source: { kind: 'compact-checkpoint' } }, surfaceOp: { op: 'replace', startSeq: 2, endSeq: 5 }, sourceEventSeqs: [2, 3, 5] },
+    {
+      type: 'user/message',
+      data: { id: 'u2', role: 'user', content: [{ type: 'text', text: 'summary' }], source: { kind: 'compact-checkpoint' } },
+      surfaceOp: { op: 'replace', startSeq: 2, endSeq: 5 },
+      sourceEventSeqs: [2, 3, 5],
+    },
     { type: 'room/message', data: { room: 'r', text: 'later dsh' } },
     { type: 'step/end', data: { turn: 1, step: 2 } },
     { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
@@ -88,7 +144,15 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
 
   it('streams become chunk events before their message, and every seq reference follows the renumbering', () => {
     const l = loadJsonl(text, { file: 'v4.jsonl', clock: () => 0 });
-    const ev = l.session.events.slice(0, l.eventCount) as unknown as { type: string; seq: number; time: number; data: Record<string, unknown>; surfaceOp?: unknown; sourceEventSeqs?: number[]; ignorable?: true }[];
+    const ev = l.session.events.slice(0, l.eventCount) as unknown as {
+      type: string;
+      seq: number;
+      time: number;
+      data: Record<string, unknown>;
+      surfaceOp?: unknown;
+      sourceEventSeqs?: number[];
+      ignorable?: true;
+    }[];
     // 3 events, then the 5 stream members (block-start, two deltas, block-end, finish), then the message.
     expect(ev.slice(3, 8).map((e) => [e.type, e.time, (e.data.chunk as { type: string }).type])).toEqual([
       ['assistant/chunk', 110, 'block-start'],
@@ -101,9 +165,19 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
     expect(ev[8]!.data).not.toHaveProperty('stream');
     // The V4 tool result, wrapped back into one tool-result block; its citation of the message (old seq 3... here 4: the tool/call) mapped.
     expect(ev[10]).toMatchObject({ type: 'tool/result', seq: 10, sourceEventSeqs: [9] });
-    expect(ev[10]!.data.message).toEqual({ id: 't1', role: 'user', content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'x' }], isError: false }], source: { kind: 'tool', callId: 'c1' } });
+    expect(ev[10]!.data.message).toEqual({
+      id: 't1',
+      role: 'user',
+      content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'x' }], isError: false }],
+      source: { kind: 'tool', callId: 'c1' },
+    });
     // The checkpoint replaces old seqs 2..5 = new 2..10, and its source is format 0's plugin wrapper.
-    expect(ev[13]).toMatchObject({ type: 'user/message', surfaceOp: { op: 'replace', start: 2, end: 10 }, sourceEventSeqs: [2, 8, 10], data: { source: { kind: 'plugin', plugin: 'compact' } } });
+    expect(ev[13]).toMatchObject({
+      type: 'user/message',
+      surfaceOp: { op: 'replace', start: 2, end: 10 },
+      sourceEventSeqs: [2, 8, 10],
+      data: { source: { kind: 'plugin', plugin: 'compact' } },
+    });
     expect(ev[14]).toMatchObject({ type: 'room/message', ignorable: true });
     expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['u2']);
     expect(l.lineOf(8)).toBe(5);

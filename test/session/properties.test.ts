@@ -61,11 +61,25 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
         texts: fc.array(text, { minLength: n, maxLength: n }),
         dts: fc.array(fc.integer({ min: -3, max: 6 }), { minLength: n, maxLength: n }),
         index: fc.integer({ min: 0, max: 1 }),
-        names: fc.oneof(fc.constant(new Array<boolean>(n).fill(true)), fc.constant(new Array<boolean>(n).fill(false)), fc.array(fc.boolean(), { minLength: n, maxLength: n })),
+        names: fc.oneof(
+          fc.constant(new Array<boolean>(n).fill(true)),
+          fc.constant(new Array<boolean>(n).fill(false)),
+          fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+        ),
       }),
     ),
   },
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('assistant' as const), text, calls: fc.integer({ min: 0, max: 3 }), empty: fc.boolean(), sources: fc.constantFrom('chunks' as const, 'empty' as const, 'absent' as const), usage: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      k: fc.constant('assistant' as const),
+      text,
+      calls: fc.integer({ min: 0, max: 3 }),
+      empty: fc.boolean(),
+      sources: fc.constantFrom('chunks' as const, 'empty' as const, 'absent' as const),
+      usage: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.constant<Op>({ k: 'toolCall' }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('toolResult' as const), text, notStarted: fc.boolean() }) },
   { weight: 3, arbitrary: fc.constant<Op>({ k: 'stepEnd' }) },
@@ -179,15 +193,22 @@ class Driver {
             content.push({ type: 'tool-call', id, name: 'bash', arguments: '{}' });
           }
         }
-        const data = { turn: this.turn!, step: this.step!, message: assistantMsg(this.id('a'), content), ...(op.usage ? { usage: { inputTokens: 10, outputTokens: 2 } } : {}) };
+        const data = {
+          turn: this.turn!,
+          step: this.step!,
+          message: assistantMsg(this.id('a'), content),
+          ...(op.usage ? { usage: { inputTokens: 10, outputTokens: 2 } } : {}),
+        };
         if (op.sources === 'empty') s.append('assistant/message', data, { surfaceOp: 'append', sourceEventSeqs: [] });
-        else if (op.sources === 'chunks' && this.stepChunks.length > 0) s.append('assistant/message', data, { surfaceOp: 'append', sourceEventSeqs: [...this.stepChunks] });
+        else if (op.sources === 'chunks' && this.stepChunks.length > 0)
+          s.append('assistant/message', data, { surfaceOp: 'append', sourceEventSeqs: [...this.stepChunks] });
         else s.append('assistant/message', data, { surfaceOp: 'append' });
         break;
       }
       case 'toolCall': {
         this.ensureStep();
-        if (!this.blocks.some((b) => !this.called.has(b) && !this.answered.has(b))) this.run({ k: 'assistant', text: 'calling', calls: 2, empty: false, sources: 'absent', usage: true });
+        if (!this.blocks.some((b) => !this.called.has(b) && !this.answered.has(b)))
+          this.run({ k: 'assistant', text: 'calling', calls: 2, empty: false, sources: 'absent', usage: true });
         const id = this.blocks.find((b) => !this.called.has(b) && !this.answered.has(b))!;
         this.called.set(id, s.append('tool/call', { turn: this.turn!, step: this.step!, callId: id, name: 'bash', arguments: '{}' }).seq);
         break;
@@ -195,15 +216,29 @@ class Driver {
       case 'toolResult': {
         this.ensureStep();
         if (op.notStarted) {
-          if (!this.blocks.some((b) => !this.called.has(b) && !this.answered.has(b))) this.run({ k: 'assistant', text: 'calling', calls: 1, empty: false, sources: 'empty', usage: false });
+          if (!this.blocks.some((b) => !this.called.has(b) && !this.answered.has(b)))
+            this.run({ k: 'assistant', text: 'calling', calls: 1, empty: false, sources: 'empty', usage: false });
           const id = this.blocks.find((b) => !this.called.has(b) && !this.answered.has(b))!;
           this.answered.add(id);
-          s.append('tool/result', { turn: this.turn!, step: this.step!, message: toolResultMsg(this.id('r'), id, op.text), error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' } }, { surfaceOp: 'append' });
+          s.append(
+            'tool/result',
+            {
+              turn: this.turn!,
+              step: this.step!,
+              message: toolResultMsg(this.id('r'), id, op.text),
+              error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' },
+            },
+            { surfaceOp: 'append' },
+          );
         } else {
           if (![...this.called.keys()].some((b) => !this.answered.has(b))) this.run({ k: 'toolCall' });
           const id = [...this.called.keys()].find((b) => !this.answered.has(b))!;
           this.answered.add(id);
-          s.append('tool/result', { turn: this.turn!, step: this.step!, message: toolResultMsg(this.id('r'), id, op.text) }, { surfaceOp: 'append', sourceEventSeqs: [this.called.get(id)!] });
+          s.append(
+            'tool/result',
+            { turn: this.turn!, step: this.step!, message: toolResultMsg(this.id('r'), id, op.text) },
+            { surfaceOp: 'append', sourceEventSeqs: [this.called.get(id)!] },
+          );
         }
         break;
       }
@@ -232,7 +267,10 @@ class Driver {
         const j = i + (op.b % (nodes.length - i));
         const shadowed = nodes.slice(i, j + 1);
         const sources = op.extra && !shadowed.includes(0) ? [0, ...shadowed] : [...shadowed];
-        s.append('user/message', userMsg(this.id('summary'), 'summary'), { surfaceOp: { op: 'replace', start: nodes[i]!, end: nodes[j]! }, sourceEventSeqs: sources });
+        s.append('user/message', userMsg(this.id('summary'), 'summary'), {
+          surfaceOp: { op: 'replace', start: nodes[i]!, end: nodes[j]! },
+          sourceEventSeqs: sources,
+        });
         break;
       }
       case 'replaceTool': {
@@ -242,7 +280,13 @@ class Driver {
         const target = s.at(results[op.pick % results.length]!) as SessionEvent<'tool/result'>;
         const d = target.data;
         const block = d.message.content[0];
-        const data = { ...d, message: { ...d.message, content: [{ ...block, content: [{ type: 'text' as const, text: op.text }] }] as typeof d.message.content } };
+        const data = {
+          ...d,
+          message: {
+            ...d.message,
+            content: [{ ...block, content: [{ type: 'text' as const, text: op.text }] }] as typeof d.message.content,
+          },
+        };
         s.append('tool/result', data, { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] });
         break;
       }
@@ -251,7 +295,11 @@ class Driver {
         const nodes = s.surface.nodes.filter((n) => s.at(n)!.type === 'assistant/message');
         if (nodes.length === 0) break;
         const seq = nodes[op.pick % nodes.length]!;
-        s.append('assistant/message', { turn: this.turn!, step: this.step!, message: assistantMsg(this.id('ra'), [{ type: 'text', text: 'rewritten' }]) }, { surfaceOp: { op: 'replace', start: seq, end: seq }, sourceEventSeqs: [seq] });
+        s.append(
+          'assistant/message',
+          { turn: this.turn!, step: this.step!, message: assistantMsg(this.id('ra'), [{ type: 'text', text: 'rewritten' }]) },
+          { surfaceOp: { op: 'replace', start: seq, end: seq }, sourceEventSeqs: [seq] },
+        );
         break;
       }
       case 'clock':
@@ -275,7 +323,12 @@ class Driver {
       () => s.append('turn/start', { turn: this.lastTurn + 2 }),
       () => (s.append as (t: string, d: unknown, o?: unknown) => unknown)('user/message', userMsg('x')),
       () => s.append('step/end', { turn: this.turn ?? 1, step: 99 }),
-      () => s.append('tool/result', { turn: this.turn ?? 1, step: this.step ?? 1, message: toolResultMsg('r', 'no-such-call') }, { surfaceOp: 'append' }),
+      () =>
+        s.append(
+          'tool/result',
+          { turn: this.turn ?? 1, step: this.step ?? 1, message: toolResultMsg('r', 'no-such-call') },
+          { surfaceOp: 'append' },
+        ),
       () => s.append('user/message', userMsg('x'), { surfaceOp: { op: 'replace', start: 1e6, end: 1e6 }, sourceEventSeqs: [0] }),
       () => s.append('session/title', { title: NaN } as never),
       () => s.append('user/message', userMsg('x'), { surfaceOp: 'append', sourceEventSeqs: [s.length] }),
@@ -343,11 +396,17 @@ describe('properties of valid sessions', () => {
     const counts: Record<string, number[]> = {};
     for (const ops of fc.sample(opsArb, { numRuns: 300, seed: 1 })) {
       const s = runAll(ops).s;
-      const by: Record<string, number> = { events: s.length, replaces: s.surface.replaceGeneration, messages: s.deriveMessages().length, turns: s.trace.lastTurn };
+      const by: Record<string, number> = {
+        events: s.length,
+        replaces: s.surface.replaceGeneration,
+        messages: s.deriveMessages().length,
+        turns: s.trace.lastTurn,
+      };
       for (const e of s.events) by[e.type] = (by[e.type] ?? 0) + 1;
       for (const [k, v] of Object.entries(by)) (counts[k] ??= []).push(v);
     }
-    for (const [k, v] of Object.entries(counts)) console.log(k.padEnd(20), 'mean', (v.reduce((a, b) => a + b, 0) / 300).toFixed(1), 'nonzero', v.filter((x) => x > 0).length);
+    for (const [k, v] of Object.entries(counts))
+      console.log(k.padEnd(20), 'mean', (v.reduce((a, b) => a + b, 0) / 300).toFixed(1), 'nonzero', v.filter((x) => x > 0).length);
   });
 
   it('incremental derivation equals cold derivation and the reference after every operation; non-surface events never change history; seq stays contiguous', () => {
@@ -357,18 +416,22 @@ describe('properties of valid sessions', () => {
         const first = (d: Driver): void => {
           prev = d.s.deriveMessages();
         };
-        runAll(ops, (d, _op, added) => {
-          const s = d.s;
-          const events = s.events;
-          const incremental = s.deriveMessages();
-          expect(incremental).toEqual(deriveMessagesFrom(events));
-          expect(incremental).toEqual(referenceDerive(events));
-          const appended = events.slice(events.length - added);
-          if (appended.every((e) => !SURFACE.has(e.type))) expect(incremental).toBe(prev);
-          expect(contiguous(events)).toBe(true);
-          expect(s.seq).toBe(events.length);
-          prev = incremental;
-        }, first);
+        runAll(
+          ops,
+          (d, _op, added) => {
+            const s = d.s;
+            const events = s.events;
+            const incremental = s.deriveMessages();
+            expect(incremental).toEqual(deriveMessagesFrom(events));
+            expect(incremental).toEqual(referenceDerive(events));
+            const appended = events.slice(events.length - added);
+            if (appended.every((e) => !SURFACE.has(e.type))) expect(incremental).toBe(prev);
+            expect(contiguous(events)).toBe(true);
+            expect(s.seq).toBe(events.length);
+            prev = incremental;
+          },
+          first,
+        );
       }),
       { numRuns: 150 },
     );
@@ -509,7 +572,9 @@ describe('properties of valid sessions', () => {
           parses = false;
         }
         expect(loaded.tornTail !== undefined).toBe(cut.length > headerLength && tail.length > 0 && !parses);
-        expect(JSON.stringify(loaded.session.events.slice(0, loaded.eventCount))).toBe(JSON.stringify(s.events.slice(0, loaded.eventCount)));
+        expect(JSON.stringify(loaded.session.events.slice(0, loaded.eventCount))).toBe(
+          JSON.stringify(s.events.slice(0, loaded.eventCount)),
+        );
         expect(loaded.session.trace.openTurn).toBeUndefined();
       }),
       { numRuns: 100 },
@@ -532,14 +597,28 @@ const chunkArb = fc.record({
   ignorable: fc.boolean(),
 });
 
-type ChunkSpec = { kind: string; index: number; id: string; name: string | undefined; text: string; turn: number; step: number; dt: number; ignorable: boolean };
+type ChunkSpec = {
+  kind: string;
+  index: number;
+  id: string;
+  name: string | undefined;
+  text: string;
+  turn: number;
+  step: number;
+  dt: number;
+  ignorable: boolean;
+};
 
 function buildEvents(specs: ChunkSpec[]): SessionEvent[] {
   let time = 1_000;
   return specs.map((c, seq) => {
     time += c.dt;
     let chunk: Record<string, unknown>;
-    if (c.kind === 'tool-call-delta') chunk = c.name === undefined ? { type: c.kind, index: c.index, id: c.id, argumentsDelta: c.text } : { type: c.kind, index: c.index, id: c.id, name: c.name, argumentsDelta: c.text };
+    if (c.kind === 'tool-call-delta')
+      chunk =
+        c.name === undefined
+          ? { type: c.kind, index: c.index, id: c.id, argumentsDelta: c.text }
+          : { type: c.kind, index: c.index, id: c.id, name: c.name, argumentsDelta: c.text };
     else if (c.kind === 'usage') chunk = { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } };
     else if (c.kind === 'other') return { type: 'session/title', seq, time, data: { title: c.text } } as unknown as SessionEvent;
     else chunk = { type: c.kind, index: c.index, text: c.text };

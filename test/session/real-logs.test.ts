@@ -22,7 +22,14 @@ interface Oracle {
   tornTail?: boolean | null;
   repairClosers?: unknown[];
   /** For refused logs: what dsh does once the missing header fields are filled in. */
-  withHeaderFilled?: { headerFieldsAdded: string[]; ok: boolean; error?: string; eventCount?: number | null; tornTail?: boolean | null; derivedMessages?: unknown[] };
+  withHeaderFilled?: {
+    headerFieldsAdded: string[];
+    ok: boolean;
+    error?: string;
+    eventCount?: number | null;
+    tornTail?: boolean | null;
+    derivedMessages?: unknown[];
+  };
 }
 
 /** Fill the header fields dsh's oracle filled (version 0, delegationDepth 0). */
@@ -33,7 +40,11 @@ function fillHeader(text: string, fields: string[]): string {
   return JSON.stringify(header) + text.slice(nl);
 }
 
-const logs = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
+const logs = hasShared
+  ? readdirSync(sharedPath('fixtures', 'dsh'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()
+  : [];
 
 describeShared('real dsh v0 logs', () => {
   it('has the 101 logs and their oracles', () => {

@@ -3,13 +3,26 @@
  * deterministically, and the repaired log passes validation.
  */
 import { describe, expect, it } from 'vitest';
-import { interruptedTurnClosers, Session, TOOL_NOT_STARTED_TEXT, TOOL_OUTCOME_UNKNOWN_TEXT, type SessionEvent } from '../../src/session/index.js';
+import {
+  interruptedTurnClosers,
+  Session,
+  TOOL_NOT_STARTED_TEXT,
+  TOOL_OUTCOME_UNKNOWN_TEXT,
+  type SessionEvent,
+} from '../../src/session/index.js';
 import { T0, assistantMsg, fixedClock, fullTurn, newSession, openStep, toolResultMsg, userMsg } from './helpers.js';
 
 const interruptedResult = (callId: string, seq: number, started: boolean) => ({
   id: `interrupted-tool-result-${callId}-${seq}`,
   role: 'user',
-  content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: started ? TOOL_OUTCOME_UNKNOWN_TEXT : TOOL_NOT_STARTED_TEXT }], isError: true }],
+  content: [
+    {
+      type: 'tool-result',
+      toolCallId: callId,
+      content: [{ type: 'text', text: started ? TOOL_OUTCOME_UNKNOWN_TEXT : TOOL_NOT_STARTED_TEXT }],
+      isError: true,
+    },
+  ],
   source: { kind: 'tool', callId },
 });
 
@@ -78,7 +91,12 @@ describe('interruptedTurnClosers', () => {
         type: 'tool/result',
         seq: 20,
         time,
-        data: { turn: 2, step: 1, message: interruptedResult('B', 20, true), error: { name: 'ToolOutcomeUnknownError', code: 'TOOL_OUTCOME_UNKNOWN' } },
+        data: {
+          turn: 2,
+          step: 1,
+          message: interruptedResult('B', 20, true),
+          error: { name: 'ToolOutcomeUnknownError', code: 'TOOL_OUTCOME_UNKNOWN' },
+        },
         surfaceOp: 'append',
         sourceEventSeqs: [18],
       },
@@ -86,7 +104,12 @@ describe('interruptedTurnClosers', () => {
         type: 'tool/result',
         seq: 21,
         time,
-        data: { turn: 2, step: 1, message: interruptedResult('C', 21, false), error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' } },
+        data: {
+          turn: 2,
+          step: 1,
+          message: interruptedResult('C', 21, false),
+          error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' },
+        },
         surfaceOp: 'append',
       },
       { type: 'step/end', seq: 22, time, data: { turn: 2, step: 1 } },
@@ -94,7 +117,12 @@ describe('interruptedTurnClosers', () => {
     ]);
     const repaired = assertValid(s.events, closers);
     // The model sees a result for every call it made.
-    expect(repaired.deriveMessages().slice(-3).map((m) => m.id)).toEqual(['rA', 'interrupted-tool-result-B-20', 'interrupted-tool-result-C-21']);
+    expect(
+      repaired
+        .deriveMessages()
+        .slice(-3)
+        .map((m) => m.id),
+    ).toEqual(['rA', 'interrupted-tool-result-B-20', 'interrupted-tool-result-C-21']);
   });
   it('a recorded call with no tool-call block is closed too', () => {
     const s = newSession();
@@ -111,7 +139,11 @@ describe('interruptedTurnClosers', () => {
   it('only the open step counts: calls of an earlier, closed step are left alone', () => {
     const s = newSession();
     openStep(s, 1);
-    s.append('assistant/message', { turn: 1, step: 1, message: assistantMsg('a', [{ type: 'tool-call', id: 'old', name: 'n', arguments: '{}' }]) }, { surfaceOp: 'append' });
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistantMsg('a', [{ type: 'tool-call', id: 'old', name: 'n', arguments: '{}' }]) },
+      { surfaceOp: 'append' },
+    );
     s.append('step/end', { turn: 1, step: 1 });
     s.append('step/start', { turn: 1, step: 2 });
     const closers = interruptedTurnClosers(s.events);
@@ -121,7 +153,11 @@ describe('interruptedTurnClosers', () => {
   it('is deterministic: the same log gives the same closers, byte for byte', () => {
     const s = newSession();
     openStep(s, 1);
-    s.append('assistant/message', { turn: 1, step: 1, message: assistantMsg('a', [{ type: 'tool-call', id: 'q', name: 'n', arguments: '{}' }]) }, { surfaceOp: 'append' });
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistantMsg('a', [{ type: 'tool-call', id: 'q', name: 'n', arguments: '{}' }]) },
+      { surfaceOp: 'append' },
+    );
     const a = JSON.stringify(interruptedTurnClosers(s.events));
     const copy = Session.create({ seed: JSON.parse(JSON.stringify(s.events)) as unknown[], clock: () => 0 });
     expect(JSON.stringify(interruptedTurnClosers(copy.events.slice(0, s.length)))).toBe(a);

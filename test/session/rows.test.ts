@@ -14,7 +14,8 @@ const text = (seq: number, time: number, t: string, index = 0) => chunkEvent(seq
 const reasoning = (seq: number, time: number, t: string) => chunkEvent(seq, time, { type: 'reasoning-delta', index: 0, text: t });
 const call = (seq: number, time: number, a: string, extra: Record<string, unknown> = {}) =>
   chunkEvent(seq, time, { type: 'tool-call-delta', index: 1, id: 'call_1', ...extra, argumentsDelta: a });
-const named = (seq: number, time: number, a: string, name = 'bash') => chunkEvent(seq, time, { type: 'tool-call-delta', index: 1, id: 'call_1', name, argumentsDelta: a });
+const named = (seq: number, time: number, a: string, name = 'bash') =>
+  chunkEvent(seq, time, { type: 'tool-call-delta', index: 1, id: 'call_1', name, argumentsDelta: a });
 
 function decode(records: unknown[]): SessionEvent[] {
   const out: SessionEvent[] = [];
@@ -28,8 +29,12 @@ function decode(records: unknown[]): SessionEvent[] {
 describe('packChunkRuns', () => {
   it('packs a run of three text deltas into one text-chunks row', () => {
     const events = [text(5, T, 'a'), text(6, T + 3, 'b'), text(7, T + 10, 'c')];
-    expect(packChunkRuns(events)).toEqual([{ type: 'text-chunks', seq0: 5, time0: T, data: { turn: 1, step: 1, index: 0, dt: [3, 7], texts: ['a', 'b', 'c'] } }]);
-    expect(JSON.stringify(packChunkRuns(events)[0])).toBe(`{"type":"text-chunks","seq0":5,"time0":${T},"data":{"turn":1,"step":1,"index":0,"dt":[3,7],"texts":["a","b","c"]}}`);
+    expect(packChunkRuns(events)).toEqual([
+      { type: 'text-chunks', seq0: 5, time0: T, data: { turn: 1, step: 1, index: 0, dt: [3, 7], texts: ['a', 'b', 'c'] } },
+    ]);
+    expect(JSON.stringify(packChunkRuns(events)[0])).toBe(
+      `{"type":"text-chunks","seq0":5,"time0":${T},"data":{"turn":1,"step":1,"index":0,"dt":[3,7],"texts":["a","b","c"]}}`,
+    );
   });
   it('leaves a run of two as two events', () => {
     const events = [text(0, T, 'a'), text(1, T, 'b')];
@@ -38,13 +43,19 @@ describe('packChunkRuns', () => {
   });
   it('packs reasoning deltas into reasoning-chunks', () => {
     const rows = packChunkRuns([reasoning(0, T, 'x'), reasoning(1, T, 'y'), reasoning(2, T, 'z'), reasoning(3, T + 1, 'w')]);
-    expect(rows).toEqual([{ type: 'reasoning-chunks', seq0: 0, time0: T, data: { turn: 1, step: 1, index: 0, dt: [0, 0, 1], texts: ['x', 'y', 'z', 'w'] } }]);
+    expect(rows).toEqual([
+      { type: 'reasoning-chunks', seq0: 0, time0: T, data: { turn: 1, step: 1, index: 0, dt: [0, 0, 1], texts: ['x', 'y', 'z', 'w'] } },
+    ]);
   });
   it('tool-call rows carry the id, and the name only when every member has the same one', () => {
     const withName = packChunkRuns([named(0, T, '{"a"'), named(1, T, ':'), named(2, T, '1}')]);
-    expect(JSON.stringify(withName)).toBe(`[{"type":"tool-call-chunks","seq0":0,"time0":${T},"data":{"turn":1,"step":1,"index":1,"dt":[0,0],"id":"call_1","name":"bash","args":["{\\"a\\"",":","1}"]}}]`);
+    expect(JSON.stringify(withName)).toBe(
+      `[{"type":"tool-call-chunks","seq0":0,"time0":${T},"data":{"turn":1,"step":1,"index":1,"dt":[0,0],"id":"call_1","name":"bash","args":["{\\"a\\"",":","1}"]}}]`,
+    );
     const without = packChunkRuns([call(0, T, '{'), call(1, T, '}'), call(2, T, '')]);
-    expect(without).toEqual([{ type: 'tool-call-chunks', seq0: 0, time0: T, data: { turn: 1, step: 1, index: 1, dt: [0, 0], id: 'call_1', args: ['{', '}', ''] } }]);
+    expect(without).toEqual([
+      { type: 'tool-call-chunks', seq0: 0, time0: T, data: { turn: 1, step: 1, index: 1, dt: [0, 0], id: 'call_1', args: ['{', '}', ''] } },
+    ]);
     expect('name' in (without[0]!.data as object)).toBe(false);
   });
   it('does not pack a run mixing named and unnamed members, or different names', () => {
@@ -79,7 +90,12 @@ describe('packChunkRuns', () => {
       chunkEvent(1, T, { type: 'text-delta', index: 0, text: 'b', extra: 1 }),
       chunkEvent(2, T, { type: 'text-delta', index: '0', text: 'c' }),
       chunkEvent(3, T, { type: 'block-start', index: 0, blockType: 'text' }),
-      { type: 'assistant/chunk', seq: 4, time: T, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'd' }, more: true } } as unknown as SessionEvent,
+      {
+        type: 'assistant/chunk',
+        seq: 4,
+        time: T,
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'd' }, more: true },
+      } as unknown as SessionEvent,
       chunkEvent(5, T, { type: 'tool-call-delta', index: 0, argumentsDelta: 'e' }),
     ];
     expect(packChunkRuns([...odd, ...odd.map((e) => ({ ...e }))])).toHaveLength(12);
@@ -88,7 +104,15 @@ describe('packChunkRuns', () => {
     const reordered = [0, 1, 2].map((i) => chunkEvent(i, T, { text: String(i), type: 'text-delta', index: 0 }));
     const records = packChunkRuns(reordered);
     expect(JSON.stringify(decode(records))).toBe(JSON.stringify(reordered));
-    const envelope = [0, 1, 2].map((i) => ({ seq: i, type: 'assistant/chunk', time: T, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } } }) as unknown as SessionEvent);
+    const envelope = [0, 1, 2].map(
+      (i) =>
+        ({
+          seq: i,
+          type: 'assistant/chunk',
+          time: T,
+          data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } },
+        }) as unknown as SessionEvent,
+    );
     expect(JSON.stringify(decode(packChunkRuns(envelope)))).toBe(JSON.stringify(envelope));
   });
   it('interleaves rows with other events in log order', () => {
@@ -109,8 +133,18 @@ describe('packChunkRuns', () => {
 });
 
 describe('expandRow', () => {
-  const good = () => ({ type: 'text-chunks', seq0: 4, time0: T, data: { turn: 2, step: 3, index: 0, dt: [1, -1], texts: ['a', 'b', 'c'] } });
-  const goodCall = () => ({ type: 'tool-call-chunks', seq0: 0, time0: T, data: { turn: 1, step: 1, index: 2, dt: [0, 0], id: 'c', name: 'n', args: ['a', 'b', 'c'] } });
+  const good = () => ({
+    type: 'text-chunks',
+    seq0: 4,
+    time0: T,
+    data: { turn: 2, step: 3, index: 0, dt: [1, -1], texts: ['a', 'b', 'c'] },
+  });
+  const goodCall = () => ({
+    type: 'tool-call-chunks',
+    seq0: 0,
+    time0: T,
+    data: { turn: 1, step: 1, index: 2, dt: [0, 0], id: 'c', name: 'n', args: ['a', 'b', 'c'] },
+  });
 
   it('expands to frozen assistant/chunk events with cumulative times', () => {
     const out: SessionEvent[] = [];
@@ -120,14 +154,22 @@ describe('expandRow', () => {
       { type: 'assistant/chunk', seq: 5, time: T + 1, data: { turn: 2, step: 3, chunk: { type: 'text-delta', index: 0, text: 'b' } } },
       { type: 'assistant/chunk', seq: 6, time: T, data: { turn: 2, step: 3, chunk: { type: 'text-delta', index: 0, text: 'c' } } },
     ]);
-    expect(Object.isFrozen(out[0]) && Object.isFrozen(out[0]!.data) && Object.isFrozen((out[0]!.data as { chunk: object }).chunk)).toBe(true);
+    expect(Object.isFrozen(out[0]) && Object.isFrozen(out[0]!.data) && Object.isFrozen((out[0]!.data as { chunk: object }).chunk)).toBe(
+      true,
+    );
     const calls: SessionEvent[] = [];
     expandRow(goodCall(), 'tool-call-chunks', calls);
-    expect(JSON.stringify(calls[2])).toBe(`{"type":"assistant/chunk","seq":2,"time":${T},"data":{"turn":1,"step":1,"chunk":{"type":"tool-call-delta","index":2,"id":"c","name":"n","argumentsDelta":"c"}}}`);
+    expect(JSON.stringify(calls[2])).toBe(
+      `{"type":"assistant/chunk","seq":2,"time":${T},"data":{"turn":1,"step":1,"chunk":{"type":"tool-call-delta","index":2,"id":"c","name":"n","argumentsDelta":"c"}}}`,
+    );
   });
   it('accepts a short row (one or two members) although the writer never produces one', () => {
     const out: SessionEvent[] = [];
-    expandRow({ type: 'reasoning-chunks', seq0: 0, time0: 0, data: { turn: 1, step: 1, index: 0, dt: [], texts: ['only'] } }, 'reasoning-chunks', out);
+    expandRow(
+      { type: 'reasoning-chunks', seq0: 0, time0: 0, data: { turn: 1, step: 1, index: 0, dt: [], texts: ['only'] } },
+      'reasoning-chunks',
+      out,
+    );
     expect(out).toHaveLength(1);
   });
   type Spoil = (r: Record<string, unknown> & { data: Record<string, unknown> }) => void;
@@ -148,7 +190,11 @@ describe('expandRow', () => {
     ['dt not an array', (r) => (r.data.dt = 5), /dt must have one entry fewer/],
     ['a fractional gap', (r) => (r.data.dt = [1, 0.5]), /dt\[1\] must be a safe integer \(and not -0\), got 0\.5/],
     ['a string gap', (r) => (r.data.dt = ['1', 0]), /dt\[0\] must be a safe integer \(and not -0\), got "1"/],
-    ['a gap beyond safe integers', (r) => (r.data.dt = [2 ** 53, 0]), /dt\[0\] must be a safe integer \(and not -0\), got 9007199254740992/],
+    [
+      'a gap beyond safe integers',
+      (r) => (r.data.dt = [2 ** 53, 0]),
+      /dt\[0\] must be a safe integer \(and not -0\), got 9007199254740992/,
+    ],
     ['a -0 gap', (r) => (r.data.dt = [-0, 0]), /dt\[0\] must be a safe integer \(and not -0\)/],
     ['a -0 time0', (r) => (r.time0 = -0), /must not be -0/],
     ['a -0 index', (r) => (r.data.index = -0), /must not be -0/],
@@ -173,10 +219,18 @@ describe('expandRow', () => {
     });
   }
   const malformedCalls: [string, Spoil, RegExp][] = [
-    ['no id', (r) => delete r.data.id, /exactly turn, step, index, id, name\? dt and args|exactly turn, step, index, id, name\?, dt and args/],
+    [
+      'no id',
+      (r) => delete r.data.id,
+      /exactly turn, step, index, id, name\? dt and args|exactly turn, step, index, id, name\?, dt and args/,
+    ],
     ['a numeric id', (r) => (r.data.id = 1), /id \(and name, when present\) must be strings/],
     ['a null name', (r) => (r.data.name = null), /must be strings/],
-    ['texts instead of args', (r) => ((r.data.texts = r.data.args), delete r.data.args), /exactly turn, step, index, id, name\?, dt and args/],
+    [
+      'texts instead of args',
+      (r) => ((r.data.texts = r.data.args), delete r.data.args),
+      /exactly turn, step, index, id, name\?, dt and args/,
+    ],
   ];
   for (const [name, spoil, why] of malformedCalls) {
     it(`refuses a tool-call row with ${name}`, () => {

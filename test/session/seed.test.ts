@@ -80,18 +80,53 @@ describe('Session.create with a seed', () => {
   const broken: [string, (seed: Record<string, unknown>[]) => unknown[], SessionErrorCode, number, string][] = [
     ['a seq gap', (e) => [...e.slice(0, 3), ...e.slice(4)], 'SEQ_GAP', 3, 'seq-contiguity'],
     ['a repeated seq', (e) => [...e.slice(0, 4), e[3]!], 'SEQ_GAP', 4, 'seq-contiguity'],
-    ['an unknown envelope key', (e) => (e[2]!.note = 'x', e), 'INVALID_EVENT', 2, 'envelope'],
-    ['a fractional time', (e) => (e[5]!.time = 1.5, e), 'INVALID_EVENT', 5, 'envelope'],
-    ['non-JSON data', (e) => ((e[3]!.data as Record<string, unknown>).x = NaN, e), 'NON_JSON', 3, 'lossless-json'],
-    ['a malformed payload', (e) => ((e[2]!.data as Record<string, unknown>).role = 'assistant', e), 'INVALID_EVENT', 2, 'event-shape'],
+    ['an unknown envelope key', (e) => ((e[2]!.note = 'x'), e), 'INVALID_EVENT', 2, 'envelope'],
+    ['a fractional time', (e) => ((e[5]!.time = 1.5), e), 'INVALID_EVENT', 5, 'envelope'],
+    ['non-JSON data', (e) => (((e[3]!.data as Record<string, unknown>).x = NaN), e), 'NON_JSON', 3, 'lossless-json'],
+    ['a malformed payload', (e) => (((e[2]!.data as Record<string, unknown>).role = 'assistant'), e), 'INVALID_EVENT', 2, 'event-shape'],
     ['a missing surfaceOp', (e) => (delete e[2]!.surfaceOp, e), 'SURFACE_OP_REQUIRED', 2, 'surface-op'],
-    ['a surfaceOp on a chunk', (e) => (e[3]!.surfaceOp = 'append', e), 'SURFACE_OP_FORBIDDEN', 3, 'surface-op'],
-    ['a forward source seq', (e) => (e[5]!.sourceEventSeqs = [3, 9], e), 'INVALID_SOURCE_SEQS', 5, 'source-seqs'],
-    ['a bad replace', (e) => [...e, { type: 'turn/start', seq: 26, time: 0, data: { turn: 3 } }, { type: 'user/message', seq: 27, time: 0, data: userMsg('x'), surfaceOp: { op: 'replace', start: 3, end: 5 }, sourceEventSeqs: [3, 5] }], 'INVALID_REPLACE', 27, 'replace-range'],
-    ['a turn numbering error', (e) => ((e[13]!.data as Record<string, unknown>).turn = 3, e), 'TRACE_VIOLATION', 13, 'turn-numbering'],
-    ['a turn opened twice', (e) => [...e.slice(0, 13), { type: 'turn/start', seq: 13, time: 0, data: { turn: 1 } }], 'TRACE_VIOLATION', 13, 'turn-numbering'],
-    ['a result without its call', (e) => [...e.slice(0, 6), { ...e[7]!, seq: 6, sourceEventSeqs: [5] }], 'TRACE_VIOLATION', 6, 'tool-result-pairing'],
-    ['legacy vocabulary', (e) => [...e.slice(0, 2), { type: 'request/header-delta', seq: 2, time: 0, data: {} }], 'LEGACY_VOCABULARY', 2, 'legacy-vocabulary'],
+    ['a surfaceOp on a chunk', (e) => ((e[3]!.surfaceOp = 'append'), e), 'SURFACE_OP_FORBIDDEN', 3, 'surface-op'],
+    ['a forward source seq', (e) => ((e[5]!.sourceEventSeqs = [3, 9]), e), 'INVALID_SOURCE_SEQS', 5, 'source-seqs'],
+    [
+      'a bad replace',
+      (e) => [
+        ...e,
+        { type: 'turn/start', seq: 26, time: 0, data: { turn: 3 } },
+        {
+          type: 'user/message',
+          seq: 27,
+          time: 0,
+          data: userMsg('x'),
+          surfaceOp: { op: 'replace', start: 3, end: 5 },
+          sourceEventSeqs: [3, 5],
+        },
+      ],
+      'INVALID_REPLACE',
+      27,
+      'replace-range',
+    ],
+    ['a turn numbering error', (e) => (((e[13]!.data as Record<string, unknown>).turn = 3), e), 'TRACE_VIOLATION', 13, 'turn-numbering'],
+    [
+      'a turn opened twice',
+      (e) => [...e.slice(0, 13), { type: 'turn/start', seq: 13, time: 0, data: { turn: 1 } }],
+      'TRACE_VIOLATION',
+      13,
+      'turn-numbering',
+    ],
+    [
+      'a result without its call',
+      (e) => [...e.slice(0, 6), { ...e[7]!, seq: 6, sourceEventSeqs: [5] }],
+      'TRACE_VIOLATION',
+      6,
+      'tool-result-pairing',
+    ],
+    [
+      'legacy vocabulary',
+      (e) => [...e.slice(0, 2), { type: 'request/header-delta', seq: 2, time: 0, data: {} }],
+      'LEGACY_VOCABULARY',
+      2,
+      'legacy-vocabulary',
+    ],
     ['not an event', (e) => [...e.slice(0, 2), 'turn/end'], 'INVALID_EVENT', 2, 'envelope'],
   ];
   for (const [name, spoil, code, seq, rule] of broken) {
@@ -121,7 +156,14 @@ describe('Session.restore', () => {
     expect(s.events.map((e) => e.type)).toEqual(['session/end-seed']);
   });
   it('refuses a bad header', () => {
-    for (const h of [{ version: 1, id: 'r', createdAt: 0 }, { version: 0, id: '', createdAt: 0 }, { version: 0, id: 'r', createdAt: -1 }, { version: 0, id: 'r', createdAt: 0, cwd: 'rel/path' }, { version: 0, id: 'r', createdAt: 0, extra: 1 }, null]) {
+    for (const h of [
+      { version: 1, id: 'r', createdAt: 0 },
+      { version: 0, id: '', createdAt: 0 },
+      { version: 0, id: 'r', createdAt: -1 },
+      { version: 0, id: 'r', createdAt: 0, cwd: 'rel/path' },
+      { version: 0, id: 'r', createdAt: 0, extra: 1 },
+      null,
+    ]) {
       expectSessionError(() => Session.restore(h, []), 'INVALID_HEADER');
     }
   });
@@ -156,7 +198,14 @@ describe('fork', () => {
   it('records its parent, seed length and inherited cwd and depth in the child header', () => {
     const p = parent();
     const c = p.fork(13, { id: 'child' });
-    expect(c.header).toMatchObject({ version: 0, id: 'child', parentSession: 'parent', seedLength: 14, cwd: '/work/repo', delegationDepth: 1 });
+    expect(c.header).toMatchObject({
+      version: 0,
+      id: 'child',
+      parentSession: 'parent',
+      seedLength: 14,
+      cwd: '/work/repo',
+      delegationDepth: 1,
+    });
     const c2 = p.fork(13, { id: 'child2', header: { cwd: '/elsewhere' } });
     expect(c2.header.cwd).toBe('/elsewhere');
     const grandchild = c.fork(undefined, { id: 'g' });

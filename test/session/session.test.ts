@@ -211,7 +211,10 @@ describe('deep freeze', () => {
     const s = newSession();
     const t = fullTurn(s, 1);
     openStep(s, 2);
-    const r = s.append('user/message', userMsg('sum'), { surfaceOp: { op: 'replace', start: t.user, end: t.a2 }, sourceEventSeqs: [t.user, t.a1, t.result, t.a2] });
+    const r = s.append('user/message', userMsg('sum'), {
+      surfaceOp: { op: 'replace', start: t.user, end: t.a2 },
+      sourceEventSeqs: [t.user, t.a1, t.result, t.a2],
+    });
     expect(() => {
       (r.surfaceOp as { start: number }).start = 0;
     }).toThrow(TypeError);
@@ -409,11 +412,19 @@ describe('a refused append leaves everything untouched', () => {
     s.append('user/message', userMsg('sum'), { surfaceOp: { op: 'replace', start: t.user, end: t.a1 }, sourceEventSeqs: [t.user, t.a1] });
     const before = observe(s);
     expectRefused(s, () => s.append('feedback/record', { x: NaN } as never), 'NON_JSON');
-    expectRefused(s, () => s.append('user/message', { ...userMsg('x'), role: 'assistant' } as never, { surfaceOp: 'append' }), 'INVALID_EVENT');
+    expectRefused(
+      s,
+      () => s.append('user/message', { ...userMsg('x'), role: 'assistant' } as never, { surfaceOp: 'append' }),
+      'INVALID_EVENT',
+    );
     expectRefused(s, () => s.append('user/message', userMsg('x'), {} as never), 'SURFACE_OP_REQUIRED');
     expectRefused(s, () => s.append('step/end', { turn: 2, step: 1 }, { surfaceOp: 'append' } as never), 'SURFACE_OP_FORBIDDEN');
     expectRefused(s, () => s.append('user/message', userMsg('x'), { surfaceOp: 'append', sourceEventSeqs: [99] }), 'INVALID_SOURCE_SEQS');
-    expectRefused(s, () => s.append('user/message', userMsg('x'), { surfaceOp: { op: 'replace', start: t.user, end: t.user }, sourceEventSeqs: [t.user] }), 'INVALID_REPLACE');
+    expectRefused(
+      s,
+      () => s.append('user/message', userMsg('x'), { surfaceOp: { op: 'replace', start: t.user, end: t.user }, sourceEventSeqs: [t.user] }),
+      'INVALID_REPLACE',
+    );
     expectRefused(s, () => s.append('turn/end', { turn: 2, reason: { kind: 'completed' } }), 'TRACE_VIOLATION');
     expectRefused(
       s,

@@ -19,11 +19,39 @@ function streamed() {
     openStep(s, turn);
     s.append('user/message', userMsg(`u${turn}`), { surfaceOp: 'append' });
     const seqs: number[] = [];
-    for (let i = 0; i < 6; i++) seqs.push(s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'reasoning-delta', index: 0, text: `r${i}` } }).seq);
-    for (let i = 0; i < 10; i++) seqs.push(s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 1, text: `t${i} ` } }).seq);
-    seqs.push(s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'tool-call-delta', index: 2, id: `c${turn}`, name: 'bash', argumentsDelta: '{' } }).seq);
-    for (let i = 0; i < 4; i++) seqs.push(s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'tool-call-delta', index: 2, id: `c${turn}`, argumentsDelta: `"a${i}"` } }).seq);
-    s.append('assistant/message', { turn, step: 1, message: { id: `a${turn}`, role: 'assistant', content: [{ type: 'text', text: 'done' }], source: { kind: 'model', provider: 'p', model: 'm' } } }, { surfaceOp: 'append', sourceEventSeqs: seqs });
+    for (let i = 0; i < 6; i++)
+      seqs.push(s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'reasoning-delta', index: 0, text: `r${i}` } }).seq);
+    for (let i = 0; i < 10; i++)
+      seqs.push(s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 1, text: `t${i} ` } }).seq);
+    seqs.push(
+      s.append('assistant/chunk', {
+        turn,
+        step: 1,
+        chunk: { type: 'tool-call-delta', index: 2, id: `c${turn}`, name: 'bash', argumentsDelta: '{' },
+      }).seq,
+    );
+    for (let i = 0; i < 4; i++)
+      seqs.push(
+        s.append('assistant/chunk', {
+          turn,
+          step: 1,
+          chunk: { type: 'tool-call-delta', index: 2, id: `c${turn}`, argumentsDelta: `"a${i}"` },
+        }).seq,
+      );
+    s.append(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: {
+          id: `a${turn}`,
+          role: 'assistant',
+          content: [{ type: 'text', text: 'done' }],
+          source: { kind: 'model', provider: 'p', model: 'm' },
+        },
+      },
+      { surfaceOp: 'append', sourceEventSeqs: seqs },
+    );
     s.append('step/end', { turn, step: 1 });
     s.append('turn/end', { turn, reason: { kind: 'completed' } });
   }
@@ -102,7 +130,8 @@ describe('loadJsonlFile (streamed)', () => {
     for (let pad = 0; pad < 4; pad++) {
       s = newSession({ id: `s${'x'.repeat(pad)}` });
       openStep(s, 1);
-      for (let i = 0; i < 40; i++) s.append('user/message', userMsg(`u${i}`, `${'é'.repeat(9_000 + i)}😀${'ж'.repeat(7_001)}`), { surfaceOp: 'append' });
+      for (let i = 0; i < 40; i++)
+        s.append('user/message', userMsg(`u${i}`, `${'é'.repeat(9_000 + i)}😀${'ж'.repeat(7_001)}`), { surfaceOp: 'append' });
       s.append('step/end', { turn: 1, step: 1 });
       s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
       text = encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events).replace(/\n/g, '\r\n');
@@ -154,7 +183,10 @@ describe('loadJsonlFile (streamed)', () => {
     const err = expectSessionError(() => loadJsonlFile(path), 'CORRUPT_LOG');
     expect(err.message).toContain(path);
     const bad = join(dir, 'bad.jsonl');
-    writeFileSync(bad, `${JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 0, delegationDepth: 0 })}\nnot json\n${JSON.stringify({ type: 'turn/end', seq: 0, time: 0, data: {} })}\n`);
+    writeFileSync(
+      bad,
+      `${JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 0, delegationDepth: 0 })}\nnot json\n${JSON.stringify({ type: 'turn/end', seq: 0, time: 0, data: {} })}\n`,
+    );
     const e2 = expectSessionError(() => loadJsonlFile(bad), 'CORRUPT_LOG');
     expect(e2.details).toMatchObject({ file: bad, line: 2 });
     expect(() => loadJsonlFile(join(dir, 'missing.jsonl'))).toThrow(/ENOENT/);

@@ -3,7 +3,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deepEqual, foldSurface, type SessionEvent } from '../../src/session/index.js';
-import { assistantMsg, expectRefused, expectSessionError, fullTurn, newSession, openStep, rawAppend, toolResultMsg, userMsg } from './helpers.js';
+import {
+  assistantMsg,
+  expectRefused,
+  expectSessionError,
+  fullTurn,
+  newSession,
+  openStep,
+  rawAppend,
+  toolResultMsg,
+  userMsg,
+} from './helpers.js';
 
 describe('surfaceOp placement', () => {
   it('is required on each of the three surface types', () => {
@@ -48,8 +58,24 @@ describe('surfaceOp placement', () => {
     const s = newSession();
     openStep(s, 1);
     s.append('user/message', userMsg('u0'), { surfaceOp: 'append' });
-    for (const op of ['prepend', 'APPEND', 1, null, [], { op: 'append' }, { op: 'replace', start: 2 }, { op: 'replace', start: '2', end: 2 }, { op: 'replace', start: 2, end: 2.5 }, { op: 'replace', start: 2, end: 2, extra: true }, { start: 2, end: 2 }]) {
-      const err = expectRefused(s, () => rawAppend(s, 'user/message', userMsg('u1'), { surfaceOp: op, sourceEventSeqs: [2] }), 'INVALID_SURFACE_OP');
+    for (const op of [
+      'prepend',
+      'APPEND',
+      1,
+      null,
+      [],
+      { op: 'append' },
+      { op: 'replace', start: 2 },
+      { op: 'replace', start: '2', end: 2 },
+      { op: 'replace', start: 2, end: 2.5 },
+      { op: 'replace', start: 2, end: 2, extra: true },
+      { start: 2, end: 2 },
+    ]) {
+      const err = expectRefused(
+        s,
+        () => rawAppend(s, 'user/message', userMsg('u1'), { surfaceOp: op, sourceEventSeqs: [2] }),
+        'INVALID_SURFACE_OP',
+      );
       expect(err.details).toMatchObject({ eventType: 'user/message', seq: 3, rule: 'surface-op' });
     }
   });
@@ -59,7 +85,11 @@ describe('sourceEventSeqs', () => {
   it('refuses a seq listed twice in a row ([x, x]), not only out of order', () => {
     const s = newSession();
     openStep(s, 1);
-    const err = expectRefused(s, () => s.append('user/message', userMsg('u'), { surfaceOp: 'append', sourceEventSeqs: [0, 0] }), 'INVALID_SOURCE_SEQS');
+    const err = expectRefused(
+      s,
+      () => s.append('user/message', userMsg('u'), { surfaceOp: 'append', sourceEventSeqs: [0, 0] }),
+      'INVALID_SOURCE_SEQS',
+    );
     expect(err.message).toMatch(/duplicate|twice|more than once/);
   });
   function ready() {
@@ -82,7 +112,17 @@ describe('sourceEventSeqs', () => {
   for (const [name, seqs, why] of cases) {
     it(`refuses ${name}`, () => {
       const s = ready();
-      const err = expectRefused(s, () => rawAppend(s, 'assistant/message', { turn: 1, step: 1, message: assistantMsg('a') }, { surfaceOp: 'append', sourceEventSeqs: seqs }), 'INVALID_SOURCE_SEQS');
+      const err = expectRefused(
+        s,
+        () =>
+          rawAppend(
+            s,
+            'assistant/message',
+            { turn: 1, step: 1, message: assistantMsg('a') },
+            { surfaceOp: 'append', sourceEventSeqs: seqs },
+          ),
+        'INVALID_SOURCE_SEQS',
+      );
       expect(err.details).toMatchObject({ eventType: 'assistant/message', seq: 3, rule: 'source-seqs' });
       expect(err.message).toMatch(why);
     });
@@ -91,7 +131,11 @@ describe('sourceEventSeqs', () => {
     const s = ready();
     s.append('tool/call', { turn: 1, step: 1, callId: 'c', name: 'n', arguments: '{}' }); // 3
     expectRefused(s, () => s.append('user/message', userMsg('u'), { surfaceOp: 'append', sourceEventSeqs: [] }), 'INVALID_SOURCE_SEQS');
-    expectRefused(s, () => s.append('tool/result', { turn: 1, step: 1, message: toolResultMsg('r', 'c') }, { surfaceOp: 'append', sourceEventSeqs: [] }), 'INVALID_SOURCE_SEQS');
+    expectRefused(
+      s,
+      () => s.append('tool/result', { turn: 1, step: 1, message: toolResultMsg('r', 'c') }, { surfaceOp: 'append', sourceEventSeqs: [] }),
+      'INVALID_SOURCE_SEQS',
+    );
     const a = s.append('assistant/message', { turn: 1, step: 1, message: assistantMsg('a') }, { surfaceOp: 'append', sourceEventSeqs: [] });
     expect(a.sourceEventSeqs).toEqual([]);
   });
@@ -99,7 +143,11 @@ describe('sourceEventSeqs', () => {
     const s = ready();
     const u = s.append('user/message', userMsg('u'), { surfaceOp: 'append' });
     expect('sourceEventSeqs' in u).toBe(false);
-    const a = s.append('assistant/message', { turn: 1, step: 1, message: assistantMsg('a') }, { surfaceOp: 'append', sourceEventSeqs: [3, 0, 2] });
+    const a = s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistantMsg('a') },
+      { surfaceOp: 'append', sourceEventSeqs: [3, 0, 2] },
+    );
     expect(a.sourceEventSeqs).toEqual([3, 0, 2]);
   });
 });
@@ -139,42 +187,79 @@ describe('replace', () => {
   });
   it('refuses a replace that does not list every shadowed node', () => {
     const s = ready();
-    const err = expectRefused(s, () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 2, end: 10 }, sourceEventSeqs: [2, 5, 10] }), 'INVALID_REPLACE');
+    const err = expectRefused(
+      s,
+      () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 2, end: 10 }, sourceEventSeqs: [2, 5, 10] }),
+      'INVALID_REPLACE',
+    );
     expect(err.details).toMatchObject({ eventType: 'user/message', seq: 15, rule: 'replace-provenance' });
     expect(err.message).toContain('[7]');
   });
   it('refuses a replace without sourceEventSeqs', () => {
     const s = ready();
-    const err = expectRefused(s, () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 2, end: 2 } }), 'INVALID_REPLACE');
+    const err = expectRefused(
+      s,
+      () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 2, end: 2 } }),
+      'INVALID_REPLACE',
+    );
     expect(err.details.rule).toBe('replace-provenance');
   });
   it('refuses an empty sourceEventSeqs on an assistant/message replace', () => {
     const s = ready();
-    const err = expectRefused(s, () => s.append('assistant/message', { turn: 2, step: 1, message: assistantMsg('x') }, { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [] }), 'INVALID_REPLACE');
+    const err = expectRefused(
+      s,
+      () =>
+        s.append(
+          'assistant/message',
+          { turn: 2, step: 1, message: assistantMsg('x') },
+          { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [] },
+        ),
+      'INVALID_REPLACE',
+    );
     expect(err.details.rule).toBe('replace-provenance');
   });
   it('refuses start or end that is not a current surface node', () => {
     const s = ready();
     const notNodes = [0, 3, 6, 13, 99, -1];
     for (const bad of notNodes) {
-      const e1 = expectRefused(s, () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: bad, end: 10 }, sourceEventSeqs: [2, 5, 7, 10] }), 'INVALID_REPLACE');
+      const e1 = expectRefused(
+        s,
+        () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: bad, end: 10 }, sourceEventSeqs: [2, 5, 7, 10] }),
+        'INVALID_REPLACE',
+      );
       expect(e1.details.rule).toBe('replace-range');
       expect(e1.message).toContain(`start ${bad} is not a current surface node`);
-      const e2 = expectRefused(s, () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 2, end: bad }, sourceEventSeqs: [2, 5, 7, 10] }), 'INVALID_REPLACE');
+      const e2 = expectRefused(
+        s,
+        () => s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 2, end: bad }, sourceEventSeqs: [2, 5, 7, 10] }),
+        'INVALID_REPLACE',
+      );
       expect(e2.message).toContain(`end ${bad} is not a current surface node`);
     }
   });
   it('refuses a node that an earlier replace shadowed', () => {
     const s = ready();
     s.append('user/message', summary(), { surfaceOp: { op: 'replace', start: 5, end: 7 }, sourceEventSeqs: [5, 7] });
-    expectRefused(s, () => s.append('user/message', summary('x'), { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [5] }), 'INVALID_REPLACE');
-    expectRefused(s, () => s.append('user/message', summary('x'), { surfaceOp: { op: 'replace', start: 2, end: 7 }, sourceEventSeqs: [2, 7, 15] }), 'INVALID_REPLACE');
+    expectRefused(
+      s,
+      () => s.append('user/message', summary('x'), { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [5] }),
+      'INVALID_REPLACE',
+    );
+    expectRefused(
+      s,
+      () => s.append('user/message', summary('x'), { surfaceOp: { op: 'replace', start: 2, end: 7 }, sourceEventSeqs: [2, 7, 15] }),
+      'INVALID_REPLACE',
+    );
   });
   it('the span is by position on the surface, not by seq', () => {
     const s = ready();
     // Replace node 5 by 15: the surface becomes [2, 15, 7, 10], so 15 now precedes 7 by position.
     s.append('user/message', summary('s1'), { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [5] });
-    const err = expectRefused(s, () => s.append('user/message', summary('s2'), { surfaceOp: { op: 'replace', start: 7, end: 15 }, sourceEventSeqs: [7, 15] }), 'INVALID_REPLACE');
+    const err = expectRefused(
+      s,
+      () => s.append('user/message', summary('s2'), { surfaceOp: { op: 'replace', start: 7, end: 15 }, sourceEventSeqs: [7, 15] }),
+      'INVALID_REPLACE',
+    );
     expect(err.message).toContain('replace start 7 comes after end 15 on the surface');
     s.append('user/message', summary('s2'), { surfaceOp: { op: 'replace', start: 15, end: 7 }, sourceEventSeqs: [7, 15] });
     expect(s.surface.nodes).toEqual([2, 16, 10]);
@@ -182,7 +267,11 @@ describe('replace', () => {
   });
   it('an assistant/message may replace', () => {
     const s = ready();
-    s.append('assistant/message', { turn: 2, step: 1, message: assistantMsg('a-new') }, { surfaceOp: { op: 'replace', start: 10, end: 10 }, sourceEventSeqs: [10] });
+    s.append(
+      'assistant/message',
+      { turn: 2, step: 1, message: assistantMsg('a-new') },
+      { surfaceOp: { op: 'replace', start: 10, end: 10 }, sourceEventSeqs: [10] },
+    );
     expect(s.surface.nodes).toEqual([2, 5, 7, 15]);
   });
 
@@ -194,27 +283,53 @@ describe('replace', () => {
     };
     it('may change only the tool-result content; it shadows exactly that one result', () => {
       const s = ready();
-      const r = s.append('tool/result', { turn: 1, step: 1, message: pruned() }, { surfaceOp: { op: 'replace', start: 7, end: 7 }, sourceEventSeqs: [7] });
+      const r = s.append(
+        'tool/result',
+        { turn: 1, step: 1, message: pruned() },
+        { surfaceOp: { op: 'replace', start: 7, end: 7 }, sourceEventSeqs: [7] },
+      );
       expect(s.surface.nodes).toEqual([2, 5, 15, 10]);
       expect(s.deriveMessages()[2]).toBe((r as SessionEvent<'tool/result'>).data.message);
       // An empty content list is a change of content too.
-      s.append('tool/result', { turn: 1, step: 1, message: { ...pruned(), content: [{ ...pruned().content[0], content: [] }] } }, { surfaceOp: { op: 'replace', start: 15, end: 15 }, sourceEventSeqs: [15] });
+      s.append(
+        'tool/result',
+        { turn: 1, step: 1, message: { ...pruned(), content: [{ ...pruned().content[0], content: [] }] } },
+        { surfaceOp: { op: 'replace', start: 15, end: 15 }, sourceEventSeqs: [15] },
+      );
       expect(s.surface.nodes).toEqual([2, 5, 16, 10]);
     });
     it('refuses shadowing more than one node', () => {
       const s = ready();
-      const err = expectRefused(s, () => s.append('tool/result', { turn: 1, step: 1, message: pruned() }, { surfaceOp: { op: 'replace', start: 7, end: 10 }, sourceEventSeqs: [7, 10] }), 'INVALID_REPLACE');
+      const err = expectRefused(
+        s,
+        () =>
+          s.append(
+            'tool/result',
+            { turn: 1, step: 1, message: pruned() },
+            { surfaceOp: { op: 'replace', start: 7, end: 10 }, sourceEventSeqs: [7, 10] },
+          ),
+        'INVALID_REPLACE',
+      );
       expect(err.details.rule).toBe('tool-result-replace');
       expect(err.message).toContain('exactly one node, not 2');
     });
     it('refuses targeting something other than a tool/result', () => {
       const s = ready();
-      const err = expectRefused(s, () => s.append('tool/result', { turn: 1, step: 1, message: pruned() }, { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [5] }), 'INVALID_REPLACE');
+      const err = expectRefused(
+        s,
+        () =>
+          s.append(
+            'tool/result',
+            { turn: 1, step: 1, message: pruned() },
+            { surfaceOp: { op: 'replace', start: 5, end: 5 }, sourceEventSeqs: [5] },
+          ),
+        'INVALID_REPLACE',
+      );
       expect(err.message).toContain('not assistant/message');
     });
     const changes: [string, (d: Record<string, unknown>) => void][] = [
       ['the message id', (d) => ((d.message as Record<string, unknown>).id = 'other')],
-      ['isError', (d) => (((d.message as { content: Record<string, unknown>[] }).content[0]!).isError = true)],
+      ['isError', (d) => ((d.message as { content: Record<string, unknown>[] }).content[0]!.isError = true)],
       ['the error field', (d) => (d.error = { name: 'E', code: 'X' })],
       ['meta', (d) => (d.meta = { pruned: true })],
       ['the turn', (d) => (d.turn = 2)],
@@ -226,7 +341,11 @@ describe('replace', () => {
         const s = ready();
         const data = JSON.parse(JSON.stringify({ turn: 1, step: 1, message: pruned() })) as Record<string, unknown>;
         change(data);
-        const err = expectRefused(s, () => rawAppend(s, 'tool/result', data, { surfaceOp: { op: 'replace', start: 7, end: 7 }, sourceEventSeqs: [7] }), 'INVALID_REPLACE');
+        const err = expectRefused(
+          s,
+          () => rawAppend(s, 'tool/result', data, { surfaceOp: { op: 'replace', start: 7, end: 7 }, sourceEventSeqs: [7] }),
+          'INVALID_REPLACE',
+        );
         expect(err.message).toContain('may change only the tool-result block content');
       });
     }
@@ -239,13 +358,25 @@ describe('replace', () => {
       s.append('tool/result', { turn: 1, step: 1, message: toolResultMsg('r', 'c', 'long'), meta: meta as never }, { surfaceOp: 'append' });
       let meta2: unknown = 'leaf';
       for (let i = 0; i < 100_000; i++) meta2 = { m: meta2 };
-      s.append('tool/result', { turn: 1, step: 1, message: toolResultMsg('r', 'c', 'short'), meta: meta2 as never }, { surfaceOp: { op: 'replace', start: 3, end: 3 }, sourceEventSeqs: [3] });
+      s.append(
+        'tool/result',
+        { turn: 1, step: 1, message: toolResultMsg('r', 'c', 'short'), meta: meta2 as never },
+        { surfaceOp: { op: 'replace', start: 3, end: 3 }, sourceEventSeqs: [3] },
+      );
       expect(s.surface.nodes).toEqual([4]);
       let meta3: unknown = 'other leaf';
       for (let i = 0; i < 100_000; i++) meta3 = { m: meta3 };
       // (observe() cannot JSON.stringify this deep a log, so check the state piecemeal.)
       const events = s.events;
-      expectSessionError(() => s.append('tool/result', { turn: 1, step: 1, message: toolResultMsg('r', 'c', 'x'), meta: meta3 as never }, { surfaceOp: { op: 'replace', start: 4, end: 4 }, sourceEventSeqs: [4] }), 'INVALID_REPLACE');
+      expectSessionError(
+        () =>
+          s.append(
+            'tool/result',
+            { turn: 1, step: 1, message: toolResultMsg('r', 'c', 'x'), meta: meta3 as never },
+            { surfaceOp: { op: 'replace', start: 4, end: 4 }, sourceEventSeqs: [4] },
+          ),
+        'INVALID_REPLACE',
+      );
       expect(s.events).toBe(events);
       expect(s.surface.nodes).toEqual([4]);
     });

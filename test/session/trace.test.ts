@@ -48,7 +48,12 @@ describe('turns', () => {
   it('turn/end must name the open turn', () => {
     const s = newSession();
     s.append('turn/start', { turn: 1 });
-    refused(s, () => s.append('turn/end', { turn: 2, reason: { kind: 'completed' } }), 'turn-enclosure', /closes turn 2, but the open turn is 1/);
+    refused(
+      s,
+      () => s.append('turn/end', { turn: 2, reason: { kind: 'completed' } }),
+      'turn-enclosure',
+      /closes turn 2, but the open turn is 1/,
+    );
   });
   it('turn/end refused while a step is open', () => {
     const s = newSession();
@@ -98,7 +103,12 @@ describe('steps', () => {
     s.append('turn/start', { turn: 1 });
     refused(s, () => s.append('step/end', { turn: 1, step: 1 }), 'step-enclosure', /no step is open/);
     s.append('step/start', { turn: 1, step: 1 });
-    refused(s, () => s.append('step/end', { turn: 1, step: 2 }), 'step-enclosure', /names turn 1 step 2, but the open step is turn 1 step 1/);
+    refused(
+      s,
+      () => s.append('step/end', { turn: 1, step: 2 }),
+      'step-enclosure',
+      /names turn 1 step 2, but the open step is turn 1 step 1/,
+    );
     refused(s, () => s.append('step/end', { turn: 2, step: 1 }), 'turn-enclosure', /names turn 2/);
   });
 });
@@ -161,7 +171,12 @@ describe('tool/result pairing', () => {
   it('needs a tool/call with the same callId earlier in the same step', () => {
     const s = newSession();
     openStep(s, 1);
-    refused(s, () => s.append('tool/result', result(1, 1), { surfaceOp: 'append' }), 'tool-result-pairing', /no tool\/call with callId "c" precedes it in step 1/);
+    refused(
+      s,
+      () => s.append('tool/result', result(1, 1), { surfaceOp: 'append' }),
+      'tool-result-pairing',
+      /no tool\/call with callId "c" precedes it in step 1/,
+    );
     s.append('tool/call', call(1, 1, 'other'));
     refused(s, () => s.append('tool/result', result(1, 1), { surfaceOp: 'append' }), 'tool-result-pairing', /callId "c"/);
     s.append('tool/call', call(1, 1, 'c')); // 3
@@ -192,9 +207,19 @@ describe('tool/result pairing', () => {
     openStep(s, 1);
     s.append('tool/call', call(1, 1, 'c'));
     s.append('tool/result', result(1, 1, 'c'), { surfaceOp: 'append' });
-    refused(s, () => s.append('tool/result', result(1, 1, 'c'), { surfaceOp: 'append' }), 'tool-result-pairing', /tool call "c" \(seq 2\) already has a result/);
+    refused(
+      s,
+      () => s.append('tool/result', result(1, 1, 'c'), { surfaceOp: 'append' }),
+      'tool-result-pairing',
+      /tool call "c" \(seq 2\) already has a result/,
+    );
     // Not even dressed up as TOOL_NOT_STARTED.
-    refused(s, () => s.append('tool/result', result(1, 1, 'c', 'TOOL_NOT_STARTED'), { surfaceOp: 'append' }), 'tool-result-pairing', /already has a result/);
+    refused(
+      s,
+      () => s.append('tool/result', result(1, 1, 'c', 'TOOL_NOT_STARTED'), { surfaceOp: 'append' }),
+      'tool-result-pairing',
+      /already has a result/,
+    );
   });
   it('a call id is recorded once per step, so a call cannot be re-opened for a second result', () => {
     const s = newSession();
@@ -224,9 +249,19 @@ describe('tool/result pairing', () => {
     const s = newSession();
     openStep(s, 1);
     s.append('tool/result', result(1, 1, 'never', 'TOOL_NOT_STARTED'), { surfaceOp: 'append' });
-    refused(s, () => s.append('tool/result', result(1, 1, 'never', 'TOOL_NOT_STARTED'), { surfaceOp: 'append' }), 'tool-result-pairing', /"never".*already has a result/);
+    refused(
+      s,
+      () => s.append('tool/result', result(1, 1, 'never', 'TOOL_NOT_STARTED'), { surfaceOp: 'append' }),
+      'tool-result-pairing',
+      /"never".*already has a result/,
+    );
     // Another error code gets no exemption.
-    refused(s, () => s.append('tool/result', result(1, 1, 'other', 'TOOL_OUTCOME_UNKNOWN'), { surfaceOp: 'append' }), 'tool-result-pairing', /no tool\/call/);
+    refused(
+      s,
+      () => s.append('tool/result', result(1, 1, 'other', 'TOOL_OUTCOME_UNKNOWN'), { surfaceOp: 'append' }),
+      'tool-result-pairing',
+      /no tool\/call/,
+    );
   });
   it('a replacing tool/result needs only an open turn', () => {
     const s = newSession();
@@ -236,9 +271,20 @@ describe('tool/result pairing', () => {
     closeTurn(s, 1, 1);
     const pruned = (id: string) => {
       const d = result(1, 1, 'c');
-      return { ...d, message: { ...d.message, content: [{ ...d.message.content[0], content: [{ type: 'text' as const, text: id }] }] as typeof d.message.content } };
+      return {
+        ...d,
+        message: {
+          ...d.message,
+          content: [{ ...d.message.content[0], content: [{ type: 'text' as const, text: id }] }] as typeof d.message.content,
+        },
+      };
     };
-    refused(s, () => s.append('tool/result', pruned('p'), { surfaceOp: { op: 'replace', start: 3, end: 3 }, sourceEventSeqs: [3] }), 'turn-enclosure', /open turn/);
+    refused(
+      s,
+      () => s.append('tool/result', pruned('p'), { surfaceOp: { op: 'replace', start: 3, end: 3 }, sourceEventSeqs: [3] }),
+      'turn-enclosure',
+      /open turn/,
+    );
     s.append('turn/start', { turn: 2 });
     // No step open, and the payload names turn 1 step 1 (it must equal the original's).
     s.append('tool/result', pruned('p'), { surfaceOp: { op: 'replace', start: 3, end: 3 }, sourceEventSeqs: [3] });

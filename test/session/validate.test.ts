@@ -17,7 +17,10 @@ function ready() {
   return s;
 }
 
-const header = (config: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({ header: { config, ...rest }, reason: 'initial' });
+const header = (config: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({
+  header: { config, ...rest },
+  reason: 'initial',
+});
 const cfg = { provider: 'p', model: 'm' };
 const tr = (message: unknown, extra: Record<string, unknown> = {}) => ({ turn: 1, step: 1, message, ...extra });
 const am = (message: unknown, extra: Record<string, unknown> = {}) => ({ turn: 1, step: 1, message, ...extra });
@@ -37,8 +40,18 @@ const cases: [string, string, unknown, string][] = [
   ['turn/end aborted without cause', 'turn/end', { turn: 1, reason: { kind: 'aborted' } }, '$.data.reason.reason'],
   ['turn/end aborted cause without kind', 'turn/end', { turn: 1, reason: { kind: 'aborted', reason: {} } }, '$.data.reason.reason.kind'],
   ['turn/end error without failure', 'turn/end', { turn: 1, reason: { kind: 'error' } }, '$.data.reason.error'],
-  ['turn/end error failure without code', 'turn/end', { turn: 1, reason: { kind: 'error', error: { message: 'x' } } }, '$.data.reason.error.code'],
-  ['turn/end error failure without message', 'turn/end', { turn: 1, reason: { kind: 'error', error: { code: 'X' } } }, '$.data.reason.error.message'],
+  [
+    'turn/end error failure without code',
+    'turn/end',
+    { turn: 1, reason: { kind: 'error', error: { message: 'x' } } },
+    '$.data.reason.error.code',
+  ],
+  [
+    'turn/end error failure without message',
+    'turn/end',
+    { turn: 1, reason: { kind: 'error', error: { code: 'X' } } },
+    '$.data.reason.error.message',
+  ],
   ['step/start step 0', 'step/start', { turn: 1, step: 0 }, '$.data.step'],
   ['step/end without step', 'step/end', { turn: 1 }, '$.data.step'],
   ['step/start negative turn', 'step/start', { turn: -1, step: 1 }, '$.data.turn'],
@@ -51,25 +64,90 @@ const cases: [string, string, unknown, string][] = [
   ['user/message block not an object', 'user/message', { ...userMsg('u'), content: ['hi'] }, '$.data.content[0]'],
   ['user/message block without type', 'user/message', { ...userMsg('u'), content: [{ text: 'x' }] }, '$.data.content[0].type'],
   ['text block text not a string', 'user/message', { ...userMsg('u'), content: [{ type: 'text', text: 1 }] }, '$.data.content[0].text'],
-  ['reasoning block without text', 'user/message', { ...userMsg('u'), content: [{ type: 'text', text: 'a' }, { type: 'reasoning' }] }, '$.data.content[1].text'],
+  [
+    'reasoning block without text',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'text', text: 'a' }, { type: 'reasoning' }] },
+    '$.data.content[1].text',
+  ],
   ['image block without attachment', 'user/message', { ...userMsg('u'), content: [{ type: 'image' }] }, '$.data.content[0].attachment'],
-  ['tool-call block without id', 'user/message', { ...userMsg('u'), content: [{ type: 'tool-call', name: 'n', arguments: '{}' }] }, '$.data.content[0].id'],
-  ['tool-call block arguments not a string', 'user/message', { ...userMsg('u'), content: [{ type: 'tool-call', id: 'c', name: 'n', arguments: {} }] }, '$.data.content[0].arguments'],
-  ['tool-result block without toolCallId', 'user/message', { ...userMsg('u'), content: [{ type: 'tool-result', content: [] }] }, '$.data.content[0].toolCallId'],
-  ['tool-result block content not an array', 'user/message', { ...userMsg('u'), content: [{ type: 'tool-result', toolCallId: 'c', content: 'x' }] }, '$.data.content[0].content'],
-  ['tool-result block isError not a boolean', 'user/message', { ...userMsg('u'), content: [{ type: 'tool-result', toolCallId: 'c', content: [], isError: 'yes' }] }, '$.data.content[0].isError'],
-  ['a bad block nested in a tool-result block', 'user/message', { ...userMsg('u'), content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text' }] }] }, '$.data.content[0].content[0].text'],
+  [
+    'tool-call block without id',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'tool-call', name: 'n', arguments: '{}' }] },
+    '$.data.content[0].id',
+  ],
+  [
+    'tool-call block arguments not a string',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'tool-call', id: 'c', name: 'n', arguments: {} }] },
+    '$.data.content[0].arguments',
+  ],
+  [
+    'tool-result block without toolCallId',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'tool-result', content: [] }] },
+    '$.data.content[0].toolCallId',
+  ],
+  [
+    'tool-result block content not an array',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'tool-result', toolCallId: 'c', content: 'x' }] },
+    '$.data.content[0].content',
+  ],
+  [
+    'tool-result block isError not a boolean',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'tool-result', toolCallId: 'c', content: [], isError: 'yes' }] },
+    '$.data.content[0].isError',
+  ],
+  [
+    'a bad block nested in a tool-result block',
+    'user/message',
+    { ...userMsg('u'), content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text' }] }] },
+    '$.data.content[0].content[0].text',
+  ],
   ['assistant/chunk without chunk', 'assistant/chunk', { turn: 1, step: 1 }, '$.data.chunk'],
   ['assistant/chunk chunk without type', 'assistant/chunk', { turn: 1, step: 1, chunk: { index: 0 } }, '$.data.chunk.type'],
   ['assistant/chunk without step', 'assistant/chunk', { turn: 1, chunk: { type: 'text-delta', index: 0, text: '' } }, '$.data.step'],
   ['assistant/message without message', 'assistant/message', { turn: 1, step: 1 }, '$.data.message'],
   ['assistant/message role user', 'assistant/message', am({ ...assistantMsg('a'), role: 'user' }), '$.data.message.role'],
-  ['assistant/message source not model', 'assistant/message', am({ ...assistantMsg('a'), source: { kind: 'user' } }), '$.data.message.source.kind'],
-  ['assistant/message empty provider', 'assistant/message', am({ ...assistantMsg('a'), source: { kind: 'model', provider: '', model: 'm' } }), '$.data.message.source.provider'],
-  ['assistant/message without model', 'assistant/message', am({ ...assistantMsg('a'), source: { kind: 'model', provider: 'p' } }), '$.data.message.source.model'],
-  ['assistant/message usage without inputTokens', 'assistant/message', am(assistantMsg('a'), { usage: { outputTokens: 1 } }), '$.data.usage.inputTokens'],
-  ['assistant/message usage outputTokens a string', 'assistant/message', am(assistantMsg('a'), { usage: { inputTokens: 1, outputTokens: '2' } }), '$.data.usage.outputTokens'],
-  ['assistant/message negative cache reads', 'assistant/message', am(assistantMsg('a'), { usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: -1 } }), '$.data.usage.cacheReadTokens'],
+  [
+    'assistant/message source not model',
+    'assistant/message',
+    am({ ...assistantMsg('a'), source: { kind: 'user' } }),
+    '$.data.message.source.kind',
+  ],
+  [
+    'assistant/message empty provider',
+    'assistant/message',
+    am({ ...assistantMsg('a'), source: { kind: 'model', provider: '', model: 'm' } }),
+    '$.data.message.source.provider',
+  ],
+  [
+    'assistant/message without model',
+    'assistant/message',
+    am({ ...assistantMsg('a'), source: { kind: 'model', provider: 'p' } }),
+    '$.data.message.source.model',
+  ],
+  [
+    'assistant/message usage without inputTokens',
+    'assistant/message',
+    am(assistantMsg('a'), { usage: { outputTokens: 1 } }),
+    '$.data.usage.inputTokens',
+  ],
+  [
+    'assistant/message usage outputTokens a string',
+    'assistant/message',
+    am(assistantMsg('a'), { usage: { inputTokens: 1, outputTokens: '2' } }),
+    '$.data.usage.outputTokens',
+  ],
+  [
+    'assistant/message negative cache reads',
+    'assistant/message',
+    am(assistantMsg('a'), { usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: -1 } }),
+    '$.data.usage.cacheReadTokens',
+  ],
   ['assistant/message interrupted false', 'assistant/message', am(assistantMsg('a'), { interrupted: false }), '$.data.interrupted'],
   ['tool/call empty callId', 'tool/call', { turn: 1, step: 1, callId: '', name: 'n', arguments: '{}' }, '$.data.callId'],
   ['tool/call name not a string', 'tool/call', { turn: 1, step: 1, callId: 'c', name: 3, arguments: '{}' }, '$.data.name'],
@@ -80,28 +158,68 @@ const cases: [string, string, unknown, string][] = [
   ['tool/result two blocks', 'tool/result', tr({ ...good, content: [good.content[0], good.content[0]] }), '$.data.message.content'],
   ['tool/result a text block', 'tool/result', tr({ ...good, content: [{ type: 'text', text: 'x' }] }), '$.data.message.content'],
   ['tool/result no blocks', 'tool/result', tr({ ...good, content: [] }), '$.data.message.content'],
-  ['tool/result toolCallId differs from source.callId', 'tool/result', tr({ ...good, content: [{ ...good.content[0], toolCallId: 'c2' }] }), '$.data.message.content[0].toolCallId'],
+  [
+    'tool/result toolCallId differs from source.callId',
+    'tool/result',
+    tr({ ...good, content: [{ ...good.content[0], toolCallId: 'c2' }] }),
+    '$.data.message.content[0].toolCallId',
+  ],
   ['tool/result error without code', 'tool/result', tr(good, { error: { name: 'E', code: '' } }), '$.data.error.code'],
   ['tool/result error name not a string', 'tool/result', tr(good, { error: { code: 'X' } }), '$.data.error.name'],
   ['todo/write todos not an array', 'todo/write', { todos: {} }, '$.data.todos'],
-  ['todo/write unknown status', 'todo/write', { todos: [{ content: 'a', status: 'pending' }, { content: 'b', status: 'done' }] }, '$.data.todos[1].status'],
+  [
+    'todo/write unknown status',
+    'todo/write',
+    {
+      todos: [
+        { content: 'a', status: 'pending' },
+        { content: 'b', status: 'done' },
+      ],
+    },
+    '$.data.todos[1].status',
+  ],
   ['todo/write content not a string', 'todo/write', { todos: [{ content: 1, status: 'pending' }] }, '$.data.todos[0].content'],
   ['request/header unknown reason', 'request/header', { header: { config: cfg }, reason: 'restart' }, '$.data.reason'],
   ['request/header without header', 'request/header', { reason: 'initial' }, '$.data.header'],
   ['request/header without config', 'request/header', { header: {}, reason: 'initial' }, '$.data.header.config'],
   ['request/header empty provider', 'request/header', header({ provider: '', model: 'm' }), '$.data.header.config'],
   ['request/header without model', 'request/header', header({ provider: 'p' }), '$.data.header.config'],
-  ['request/header empty reasoningEffort', 'request/header', header({ ...cfg, reasoningEffort: '' }), '$.data.header.config.reasoningEffort'],
+  [
+    'request/header empty reasoningEffort',
+    'request/header',
+    header({ ...cfg, reasoningEffort: '' }),
+    '$.data.header.config.reasoningEffort',
+  ],
   ['request/header temperature a string', 'request/header', header({ ...cfg, temperature: 'hot' }), '$.data.header.config.temperature'],
   ['request/header maxTokens a string', 'request/header', header({ ...cfg, maxTokens: '10' }), '$.data.header.config.maxTokens'],
   ['request/header stop not an array', 'request/header', header({ ...cfg, stop: 'x' }), '$.data.header.config.stop'],
   ['request/header stop of numbers', 'request/header', header({ ...cfg, stop: ['a', 1] }), '$.data.header.config.stop[1]'],
-  ['request/header adapter-default marker not true', 'request/header', header({ ...cfg, maxTokens: 10 }, { adapterDefaults: { maxTokens: false } }), '$.data.header.adapterDefaults.maxTokens'],
-  ['request/header adapter default for an absent field', 'request/header', header(cfg, { adapterDefaults: { reasoningEffort: true } }), '$.data.header.adapterDefaults.reasoningEffort'],
+  [
+    'request/header adapter-default marker not true',
+    'request/header',
+    header({ ...cfg, maxTokens: 10 }, { adapterDefaults: { maxTokens: false } }),
+    '$.data.header.adapterDefaults.maxTokens',
+  ],
+  [
+    'request/header adapter default for an absent field',
+    'request/header',
+    header(cfg, { adapterDefaults: { reasoningEffort: true } }),
+    '$.data.header.adapterDefaults.reasoningEffort',
+  ],
   ['request/header system not a string', 'request/header', header(cfg, { system: 42 }), '$.data.header.system'],
   ['request/header tools not an array', 'request/header', header(cfg, { tools: {} }), '$.data.header.tools'],
-  ['request/header tool without a name', 'request/header', header(cfg, { tools: [{ name: '', description: '', parameters: {} }] }), '$.data.header.tools[0].name'],
-  ['request/header placeholder tools (live appends allow none)', 'request/header', header(cfg, { tools: '{{tools}}' }), '$.data.header.tools'],
+  [
+    'request/header tool without a name',
+    'request/header',
+    header(cfg, { tools: [{ name: '', description: '', parameters: {} }] }),
+    '$.data.header.tools[0].name',
+  ],
+  [
+    'request/header placeholder tools (live appends allow none)',
+    'request/header',
+    header(cfg, { tools: '{{tools}}' }),
+    '$.data.header.tools',
+  ],
   ['request/context empty provider', 'request/context', { provider: '', model: 'm' }, '$.data.provider'],
   ['request/context without model', 'request/context', { provider: 'p' }, '$.data.model'],
   ['request/context negative window', 'request/context', { provider: 'p', model: 'm', contextWindow: -1 }, '$.data.contextWindow'],
@@ -112,7 +230,11 @@ describe('append refuses malformed payloads of known types', () => {
   it('an assistant/chunk whose chunk type is empty', () => {
     const s = newSession();
     openStep(s, 1);
-    const err = expectRefused(s, () => rawAppend(s, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: '', index: 0, text: 'x' } }), 'INVALID_EVENT');
+    const err = expectRefused(
+      s,
+      () => rawAppend(s, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: '', index: 0, text: 'x' } }),
+      'INVALID_EVENT',
+    );
     expect(err.details.path).toBe('$.data.chunk.type');
   });
   for (const [name, type, data, path] of cases) {
@@ -132,26 +254,51 @@ describe('well-formed payloads of every core type are accepted', () => {
   it('a session using every core type', () => {
     const s = ready();
     s.append('request/header', {
-      header: { config: { ...cfg, reasoningEffort: 'high', maxTokens: 100, temperature: 0.5, stop: ['x'] }, adapterDefaults: { maxTokens: true }, system: 'sys', tools: [{ name: 't', description: 'd', parameters: {} }] },
+      header: {
+        config: { ...cfg, reasoningEffort: 'high', maxTokens: 100, temperature: 0.5, stop: ['x'] },
+        adapterDefaults: { maxTokens: true },
+        system: 'sys',
+        tools: [{ name: 't', description: 'd', parameters: {} }],
+      },
       reason: 'initial',
     });
     s.append('request/context', { provider: 'p', model: 'm', contextWindow: 128000 });
     s.append('todo/write', { todos: [{ content: 'a', status: 'in_progress' }] });
     s.append(
       'user/message',
-      { id: 'u', role: 'user', content: [{ type: 'image', attachment: { attachmentId: 'x', mediaType: 'image/png' } }], source: { kind: 'plugin', plugin: 'p', form: 'notice', summary: 's' } },
+      {
+        id: 'u',
+        role: 'user',
+        content: [{ type: 'image', attachment: { attachmentId: 'x', mediaType: 'image/png' } }],
+        source: { kind: 'plugin', plugin: 'p', form: 'notice', summary: 's' },
+      },
       { surfaceOp: 'append' },
     );
     s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } } });
     s.append(
       'assistant/message',
-      { turn: 1, step: 1, message: assistantMsg('a', [{ type: 'reasoning', text: 'hm' }]), usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 1 }, interrupted: true },
+      {
+        turn: 1,
+        step: 1,
+        message: assistantMsg('a', [{ type: 'reasoning', text: 'hm' }]),
+        usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 0, reasoningTokens: 1 },
+        interrupted: true,
+      },
       { surfaceOp: 'append', sourceEventSeqs: [] },
     );
-    s.append('tool/result', tr(good, { error: { name: 'E', code: 'X' }, meta: { any: [1] } }) as never, { surfaceOp: 'append', sourceEventSeqs: [2] });
+    s.append('tool/result', tr(good, { error: { name: 'E', code: 'X' }, meta: { any: [1] } }) as never, {
+      surfaceOp: 'append',
+      sourceEventSeqs: [2],
+    });
     s.append('step/end', { turn: 1, step: 1 });
     s.append('turn/end', { turn: 1, reason: { kind: 'error', error: { message: 'm', code: 'SERVER', status: 500 } } });
-    for (const reason of [{ kind: 'aborted', reason: { kind: 'hook', reason: 'r' } }, { kind: 'blocked' }, { kind: 'max-tokens' }, { kind: 'interrupted' }, { kind: 'my-plugin-kind' }]) {
+    for (const reason of [
+      { kind: 'aborted', reason: { kind: 'hook', reason: 'r' } },
+      { kind: 'blocked' },
+      { kind: 'max-tokens' },
+      { kind: 'interrupted' },
+      { kind: 'my-plugin-kind' },
+    ]) {
       const t = s.trace.lastTurn + 1;
       s.append('turn/start', { turn: t });
       s.append('turn/end', { turn: t, reason: reason as never });
@@ -168,7 +315,12 @@ describe('well-formed payloads of every core type are accepted', () => {
 describe('validateEventData', () => {
   it('reports placeholders to onPlaceholder instead of failing', () => {
     const seen: unknown[] = [];
-    validateEventData('request/header', 7, { header: { config: cfg, system: '{{system}}', tools: '{{tools}}' }, reason: 'initial' }, { onPlaceholder: (w) => seen.push(w) });
+    validateEventData(
+      'request/header',
+      7,
+      { header: { config: cfg, system: '{{system}}', tools: '{{tools}}' }, reason: 'initial' },
+      { onPlaceholder: (w) => seen.push(w) },
+    );
     expect(seen).toEqual([
       { seq: 7, eventType: 'request/header', path: '$.data.header.system', token: '{{system}}' },
       { seq: 7, eventType: 'request/header', path: '$.data.header.tools', token: '{{tools}}' },
@@ -207,13 +359,18 @@ describe('validateEnvelope (stored events)', () => {
   ];
   for (const [name, e, path, code] of bad) {
     it(name, () => {
-      const input = typeof e === 'object' && e !== null && !Array.isArray(e) ? Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)) : e;
+      const input =
+        typeof e === 'object' && e !== null && !Array.isArray(e)
+          ? Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined))
+          : e;
       const err = expectSessionError(() => validateEnvelope(input, 3), code);
       expect(err.details).toMatchObject({ seq: 3, path, rule: code === 'SEQ_GAP' ? 'seq-contiguity' : 'envelope' });
       expect(err.message).toContain('index 3');
     });
   }
   it('accepts a full surface envelope', () => {
-    expect(() => validateEnvelope({ ...ok, type: 'user/message', surfaceOp: 'append', sourceEventSeqs: [0], ignorable: true }, 3)).not.toThrow();
+    expect(() =>
+      validateEnvelope({ ...ok, type: 'user/message', surfaceOp: 'append', sourceEventSeqs: [0], ignorable: true }, 3),
+    ).not.toThrow();
   });
 });

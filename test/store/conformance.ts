@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { createAgent, ScriptedAdapter, textResponse, toolCallResponse } from '../../src/index.js';
 import { encodeHeaderLine, Session, SessionError, stringifyJson, type SessionEvent } from '../../src/session/index.js';
-import { persist, StoreError, type OpenSession, type Store } from '../../src/store/index.js';
+import { persist, type StoreError, type OpenSession, type Store } from '../../src/store/index.js';
 import { appendTurn, fixedClock } from './support/events.js';
 
 declare module '../../src/session/events.js' {
@@ -35,7 +35,10 @@ export interface Backend {
   fresh(): Promise<Backing>;
 }
 
-async function expectCode(p: Promise<unknown> | (() => unknown), code: string): Promise<Error & { code: string; details?: Record<string, unknown> }> {
+async function expectCode(
+  p: Promise<unknown> | (() => unknown),
+  code: string,
+): Promise<Error & { code: string; details?: Record<string, unknown> }> {
   let caught: unknown;
   try {
     await (typeof p === 'function' ? p() : p);
@@ -76,9 +79,20 @@ export function storeConformance(name: string, backend: Backend | undefined, ski
     describe('create', () => {
       it('publishes the header; another store sees the session, empty', async () => {
         await fresh();
-        const a = await store().create({ cwd: '/home/me/repo', id: 'abc', header: { agentPreset: 'p', origin: 'subagent', delegationDepth: 1 } });
+        const a = await store().create({
+          cwd: '/home/me/repo',
+          id: 'abc',
+          header: { agentPreset: 'p', origin: 'subagent', delegationDepth: 1 },
+        });
         expect(a.id).toBe('abc');
-        expect(a.session.header).toMatchObject({ id: 'abc', cwd: '/home/me/repo', agentPreset: 'p', origin: 'subagent', delegationDepth: 1, version: 0 });
+        expect(a.session.header).toMatchObject({
+          id: 'abc',
+          cwd: '/home/me/repo',
+          agentPreset: 'p',
+          origin: 'subagent',
+          delegationDepth: 1,
+          version: 0,
+        });
         const s = await stored('abc');
         expect(s.header).toEqual({ ...a.session.header });
         expect(s.events).toEqual([]);
@@ -141,7 +155,9 @@ export function storeConformance(name: string, backend: Backend | undefined, ski
         a.session.append('turn/start', { turn: 1 });
         expect(await a.close()).toMatchObject({ ok: true, durableSeq: 1 });
         expect(a.closed).toBe(true);
-        expect(() => a.session.append('turn/end', { turn: 1, reason: { kind: 'completed' } })).toThrow(expect.objectContaining({ code: 'CLOSED' }));
+        expect(() => a.session.append('turn/end', { turn: 1, reason: { kind: 'completed' } })).toThrow(
+          expect.objectContaining({ code: 'CLOSED' }),
+        );
         expect((await stored('c')).events.map((e) => e.type)).toEqual(['turn/start']);
         expect(await a.close()).toMatchObject({ ok: true });
       });
@@ -408,9 +424,18 @@ export function storeConformance(name: string, backend: Backend | undefined, ski
         await store().importLog({ header: child.header, events: child.events });
         expect(texts((await stored('ic')).events)).toEqual(texts(child.events));
         expect((await stored('ic')).header).toMatchObject({ parentSession: 'ip', seedLength: parent.length });
-        const bad = [...parent.events.slice(0, 2), { type: 'turn/end', seq: 2, time: 1, data: { turn: 7, reason: { kind: 'completed' } } }] as unknown as SessionEvent[];
+        const bad = [
+          ...parent.events.slice(0, 2),
+          { type: 'turn/end', seq: 2, time: 1, data: { turn: 7, reason: { kind: 'completed' } } },
+        ] as unknown as SessionEvent[];
         await expect(store().importLog({ header: { ...parent.header, id: 'bad' }, events: bad })).rejects.toBeInstanceOf(SessionError);
-        await expectCode(store().importLog({ header: { ...parent.header, id: 'alien' }, events: [{ type: 'newer/thing', seq: 0, time: 1, data: {} } as unknown as SessionEvent] }), 'FORMAT_UNSUPPORTED');
+        await expectCode(
+          store().importLog({
+            header: { ...parent.header, id: 'alien' },
+            events: [{ type: 'newer/thing', seq: 0, time: 1, data: {} } as unknown as SessionEvent],
+          }),
+          'FORMAT_UNSUPPORTED',
+        );
         expect((await store().list()).sessions.map((x) => x.id).sort()).toEqual(['ic', 'ip']);
       });
     });
@@ -483,10 +508,10 @@ export function storeConformance(name: string, backend: Backend | undefined, ski
 
       it('persist refuses an agent whose session is not open in the store', async () => {
         await fresh();
-        expect(() => createAgent({ model: 'scripted:demo', adapters: new ScriptedAdapter([]), plugins: [persist(store())] })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+        expect(() => createAgent({ model: 'scripted:demo', adapters: new ScriptedAdapter([]), plugins: [persist(store())] })).toThrow(
+          expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+        );
       });
     });
   });
 }
-
-

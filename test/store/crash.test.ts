@@ -54,7 +54,8 @@ async function recoverAndCheck(root: string, id: string, path: string, ledger: L
   expect(stored, 'every event reported durable is in the log').toBeGreaterThanOrEqual(ledger.durable);
   const mismatches: number[] = [];
   for (const [seq, h] of ledger.expected) {
-    if (seq >= stored) ledger.expected.delete(seq); // never stored; the seq is reused by repair and the next writer
+    if (seq >= stored)
+      ledger.expected.delete(seq); // never stored; the seq is reused by repair and the next writer
     else if (eventHash(s.session.at(seq)!) !== h) mismatches.push(seq);
   }
   expect(mismatches, 'events that differ from what the child appended').toEqual([]);
@@ -191,7 +192,9 @@ describe('races between processes', () => {
     const { winners, losers } = results(kids);
     expect(winners).toHaveLength(1);
     expect(losers.map((l) => l.code).every((c) => c === 'SESSION_EXISTS' || c === 'SESSION_LOCKED')).toBe(true);
-    const header = JSON.parse(readFileSync(join(root, '--w--', 'same', 'session.jsonl'), 'utf8').split('\n')[0]!) as { agentPreset: string };
+    const header = JSON.parse(readFileSync(join(root, '--w--', 'same', 'session.jsonl'), 'utf8').split('\n')[0]!) as {
+      agentPreset: string;
+    };
     expect(header.agentPreset).toBe(winners[0] === kids[0] ? 'p0' : 'p1');
     await Promise.all(kids.map((c) => c.finish()));
   });
@@ -225,7 +228,11 @@ describe('races between processes', () => {
       const token = `dead-${round}`;
       writeFileSync(lockPath, JSON.stringify({ pid: dead, host: hostname(), since: Date.now() - 1000, token }));
       // Round 1: a reaper died mid-takeover too; its reap lock is stale as well.
-      if (round === 1) writeFileSync(`${lockPath}.reap-${token}`, JSON.stringify({ pid: await deadPid(), host: hostname(), since: Date.now(), token: 'dead-reaper' }));
+      if (round === 1)
+        writeFileSync(
+          `${lockPath}.reap-${token}`,
+          JSON.stringify({ pid: await deadPid(), host: hostname(), since: Date.now(), token: 'dead-reaper' }),
+        );
       const kids = Array.from({ length: 3 }, () => new Child(['race-open', root, 'stale']));
       await Promise.all(kids.map((c) => c.waitFor('ready')));
       for (const c of kids) c.send('go');
@@ -254,4 +261,3 @@ describe('races between processes', () => {
     expect((await s.close()).ok).toBe(true);
   });
 });
-

@@ -17,7 +17,17 @@ import { hasShared, sharedPath } from '../support/shared.js';
 
 type Verdict = Record<string, unknown>;
 
-function summarize(run: () => { session: Session; eventCount: number; rowCount: number; warnings: unknown[]; tornTail?: unknown; repaired: unknown[]; lineOf(seq: number): number | undefined }): Verdict {
+function summarize(
+  run: () => {
+    session: Session;
+    eventCount: number;
+    rowCount: number;
+    warnings: unknown[];
+    tornTail?: unknown;
+    repaired: unknown[];
+    lineOf(seq: number): number | undefined;
+  },
+): Verdict {
   try {
     const r = run();
     const lines: (number | undefined)[] = [];
@@ -38,7 +48,10 @@ function summarize(run: () => { session: Session; eventCount: number; rowCount: 
 }
 
 /** The reference verdict, and the store's whole and streamed reads (with their good lengths). */
-async function verdicts(text: string | Buffer, placeholders?: 'warn'): Promise<{ ref: Verdict; whole: Verdict; streamed: Verdict; good: (number | boolean)[][] }> {
+async function verdicts(
+  text: string | Buffer,
+  placeholders?: 'warn',
+): Promise<{ ref: Verdict; whole: Verdict; streamed: Verdict; good: (number | boolean)[][] }> {
   const file = join(tempDir(), 'session.jsonl');
   writeFileSync(file, text);
   const p = placeholders ? { placeholders } : {};
@@ -55,7 +68,13 @@ async function verdicts(text: string | Buffer, placeholders?: 'warn'): Promise<{
         (e: unknown) => ({ err: e }),
       );
       if ('ok' in r) good.push([r.ok.goodLength, r.ok.endsWithNewline, r.ok.streamed]);
-      out.push('ok' in r ? summarize(() => r.ok) : summarize(() => { throw r.err; }));
+      out.push(
+        'ok' in r
+          ? summarize(() => r.ok)
+          : summarize(() => {
+              throw r.err;
+            }),
+      );
     } finally {
       await fh.close();
     }
@@ -74,83 +93,139 @@ const lines = (t: string): string[] => t.split('\n');
 
 const CASES: [string, () => string | Buffer][] = [
   ['a clean log', () => sampleLog()],
-  ['one event per line (no rows)', () => {
-    const s = Session.create({ id: 'u', header: { cwd: '/w' }, clock: fixedClock() });
-    appendTurn(s, { deltas: 7 });
-    return encodeJsonl(s.header, s.events, { pack: false });
-  }],
+  [
+    'one event per line (no rows)',
+    () => {
+      const s = Session.create({ id: 'u', header: { cwd: '/w' }, clock: fixedClock() });
+      appendTurn(s, { deltas: 7 });
+      return encodeJsonl(s.header, s.events, { pack: false });
+    },
+  ],
   ['a header only', () => sampleLog(0)],
   ['a torn last line', () => `${sampleLog()}{"type":"turn/start","seq":`],
-  ['a torn line followed by whole lines but no turn/end', () => {
-    const t = sampleLog(1, { openTurnAfter: 6 });
-    const l = lines(t);
-    l.splice(l.length - 3, 0, '{"broken');
-    return l.join('\n');
-  }],
-  ['a defect before a committed turn/end (corrupt)', () => {
-    const l = lines(sampleLog());
-    l[4] = '{"broken';
-    return l.join('\n');
-  }],
-  ['a seq gap before a turn/end (corrupt)', () => {
-    const l = lines(sampleLog());
-    l.splice(3, 1);
-    return l.join('\n');
-  }],
+  [
+    'a torn line followed by whole lines but no turn/end',
+    () => {
+      const t = sampleLog(1, { openTurnAfter: 6 });
+      const l = lines(t);
+      l.splice(l.length - 3, 0, '{"broken');
+      return l.join('\n');
+    },
+  ],
+  [
+    'a defect before a committed turn/end (corrupt)',
+    () => {
+      const l = lines(sampleLog());
+      l[4] = '{"broken';
+      return l.join('\n');
+    },
+  ],
+  [
+    'a seq gap before a turn/end (corrupt)',
+    () => {
+      const l = lines(sampleLog());
+      l.splice(3, 1);
+      return l.join('\n');
+    },
+  ],
   ['a turn left open at a tool call (repair)', () => sampleLog(1, { openTurnAfter: 10 })],
   ['a turn left open before the assistant message (repair)', () => sampleLog(1, { openTurnAfter: 5 })],
   ['no final newline', () => sampleLog().replace(/\n$/, '')],
-  ['blank lines and CRLF', () => lines(sampleLog()).map((l, i) => (i === 3 ? `${l}\r\n   ` : l)).join('\n')],
-  ['multi-byte text split anywhere', () => {
-    const s = Session.create({ id: 'mb', header: { cwd: '/w' }, clock: fixedClock() });
-    s.append('turn/start', { turn: 1 });
-    s.append('step/start', { turn: 1, step: 1 });
-    s.append('user/message', { id: 'u', role: 'user', content: [{ type: 'text', text: 'héllo wörld — 😀 日本語 '.repeat(20) }], source: { kind: 'user' } }, { surfaceOp: 'append' });
-    s.append('step/end', { turn: 1, step: 1 });
-    s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
-    return encodeJsonl(s.header, s.events);
-  }],
-  ['a log bigger than a read chunk, with multi-byte text, torn', () => {
-    const s = Session.create({ id: 'big', header: { cwd: '/w' }, clock: fixedClock() });
-    for (let t = 1; t <= 40; t++) {
-      s.append('turn/start', { turn: t });
-      s.append('step/start', { turn: t, step: 1 });
-      s.append('user/message', { id: `u${t}`, role: 'user', content: [{ type: 'text', text: `${t} héllo — 😀 日本語 `.repeat(3000) }], source: { kind: 'user' } }, { surfaceOp: 'append' });
-      s.append('step/end', { turn: t, step: 1 });
-      s.append('turn/end', { turn: t, reason: { kind: 'completed' } });
-    }
-    return `${encodeJsonl(s.header, s.events)}{"type":"turn/start","seq":200,"time":1,"data":{"tu`;
-  }],
-  ['a malformed row at the tail', () => {
-    const t = sampleLog(1, { openTurnAfter: 6 });
-    return `${t}{"type":"text-chunks","seq0":999,"time0":1,"data":{}}\n`;
-  }],
-  ['an unknown event type (newer writer)', () => {
-    const l = lines(sampleLog(1));
-    const n = l.length - 1;
-    return [...l.slice(0, n), `{"type":"future/thing","seq":${n - 1},"time":1,"data":{}}`, ''].join('\n');
-  }],
-  ['an ignorable unknown event type', () => {
-    const l = lines(sampleLog(1));
-    const n = l.length - 1;
-    return [...l.slice(0, n), `{"type":"future/thing","seq":${n - 1},"time":1,"data":{},"ignorable":true}`, ''].join('\n');
-  }],
-  ['an invalid event shape', () => {
-    const l = lines(sampleLog(1));
-    l[1] = l[1]!.replace('"turn":1', '"turn":"1"');
-    return l.join('\n');
-  }],
-  ['bytes that are not UTF-8 on committed lines (reported, decoded as U+FFFD)', () => {
-    const raw = Buffer.from(sampleLog());
-    // Inside string values (the first and the last text), so the lines stay JSON.
-    raw[raw.indexOf('"text":"') + 8] = 0xff;
-    raw[raw.lastIndexOf('"text":"') + 8] = 0xc0;
-    return raw;
-  }],
+  [
+    'blank lines and CRLF',
+    () =>
+      lines(sampleLog())
+        .map((l, i) => (i === 3 ? `${l}\r\n   ` : l))
+        .join('\n'),
+  ],
+  [
+    'multi-byte text split anywhere',
+    () => {
+      const s = Session.create({ id: 'mb', header: { cwd: '/w' }, clock: fixedClock() });
+      s.append('turn/start', { turn: 1 });
+      s.append('step/start', { turn: 1, step: 1 });
+      s.append(
+        'user/message',
+        { id: 'u', role: 'user', content: [{ type: 'text', text: 'héllo wörld — 😀 日本語 '.repeat(20) }], source: { kind: 'user' } },
+        { surfaceOp: 'append' },
+      );
+      s.append('step/end', { turn: 1, step: 1 });
+      s.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
+      return encodeJsonl(s.header, s.events);
+    },
+  ],
+  [
+    'a log bigger than a read chunk, with multi-byte text, torn',
+    () => {
+      const s = Session.create({ id: 'big', header: { cwd: '/w' }, clock: fixedClock() });
+      for (let t = 1; t <= 40; t++) {
+        s.append('turn/start', { turn: t });
+        s.append('step/start', { turn: t, step: 1 });
+        s.append(
+          'user/message',
+          {
+            id: `u${t}`,
+            role: 'user',
+            content: [{ type: 'text', text: `${t} héllo — 😀 日本語 `.repeat(3000) }],
+            source: { kind: 'user' },
+          },
+          { surfaceOp: 'append' },
+        );
+        s.append('step/end', { turn: t, step: 1 });
+        s.append('turn/end', { turn: t, reason: { kind: 'completed' } });
+      }
+      return `${encodeJsonl(s.header, s.events)}{"type":"turn/start","seq":200,"time":1,"data":{"tu`;
+    },
+  ],
+  [
+    'a malformed row at the tail',
+    () => {
+      const t = sampleLog(1, { openTurnAfter: 6 });
+      return `${t}{"type":"text-chunks","seq0":999,"time0":1,"data":{}}\n`;
+    },
+  ],
+  [
+    'an unknown event type (newer writer)',
+    () => {
+      const l = lines(sampleLog(1));
+      const n = l.length - 1;
+      return [...l.slice(0, n), `{"type":"future/thing","seq":${n - 1},"time":1,"data":{}}`, ''].join('\n');
+    },
+  ],
+  [
+    'an ignorable unknown event type',
+    () => {
+      const l = lines(sampleLog(1));
+      const n = l.length - 1;
+      return [...l.slice(0, n), `{"type":"future/thing","seq":${n - 1},"time":1,"data":{},"ignorable":true}`, ''].join('\n');
+    },
+  ],
+  [
+    'an invalid event shape',
+    () => {
+      const l = lines(sampleLog(1));
+      l[1] = l[1]!.replace('"turn":1', '"turn":"1"');
+      return l.join('\n');
+    },
+  ],
+  [
+    'bytes that are not UTF-8 on committed lines (reported, decoded as U+FFFD)',
+    () => {
+      const raw = Buffer.from(sampleLog());
+      // Inside string values (the first and the last text), so the lines stay JSON.
+      raw[raw.indexOf('"text":"') + 8] = 0xff;
+      raw[raw.lastIndexOf('"text":"') + 8] = 0xc0;
+      return raw;
+    },
+  ],
   ['an empty file', () => ''],
   ['a header that is not JSON', () => '{"type":"session",\n'],
   ['an unknown format version', () => '{"type":"session","version":5,"id":"x","createdAt":1,"delegationDepth":0}\n'],
-  ['a format 2 log (read as format 0)', () => '{"type":"session","version":2,"id":"x","createdAt":1,"isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}\n{"type":"turn/st'],
+  [
+    'a format 2 log (read as format 0)',
+    () =>
+      '{"type":"session","version":2,"id":"x","createdAt":1,"isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}\n{"type":"turn/st',
+  ],
   ['a header without delegationDepth', () => '{"type":"session","version":0,"id":"x","createdAt":1}\n'],
 ];
 
@@ -179,7 +254,11 @@ describe('whole and streamed reads agree with loadJsonl', () => {
     });
   }
 
-  const real = hasShared ? readdirSync(sharedPath('fixtures', 'dsh')).filter((f) => f.endsWith('.jsonl')).sort() : [];
+  const real = hasShared
+    ? readdirSync(sharedPath('fixtures', 'dsh'))
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()
+    : [];
   it.runIf(real.length > 0)(`on the ${real.length} real dsh logs (placeholders kept, as for fixtures)`, async () => {
     let loaded = 0;
     for (const f of real) {

@@ -27,7 +27,9 @@ describe('lock files', () => {
   });
 
   it('a lock from an earlier boot is stale even if its pid is alive now', async () => {
-    const { st } = await withLock(JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 1, token: 'old-boot', bootId: 'another-boot' }));
+    const { st } = await withLock(
+      JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 1, token: 'old-boot', bootId: 'another-boot' }),
+    );
     const boot = existsSync('/proc/sys/kernel/random/boot_id');
     if (boot) await (await st.open('s')).close();
     else await expect(st.open('s')).rejects.toMatchObject({ code: 'SESSION_LOCKED' });
@@ -35,13 +37,17 @@ describe('lock files', () => {
 
   it('a reused pid (same pid, another start time) is stale', async () => {
     const proc = existsSync(`/proc/${process.pid}/stat`);
-    const { st } = await withLock(JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 1, token: 'reused', startTime: '1' }));
+    const { st } = await withLock(
+      JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), since: 1, token: 'reused', startTime: '1' }),
+    );
     if (proc) await (await st.open('s')).close();
     else await expect(st.open('s')).rejects.toMatchObject({ code: 'SESSION_LOCKED' });
   });
 
   it('a lock held on another host is respected, and the error says how to clear it', async () => {
-    const { st, lockPath } = await withLock(JSON.stringify({ pid: 4242, host: 'build-server-7', since: Date.UTC(2025, 0, 2, 3, 4, 5), token: 'remote' }));
+    const { st, lockPath } = await withLock(
+      JSON.stringify({ pid: 4242, host: 'build-server-7', since: Date.UTC(2025, 0, 2, 3, 4, 5), token: 'remote' }),
+    );
     const err = (await st.open('s').catch((e: unknown) => e)) as StoreError;
     expect(err).toBeInstanceOf(StoreError);
     expect(err.code).toBe('SESSION_LOCKED');

@@ -44,7 +44,9 @@ describe('layout', () => {
     const path = join(root, '--home-me-repo--', 'abc', 'session.jsonl');
     expect(s.path).toBe(path);
     const recs = fileRecords(readFileSync(path, 'utf8'));
-    expect(recs).toEqual([{ type: 'session', version: 0, id: 'abc', createdAt: recs[0]!.createdAt, cwd: '/home/me/repo', delegationDepth: 0 }]);
+    expect(recs).toEqual([
+      { type: 'session', version: 0, id: 'abc', createdAt: recs[0]!.createdAt, cwd: '/home/me/repo', delegationDepth: 0 },
+    ]);
     await s.close();
   });
 
@@ -72,7 +74,6 @@ describe('create', () => {
     expect(fileRecords(text).filter((r) => r.type === 'text-chunks')).toHaveLength(2);
     await s.close();
   });
-
 });
 
 describe('open', () => {
@@ -157,7 +158,8 @@ describe('open', () => {
 
   it('reads a log of a newer dsh format but refuses to append to it, leaving it untouched', async () => {
     const root = tempDir();
-    const text = '{"type":"session","version":4,"id":"v4","createdAt":1,"cwd":"/w","isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n';
+    const text =
+      '{"type":"session","version":4,"id":"v4","createdAt":1,"cwd":"/w","isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n';
     const path = plant(root, '/w', 'v4', text);
     const e = await expectStoreError(store(root).open('v4'), 'FORMAT_NOT_WRITABLE');
     expect(e.message).toMatch(/dsh log convert --to 0/);

@@ -19,7 +19,14 @@ export interface StreamSpec {
 /** A chat-completions stream in DeepSeek's shape (usage in the finish chunk, then `[DONE]`). */
 export function chatStream(spec: StreamSpec): SsePart[] {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage: unknown = null): SsePart => ({
-    data: JSON.stringify({ id: 'fake-1', object: 'chat.completion.chunk', created: 0, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }], usage }),
+    data: JSON.stringify({
+      id: 'fake-1',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'fake-model',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      usage,
+    }),
   });
   const parts: SsePart[] = [chunk({ role: 'assistant', content: '' })];
   for (const r of spec.reasoning ?? []) parts.push(chunk({ content: null, reasoning_content: r }));
@@ -50,7 +57,15 @@ export function anthropicStream(spec: StreamSpec): SsePart[] {
   const parts: SsePart[] = [
     ev({
       type: 'message_start',
-      message: { id: 'msg_fake', type: 'message', role: 'assistant', model: 'claude-fake', content: [], stop_reason: null, usage: { input_tokens: usage.input, output_tokens: 1 } },
+      message: {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-fake',
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: usage.input, output_tokens: 1 },
+      },
     }),
   ];
   let index = 0;
@@ -62,7 +77,8 @@ export function anthropicStream(spec: StreamSpec): SsePart[] {
       const delta = kind === 'text' ? { type: 'text_delta', text: p } : { type: 'thinking_delta', thinking: p };
       parts.push(ev({ type: 'content_block_delta', index, delta }));
     }
-    if (kind === 'thinking') parts.push(ev({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig-fake' } }));
+    if (kind === 'thinking')
+      parts.push(ev({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'sig-fake' } }));
     parts.push(ev({ type: 'content_block_stop', index }));
     index++;
   };
@@ -120,9 +136,7 @@ const BASE: StreamSpec = { text: ['Hel', 'lo, ', 'world'] };
 
 /** Error bodies in each provider's shape (DeepSeek/OpenAI `{error:{…}}`, Anthropic `{type:'error',error:{…}}`). */
 function errorBody(flavor: Flavor, type: string, message: string): unknown {
-  return flavor === 'openai'
-    ? { error: { message, type, param: null, code: type } }
-    : { type: 'error', error: { type, message } };
+  return flavor === 'openai' ? { error: { message, type, param: null, code: type } } : { type: 'error', error: { type, message } };
 }
 
 /**
@@ -142,23 +156,51 @@ export function fault(name: FaultName, flavor: Flavor = 'openai', base: StreamSp
     case 'stall-before-headers':
       return { withholdHeaders: true };
     case 'malformed-json':
-      return { sse: [...head, { raw: flavor === 'openai' ? 'data: {"choices":[{"index":0,"delta":{"content":"x"}\n\n' : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,\n\n' }] };
+      return {
+        sse: [
+          ...head,
+          {
+            raw:
+              flavor === 'openai'
+                ? 'data: {"choices":[{"index":0,"delta":{"content":"x"}\n\n'
+                : 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,\n\n',
+          },
+        ],
+      };
     case 'rate-limit':
-      return { status: 429, headers: { 'retry-after': '7' }, body: errorBody(flavor, flavor === 'openai' ? 'rate_limit_exceeded' : 'rate_limit_error', 'Rate limit reached for requests') };
+      return {
+        status: 429,
+        headers: { 'retry-after': '7' },
+        body: errorBody(flavor, flavor === 'openai' ? 'rate_limit_exceeded' : 'rate_limit_error', 'Rate limit reached for requests'),
+      };
     case 'server-500':
       return { status: 500, body: errorBody(flavor, flavor === 'openai' ? 'server_error' : 'api_error', 'Internal server error') };
     case 'server-503':
-      return { status: 503, body: errorBody(flavor, flavor === 'openai' ? 'server_error' : 'overloaded_error', 'Service is too busy. Please try again later.') };
+      return {
+        status: 503,
+        body: errorBody(flavor, flavor === 'openai' ? 'server_error' : 'overloaded_error', 'Service is too busy. Please try again later.'),
+      };
     case 'context-overflow':
       return {
         status: 400,
         body:
           flavor === 'openai'
-            ? errorBody(flavor, 'invalid_request_error', "This model's maximum context length is 131072 tokens. However, you requested 140211 tokens (132019 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.")
+            ? errorBody(
+                flavor,
+                'invalid_request_error',
+                "This model's maximum context length is 131072 tokens. However, you requested 140211 tokens (132019 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+              )
             : errorBody(flavor, 'invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum'),
       };
     case 'unauthorized':
-      return { status: 401, body: errorBody(flavor, 'authentication_error', flavor === 'openai' ? 'Authentication Fails, Your api key: ****abcd is invalid' : 'invalid x-api-key') };
+      return {
+        status: 401,
+        body: errorBody(
+          flavor,
+          'authentication_error',
+          flavor === 'openai' ? 'Authentication Fails, Your api key: ****abcd is invalid' : 'invalid x-api-key',
+        ),
+      };
     case 'empty-completion':
       return { sse: streamFor(flavor, {}) };
     case 'keep-alive':

@@ -44,7 +44,11 @@ export function request(provider: string, model: string, extra: Partial<Generate
 }
 
 /** The assistant message the loop would append for a finished attempt (blocks + replay state). */
-export function assistantFrom(result: AttemptResult, provider: string, model: string): import('../../src/model/message.js').AssistantMessage {
+export function assistantFrom(
+  result: AttemptResult,
+  provider: string,
+  model: string,
+): import('../../src/model/message.js').AssistantMessage {
   const replayState = result.finish.replayState;
   return {
     id: randomUUID(),

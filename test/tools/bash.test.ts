@@ -64,7 +64,9 @@ describe('bash', () => {
     Object.assign(process.env, vars);
     try {
       const agent = agentFor(tempDir(), [codingTools({ hideEnv: ['MYLLM_AUTH'] })]);
-      const out = text(await call(agent, 'bash', { command: 'echo "${MYLLM_AUTH:-a} ${COPY_OF_IT:-b} ${MYLLM_KEY:-c} $HARMLESS $KEYBOARD"' }));
+      const out = text(
+        await call(agent, 'bash', { command: 'echo "${MYLLM_AUTH:-a} ${COPY_OF_IT:-b} ${MYLLM_KEY:-c} $HARMLESS $KEYBOARD"' }),
+      );
       expect(out).toBe('a b c shown us\n');
     } finally {
       for (const k of Object.keys(vars)) delete process.env[k];
@@ -136,7 +138,9 @@ describe('background jobs', () => {
   it('a timed-out wait leaves the job running', async () => {
     const { agent } = setup();
     await call(agent, 'bash', { command: 'sleep 30', run_in_background: true });
-    expect(text(await call(agent, 'job_output', { job_id: 'bash-1', wait: true, timeout_ms: 50 }))).toBe('(no new output)\n[status: running]');
+    expect(text(await call(agent, 'job_output', { job_id: 'bash-1', wait: true, timeout_ms: 50 }))).toBe(
+      '(no new output)\n[status: running]',
+    );
     await call(agent, 'job_kill', { job_id: 'bash-1' });
   });
 

@@ -39,7 +39,9 @@ describe('workspace confinement', () => {
     const { agent, outside, root } = setup();
     expect((await call(agent, 'read', { file_path: join(outside, 'secret.txt') })).error?.code).toBe('FS_OUTSIDE_WORKSPACE');
     expect((await call(agent, 'read', { file_path: '/etc/passwd' })).error?.code).toBe('FS_OUTSIDE_WORKSPACE');
-    expect((await call(agent, 'edit', { file_path: join(outside, 'secret.txt'), old_string: 'TOP', new_string: 'NO' })).error?.code).toBe('FS_OUTSIDE_WORKSPACE');
+    expect((await call(agent, 'edit', { file_path: join(outside, 'secret.txt'), old_string: 'TOP', new_string: 'NO' })).error?.code).toBe(
+      'FS_OUTSIDE_WORKSPACE',
+    );
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n');
     expect(text(await call(agent, 'read', { file_path: join(root, 'ok.txt') }))).toContain('1: fine');
   });

@@ -39,7 +39,8 @@ function recordedCalls(file: string): RecordedCall[] {
       const d = r.data as unknown as RecordedCall;
       calls.set(d.callId, { turn: d.turn, step: d.step, callId: d.callId, name: d.name, arguments: d.arguments });
     } else if (r.type === 'tool/result') {
-      const block = (r.data.message as { content: { toolCallId: string; isError?: boolean; content: { type: string; text?: string }[] }[] }).content[0]!;
+      const block = (r.data.message as { content: { toolCallId: string; isError?: boolean; content: { type: string; text?: string }[] }[] })
+        .content[0]!;
       const c = calls.get(block.toolCallId);
       if (c) c.result = { text: block.content.map((b) => b.text ?? '').join(''), isError: block.isError === true };
     }
@@ -95,7 +96,9 @@ describeShared('recorded dsh sessions against the built-in tools', () => {
       writeTree(root, files);
       const steps = new Map<string, RecordedCall[]>();
       for (const c of calls) steps.set(`${c.turn}/${c.step}`, [...(steps.get(`${c.turn}/${c.step}`) ?? []), c]);
-      const script: ScriptEntry[] = [...steps.values()].map((cs) => toolCallResponse(cs.map((c) => ({ id: c.callId, name: c.name, raw: c.arguments.replaceAll('{{cwd}}', root) }))));
+      const script: ScriptEntry[] = [...steps.values()].map((cs) =>
+        toolCallResponse(cs.map((c) => ({ id: c.callId, name: c.name, raw: c.arguments.replaceAll('{{cwd}}', root) }))),
+      );
       script.push(textResponse('DONE'));
       const agent = agentFor(root, [codingTools()], { adapter: new ScriptedAdapter(script) });
       agent.prompt('replay');
@@ -105,7 +108,8 @@ describeShared('recorded dsh sessions against the built-in tools', () => {
         agent.session.events
           .filter((e) => e.type === 'tool/result')
           .map((e) => {
-            const b = (e.data as { message: { content: { toolCallId: string; isError: boolean; content: { text?: string }[] }[] } }).message.content[0]!;
+            const b = (e.data as { message: { content: { toolCallId: string; isError: boolean; content: { text?: string }[] }[] } }).message
+              .content[0]!;
             return [b.toolCallId, { text: b.content.map((x) => x.text ?? '').join(''), isError: b.isError }] as const;
           }),
       );
@@ -115,7 +119,9 @@ describeShared('recorded dsh sessions against the built-in tools', () => {
       }
       if (fixture.includes('todo-write')) {
         const todos = agent.session.events.filter((e) => e.type === 'todo/write').map((e) => e.data);
-        const recorded = rows(`${fixtureDir()}/${fixture}`).filter((r) => r.type === 'todo/write').map((r) => r.data);
+        const recorded = rows(`${fixtureDir()}/${fixture}`)
+          .filter((r) => r.type === 'todo/write')
+          .map((r) => r.data);
         expect(todos).toEqual(recorded);
       }
     });

@@ -39,7 +39,13 @@ describe('end to end: fix a typo in a git repository', () => {
       },
       (req) => {
         const line = /^\d+: (.*projcet.*)$/m.exec(lastToolResult(req))?.[1];
-        return toolCallResponse([{ id: 'call_edit', name: 'edit', args: { file_path: 'README.md', old_string: line, new_string: line!.replace('projcet', 'project') } }]);
+        return toolCallResponse([
+          {
+            id: 'call_edit',
+            name: 'edit',
+            args: { file_path: 'README.md', old_string: line, new_string: line!.replace('projcet', 'project') },
+          },
+        ]);
       },
       textResponse('Fixed the typo in README.md.'),
     ]);
@@ -56,7 +62,11 @@ describe('end to end: fix a typo in a git repository', () => {
     expect(calls.map((c) => [c.callId, c.name, JSON.parse(c.arguments)])).toEqual([
       ['call_grep', 'grep', { pattern: 'projcet' }],
       ['call_read', 'read', { file_path: 'README.md' }],
-      ['call_edit', 'edit', { file_path: 'README.md', old_string: 'This projcet makes widgets.', new_string: 'This project makes widgets.' }],
+      [
+        'call_edit',
+        'edit',
+        { file_path: 'README.md', old_string: 'This projcet makes widgets.', new_string: 'This project makes widgets.' },
+      ],
     ]);
     const results = events.filter((e) => e.type === 'tool/result');
     expect(results).toHaveLength(3);
@@ -67,7 +77,11 @@ describe('end to end: fix a typo in a git repository', () => {
     });
     expect(texts).toEqual([
       ['call_grep', false, 'Found 1 match in 1 file\n\nREADME.md:\n  Line 3: This projcet makes widgets.'],
-      ['call_read', false, `<path>${repo}/README.md</path>\n<type>file</type>\n<content>\n1: # Widget\n2: \n3: This projcet makes widgets.\n\n(End of file - total 3 lines)\n</content>`],
+      [
+        'call_read',
+        false,
+        `<path>${repo}/README.md</path>\n<type>file</type>\n<content>\n1: # Widget\n2: \n3: This projcet makes widgets.\n\n(End of file - total 3 lines)\n</content>`,
+      ],
       ['call_edit', false, `The file ${repo}/README.md has been updated successfully.`],
     ]);
     // Each result cites its call.
@@ -77,7 +91,13 @@ describe('end to end: fix a typo in a git repository', () => {
       expect(c?.type).toBe('tool/call');
       expect((c!.data as { callId: string }).callId).toBe((r.data as { message: { source: { callId: string } } }).message.source.callId);
     }
-    expect(results[2]!.data).toMatchObject({ meta: { diffs: [{ path: 'README.md', oldText: '# Widget\n\nThis projcet makes widgets.\n', newText: '# Widget\n\nThis project makes widgets.\n' }] } });
+    expect(results[2]!.data).toMatchObject({
+      meta: {
+        diffs: [
+          { path: 'README.md', oldText: '# Widget\n\nThis projcet makes widgets.\n', newText: '# Widget\n\nThis project makes widgets.\n' },
+        ],
+      },
+    });
     // Policy on record, and nothing needed asking.
     expect(events.filter((e) => e.type === 'sandbox/mode').map((e) => e.data)).toEqual([{ mode: 'workspace-write', source: 'config' }]);
     expect(events.some((e) => e.type === 'approval/asked')).toBe(false);

@@ -16,14 +16,18 @@ describe('read', () => {
     const { root, agent } = setup({ 'config.txt': 'mode=DEBUG\nlevel=info\n' });
     const o = await call(agent, 'read', { file_path: 'config.txt' });
     expect(o.isError).toBe(false);
-    expect(text(o)).toBe(`<path>${root}/config.txt</path>\n<type>file</type>\n<content>\n1: mode=DEBUG\n2: level=info\n\n(End of file - total 2 lines)\n</content>`);
+    expect(text(o)).toBe(
+      `<path>${root}/config.txt</path>\n<type>file</type>\n<content>\n1: mode=DEBUG\n2: level=info\n\n(End of file - total 2 lines)\n</content>`,
+    );
   });
 
   it('returns a window with offset/limit and tells how to continue', async () => {
     const lines = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'].map((w) => `line ${w}`);
     const { agent } = setup({ 'big.txt': `${lines.join('\n')}\n` });
     const o = await call(agent, 'read', { file_path: 'big.txt', offset: 5, limit: 4 });
-    expect(text(o)).toContain('\n5: line five\n6: line six\n7: line seven\n8: line eight\n\n(Showing lines 5-8 of 10. Use offset=9 to continue.)\n');
+    expect(text(o)).toContain(
+      '\n5: line five\n6: line six\n7: line seven\n8: line eight\n\n(Showing lines 5-8 of 10. Use offset=9 to continue.)\n',
+    );
     expect(o.meta).toMatchObject({ offset: 5, totalLines: 10, shownLines: 4 });
   });
 
@@ -76,7 +80,12 @@ describe('write', () => {
 
   it('accepts dsh escalation fields without failing validation', async () => {
     const { root, agent } = setup();
-    const o = await call(agent, 'write', { file_path: 'e.md', content: 'x', sandbox_permissions: 'danger-full-access', justification: 'asked' });
+    const o = await call(agent, 'write', {
+      file_path: 'e.md',
+      content: 'x',
+      sandbox_permissions: 'danger-full-access',
+      justification: 'asked',
+    });
     expect(o.isError).toBe(false);
     expect(existsSync(join(root, 'e.md'))).toBe(true);
   });
@@ -170,14 +179,22 @@ describe('todo_write', () => {
       { content: 'write the fix', status: 'pending' },
       { content: 'plan', status: 'completed', activeForm: 'Planning' },
     ];
-    const adapter = new ScriptedAdapter([toolCallResponse([{ id: 'c1', name: 'todo_write', args: { todos } }, { id: 'c2', name: 'todo_write', args: { todos: [{ content: 'x', status: 'done' }] } }]), textResponse('ok')]);
+    const adapter = new ScriptedAdapter([
+      toolCallResponse([
+        { id: 'c1', name: 'todo_write', args: { todos } },
+        { id: 'c2', name: 'todo_write', args: { todos: [{ content: 'x', status: 'done' }] } },
+      ]),
+      textResponse('ok'),
+    ]);
     const root = tempDir();
     const agent = agentFor(root, [codingTools()], { adapter });
     agent.prompt('plan it');
     await agent.whenIdle();
     const logged = agent.session.events.filter((e) => e.type === 'todo/write').map((e) => e.data);
     expect(logged).toEqual([{ todos: todos.map(({ content, status }) => ({ content, status })) }]);
-    const results = agent.session.events.filter((e) => e.type === 'tool/result').map((e) => e.data as { message: { content: { content: { text: string }[] }[] }; error?: { code: string } });
+    const results = agent.session.events
+      .filter((e) => e.type === 'tool/result')
+      .map((e) => e.data as { message: { content: { content: { text: string }[] }[] }; error?: { code: string } });
     expect(results[0]!.message.content[0]!.content[0]!.text).toBe('Updated todo list: 1 pending, 1 in progress, 1 completed.');
     expect(results[1]!.error?.code).toBe('INVALID_ARGS');
   });

@@ -70,7 +70,9 @@ for (const b of backends) {
 
     it('searches an explicitly named file even when it is ignored', async () => {
       const { agent } = setup();
-      expect(text(await call(agent, 'grep', { pattern: 'needle', path: 'dist/out.js' }))).toContain('dist/out.js:\n  Line 1: needle in dist');
+      expect(text(await call(agent, 'grep', { pattern: 'needle', path: 'dist/out.js' }))).toContain(
+        'dist/out.js:\n  Line 1: needle in dist',
+      );
     });
 
     it('says "No matches found" and reports an invalid regex with a code', async () => {

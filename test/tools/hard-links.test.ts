@@ -81,7 +81,9 @@ describe('hard links: file tools', () => {
     const { root } = setup();
     const agent = agentFor(root, plugins('workspace-write', { allow: ['read(linked.txt)'] }));
     expect(text(await call(agent, 'read', { file_path: 'linked.txt' }))).toContain('1: OUTSIDE LINKED CONTENT');
-    expect((await call(agent, 'edit', { file_path: 'linked.txt', old_string: 'OUTSIDE', new_string: 'X' })).error?.code).toBe('FS_HARD_LINK');
+    expect((await call(agent, 'edit', { file_path: 'linked.txt', old_string: 'OUTSIDE', new_string: 'X' })).error?.code).toBe(
+      'FS_HARD_LINK',
+    );
     const writer = agentFor(root, plugins('workspace-write', { allow: ['write(linked.txt)'] }));
     expect((await call(writer, 'write', { file_path: 'linked.txt', content: 'new\n' })).isError).toBe(false);
     expect(readFileSync(join(root, 'linked.txt'), 'utf8')).toBe('new\n');

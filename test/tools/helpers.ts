@@ -51,7 +51,12 @@ export function agentFor(cwd: string, plugins: Plugin[], opts: { approve?: Appro
 
 let n = 0;
 /** Run one call through the real pipeline, outside a turn. */
-export function call(agent: Agent, name: string, args: unknown, signal: AbortSignal = new AbortController().signal): Promise<ToolCallOutcome> {
+export function call(
+  agent: Agent,
+  name: string,
+  args: unknown,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ToolCallOutcome> {
   return runToolCall(
     { callId: `t${++n}`, name, rawArguments: typeof args === 'string' ? args : JSON.stringify(args), turn: 1, step: 1 },
     signal,

@@ -26,7 +26,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-async function connect(config: Parameters<typeof connectMcpServers>[0], opts: Parameters<typeof connectMcpServers>[1] = {}): Promise<McpServers> {
+async function connect(
+  config: Parameters<typeof connectMcpServers>[0],
+  opts: Parameters<typeof connectMcpServers>[1] = {},
+): Promise<McpServers> {
   const m = await connectMcpServers(config, opts);
   open.push(m);
   return m;
@@ -58,12 +61,15 @@ describe('MCP over stdio (server-everything)', () => {
 
   it('maps images to a placeholder, or to an attachment when the host can store one', async () => {
     const stored: { bytes: number; mediaType: string }[] = [];
-    const mcp = await connect({ everything }, {
-      storeImage: (data, mediaType) => {
-        stored.push({ bytes: data.length, mediaType });
-        return { attachmentId: 'att-1', mediaType, bytes: data.length };
+    const mcp = await connect(
+      { everything },
+      {
+        storeImage: (data, mediaType) => {
+          stored.push({ bytes: data.length, mediaType });
+          return { attachmentId: 'att-1', mediaType, bytes: data.length };
+        },
       },
-    });
+    );
     const agent = agentFor(tempDir(), [mcp.plugin]);
     const o = await call(agent, 'everything__get-tiny-image', {});
     const image = o.content.find((b) => b.type === 'image');
@@ -147,11 +153,14 @@ async function httpServer(port = 0): Promise<{ url: string; server: Server }> {
     mcp.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
       content: [{ type: 'text', text: String(a + b) }],
     }));
-    mcp.registerTool('fail', { description: 'Always fails', inputSchema: {} }, () => ({ content: [{ type: 'text', text: 'it failed' }], isError: true }));
+    mcp.registerTool('fail', { description: 'Always fails', inputSchema: {} }, () => ({
+      content: [{ type: 'text', text: 'it failed' }],
+      isError: true,
+    }));
     mcp.registerTool('doc', { description: 'A resource', inputSchema: {} }, () => ({
       content: [{ type: 'resource', resource: { uri: 'file:///doc.md', mimeType: 'text/markdown', text: '# Title' } }],
     }));
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }) // no session id generator: stateless;
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }); // no session id generator: stateless;
     res.on('close', () => {
       void transport.close();
       void mcp.close();
@@ -210,13 +219,19 @@ describe('tools config sections', () => {
     const r = toolsConfigSchema.safeParse({
       sandbox: { mode: 'read-only', bubblewrap: false },
       permissions: { approval: 'never', allow: ['bash(git status*)', 'edit(src/**)'], deny: ['bash(rm *)'] },
-      mcpServers: { everything: { command: 'npx', args: ['x'], env: { A: '1' } }, docs: { url: 'http://127.0.0.1:3000/mcp', timeoutMs: 5000 } },
+      mcpServers: {
+        everything: { command: 'npx', args: ['x'], env: { A: '1' } },
+        docs: { url: 'http://127.0.0.1:3000/mcp', timeoutMs: 5000 },
+      },
     });
     expect(r.success).toBe(true);
   });
 
   it('maps the permissions and sandbox sections to permissions() options', () => {
-    const cfg = toolsConfigSchema.parse({ sandbox: { mode: 'read-only', bubblewrap: false }, permissions: { approval: 'never', deny: ['bash(rm *)'] } });
+    const cfg = toolsConfigSchema.parse({
+      sandbox: { mode: 'read-only', bubblewrap: false },
+      permissions: { approval: 'never', deny: ['bash(rm *)'] },
+    });
     expect(permissionsOptionsFrom(cfg)).toEqual({ sandbox: 'read-only', bubblewrap: false, approval: 'never', deny: ['bash(rm *)'] });
     expect(permissionsOptionsFrom({})).toEqual({});
   });

@@ -27,7 +27,11 @@ function setup(p: PermissionsOptions, approve?: ApprovalHandler, files: Record<s
         return approve(r, s);
       }
     : undefined;
-  const agent = agentFor(root, [codingTools({ ripgrep: 'off' }), permissions(p), externalTool], recordingApprove ? { approve: recordingApprove } : {});
+  const agent = agentFor(
+    root,
+    [codingTools({ ripgrep: 'off' }), permissions(p), externalTool],
+    recordingApprove ? { approve: recordingApprove } : {},
+  );
   const events = (type: string) => agent.session.events.filter((e) => e.type === type).map((e) => e.data);
   return { root, agent, asked, events };
 }
@@ -152,18 +156,31 @@ describe('permissions plugin', () => {
 
   it('a one-call escalation asks with the justification, and an approved write goes through under read-only', async () => {
     const { agent, asked, events, root } = setup({ sandbox: 'read-only' }, () => 'allowed-once');
-    const o = await call(agent, 'write', { file_path: 'escalated.md', content: 'escalated', sandbox_permissions: 'danger-full-access', justification: 'the user asked' });
+    const o = await call(agent, 'write', {
+      file_path: 'escalated.md',
+      content: 'escalated',
+      sandbox_permissions: 'danger-full-access',
+      justification: 'the user asked',
+    });
     expect(o.isError).toBe(false);
     expect(readFileSync(join(root, 'escalated.md'), 'utf8')).toBe('escalated');
     expect(asked[0]?.reason).toBe('escalate sandbox to danger-full-access: the user asked');
-    expect(events('approval/asked')[0]).toMatchObject({ toolName: 'write', reason: 'escalate sandbox to danger-full-access: the user asked' });
+    expect(events('approval/asked')[0]).toMatchObject({
+      toolName: 'write',
+      reason: 'escalate sandbox to danger-full-access: the user asked',
+    });
     // The escalation covered that call only.
     expect((await call(agent, 'write', { file_path: 'after.md', content: 'x' })).error?.code).toBe('FS_SANDBOX_DENIED');
   });
 
   it('an escalation under "never" is denied', async () => {
     const { agent, root } = setup({ sandbox: 'read-only', approval: 'never' });
-    const o = await call(agent, 'write', { file_path: 'e.md', content: 'x', sandbox_permissions: 'danger-full-access', justification: 'please' });
+    const o = await call(agent, 'write', {
+      file_path: 'e.md',
+      content: 'x',
+      sandbox_permissions: 'danger-full-access',
+      justification: 'please',
+    });
     expect(o.error?.code).toBe('DENIED');
     expect(text(o)).toContain('no one can approve that');
     expect(existsSync(join(root, 'e.md'))).toBe(false);
@@ -215,7 +232,9 @@ withBwrap(`shell sandbox with bubblewrap${bwrap.ok ? '' : ` (skipped: ${bwrap.re
 
   it('/tmp inside the sandbox is private scratch space', async () => {
     const { agent } = setup({ sandbox: 'read-only', approval: 'ask' });
-    expect(text(await call(agent, 'bash', { command: 'echo scratch > /tmp/dsh-sandbox-probe && cat /tmp/dsh-sandbox-probe' }))).toBe('scratch\n');
+    expect(text(await call(agent, 'bash', { command: 'echo scratch > /tmp/dsh-sandbox-probe && cat /tmp/dsh-sandbox-probe' }))).toBe(
+      'scratch\n',
+    );
     expect(existsSync('/tmp/dsh-sandbox-probe')).toBe(false);
   });
 
@@ -251,7 +270,10 @@ describe('hidden paths (dsh config files holding literal keys)', () => {
     symlinkSync('.dsh/config.json', join(root, 'alias.json'));
     const bw = await probeBubblewrap('bwrap');
     for (const sandbox of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
-      const agent = agentFor(root, [codingTools({ ripgrep: 'off' }), permissions({ sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] })]);
+      const agent = agentFor(root, [
+        codingTools({ ripgrep: 'off' }),
+        permissions({ sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] }),
+      ]);
       for (const p of ['.dsh/config.json', 'alias.json']) {
         const o = await call(agent, 'read', { file_path: p });
         expect(o.error?.code, `${sandbox} ${p}`).toBe('FS_SANDBOX_DENIED');
@@ -259,7 +281,10 @@ describe('hidden paths (dsh config files holding literal keys)', () => {
       }
       expect(text(await call(agent, 'read', { file_path: 'ok.txt' }))).toContain('1: ok');
       for (const ripgrep of ['off', 'auto'] as const) {
-        const searcher = agentFor(root, [codingTools({ ripgrep }), permissions({ sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] })]);
+        const searcher = agentFor(root, [
+          codingTools({ ripgrep }),
+          permissions({ sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] }),
+        ]);
         expect(text(await call(searcher, 'grep', { pattern: 'sk-literal' })), `${sandbox} ${ripgrep}`).toBe('No matches found');
       }
       if (bw.ok) {

@@ -32,7 +32,12 @@ function timeoutWrapper(ms: number): Plugin {
       try {
         return await next({ ...p, ctx: { ...p.ctx, signal: AbortSignal.any([p.ctx.signal, deadline.signal]) } });
       } catch (e) {
-        if (deadline.signal.aborted) return { content: `Error: ${(deadline.signal.reason as Error).message}`, isError: true, error: { name: 'TimeoutError', code: 'TIMEOUT' } };
+        if (deadline.signal.aborted)
+          return {
+            content: `Error: ${(deadline.signal.reason as Error).message}`,
+            isError: true,
+            error: { name: 'TimeoutError', code: 'TIMEOUT' },
+          };
         throw e;
       } finally {
         clearTimeout(timer);
@@ -46,7 +51,8 @@ describe('tools/pre-execute', () => {
     writeTree(root, { 'a.txt': 'a' });
     const agent = agentFor(root, [
       codingTools(),
-      (h) => h.on('tools/pre-execute', (p, next) => (p.call.name === 'write' ? { kind: 'deny', reason: 'writes are frozen today' } : next())),
+      (h) =>
+        h.on('tools/pre-execute', (p, next) => (p.call.name === 'write' ? { kind: 'deny', reason: 'writes are frozen today' } : next())),
     ]);
     const o = await call(agent, 'write', { file_path: 'a.txt', content: 'changed' });
     expect(text(o)).toBe('Error: write was denied: writes are frozen today');
@@ -89,7 +95,10 @@ describe('tools/execute', () => {
 
 describe('tools/post-execute', () => {
   it('block: the model gets the feedback as an error; the original output stays in meta', async () => {
-    const agent = agentFor(tempDir(), [codingTools(), (h) => h.on('tools/post-execute', () => ({ kind: 'block', feedback: 'output rejected by policy: retry once' }))]);
+    const agent = agentFor(tempDir(), [
+      codingTools(),
+      (h) => h.on('tools/post-execute', () => ({ kind: 'block', feedback: 'output rejected by policy: retry once' })),
+    ]);
     const o = await call(agent, 'bash', { command: 'echo HELLO' });
     expect(text(o)).toBe('Error: the result of bash was blocked: output rejected by policy: retry once');
     expect(o.error?.code).toBe('BLOCKED');
@@ -99,10 +108,14 @@ describe('tools/post-execute', () => {
   it('rewrite, end to end: the next request shows the replacement, the log keeps the original', async () => {
     const root = tempDir();
     writeTree(root, { 'secrets.env': 'API_KEY=sk-live-123\n' });
-    const adapter = new ScriptedAdapter([toolCallResponse([{ id: 'c1', name: 'read', args: { file_path: 'secrets.env' } }]), textResponse('ok')]);
+    const adapter = new ScriptedAdapter([
+      toolCallResponse([{ id: 'c1', name: 'read', args: { file_path: 'secrets.env' } }]),
+      textResponse('ok'),
+    ]);
     const redact: Plugin = (h) =>
       h.on('tools/post-execute', ({ output }) => {
-        const t = typeof output.content === 'string' ? output.content : output.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+        const t =
+          typeof output.content === 'string' ? output.content : output.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
         return t.includes('sk-live') ? { kind: 'accept', content: t.replace(/sk-live-\w+/g, '[REDACTED]') } : { kind: 'accept' };
       });
     const agent = agentFor(root, [codingTools(), redact], { adapter });
@@ -125,7 +138,15 @@ describe('tools/post-execute', () => {
 describe('pipeline guarantees for the built-ins', () => {
   it('a throwing tool becomes an error result', async () => {
     const agent = agentFor(tempDir(), [
-      (h) => h.tool({ name: 'boom', description: 'throws', parameters: z.object({}), execute: () => { throw new Error('kaboom'); } }),
+      (h) =>
+        h.tool({
+          name: 'boom',
+          description: 'throws',
+          parameters: z.object({}),
+          execute: () => {
+            throw new Error('kaboom');
+          },
+        }),
     ]);
     const o = await call(agent, 'boom', {});
     expect(o.isError).toBe(true);
@@ -141,12 +162,27 @@ describe('pipeline guarantees for the built-ins', () => {
 
   it('the model is shown JSON Schema with dsh argument names', () => {
     const agent = agentFor(tempDir(), [codingTools()]);
-    const byName = Object.fromEntries(agent.tools.schemas().map((s) => [s.name, s.parameters as { properties: Record<string, unknown>; required?: string[] }]));
-    expect(Object.keys(byName).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'job_kill', 'job_list', 'job_output', 'read', 'todo_write', 'write']);
+    const byName = Object.fromEntries(
+      agent.tools.schemas().map((s) => [s.name, s.parameters as { properties: Record<string, unknown>; required?: string[] }]),
+    );
+    expect(Object.keys(byName).sort()).toEqual([
+      'bash',
+      'edit',
+      'glob',
+      'grep',
+      'job_kill',
+      'job_list',
+      'job_output',
+      'read',
+      'todo_write',
+      'write',
+    ]);
     expect(byName.read!.required).toEqual(['file_path']);
     expect(Object.keys(byName.read!.properties)).toEqual(['file_path', 'offset', 'limit']);
     expect(Object.keys(byName.edit!.properties)).toEqual(expect.arrayContaining(['file_path', 'old_string', 'new_string', 'replace_all']));
-    expect(Object.keys(byName.bash!.properties)).toEqual(expect.arrayContaining(['command', 'description', 'timeoutMs', 'workdir', 'run_in_background']));
+    expect(Object.keys(byName.bash!.properties)).toEqual(
+      expect.arrayContaining(['command', 'description', 'timeoutMs', 'workdir', 'run_in_background']),
+    );
     expect(byName.job_output!.required).toEqual(['job_id']);
     expect(byName.todo_write!.required).toEqual(['todos']);
     for (const s of Object.values(byName)) expect(s).not.toHaveProperty('$schema');

@@ -77,15 +77,18 @@ async function attack(ripgrep: 'auto' | 'off', tools: 'all' | 'grep'): Promise<v
   const started = await call(agent, 'bash', { command: `python3 ${join(scripts, 'flip.py')} ${root} ${outside}`, run_in_background: true });
   expect(text(started)).toContain('started background job bash-1');
   // Wait until it flips.
-  for (let i = 0; i < 100 && !text(await call(agent, 'job_output', { job_id: 'bash-1' })).includes('flipping'); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && !text(await call(agent, 'job_output', { job_id: 'bash-1' })).includes('flipping'); i++)
+    await new Promise((r) => setTimeout(r, 50));
 
   const leaks: string[] = [];
   let ok = 0;
   let refused = 0;
   const check = (label: string, o: Awaited<ReturnType<typeof call>>): void => {
     if (text(o).includes(MARK)) leaks.push(`${label}: ${text(o).slice(0, 300)}`);
-    if (o.isError) { refused++; if (process.env.RACE_DEBUG) console.log(label, text(o).slice(0, 200)); }
-    else ok++;
+    if (o.isError) {
+      refused++;
+      if (process.env.RACE_DEBUG) console.log(label, text(o).slice(0, 200));
+    } else ok++;
   };
   for (let i = 0; i < ROUNDS && tools === 'grep'; i++) {
     check('grep', await call(agent, 'grep', { pattern: MARK, path: ['.', 'd', 'fa', 'sf'][i % 4]! }));
@@ -93,8 +96,10 @@ async function attack(ripgrep: 'auto' | 'off', tools: 'all' | 'grep'): Promise<v
   for (let i = 0; i < ROUNDS && tools === 'all'; i++) {
     for (const p of ['d/f.txt', 'fa', 'sf']) check(`read ${p}`, await call(agent, 'read', { file_path: p }));
     check('read dir d', await call(agent, 'read', { file_path: 'd' }));
-    for (const p of ['d/new.txt', 'd/f.txt', 'fa', 'sf']) check(`write ${p}`, await call(agent, 'write', { file_path: p, content: `written ${i}\n` }));
-    for (const p of ['d/f.txt', 'fa', 'sf']) check(`edit ${p}`, await call(agent, 'edit', { file_path: p, old_string: MARK, new_string: 'EDITED' }));
+    for (const p of ['d/new.txt', 'd/f.txt', 'fa', 'sf'])
+      check(`write ${p}`, await call(agent, 'write', { file_path: p, content: `written ${i}\n` }));
+    for (const p of ['d/f.txt', 'fa', 'sf'])
+      check(`edit ${p}`, await call(agent, 'edit', { file_path: p, old_string: MARK, new_string: 'EDITED' }));
     check('glob', await call(agent, 'glob', { pattern: '**/*', path: 'd' }));
     check('glob root', await call(agent, 'glob', { pattern: '*' }));
     check('grep', await call(agent, 'grep', { pattern: MARK }));

@@ -82,41 +82,57 @@ describe('capabilities', () => {
     const root = capabilityArgs(0);
     expect(root.slice(0, 2)).toEqual(['--cap-drop', 'ALL']);
     expect(root.filter((_a, i) => root[i - 1] === '--cap-add').sort()).toEqual([...ROOT_CAPS].sort());
-    for (const c of ['CAP_SYS_ADMIN', 'CAP_SYS_PTRACE', 'CAP_DAC_READ_SEARCH', 'CAP_MKNOD', 'CAP_NET_RAW', 'CAP_NET_ADMIN', 'CAP_SYS_RAWIO', 'CAP_SYS_MODULE']) expect(root).not.toContain(c);
+    for (const c of [
+      'CAP_SYS_ADMIN',
+      'CAP_SYS_PTRACE',
+      'CAP_DAC_READ_SEARCH',
+      'CAP_MKNOD',
+      'CAP_NET_RAW',
+      'CAP_NET_ADMIN',
+      'CAP_SYS_RAWIO',
+      'CAP_SYS_MODULE',
+    ])
+      expect(root).not.toContain(c);
   });
 
-  it.skipIf(!bwrap.ok)('no mode lets a command unmount its /proc, remount / writable or see a host process', { timeout: 120_000 }, async () => {
-    const outside = outsideDir();
-    const victim = join(outside, 'victim.txt');
-    writeFileSync(victim, 'untouched\n');
-    for (const mode of MODES) {
-      const agent = agentFor(tempDir(), [codingTools(), permissions({ sandbox: mode, approval: 'never' })]);
-      const out = text(
-        await call(agent, 'bash', {
-          command: [
-            'echo "capeff: $(grep CapEff /proc/self/status)"',
-            'umount -l /proc 2>/dev/null',
-            `echo "pids: $(ls /proc | grep -c '^[0-9]')"`,
-            `[ -e /proc/${process.pid}/environ ] && echo "sees dsh" || echo "no dsh"`,
-            'umount -l / 2>/dev/null; mount -o remount,rw / 2>/dev/null',
-            `[ ${mode === 'danger-full-access' ? '1' : '0'} = 1 ] || echo escaped > ${victim} 2>/dev/null`,
-          ].join('\n'),
-        }),
-      );
-      expect(out, `${mode}\n${out}`).toContain('no dsh');
-      // Only the sandbox's own processes: bash, ls, grep and bwrap's init, never the host's hundreds.
-      expect(Number(/pids: (\d+)/.exec(out)?.[1]), `${mode}\n${out}`).toBeLessThan(10);
-      const capEff = BigInt(`0x${/CapEff:\s*([0-9a-f]+)/.exec(out)?.[1] ?? 'ffffffffffffffff'}`);
-      expect(capEff & (1n << 21n), `${mode}: CAP_SYS_ADMIN`).toBe(0n);
-      await agent.dispose();
-    }
-    const { readFileSync } = await import('node:fs');
-    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
-  });
+  it.skipIf(!bwrap.ok)(
+    'no mode lets a command unmount its /proc, remount / writable or see a host process',
+    { timeout: 120_000 },
+    async () => {
+      const outside = outsideDir();
+      const victim = join(outside, 'victim.txt');
+      writeFileSync(victim, 'untouched\n');
+      for (const mode of MODES) {
+        const agent = agentFor(tempDir(), [codingTools(), permissions({ sandbox: mode, approval: 'never' })]);
+        const out = text(
+          await call(agent, 'bash', {
+            command: [
+              'echo "capeff: $(grep CapEff /proc/self/status)"',
+              'umount -l /proc 2>/dev/null',
+              `echo "pids: $(ls /proc | grep -c '^[0-9]')"`,
+              `[ -e /proc/${process.pid}/environ ] && echo "sees dsh" || echo "no dsh"`,
+              'umount -l / 2>/dev/null; mount -o remount,rw / 2>/dev/null',
+              `[ ${mode === 'danger-full-access' ? '1' : '0'} = 1 ] || echo escaped > ${victim} 2>/dev/null`,
+            ].join('\n'),
+          }),
+        );
+        expect(out, `${mode}\n${out}`).toContain('no dsh');
+        // Only the sandbox's own processes: bash, ls, grep and bwrap's init, never the host's hundreds.
+        expect(Number(/pids: (\d+)/.exec(out)?.[1]), `${mode}\n${out}`).toBeLessThan(10);
+        const capEff = BigInt(`0x${/CapEff:\s*([0-9a-f]+)/.exec(out)?.[1] ?? 'ffffffffffffffff'}`);
+        expect(capEff & (1n << 21n), `${mode}: CAP_SYS_ADMIN`).toBe(0n);
+        await agent.dispose();
+      }
+      const { readFileSync } = await import('node:fs');
+      expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+    },
+  );
 });
 
 describe.skipIf(!bwrap.ok)('unix sockets', () => {
-  it('a daemon’s path socket is masked under read-only and workspace-write (and danger-full-access without a network), reachable under danger-full-access and when allowed; an abstract one only without --no-network', { timeout: 180_000 }, async () => {
+  it('a daemon’s path socket is masked under read-only and workspace-write (and danger-full-access without a network), reachable under danger-full-access and when allowed; an abstract one only without --no-network', {
+    timeout: 180_000,
+  }, async () => {
     const dir = outsideDir();
     const sock = join(dir, 'daemon.sock');
     const abstract = `@dsh-test-${randomBytes(6).toString('hex')}`;

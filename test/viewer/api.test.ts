@@ -120,7 +120,8 @@ describe('binding and access', () => {
     expect((await raw(port, `${base}api/session`, { headers: { Host: `localhost:${port}` } })).status).toBe(200);
     expect((await raw(port, `${base}api/session`, { headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
     expect((await raw(port, `${base}api/session`, { headers: { 'Sec-Fetch-Site': 'same-origin' } })).status).toBe(200);
-    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) expect((await raw(port, `${base}api/session`, { method })).status, method).toBe(405);
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS'])
+      expect((await raw(port, `${base}api/session`, { method })).status, method).toBe(405);
   });
 
   it('sends a strict CSP, nosniff and no CORS headers on pages, API answers and errors', async () => {
@@ -154,8 +155,12 @@ describe('binding and access', () => {
     const dir = join(repoRoot, 'src', 'viewer', 'page');
     for (const f of ['app.js', 'dom.js', 'render.js', 'timeline.js', 'model.js', 'vlist.js', 'api.js', 'format.js']) {
       // Comments may name the sinks (to say they are not used); code may not.
-      const src = readFileSync(join(dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-      expect(src, f).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|\beval\(|new Function/);
+      const src = readFileSync(join(dir, f), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
+      expect(src, f).not.toMatch(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment|\beval\(|new Function/,
+      );
     }
   });
 });
@@ -192,17 +197,33 @@ describe('the session and its segments', () => {
     expect(tail.segments).toEqual([]);
     // Each turn says how it ended, as its turn/end records it.
     const ends = lines.filter((l) => l.type === 'turn/end').map((l) => (l.data.reason as { kind: string }).kind);
-    expect(all.segments.filter((s: { kind: string }) => s.kind === 'turn').map((s: { reason: { kind: string } }) => s.reason.kind)).toEqual(ends);
+    expect(all.segments.filter((s: { kind: string }) => s.kind === 'turn').map((s: { reason: { kind: string } }) => s.reason.kind)).toEqual(
+      ends,
+    );
   });
 
   it('rejects malformed parameters and unknown routes with typed errors', async () => {
-    const bad = ['api/segments?from=-1', 'api/segments?from=abc', 'api/segments?limit=1e3', 'api/items', 'api/history?seq=1.5', 'api/search?q=', 'api/turn?segment=0x1'];
+    const bad = [
+      'api/segments?from=-1',
+      'api/segments?from=abc',
+      'api/segments?limit=1e3',
+      'api/items',
+      'api/history?seq=1.5',
+      'api/search?q=',
+      'api/turn?segment=0x1',
+    ];
     for (const p of bad) {
       const r = await raw(port, base + p);
       expect(r.status, p).toBe(400);
       expect(JSON.parse(r.body).error.code, p).toBe('BAD_REQUEST');
     }
-    for (const p of ['api/nope', `api/items?from=${loaded.eventCount}`, 'api/turn?segment=0', 'api/turn?segment=999', 'api/locate?seq=100000']) {
+    for (const p of [
+      'api/nope',
+      `api/items?from=${loaded.eventCount}`,
+      'api/turn?segment=0',
+      'api/turn?segment=999',
+      'api/locate?seq=100000',
+    ]) {
       const r = await raw(port, base + p);
       expect(r.status, p).toBe(404);
       expect(JSON.parse(r.body).error.code, p).toBe('NOT_FOUND');
@@ -258,7 +279,13 @@ describe("a turn's events", () => {
 
   it('collapses a stream into counts, merged with the message it assembled', async () => {
     const msg = lines.find((l) => l.type === 'assistant/message')!;
-    const chunkSeqs = (JSON.parse(readFileSync(EXAMPLE, 'utf8').split('\n').find((l) => l.includes(`"seq":${msg.seq},`))!) as { sourceEventSeqs: number[] }).sourceEventSeqs;
+    const chunkSeqs = (
+      JSON.parse(
+        readFileSync(EXAMPLE, 'utf8')
+          .split('\n')
+          .find((l) => l.includes(`"seq":${msg.seq},`))!,
+      ) as { sourceEventSeqs: number[] }
+    ).sourceEventSeqs;
     const page = await json(viewer.url, 'items', { from: chunkSeqs[0]!, to: msg.seq, limit: 10 });
     expect(page.items).toHaveLength(1);
     const item = page.items[0];
@@ -285,8 +312,14 @@ describe('the model view', () => {
       const h = await json(viewer.url, 'history', { seq, limit: 1000 });
       const expected = deriveMessagesFrom(events, seq);
       expect(h.total, `seq ${seq}`).toBe(expected.length);
-      expect(h.messages.map((m: { id: string }) => m.id), `seq ${seq}`).toEqual(expected.map((m) => m.id));
-      expect(h.messages.map((m: { role: string }) => m.role), `seq ${seq}`).toEqual(expected.map((m) => m.role));
+      expect(
+        h.messages.map((m: { id: string }) => m.id),
+        `seq ${seq}`,
+      ).toEqual(expected.map((m) => m.id));
+      expect(
+        h.messages.map((m: { role: string }) => m.role),
+        `seq ${seq}`,
+      ).toEqual(expected.map((m) => m.role));
     }
   });
 
@@ -304,7 +337,9 @@ describe('the model view', () => {
 describe('search and locate', () => {
   it('finds a string wherever it occurs, in seq order', async () => {
     const r = await json(viewer.url, 'search', { q: 'RECIEVE' });
-    const expected = lines.filter((l) => l.type !== 'assistant/chunk' && JSON.stringify(l.data).toLowerCase().includes('recieve')).map((l) => l.seq);
+    const expected = lines
+      .filter((l) => l.type !== 'assistant/chunk' && JSON.stringify(l.data).toLowerCase().includes('recieve'))
+      .map((l) => l.seq);
     expect(expected.length).toBeGreaterThan(2);
     expect(r.matches.map((m: { seq: number }) => m.seq)).toEqual(expected);
     for (const m of r.matches) expect(m.match.toLowerCase()).toBe('recieve');

@@ -58,7 +58,10 @@ describeBrowser('a million-event log', () => {
     await page.locator('#timeline').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('End');
     const last = `Turn ${facts.turns}`;
-    await page.waitForFunction((t) => [...(globalThis as any).document.querySelectorAll('#rows .turn-name')].some((e: any) => e.textContent === t), last);
+    await page.waitForFunction(
+      (t) => [...(globalThis as any).document.querySelectorAll('#rows .turn-name')].some((e: any) => e.textContent === t),
+      last,
+    );
     await page.keyboard.press('Enter');
     await page.waitForSelector('#rows .item[data-item="tool"]');
     expect(await page.locator('#rows .row.selected .turn-name').textContent()).toBe(last);

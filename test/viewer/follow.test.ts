@@ -120,8 +120,17 @@ describe('following a log file', () => {
   const stops: [string, (w: LogWriter, seq: number) => string, RegExp][] = [
     ['a line that is not JSON', () => '{"type":"step/end",\n', /CORRUPT_LOG/],
     ['a seq gap', (_w, seq) => `${JSON.stringify({ type: 'step/end', seq: seq + 1, time: 1, data: { turn: 2, step: 1 } })}\n`, /SEQ_GAP/],
-    ['a result without its call (trace rule)', (_w, seq) => `${JSON.stringify({ type: 'tool/result', seq, time: 1, data: { turn: 2, step: 1, message: { id: 'x', role: 'user', content: [{ type: 'tool-result', toolCallId: 'nope', content: [] }], source: { kind: 'tool', callId: 'nope' } } }, surfaceOp: 'append' })}\n`, /TRACE_VIOLATION/],
-    ['an invalid event shape', (_w, seq) => `${JSON.stringify({ type: 'step/end', seq, time: 1, data: { turn: '2', step: 1 } })}\n`, /INVALID_EVENT/],
+    [
+      'a result without its call (trace rule)',
+      (_w, seq) =>
+        `${JSON.stringify({ type: 'tool/result', seq, time: 1, data: { turn: 2, step: 1, message: { id: 'x', role: 'user', content: [{ type: 'tool-result', toolCallId: 'nope', content: [] }], source: { kind: 'tool', callId: 'nope' } } }, surfaceOp: 'append' })}\n`,
+      /TRACE_VIOLATION/,
+    ],
+    [
+      'an invalid event shape',
+      (_w, seq) => `${JSON.stringify({ type: 'step/end', seq, time: 1, data: { turn: '2', step: 1 } })}\n`,
+      /INVALID_EVENT/,
+    ],
     ['an unknown event type', (_w, seq) => `${JSON.stringify({ type: 'future/thing', seq, time: 1, data: {} })}\n`, /FORMAT_UNSUPPORTED/],
   ];
   for (const [what, bad, code] of stops) {

@@ -26,7 +26,12 @@ let lastSeq = 0;
 function hostileLog(): string {
   const w = new LogWriter(`hostile${SCRIPT}`, `/tmp/${IMG(10)}`);
   w.beginTurn(`${SCRIPT}${IMG(2)} ${ANSI} ${BIDI}`);
-  w.user(`snapshot ${IMG(13)}`, { kind: 'plugin', plugin: `<b id="plugin-b">${IMG(14)}</b>`, form: 'snapshot', sections: [{ name: '<i>s</i>', text: IMG(15) }] });
+  w.user(`snapshot ${IMG(13)}`, {
+    kind: 'plugin',
+    plugin: `<b id="plugin-b">${IMG(14)}</b>`,
+    form: 'snapshot',
+    sections: [{ name: '<i>s</i>', text: IMG(15) }],
+  });
   w.header(`model${IMG(11)}`, { system: '<style>*{display:none}</style>', tools: [`tool${IMG(4)}`] });
   const name = `read${IMG(3)}`;
   const args = JSON.stringify({ html: `<iframe srcdoc="<script>parent.__pwned = 6</script>"></iframe>`, [`key${IMG(16)}`]: 1 });
@@ -98,8 +103,15 @@ describeBrowser('a hostile log', () => {
     await windowNav.waitFor();
     expect(await windowNav.textContent()).toContain(`characters 1–65,536 of ${total}`);
     await windowNav.locator('button', { hasText: 'next' }).click();
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('#rows .tool-result .cut.window').textContent.includes('characters 65,537–131,072'));
-    expect(await page.locator('#rows .tool-result pre').first().evaluate((p) => (p as unknown as { textContent: string }).textContent)).toBe('A'.repeat(65536));
+    await page.waitForFunction(() =>
+      (globalThis as any).document.querySelector('#rows .tool-result .cut.window').textContent.includes('characters 65,537–131,072'),
+    );
+    expect(
+      await page
+        .locator('#rows .tool-result pre')
+        .first()
+        .evaluate((p) => (p as unknown as { textContent: string }).textContent),
+    ).toBe('A'.repeat(65536));
     await windowNav.locator('button', { hasText: 'previous' }).click();
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
     await page.fill('#search', '<script>');
@@ -115,7 +127,11 @@ describeBrowser('a hostile log', () => {
     expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
     expect(dialogs).toEqual([]);
     // No element the log describes exists; the page's own single script is the only one.
-    expect(await page.evaluate("document.querySelectorAll('img, iframe, svg, style, b, i, object, embed, frame, video, audio, form:not(#search-form):not(#jump-form):not(#model-form)').length")).toBe(0);
+    expect(
+      await page.evaluate(
+        "document.querySelectorAll('img, iframe, svg, style, b, i, object, embed, frame, video, audio, form:not(#search-form):not(#jump-form):not(#model-form)').length",
+      ),
+    ).toBe(0);
     expect(await page.evaluate('document.scripts.length')).toBe(1);
     expect(await page.evaluate("document.querySelector('#plugin-b')")).toBeNull();
     expect(await page.evaluate('document.title')).toBe('dsh view');

@@ -69,7 +69,12 @@ describeBrowser('a live session', () => {
     const lines = w.more();
     appendFileSync(path, lines.slice(0, 20));
     appendFileSync(path, lines.slice(20));
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('#rows .item[data-item="tool"] .tool-result')?.textContent.includes('the notes, read live') ?? false);
+    await page.waitForFunction(
+      () =>
+        (globalThis as any).document
+          .querySelector('#rows .item[data-item="tool"] .tool-result')
+          ?.textContent.includes('the notes, read live') ?? false,
+    );
     expect(await tool.locator('.badge').first().textContent()).toBe('ok');
 
     // The turn ends and a third one starts.
@@ -78,7 +83,11 @@ describeBrowser('a live session', () => {
     w.beginTurn('third task');
     appendFileSync(path, w.more());
     await page.waitForFunction((s) => (globalThis as any).document.querySelectorAll(s).length === 3, turnRows);
-    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#rows .row[data-kind="turn"]')[1].querySelector('.badge').textContent === 'completed');
+    await page.waitForFunction(
+      () =>
+        (globalThis as any).document.querySelectorAll('#rows .row[data-kind="turn"]')[1].querySelector('.badge').textContent ===
+        'completed',
+    );
     expect(await page.locator(turnRows).nth(2).locator('.prompt').textContent()).toBe('third task');
     await page.waitForFunction((n) => (globalThis as any).document.body.dataset.events === String(n), w.session.length);
     expect(await page.locator('#session-facts').textContent()).toContain('3 turns');

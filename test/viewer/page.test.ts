@@ -25,7 +25,12 @@ async function count(page: Page, selector: string): Promise<number> {
 }
 
 async function waitCount(page: Page, selector: string, n: number): Promise<void> {
-  await page.waitForFunction(([s, k]) => (globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }).document.querySelectorAll(s).length === k, [selector, n] as const);
+  await page.waitForFunction(
+    ([s, k]) =>
+      (globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }).document.querySelectorAll(s).length ===
+      k,
+    [selector, n] as const,
+  );
 }
 
 describeBrowser('the page, on the example log', () => {
@@ -57,7 +62,7 @@ describeBrowser('the page, on the example log', () => {
     expect(summary).toContain(`${facts.reduce((n, f) => n + f.toolCalls.length, 0)} tool calls`);
   });
 
-  it("expanding a turn shows its steps, and each tool call with its result", async () => {
+  it('expanding a turn shows its steps, and each tool call with its result', async () => {
     for (const [k, f] of facts.entries()) {
       const turn = page.locator('#rows .row[data-kind="turn"]').nth(k);
       await turn.locator('.head').click();
@@ -88,9 +93,19 @@ describeBrowser('the page, on the example log', () => {
     await page.click('#model-toggle');
     await page.fill('#model-seq', String(seq));
     await page.press('#model-seq', 'Enter');
-    await page.waitForFunction((s) => (globalThis as unknown as { document: { querySelector(q: string): { textContent: string } | null } }).document.querySelector('#model-info')?.textContent.includes(`after #${s}`) ?? false, seq);
+    await page.waitForFunction(
+      (s) =>
+        (globalThis as unknown as { document: { querySelector(q: string): { textContent: string } | null } }).document
+          .querySelector('#model-info')
+          ?.textContent.includes(`after #${s}`) ?? false,
+      seq,
+    );
     expect(await page.locator('#model-info .count').textContent()).toBe(`${expected.length} messages`);
-    expect(await page.locator('#model-list .msg').evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { seq: string } }).dataset.seq))).toEqual(seqs.map(String));
+    expect(
+      await page
+        .locator('#model-list .msg')
+        .evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { seq: string } }).dataset.seq)),
+    ).toEqual(seqs.map(String));
     const lastText = await page.locator('#model-list .msg').last().textContent();
     expect(lastText).toContain(facts[0]!.results[0]!.text);
     await page.click('#model-toggle');
@@ -101,7 +116,13 @@ describeBrowser('the page, on the example log', () => {
     const expected = lines.filter((l) => l.type !== 'assistant/chunk' && JSON.stringify(l.data).toLowerCase().includes('recieve'));
     await page.fill('#search', 'recieve');
     await page.press('#search', 'Enter');
-    await page.waitForFunction(() => /^1 of/.test((globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector('#search-status').textContent));
+    await page.waitForFunction(() =>
+      /^1 of/.test(
+        (globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector(
+          '#search-status',
+        ).textContent,
+      ),
+    );
     expect(await page.locator('#search-status').textContent()).toContain(`1 of ${expected.length}`);
     expect(await page.locator('#search-status').textContent()).toContain(`#${expected[0]!.seq}`);
     const marks = await page.locator('#rows .row.selected mark').allTextContents();
@@ -110,7 +131,13 @@ describeBrowser('the page, on the example log', () => {
     // n goes to the next match.
     await page.locator('#timeline').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('n');
-    await page.waitForFunction(() => /^2 of/.test((globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector('#search-status').textContent));
+    await page.waitForFunction(() =>
+      /^2 of/.test(
+        (globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector(
+          '#search-status',
+        ).textContent,
+      ),
+    );
     expect(await page.locator('#search-status').textContent()).toContain(`#${expected[1]!.seq}`);
     await page.fill('#search', '');
     await page.press('#search', 'Enter');
@@ -120,7 +147,13 @@ describeBrowser('the page, on the example log', () => {
     expect(await page.locator('#rows .turn-name', { hasText: 'Turn 1' }).count()).toBeGreaterThan(0);
     await page.fill('#search', 'turn 1');
     await page.press('#search', 'Enter');
-    await page.waitForFunction(() => /no match/.test((globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector('#search-status').textContent));
+    await page.waitForFunction(() =>
+      /no match/.test(
+        (globalThis as unknown as { document: { querySelector(q: string): { textContent: string } } }).document.querySelector(
+          '#search-status',
+        ).textContent,
+      ),
+    );
     await waitCount(page, '#rows mark', 0);
     await page.fill('#search', '');
     await page.press('#search', 'Enter');

@@ -33,7 +33,13 @@ describe('the seed marker', () => {
     const child = Session.create({ id: 'child-1', seed: prefix, header: { parentSession: parent.id, seedLength: prefix.length } });
     const file = join(dir, 'fork.jsonl');
     writeFileSync(file, encodeJsonl(child.header, child.events));
-    expect(await seedItem(file)).toMatchObject({ kind: 'seed-end', seq: prefix.length, inherited: prefix.length, from: 'fork', parent: parent.id });
+    expect(await seedItem(file)).toMatchObject({
+      kind: 'seed-end',
+      seq: prefix.length,
+      inherited: prefix.length,
+      from: 'fork',
+      parent: parent.id,
+    });
   });
 
   it('of a resumed session (no parent) is not called inherited', async () => {

@@ -29,7 +29,10 @@ afterEach(async () => {
 async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${procs.map((p, i) => `--- worker ${i} stderr:\n${p.transcript.stderr}`).join('\n')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}\n${procs.map((p, i) => `--- worker ${i} stderr:\n${p.transcript.stderr}`).join('\n')}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -47,7 +50,9 @@ describePg('dsh worker processes', () => {
     // The tool leaves a mark, then runs long enough to be killed in the middle.
     const command = 'echo ran >> side.txt; sleep 60';
     provider = await startGatedProvider((n) =>
-      n === 0 ? { sse: chatStream({ toolCalls: [{ id: 'call_side', name: 'bash', args: [JSON.stringify({ command })] }] }) } : { sse: chatStream({ text: ['Checked side.txt', ': the step is done.'] }) },
+      n === 0
+        ? { sse: chatStream({ toolCalls: [{ id: 'call_side', name: 'bash', args: [JSON.stringify({ command })] }] }) }
+        : { sse: chatStream({ text: ['Checked side.txt', ': the step is done.'] }) },
     );
     const c = new PgStore({ url: pgUrl!, schema, poolSize: 2 });
     stores.push(c);
@@ -69,16 +74,25 @@ describePg('dsh worker processes', () => {
     expect(await victim.done).toBeNull();
 
     await until(async () => (await stored(c, 'k')).filter((e) => e.type === 'turn/end').length === 2, 'the takeover to finish its turn');
-    await until(async () => (await c.list()).sessions.find((s) => s.id === 'k')!.lockedBy === undefined, 'the survivor to release the session');
+    await until(
+      async () => (await c.list()).sessions.find((s) => s.id === 'k')!.lockedBy === undefined,
+      'the survivor to release the session',
+    );
     const events = await stored(c, 'k');
-    expect(events.filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end').map((e) => e.data.reason.kind)).toEqual(['interrupted', 'completed']);
+    expect(events.filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end').map((e) => e.data.reason.kind)).toEqual([
+      'interrupted',
+      'completed',
+    ]);
     // The dangling call got the crash-repair closer: its outcome is unknown.
     const results = events.filter((e): e is SessionEvent<'tool/result'> => e.type === 'tool/result');
     expect(results.map((e) => JSON.stringify(e.data))).toEqual([expect.stringContaining('"toolCallId":"call_side"')]);
     expect(JSON.stringify(results[0]!.data)).toContain(TOOL_OUTCOME_UNKNOWN_TEXT);
     const users = events.filter((e): e is SessionEvent<'user/message'> => e.type === 'user/message');
     // (The coding preset's own context messages aside: the prompt once, then the takeover notice.)
-    expect(users.map((e) => e.data.id).filter((id) => /^(input|takeover)-/.test(id))).toEqual([inputMessageId(input.id), expect.stringMatching(/^takeover-\d+$/)]);
+    expect(users.map((e) => e.data.id).filter((id) => /^(input|takeover)-/.test(id))).toEqual([
+      inputMessageId(input.id),
+      expect.stringMatching(/^takeover-\d+$/),
+    ]);
     // The model was asked again with the unknown outcome and the notice in view.
     expect(provider.requests.length).toBe(2);
     const second = JSON.stringify(provider.requests[1]!.body);

@@ -42,7 +42,14 @@ export interface TestWorker {
   lines: string[];
 }
 
-export async function startWorker(schema: string, opts: { url?: string; leaseMs?: number; model?: (req: GenerateRequest) => readonly StreamChunk[] | Promise<readonly StreamChunk[]> } & Partial<Omit<WorkerOptions, 'store' | 'agentFor'>> = {}): Promise<TestWorker> {
+export async function startWorker(
+  schema: string,
+  opts: {
+    url?: string;
+    leaseMs?: number;
+    model?: (req: GenerateRequest) => readonly StreamChunk[] | Promise<readonly StreamChunk[]>;
+  } & Partial<Omit<WorkerOptions, 'store' | 'agentFor'>> = {},
+): Promise<TestWorker> {
   const { url, leaseMs, model, ...rest } = opts;
   const store = new PgStore({ url: url ?? pgUrl!, schema, role: 'worker', leaseMs: leaseMs ?? 5000, poolSize: 4, connectTimeoutMs: 1000 });
   const sessions: Session[] = [];
@@ -55,7 +62,13 @@ export async function startWorker(schema: string, opts: { url?: string; leaseMs?
     ...rest,
     agentFor: async (stored: PgOpenSession) => {
       sessions.push(stored.session);
-      const agent = createAgent({ model: 'scripted:demo', adapters: new Responder(model ?? echo), session: stored.session, plugins: [persist(stored)], retry: false });
+      const agent = createAgent({
+        model: 'scripted:demo',
+        adapters: new Responder(model ?? echo),
+        session: stored.session,
+        plugins: [persist(stored)],
+        retry: false,
+      });
       return { agent, close: () => agent.dispose() };
     },
   });

@@ -50,8 +50,10 @@ async function stored(store: PgStore, id: string): Promise<SessionEvent[]> {
   return v.session.events.slice(0, v.eventCount);
 }
 
-const userMessages = (events: readonly SessionEvent[]) => events.filter((e): e is SessionEvent<'user/message'> => e.type === 'user/message');
-const turnEnds = (events: readonly SessionEvent[]) => events.filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end').map((e) => e.data.reason.kind);
+const userMessages = (events: readonly SessionEvent[]) =>
+  events.filter((e): e is SessionEvent<'user/message'> => e.type === 'user/message');
+const turnEnds = (events: readonly SessionEvent[]) =>
+  events.filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end').map((e) => e.data.reason.kind);
 
 describePg('dsh worker (in-process workers)', () => {
   it('applies input once each, in queue order; releases an idle session and takes it again for new input', async () => {
@@ -62,7 +64,11 @@ describePg('dsh worker (in-process workers)', () => {
     const i1 = await c.enqueue('a', 'inject', text('context for the first'));
     const p2 = await c.enqueue('a', 'prompt', text('second'));
     const w = await worker(schema);
-    await until(async () => (await c.inputs('a')).length === 0 && w.worker.sessions.length === 0, 30_000, 'the inputs applied and the session released');
+    await until(
+      async () => (await c.inputs('a')).length === 0 && w.worker.sessions.length === 0,
+      30_000,
+      'the inputs applied and the session released',
+    );
     const first = await stored(c, 'a');
     expect(userMessages(first).map((e) => e.data.id)).toEqual([p1.id, i1.id, p2.id].map(inputMessageId));
     expect(turnEnds(first)).toEqual(['completed', 'completed']);
@@ -75,7 +81,9 @@ describePg('dsh worker (in-process workers)', () => {
     const all = await stored(c, 'a');
     expect(userMessages(all).map((e) => e.data.id)).toEqual([p1.id, i1.id, p2.id, p3.id].map(inputMessageId));
     expect(turnEnds(all)).toEqual(['completed', 'completed', 'completed']);
-    expect(all.filter((e) => e.type === 'assistant/message').map((e) => (e as SessionEvent<'assistant/message'>).data.message.content)).toEqual([
+    expect(
+      all.filter((e) => e.type === 'assistant/message').map((e) => (e as SessionEvent<'assistant/message'>).data.message.content),
+    ).toEqual([
       [{ type: 'text', text: 'echo: context for the first' }],
       [{ type: 'text', text: 'echo: second' }],
       [{ type: 'text', text: 'echo: third' }],
@@ -181,27 +189,44 @@ describePg('dsh worker (in-process workers)', () => {
       push(id, (await c.enqueue(id, 'prompt', text(`two ${id}`))).id);
       if (id.endsWith('7')) push(id, (await c.enqueue(id, 'steer', text(`steer ${id}`))).id);
     }
-    await until(async () => {
-      const r = await c.list();
-      return ws.every((w) => w.worker.sessions.length === 0) && r.sessions.every((s) => s.lockedBy === undefined);
-    }, 240_000, 'every session done and released');
+    await until(
+      async () => {
+        const r = await c.list();
+        return ws.every((w) => w.worker.sessions.length === 0) && r.sessions.every((s) => s.lockedBy === undefined);
+      },
+      240_000,
+      'every session done and released',
+    );
     let events = 0;
     for (const id of ids) {
       const log = await stored(c, id);
       events += log.length;
-      const ins = log.filter((e) => e.type === 'agent/inbox/spliced').flatMap((e) => (e as SessionEvent<'agent/inbox/spliced'>).data.inserted.map((m) => m.id));
+      const ins = log
+        .filter((e) => e.type === 'agent/inbox/spliced')
+        .flatMap((e) => (e as SessionEvent<'agent/inbox/spliced'>).data.inserted.map((m) => m.id));
       expect(ins, id).toEqual(expected.get(id)!.map(inputMessageId));
       expect(new Set(userMessages(log).map((e) => e.data.id)).size, id).toBe(expected.get(id)!.length);
-      expect(turnEnds(log).every((k) => k === 'completed'), id).toBe(true);
+      expect(
+        turnEnds(log).every((k) => k === 'completed'),
+        id,
+      ).toBe(true);
       // Every event a holder committed is stored, as committed; nothing is stored that no holder committed.
       const mine = committed.get(id)!;
-      expect([...mine.keys()].every((seq) => mine.get(seq) === stringifyJson(log[seq]!)), id).toBe(true);
-      expect(log.every((e) => mine.has(e.seq) || e.type === 'session/end-seed'), id).toBe(true);
+      expect(
+        [...mine.keys()].every((seq) => mine.get(seq) === stringifyJson(log[seq]!)),
+        id,
+      ).toBe(true);
+      expect(
+        log.every((e) => mine.has(e.seq) || e.type === 'session/end-seed'),
+        id,
+      ).toBe(true);
     }
     expect(conflicts).toEqual([]);
     expect((await Promise.all(ids.map((id) => c.inputs(id)))).every((q) => q.length === 0)).toBe(true);
     const holders = new Set(ws.flatMap((w, i) => (w.sessions.length > 0 ? [i] : [])));
     expect(holders.size).toBeGreaterThan(1); // the work was shared
-    console.log(`[worker] 100 sessions, ${events} events, held by ${holders.size} workers: ${ws.map((w) => w.sessions.length).join('/')} session openings`);
+    console.log(
+      `[worker] 100 sessions, ${events} events, held by ${holders.size} workers: ${ws.map((w) => w.sessions.length).join('/')} session openings`,
+    );
   }, 300_000);
 });

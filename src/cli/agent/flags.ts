@@ -69,11 +69,19 @@ export function addAgentFlags(cmd: Command): Command {
 /** The model and what its tools may do: shared by the agent commands and `dsh worker`. */
 export function addModelFlags(cmd: Command): Command {
   return cmd
-    .option('-m, --model <provider:model>', 'model, e.g. deepseek:deepseek-v4-pro (default: DSH_MODEL, then the config, then deepseek:deepseek-v4-flash)')
+    .option(
+      '-m, --model <provider:model>',
+      'model, e.g. deepseek:deepseek-v4-pro (default: DSH_MODEL, then the config, then deepseek:deepseek-v4-flash)',
+    )
     .option('--reasoning-effort <level>', 'provider effort label (DeepSeek: off|low|high|max)')
     .option('--max-tokens <n>', 'cap on output tokens per model call', positiveInteger)
     .addOption(new Option('--sandbox <mode>', 'file sandbox for tools (default: the config, then workspace-write)').choices(SANDBOX_MODES))
-    .addOption(new Option('--approval <policy>', 'ask: actions outside the sandbox need approval; never: no approvals (default: the config, then ask)').choices(APPROVAL_POLICIES))
+    .addOption(
+      new Option(
+        '--approval <policy>',
+        'ask: actions outside the sandbox need approval; never: no approvals (default: the config, then ask)',
+      ).choices(APPROVAL_POLICIES),
+    )
     .option('--allow <rule>', 'allow calls matching a rule, e.g. "bash(npm test)" (repeatable)', rule('allow'), [])
     .option('--ask <rule>', 'ask before calls matching a rule (repeatable)', rule('ask'), [])
     .option('--deny <rule>', 'deny calls matching a rule, e.g. "bash(git push*)" (repeatable)', rule('deny'), [])
@@ -84,7 +92,8 @@ export function addModelFlags(cmd: Command): Command {
 /** Combinations commander cannot express. */
 export function checkFlags(f: AgentFlags): void {
   if (f.resume !== undefined && f.continue) throw new CliError('USAGE', '--resume and --continue both pick the session; give one of them');
-  if (!f.persist && (f.resume !== undefined || f.continue)) throw new CliError('USAGE', '--no-persist cannot be combined with --resume or --continue: they continue a stored session');
+  if (!f.persist && (f.resume !== undefined || f.continue))
+    throw new CliError('USAGE', '--no-persist cannot be combined with --resume or --continue: they continue a stored session');
 }
 
 /** The sandbox and approval the flags ask for (`--full-auto` fills what was not given). */

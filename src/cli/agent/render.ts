@@ -53,7 +53,8 @@ export function ruleFor(name: string, args: string): string | undefined {
   } catch {
     return undefined;
   }
-  const subject = name === 'bash' ? parsed.command : ['read', 'write', 'edit', 'glob', 'grep'].includes(name) ? (parsed.file_path ?? parsed.path) : null;
+  const subject =
+    name === 'bash' ? parsed.command : ['read', 'write', 'edit', 'glob', 'grep'].includes(name) ? (parsed.file_path ?? parsed.path) : null;
   if (subject === null) return name;
   if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
   return `${name}(${subject.trim()})`;
@@ -142,7 +143,8 @@ export class LiveRenderer {
     }
     this.track(e);
     if (this.opts.mode === 'stream') this.show(e);
-    if (e.type === 'tool/result' && this.opts.approvalHints && this.opts.mode !== 'json' && e.data.error?.code === 'APPROVAL_UNAVAILABLE') this.approvalHint(e);
+    if (e.type === 'tool/result' && this.opts.approvalHints && this.opts.mode !== 'json' && e.data.error?.code === 'APPROVAL_UNAVAILABLE')
+      this.approvalHint(e);
     for (const l of this.listeners) l(e);
   }
 
@@ -156,7 +158,8 @@ export class LiveRenderer {
         if (this.current) this.current.steps++;
         break;
       case 'assistant/message': {
-        if (this.current && e.data.usage) this.current.usage = this.current.usage ? addUsage(this.current.usage, e.data.usage) : e.data.usage;
+        if (this.current && e.data.usage)
+          this.current.usage = this.current.usage ? addUsage(this.current.usage, e.data.usage) : e.data.usage;
         const text = e.data.message.content
           .filter((b) => b.type === 'text')
           .map((b) => (b as { text: string }).text)
@@ -207,9 +210,14 @@ export class LiveRenderer {
           this.note(`${err.style('cyan', `← ${name}`)} ${err.style('green', 'ok')}`);
           break;
         }
-        const text = block0.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ').replace(/^Error:\s*/, '');
+        const text = block0.content
+          .map((b) => (b.type === 'text' ? b.text : `[${b.type}]`))
+          .join(' ')
+          .replace(/^Error:\s*/, '');
         const code = e.data.error?.code ?? 'error';
-        this.note(`${err.style('cyan', `← ${name}`)} ${err.style('red', `error ${oneLine(code)}`)}: ${oneLine(truncate(text.replace(/\s+/g, ' ').trim(), 160))}`);
+        this.note(
+          `${err.style('cyan', `← ${name}`)} ${err.style('red', `error ${oneLine(code)}`)}: ${oneLine(truncate(text.replace(/\s+/g, ' ').trim(), 160))}`,
+        );
         break;
       }
       case 'llm/retry': {
@@ -232,13 +240,16 @@ export class LiveRenderer {
     const call = this.calls.get(e.data.message.content[0].toolCallId);
     const name = oneLine(call?.name ?? 'a tool');
     const rule = ruleFor(call?.name ?? 'tool', call?.args ?? '');
-    const allow = rule === undefined ? 'an --allow rule that matches it (docs/tools.md, "Rule syntax")' : `--allow ${oneLine(shellQuote(rule))}`;
+    const allow =
+      rule === undefined ? 'an --allow rule that matches it (docs/tools.md, "Rule syntax")' : `--allow ${oneLine(shellQuote(rule))}`;
     const why = call?.askedBecause ?? '';
     // What would let it run depends on why it asked: an ask rule outranks allow rules and
     // --full-auto (which turns it into a denial), so only a person can approve that call.
     let hint: string;
-    if (why.startsWith('it matches the ask rule')) hint = `${name} ${oneLine(why.slice(3))}, so only a person can approve it: use dsh chat, or remove that rule`;
-    else if (why.startsWith('escalate sandbox')) hint = `${name} asked to leave the sandbox; an allow rule approves that: run again with ${allow}`;
+    if (why.startsWith('it matches the ask rule'))
+      hint = `${name} ${oneLine(why.slice(3))}, so only a person can approve it: use dsh chat, or remove that rule`;
+    else if (why.startsWith('escalate sandbox'))
+      hint = `${name} asked to leave the sandbox; an allow rule approves that: run again with ${allow}`;
     else hint = `${name} needed approval, and dsh run cannot ask; to allow it, run again with ${allow} (or --full-auto), or use dsh chat`;
     if (this.hinted.has(hint)) return;
     this.hinted.add(hint);

@@ -4,7 +4,7 @@
  * select the model and check its key, and only then create or open the log. The coding agent is
  * built on that log with `persist()`, so every event it commits reaches the file.
  */
-import { readFileSync, } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
 import { chooseModel, type ModelRef } from '../../llm/select.js';
@@ -40,7 +40,8 @@ function holdsAny(file: string, values: readonly string[]): boolean {
 async function latestIn(store: Store, cwd: string): Promise<StoreSessionInfo> {
   const { sessions } = await store.list();
   const here = sessions.filter((s) => s.header.cwd === cwd);
-  if (here.length === 0) throw new CliError('SESSION_NOT_FOUND', `no stored session for ${cwd} under ${store.location}; start one without --continue`);
+  if (here.length === 0)
+    throw new CliError('SESSION_NOT_FOUND', `no stored session for ${cwd} under ${store.location}; start one without --continue`);
   return here.reduce((a, b) => (b.modifiedMs > a.modifiedMs ? b : a));
 }
 
@@ -106,7 +107,11 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
  * and `dsh chat` start with, and what `dsh worker` runs each session with. A missing key fails
  * here, before any log is touched.
  */
-export function agentSetup(cwd: string, flags: ModelFlags, io: Io): Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'> {
+export function agentSetup(
+  cwd: string,
+  flags: ModelFlags,
+  io: Io,
+): Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'> {
   const loaded = loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
   // Chosen once, against the CLI's environment (not whatever the process had), and passed down
@@ -151,11 +156,22 @@ export function agentSetup(cwd: string, flags: ModelFlags, io: Io): Pick<AgentSe
   if (flags.ask.length) coding.ask = flags.ask;
   if (flags.deny.length) coding.deny = flags.deny;
   if (flags.compact === false) coding.compaction = { auto: false };
-  return { config: loaded.config, configWarnings: loaded.warnings, ref, adapter, coding, ...(environWarning !== undefined ? { environWarning } : {}) };
+  return {
+    config: loaded.config,
+    configWarnings: loaded.warnings,
+    ref,
+    adapter,
+    coding,
+    ...(environWarning !== undefined ? { environWarning } : {}),
+  };
 }
 
 /** The coding agent on the session's log; `persist()` first, so checkpoints precede everything. */
-export async function buildAgent(s: Pick<AgentSession, 'coding' | 'stored'>, session: Session, extra: { approve?: ApprovalHandler; plugins?: Plugin[] } = {}): Promise<CodingAgent> {
+export async function buildAgent(
+  s: Pick<AgentSession, 'coding' | 'stored'>,
+  session: Session,
+  extra: { approve?: ApprovalHandler; plugins?: Plugin[] } = {},
+): Promise<CodingAgent> {
   const plugins: Plugin[] = [];
   if (s.stored) plugins.push(persist(s.stored));
   plugins.push(...(extra.plugins ?? []));
@@ -176,7 +192,9 @@ export function agentWarnings(coding: CodingAgent): string[] {
   const out: string[] = [];
   const sb = coding.sandbox;
   if (sb.enforcement === 'partial') {
-    out.push(`the ${sb.mode} sandbox is only partially enforced on this machine (${oneLine(sb.reason ?? 'no reason given')}): bash runs without a file sandbox, so under --approval ask each command needs approval`);
+    out.push(
+      `the ${sb.mode} sandbox is only partially enforced on this machine (${oneLine(sb.reason ?? 'no reason given')}): bash runs without a file sandbox, so under --approval ask each command needs approval`,
+    );
   }
   for (const [name, reason] of coding.mcpFailures) out.push(`MCP server ${oneLine(name)} did not start: ${oneLine(reason)}`);
   return out;

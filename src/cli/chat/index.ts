@@ -202,7 +202,9 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       cur = next;
       await stop(old);
       for (const w of agentWarnings(next.coding)) renderer.note(`warning: ${w}`, 'yellow');
-      renderer.say(`forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}${next.path ? ` (${oneLine(next.path)})` : ''}`);
+      renderer.say(
+        `forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}${next.path ? ` (${oneLine(next.path)})` : ''}`,
+      );
     },
     compact: async () => {
       const ctl = new AbortController();
@@ -280,7 +282,9 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       pending.done(yes ? 'allowed-once' : 'rejected');
       return;
     }
-    chain = chain.then(() => handleLine(line)).catch((e: unknown) => renderer.note(`dsh: ${oneLine(e instanceof Error ? e.message : String(e))}`, 'red'));
+    chain = chain
+      .then(() => handleLine(line))
+      .catch((e: unknown) => renderer.note(`dsh: ${oneLine(e instanceof Error ? e.message : String(e))}`, 'red'));
   });
   rl.on('close', () => {
     inputClosed = true;

@@ -35,20 +35,32 @@ function tripLines(t: CallRoundTrip, log: CliLog, full: boolean, out: Output): s
   const rows: [string, string][] = [];
   if (t.issuedBy) {
     const i = t.issuedBy;
-    rows.push(['issued by', `#${i.message.seq} assistant/message, block ${i.block}${i.chunks.length ? ` · chunks ${seqList(i.chunks)}` : ' · no chunks cited'}`]);
+    rows.push([
+      'issued by',
+      `#${i.message.seq} assistant/message, block ${i.block}${i.chunks.length ? ` · chunks ${seqList(i.chunks)}` : ' · no chunks cited'}`,
+    ]);
   } else rows.push(['issued by', out.style('yellow', 'no assistant/message in its step names this call')]);
   if (t.call) {
     rows.push(['call', `#${t.call.seq} tool/call`]);
     rows.push(['arguments', argsPreview(t.call.arguments, width)]);
   } else if (t.issuedBy) rows.push(['arguments', argsPreview(t.issuedBy.arguments, width)]);
-  if (!t.call) rows.push(['call', out.style('yellow', t.state === 'not-started' ? 'none: the call was never started (its result says so)' : 'none recorded')]);
+  if (!t.call)
+    rows.push([
+      'call',
+      out.style('yellow', t.state === 'not-started' ? 'none: the call was never started (its result says so)' : 'none recorded'),
+    ]);
   for (const h of t.hooks) {
     const seqs = [h.invoked?.seq, h.result?.seq].filter((s): s is number => s !== undefined);
     const point = oneLine(h.invoked?.point ?? h.result?.point ?? '?');
     const handler = oneLine(h.invoked?.handlerId ?? h.result?.handlerId ?? '?');
     const r = h.result;
-    const outcome = r ? ` → ${oneLine(r.decision ?? '?')}${r.exitCode !== undefined ? ` (exit ${r.exitCode}${r.durationMs !== undefined ? `, ${ms(r.durationMs)}` : ''})` : ''}${r.summary ? `: ${preview(r.summary, width)}` : ''}` : ' (no result)';
-    rows.push(['hook', `${seqList(seqs)} ${point} ${handler}${outcome}${h.attribution === 'overlapping' ? out.style('dim', ' (other calls were in flight)') : ''}`]);
+    const outcome = r
+      ? ` → ${oneLine(r.decision ?? '?')}${r.exitCode !== undefined ? ` (exit ${r.exitCode}${r.durationMs !== undefined ? `, ${ms(r.durationMs)}` : ''})` : ''}${r.summary ? `: ${preview(r.summary, width)}` : ''}`
+      : ' (no result)';
+    rows.push([
+      'hook',
+      `${seqList(seqs)} ${point} ${handler}${outcome}${h.attribution === 'overlapping' ? out.style('dim', ' (other calls were in flight)') : ''}`,
+    ]);
   }
   for (const a of t.approvals) {
     const decided = a.decided ? ` → ${oneLine(a.decided.outcome ?? '?')} (#${a.decided.seq})` : ' → no decision recorded';

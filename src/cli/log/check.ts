@@ -50,7 +50,13 @@ export function checkFile(path: string, strict: boolean, alerting?: AlertContext
   }
   const problems = log.warnings.map((w) => problemFromWarning(w, file));
   const ok = !(strict && problems.length > 0);
-  const report: FileReport = { file, ok, verdict: !ok ? 'failed' : problems.length ? 'ok-with-warnings' : 'ok', summary: summarize(log), problems };
+  const report: FileReport = {
+    file,
+    ok,
+    verdict: !ok ? 'failed' : problems.length ? 'ok-with-warnings' : 'ok',
+    summary: summarize(log),
+    problems,
+  };
   if (alerting) {
     const { stats } = collectStats(viewOf(log), { prices: alerting.prices, writer: alerting.writer(path) });
     report.alerts = alertsOf(stats, alerting.kinds);
@@ -73,7 +79,11 @@ function summaryLine(r: FileReport, strict: boolean, io: Io): string {
   if (s.tornTail) facts.push(`torn tail at line ${s.tornTail.line}`);
   if (r.problems.length) facts.push(plural(r.problems.length, 'warning'));
   if (r.alerts?.length) facts.push(o.style('red', plural(r.alerts.length, 'alert')));
-  const verdict = r.ok ? (r.alerts?.length ? o.style('red', 'ALERT') : o.style('green', 'ok')) : o.style('red', strict ? 'FAILED (--strict: warnings fail)' : 'FAILED');
+  const verdict = r.ok
+    ? r.alerts?.length
+      ? o.style('red', 'ALERT')
+      : o.style('green', 'ok')
+    : o.style('red', strict ? 'FAILED (--strict: warnings fail)' : 'FAILED');
   return `${name}: ${verdict} · ${facts.join(' · ')}`;
 }
 
@@ -82,13 +92,18 @@ export type CheckInput = string | { file: string; error: unknown };
 
 export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: Io, alerting?: AlertContext): number {
   const strict = opts.strict === true;
-  const reports = inputs.map((p): FileReport =>
-    typeof p === 'string' ? checkFile(p, strict, alerting) : { file: p.file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(p.error, p.file)] },
+  const reports = inputs.map(
+    (p): FileReport =>
+      typeof p === 'string'
+        ? checkFile(p, strict, alerting)
+        : { file: p.file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(p.error, p.file)] },
   );
   const alerts = reports.reduce((n, r) => n + (r.alerts?.length ?? 0), 0);
   const ok = reports.every((r) => r.ok) && alerts === 0;
   if (opts.json) {
-    io.out.line(safeJson(alerting ? { ok, strict, alertKinds: alerting.kinds, alerts, files: reports } : { ok, strict, files: reports }, 2));
+    io.out.line(
+      safeJson(alerting ? { ok, strict, alertKinds: alerting.kinds, alerts, files: reports } : { ok, strict, files: reports }, 2),
+    );
     return ok ? EXIT_OK : EXIT_PROBLEM;
   }
   for (const r of reports) {
@@ -101,7 +116,9 @@ export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: 
   }
   if (reports.length > 1) {
     const failed = reports.filter((r) => !r.ok).length;
-    io.out.line(`${plural(reports.length, 'file')}: ${reports.length - failed} ok, ${failed} failed${alerting ? `; ${plural(alerts, 'alert')} in ${plural(reports.filter((r) => r.alerts?.length).length, 'file')}` : ''}`);
+    io.out.line(
+      `${plural(reports.length, 'file')}: ${reports.length - failed} ok, ${failed} failed${alerting ? `; ${plural(alerts, 'alert')} in ${plural(reports.filter((r) => r.alerts?.length).length, 'file')}` : ''}`,
+    );
   }
   return ok ? EXIT_OK : EXIT_PROBLEM;
 }
@@ -117,13 +134,24 @@ function alertLine(file: string, a: Alert, io: Io): string {
  * with `--alerts` the statistics each log's alerts come from. `missing` reports a call with
  * nothing to check, as commander reports a missing argument.
  */
-export async function runCheckCommand(given: readonly string[], opts: CheckOptions & Selection, io: Io, missing: () => never): Promise<number> {
+export async function runCheckCommand(
+  given: readonly string[],
+  opts: CheckOptions & Selection,
+  io: Io,
+  missing: () => never,
+): Promise<number> {
   checkSelection(given, opts);
   let inputs: CheckInput[];
   if (wantsStore(opts)) {
     const { sessions, root } = await selectStored(opts, io);
     if (sessions.length === 0) {
-      if (opts.json) io.out.line(safeJson({ ok: true, strict: opts.strict === true, ...(opts.alerts ? { alertKinds: opts.alerts, alerts: 0 } : {}), files: [] }, 2));
+      if (opts.json)
+        io.out.line(
+          safeJson(
+            { ok: true, strict: opts.strict === true, ...(opts.alerts ? { alertKinds: opts.alerts, alerts: 0 } : {}), files: [] },
+            2,
+          ),
+        );
       else io.out.line(`no stored sessions to check under ${oneLine(root)}`);
       return EXIT_OK;
     }

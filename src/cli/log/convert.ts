@@ -20,7 +20,8 @@ export async function runConvert(arg: string, opts: ConvertOptions, io: Io): Pro
   if (opts.to !== '0') throw new CliError('USAGE', `--to ${oneLine(opts.to)}: this build writes session format 0 only`);
   const path = await resolveLogArg(arg, io.env);
   if (opts.out !== undefined) {
-    if (path !== STDIN && sameFile(opts.out, path)) throw new CliError('USAGE', '-o names the file being converted; write the format 0 log somewhere else');
+    if (path !== STDIN && sameFile(opts.out, path))
+      throw new CliError('USAGE', '-o names the file being converted; write the format 0 log somewhere else');
     checkOut(opts.out, 'the converted log');
   }
   const log = readLog(path);
@@ -30,7 +31,9 @@ export async function runConvert(arg: string, opts: ConvertOptions, io: Io): Pro
   if (opts.out !== undefined) writeOut(opts.out, text, 'the converted log');
   else io.out.write(text);
   const notes = log.warnings.filter((w) => w.code === 'FORMAT_CONVERTED' || w.code === 'TORN_TAIL');
-  io.err.line(`${oneLine(log.file)}: ${plural(log.eventCount, 'event')} written as format 0${opts.out !== undefined ? ` → ${oneLine(opts.out)}` : ''}`);
+  io.err.line(
+    `${oneLine(log.file)}: ${plural(log.eventCount, 'event')} written as format 0${opts.out !== undefined ? ` → ${oneLine(opts.out)}` : ''}`,
+  );
   for (const w of notes) io.err.line(`  ${oneLine(w.message)}`);
   return EXIT_OK;
 }

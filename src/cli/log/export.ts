@@ -53,7 +53,9 @@ function configEndpoints(io: Io): Record<string, string> {
     return out;
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    io.err.line(`${io.err.style('yellow', 'warning')}: provider endpoints from the config were not read (${oneLine(e.message)} [${e.code}]); using the built-in ones`);
+    io.err.line(
+      `${io.err.style('yellow', 'warning')}: provider endpoints from the config were not read (${oneLine(e.message)} [${e.code}]); using the built-in ones`,
+    );
     return {};
   }
 }
@@ -65,7 +67,11 @@ export async function runExport(arg: string, opts: ExportOptions, io: Io): Promi
   const otlpOnly = ['header', 'content', 'traces', 'serviceName', 'resourceAttribute'] as const;
   if (opts.format !== undefined) {
     const stray = otlpOnly.filter((k) => opts[k] !== undefined);
-    if (stray.length > 0) throw new CliError('USAGE', `--${stray[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is an --otlp option; --format writes a file`);
+    if (stray.length > 0)
+      throw new CliError(
+        'USAGE',
+        `--${stray[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is an --otlp option; --format writes a file`,
+      );
   } else if (opts.out !== undefined || opts.at !== undefined) {
     throw new CliError('USAGE', `${opts.out !== undefined ? '--out' : '--at'} goes with --format; --otlp sends traces`);
   }
@@ -101,7 +107,8 @@ async function writeFormat(log: CliLog, format: ExportFormat, opts: ExportOption
   const last = log.eventCount + log.repaired.length - 1;
   let text: string;
   if (format === 'markdown' || format === 'html') {
-    if (opts.at !== undefined) throw new CliError('USAGE', '--at picks the history for --format openai|anthropic; a transcript shows the whole log');
+    if (opts.at !== undefined)
+      throw new CliError('USAGE', '--at picks the history for --format openai|anthropic; a transcript shows the whole log');
     const t = buildTranscript(log.session.id, events.slice(0, last + 1));
     text = format === 'markdown' ? toMarkdown(t) : toHtml(t);
   } else {
@@ -113,7 +120,9 @@ async function writeFormat(log: CliLog, format: ExportFormat, opts: ExportOption
     const messages = at < 0 ? [] : deriveMessagesFrom(events, at);
     const { body, toolsWithoutSchema } = await providerBody(format, messages, headerAt(events, at));
     if (toolsWithoutSchema.length > 0) {
-      io.err.line(`${io.err.style('yellow', 'warning')}: ${toolsWithoutSchema.length} tool(s) are named in the log without a schema and are left out of "tools": ${oneLine(toolsWithoutSchema.slice(0, 5).join(', '))}${toolsWithoutSchema.length > 5 ? ', …' : ''}`);
+      io.err.line(
+        `${io.err.style('yellow', 'warning')}: ${toolsWithoutSchema.length} tool(s) are named in the log without a schema and are left out of "tools": ${oneLine(toolsWithoutSchema.slice(0, 5).join(', '))}${toolsWithoutSchema.length > 5 ? ', …' : ''}`,
+      );
     }
     text = `${safeJson(body, 2)}\n`;
   }

@@ -35,7 +35,9 @@ export function costTotal(c: Cost): string {
 export function costLine(c: Cost): string {
   const total = costTotal(c);
   const periods = Object.entries(c.byPeriod).map(([p, n]) => `${n} ${p}`);
-  const priced = c.pricedCalls ? `${count(c.pricedCalls)} call${c.pricedCalls === 1 ? '' : 's'} priced${periods.length ? `: ${periods.join(', ')}` : ''}` : 'no call priced';
+  const priced = c.pricedCalls
+    ? `${count(c.pricedCalls)} call${c.pricedCalls === 1 ? '' : 's'} priced${periods.length ? `: ${periods.join(', ')}` : ''}`
+    : 'no call priced';
   const unpriced = c.unpricedCalls ? `; ${count(c.unpricedCalls)} unpriced` : '';
   return `${total} (${priced}${unpriced})`;
 }

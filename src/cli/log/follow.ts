@@ -18,7 +18,8 @@ import { renderEntries, type ShowOptions } from './show.js';
 import { buildTimeline, type Entry } from './timeline.js';
 
 export async function runShowFollow(arg: string, opts: ShowOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
-  if (arg === STDIN) throw new CliError('USAGE', '--follow reads a log as it grows, so it cannot read standard input; name the file or the session');
+  if (arg === STDIN)
+    throw new CliError('USAGE', '--follow reads a log as it grows, so it cannot read standard input; name the file or the session');
   if (opts.turn !== undefined) throw new CliError('USAGE', '--follow shows the whole log as it grows; --turn cannot be combined with it');
   const target = await resolveSessionArg(arg, io.env);
   if ('path' in target) checkLogFile(target.path);

@@ -28,7 +28,8 @@ export async function runImport(arg: string, opts: ImportOptions, io: Io): Promi
   const path = await resolveLogArg(arg, io.env);
   const { key } = splitSessionKey(path);
   if (opts.out !== undefined) {
-    if (path !== STDIN && sameFile(opts.out, splitSessionKey(path).path)) throw new CliError('USAGE', '-o names the file being imported; write the dsh log somewhere else');
+    if (path !== STDIN && sameFile(opts.out, splitSessionKey(path).path))
+      throw new CliError('USAGE', '-o names the file being imported; write the dsh log somewhere else');
     checkOut(opts.out, 'the imported log');
   }
   const first = readLog(path);
@@ -37,10 +38,20 @@ export async function runImport(arg: string, opts: ImportOptions, io: Io): Promi
   const logs: CliLog[] = [first];
   if (key === undefined) for (const s of first.imported.siblings.slice(1)) logs.push(readLog(`${path}#${s.key}`));
   if (opts.out === undefined && logs.length > 1 && !opts.json) {
-    io.err.line(`note: ${oneLine(first.file)} holds ${logs.length} sessions; standard output gets the first (write them all with -o, or name one as FILE#key)`);
+    io.err.line(
+      `note: ${oneLine(first.file)} holds ${logs.length} sessions; standard output gets the first (write them all with -o, or name one as FILE#key)`,
+    );
   }
 
-  const written: { key: string; id: string; out: string | null; events: number; turns: number; messages: number; losses: { field: string; count: number; why: string }[] }[] = [];
+  const written: {
+    key: string;
+    id: string;
+    out: string | null;
+    events: number;
+    turns: number;
+    messages: number;
+    losses: { field: string; count: number; why: string }[];
+  }[] = [];
   logs.forEach((log, i) => {
     const text = encodeJsonl(log.header, log.session.events.slice(0, log.eventCount));
     const target = opts.out === undefined ? null : outPath(opts.out, log.imported!.key, i === 0);
@@ -66,7 +77,9 @@ export async function runImport(arg: string, opts: ImportOptions, io: Io): Promi
   const err = io.err;
   err.line(`${oneLine(first.file)}: ${first.imported.format.label}, ${plural(written.length, 'session')}`);
   for (const w of written) {
-    err.line(`  ${oneLine(w.key)} (${oneLine(w.id)}): ${plural(w.events, 'event')} · ${plural(w.turns, 'turn')} · ${plural(w.messages, 'message')}${w.out !== null ? ` → ${oneLine(w.out)}` : ''}`);
+    err.line(
+      `  ${oneLine(w.key)} (${oneLine(w.id)}): ${plural(w.events, 'event')} · ${plural(w.turns, 'turn')} · ${plural(w.messages, 'message')}${w.out !== null ? ` → ${oneLine(w.out)}` : ''}`,
+    );
     if (w.losses.length === 0) err.line('    nothing lost');
     for (const l of w.losses) err.line(`    lost ${l.count} × ${oneLine(l.field)}: ${oneLine(l.why)}`);
   }

@@ -34,7 +34,8 @@ function httpUrl(value: string): string {
   } catch {
     throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:4318/v1/traces');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:4318/v1/traces');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new InvalidArgumentError('expected an http(s) URL, e.g. http://localhost:4318/v1/traces');
   return value;
 }
 
@@ -52,7 +53,9 @@ A file holding several sessions (sidechains, evaluation records) names one as FI
 
   log
     .command('check')
-    .description('validate session logs: each problem with file, line, seq and rule, then a summary per file; --alerts also checks what they recorded')
+    .description(
+      'validate session logs: each problem with file, line, seq and rule, then a summary per file; --alerts also checks what they recorded',
+    )
     .argument('[file...]', 'session log files (.jsonl) or stored session ids; - reads standard input')
     .option('--strict', 'fail on warnings too (placeholders, torn tail, crash repair, legacy imports)')
     .option('-q, --quiet', 'print errors and summaries only, not warnings')
@@ -60,7 +63,7 @@ A file holding several sessions (sidechains, evaluation records) names one as FI
     .option('--alerts [kinds]', `also fail on what the logs recorded: ${ALERT_KINDS.join(', ')} (default ${DEFAULT_ALERTS.join(',')})`)
     .option('--all', 'check the stored sessions (with --alerts: for cron)')
     .option('--since <date>', 'stored sessions written since a date (2026-11-01) or an age (12h, 7d)', (v: string) => parseSince(v))
-    .option('-C, --cwd <dir>', "stored sessions of this workspace")
+    .option('-C, --cwd <dir>', 'stored sessions of this workspace')
     .addHelpText(
       'after',
       `
@@ -75,27 +78,40 @@ Examples:
   dsh log check --alerts --all --since 1d          # in cron: exit 1 when an alert fires
   dsh log check --alerts=dangling,unanswered 3f2a`,
     )
-    .action(async (given: string[], opts: CheckOptions & { alerts?: string | true; all?: boolean; since?: number; cwd?: string }, cmd: Command) => {
-      const files = [...given];
-      let kinds: AlertKind[] | undefined;
-      if (opts.alerts === true) kinds = [...DEFAULT_ALERTS];
-      else if (opts.alerts !== undefined) {
-        // An optional value swallows the next word (\`--alerts run.jsonl\`): a word that is no
-        // list of alert kinds is a log (a path, or a session id, whose prefixes are hex).
-        const v = opts.alerts;
-        const words = v.split(',');
-        if (words.every((w) => isAlertKind(w))) kinds = words as AlertKind[];
-        else if (words.length > 1 || (/^[a-z]+(?:-[a-z]+)*$/.test(v) && !/^[0-9a-f-]+$/.test(v) && !existsSync(v))) {
-          const bad = words.filter((w) => !isAlertKind(w)).map((w) => JSON.stringify(w));
-          cmd.error(`error: option '--alerts [kinds]': ${bad.join(', ')} ${bad.length === 1 ? 'is not an alert kind' : 'are not alert kinds'}; the kinds are ${ALERT_KINDS.join(', ')} (e.g. --alerts=error,dangling)`, { exitCode: 2, code: 'commander.invalidArgument' });
-        } else {
-          files.unshift(v);
-          kinds = [...DEFAULT_ALERTS];
+    .action(
+      async (
+        given: string[],
+        opts: CheckOptions & { alerts?: string | true; all?: boolean; since?: number; cwd?: string },
+        cmd: Command,
+      ) => {
+        const files = [...given];
+        let kinds: AlertKind[] | undefined;
+        if (opts.alerts === true) kinds = [...DEFAULT_ALERTS];
+        else if (opts.alerts !== undefined) {
+          // An optional value swallows the next word (\`--alerts run.jsonl\`): a word that is no
+          // list of alert kinds is a log (a path, or a session id, whose prefixes are hex).
+          const v = opts.alerts;
+          const words = v.split(',');
+          if (words.every((w) => isAlertKind(w))) kinds = words as AlertKind[];
+          else if (words.length > 1 || (/^[a-z]+(?:-[a-z]+)*$/.test(v) && !/^[0-9a-f-]+$/.test(v) && !existsSync(v))) {
+            const bad = words.filter((w) => !isAlertKind(w)).map((w) => JSON.stringify(w));
+            cmd.error(
+              `error: option '--alerts [kinds]': ${bad.join(', ')} ${bad.length === 1 ? 'is not an alert kind' : 'are not alert kinds'}; the kinds are ${ALERT_KINDS.join(', ')} (e.g. --alerts=error,dangling)`,
+              { exitCode: 2, code: 'commander.invalidArgument' },
+            );
+          } else {
+            files.unshift(v);
+            kinds = [...DEFAULT_ALERTS];
+          }
         }
-      }
-      const { runCheckCommand } = await import('./check.js');
-      setExit(await runCheckCommand(files, { ...opts, ...(kinds ? { alerts: kinds } : {}) }, io, () => cmd.error("error: missing required argument 'file'", { exitCode: 2, code: 'commander.missingArgument' })));
-    });
+        const { runCheckCommand } = await import('./check.js');
+        setExit(
+          await runCheckCommand(files, { ...opts, ...(kinds ? { alerts: kinds } : {}) }, io, () =>
+            cmd.error("error: missing required argument 'file'", { exitCode: 2, code: 'commander.missingArgument' }),
+          ),
+        );
+      },
+    );
 
   log
     .command('show')
@@ -103,7 +119,10 @@ Examples:
     .argument('<file>', 'session log file (.jsonl) or stored session id; - reads standard input')
     .option('--turn <n>', 'show only turn N', integer(1, 'a turn number'))
     .option('--full', 'do not truncate previews (text, arguments, tool output)')
-    .option('-f, --follow', 'then print each event as it is appended (by another process, or on any host for a session in PostgreSQL) until Ctrl-C')
+    .option(
+      '-f, --follow',
+      'then print each event as it is appended (by another process, or on any host for a session in PostgreSQL) until Ctrl-C',
+    )
     .addHelpText(
       'after',
       `
@@ -162,7 +181,9 @@ Examples:
 
   log
     .command('call')
-    .description("one tool call's round trip: the message and chunks that issued it, the call, hooks, approvals, its result, and the times between")
+    .description(
+      "one tool call's round trip: the message and chunks that issued it, the call, hooks, approvals, its result, and the times between",
+    )
     .argument('<log>', 'session log file (.jsonl) or stored session id; - reads standard input')
     .argument('<call-id>', 'the call id (as in dsh log show: [call_…])')
     .option('--json', 'print the round trip(s) as JSON')
@@ -207,10 +228,16 @@ Examples:
 
   log
     .command('stats')
-    .description('what sessions did and cost: tokens, cost, times, end reasons, retries, errors, tools, alerts; one log, several, or the store')
+    .description(
+      'what sessions did and cost: tokens, cost, times, end reasons, retries, errors, tools, alerts; one log, several, or the store',
+    )
     .argument('[log...]', 'session log files (.jsonl) or stored session ids')
     .option('--all', 'every stored session (of every workspace unless --cwd)')
-    .option('--since <date>', 'stored sessions written since a date (2026-11-01, 2026-11-01T09:00Z) or an age (30m, 12h, 7d, 2w)', (v: string) => parseSince(v))
+    .option(
+      '--since <date>',
+      'stored sessions written since a date (2026-11-01, 2026-11-01T09:00Z) or an age (30m, 12h, 7d, 2w)',
+      (v: string) => parseSince(v),
+    )
     .option('-C, --cwd <dir>', 'stored sessions of this workspace')
     .option('--turns', 'one log: also a table of its turns')
     .option('--top <n>', 'tools listed (default 10 for several sessions, 20 for one)', integer(1, 'a count'))
@@ -235,17 +262,31 @@ Examples:
 
   log
     .command('export')
-    .description('send the session as OpenTelemetry GenAI traces to an OTLP/HTTP endpoint, or write it as a transcript (markdown, html) or a provider message array (openai, anthropic)')
+    .description(
+      'send the session as OpenTelemetry GenAI traces to an OTLP/HTTP endpoint, or write it as a transcript (markdown, html) or a provider message array (openai, anthropic)',
+    )
     .argument('<file>', 'session log file (.jsonl) or stored session id')
     .option('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces', httpUrl)
-    .option('--format <format>', 'markdown or html: a transcript to share; openai or anthropic: the request body with the model-visible history', oneOf('markdown', 'html', 'openai', 'anthropic'))
+    .option(
+      '--format <format>',
+      'markdown or html: a transcript to share; openai or anthropic: the request body with the model-visible history',
+      oneOf('markdown', 'html', 'openai', 'anthropic'),
+    )
     .option('-o, --out <file>', 'with --format: write here (whole or not at all) instead of standard output')
-    .option('--at <seq>', 'with --format openai|anthropic: the history after the event with this seq (default: the end)', integer(0, 'a seq'))
+    .option(
+      '--at <seq>',
+      'with --format openai|anthropic: the history after the event with this seq (default: the end)',
+      integer(0, 'a seq'),
+    )
     .option('-H, --header <name=value>', 'an HTTP header for the endpoint (repeatable), e.g. authorization=Bearer …', namePairs)
     .option('--content <mode>', 'none (default) or full: also send prompts, completions and tool data, size-capped', oneOf('none', 'full'))
     .option('--service-name <name>', 'the service.name resource attribute (default dsh)')
     .option('--resource-attribute <name=value>', 'another resource attribute (repeatable), e.g. deployment.environment=ci', namePairs)
-    .option('--traces <per>', 'turn (default): one trace per turn; session: one trace for the session, a session span over the turns', oneOf('turn', 'session'))
+    .option(
+      '--traces <per>',
+      'turn (default): one trace per turn; session: one trace for the session, a session span over the turns',
+      oneOf('turn', 'session'),
+    )
     .option('--json', 'print the export summary as JSON')
     .addHelpText(
       'after',
@@ -266,7 +307,7 @@ Examples:
 
   log
     .command('convert')
-    .description("write a dsh log of any format this build reads (0-4) as a format 0 log")
+    .description('write a dsh log of any format this build reads (0-4) as a format 0 log')
     .argument('<file>', 'session log file (.jsonl) or stored session id; - reads standard input')
     .requiredOption('--to <version>', 'the format to write: 0')
     .option('-o, --out <file>', 'write the log here (default: standard output)')
@@ -288,8 +329,14 @@ Examples:
   log
     .command('import')
     .description("write another agent's log as a dsh log, reporting per field what has no dsh event")
-    .argument('<file>', "another agent's log (Claude Code, Codex, pi, OpenHands, SWE-agent); FILE#key for one of its sessions; - reads standard input")
-    .option('-o, --out <file>', 'write the dsh log here (other sessions of the file beside it, as OUT.<key>.jsonl); default: standard output')
+    .argument(
+      '<file>',
+      "another agent's log (Claude Code, Codex, pi, OpenHands, SWE-agent); FILE#key for one of its sessions; - reads standard input",
+    )
+    .option(
+      '-o, --out <file>',
+      'write the dsh log here (other sessions of the file beside it, as OUT.<key>.jsonl); default: standard output',
+    )
     .option('--json', 'print the report (sessions, events, losses per field) as JSON')
     .addHelpText(
       'after',

@@ -28,7 +28,9 @@ function messageSeqs(events: readonly SessionEvent[], through: number): Map<Mess
 }
 
 function indented(text: string, indent: string): string[] {
-  return block(text).split('\n').map((l) => (l.length ? indent + l : ''));
+  return block(text)
+    .split('\n')
+    .map((l) => (l.length ? indent + l : ''));
 }
 
 /** Tool results nest blocks; past this depth the text view stops indenting and says so. */
@@ -73,12 +75,22 @@ function describeAt(e: SessionEvent, end: boolean): string {
   return `seq ${e.seq} (${oneLine(e.type)}${where}${end ? ', end of log' : ''})`;
 }
 
-function renderHuman(messages: readonly Message[], seqs: Map<Message, number>, at: SessionEvent, end: boolean, brief: boolean, out: Output): void {
+function renderHuman(
+  messages: readonly Message[],
+  seqs: Map<Message, number>,
+  at: SessionEvent,
+  end: boolean,
+  brief: boolean,
+  out: Output,
+): void {
   out.line(out.style('bold', `history as of ${describeAt(at, end)}: ${plural(messages.length, 'message')}`));
   messages.forEach((m, i) => {
     const seq = seqs.get(m);
     out.line();
-    out.line(out.style('bold', `[${i}] ${m.role}`) + ` · ${formatSource(m.source)} · ${oneLine(m.id)}${seq !== undefined ? out.style('dim', ` · seq ${seq}`) : ''}`);
+    out.line(
+      out.style('bold', `[${i}] ${m.role}`) +
+        ` · ${formatSource(m.source)} · ${oneLine(m.id)}${seq !== undefined ? out.style('dim', ` · seq ${seq}`) : ''}`,
+    );
     for (const b of m.content) {
       if (brief) out.line(`    ${blockLine(b, DEFAULT_WIDTHS)}`);
       else for (const l of blockLines(b, '    ')) out.line(l);
@@ -87,7 +99,8 @@ function renderHuman(messages: readonly Message[], seqs: Map<Message, number>, a
 }
 
 export function runMessages(path: string, opts: MessagesOptions, io: Io): number {
-  if (opts.json && opts.brief) throw new CliError('USAGE', '--json prints the exact message objects and --brief a short text view; give one of them');
+  if (opts.json && opts.brief)
+    throw new CliError('USAGE', '--json prints the exact message objects and --brief a short text view; give one of them');
   const log = readLog(path);
   for (const n of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
   const events = log.session.events;

@@ -34,13 +34,18 @@ function schemas(header: EpochHeader | undefined): { tools: ToolSchema[]; nameOn
   const nameOnly: string[] = [];
   for (const t of (header?.tools ?? []) as unknown[]) {
     if (typeof t === 'string') nameOnly.push(t);
-    else if (t && typeof t === 'object' && typeof (t as ToolSchema).name === 'string' && (t as ToolSchema).parameters) tools.push(t as ToolSchema);
+    else if (t && typeof t === 'object' && typeof (t as ToolSchema).name === 'string' && (t as ToolSchema).parameters)
+      tools.push(t as ToolSchema);
     else if (t && typeof t === 'object' && typeof (t as ToolSchema).name === 'string') nameOnly.push((t as ToolSchema).name);
   }
   return { tools, nameOnly };
 }
 
-export async function providerBody(format: ProviderFormat, messages: readonly Message[], header: EpochHeader | undefined): Promise<ProviderBody> {
+export async function providerBody(
+  format: ProviderFormat,
+  messages: readonly Message[],
+  header: EpochHeader | undefined,
+): Promise<ProviderBody> {
   const { tools, nameOnly } = schemas(header);
   const config = header?.config;
   const body: Record<string, unknown> = {};
@@ -51,7 +56,11 @@ export async function providerBody(format: ProviderFormat, messages: readonly Me
     body['messages'] = await toChatMessages(messages, { system: header?.system, reasoningPassback: provider.startsWith('deepseek') });
     if (config?.maxTokens !== undefined) body['max_tokens'] = config.maxTokens;
     if (config?.temperature !== undefined) body['temperature'] = config.temperature;
-    if (tools.length > 0) body['tools'] = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    if (tools.length > 0)
+      body['tools'] = tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
   } else {
     const h = await toAnthropicMessages(messages, { system: header?.system, replayProviders: ['anthropic'] });
     if (h.system !== undefined) body['system'] = h.system;

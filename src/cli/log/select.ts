@@ -44,10 +44,14 @@ export async function selectStored(sel: Selection, io: Io): Promise<{ sessions: 
   if (!(store instanceof SessionStore)) {
     await store.close();
     // The fleet commands read each selected log as a file; PostgreSQL sessions are read by id.
-    throw new CliError('USAGE', `--all, --since and --cwd select the JSONL store's files; with the PostgreSQL store (${oneLine(store.location)}) name the sessions by id, or move them with dsh sessions export`);
+    throw new CliError(
+      'USAGE',
+      `--all, --since and --cwd select the JSONL store's files; with the PostgreSQL store (${oneLine(store.location)}) name the sessions by id, or move them with dsh sessions export`,
+    );
   }
   const { sessions, problems } = await store.list();
-  for (const p of problems) io.err.line(`${io.err.style('yellow', 'warning')}: ${oneLine(p.path)}: not read: ${oneLine(p.error.message)} [${p.error.code}]`);
+  for (const p of problems)
+    io.err.line(`${io.err.style('yellow', 'warning')}: ${oneLine(p.path)}: not read: ${oneLine(p.error.message)} [${p.error.code}]`);
   const cwd = sel.cwd !== undefined ? resolve(sel.cwd) : undefined;
   const picked = sessions.filter((s) => (cwd === undefined || s.header.cwd === cwd) && (sel.since === undefined || s.mtimeMs >= sel.since));
   picked.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.id < b.id ? -1 : 1));
@@ -56,5 +60,6 @@ export async function selectStored(sel: Selection, io: Io): Promise<{ sessions: 
 
 /** Files or ids, or a store selection: not both. */
 export function checkSelection(args: readonly string[], sel: Selection): void {
-  if (args.length > 0 && wantsStore(sel)) throw new CliError('USAGE', '--all, --since and --cwd select stored sessions; give either them or log files and session ids, not both');
+  if (args.length > 0 && wantsStore(sel))
+    throw new CliError('USAGE', '--all, --since and --cwd select stored sessions; give either them or log files and session ids, not both');
 }

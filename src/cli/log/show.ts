@@ -31,9 +31,23 @@ function headerLines(log: CliLog, out: Output): string[] {
   if (h.delegationDepth) lineage.push(`delegation depth ${h.delegationDepth}`);
   if (h.agentPreset !== undefined) lineage.push(`preset ${oneLine(h.agentPreset)}`);
   if (lineage.length) lines.push(lineage.join(' · '));
-  lines.push(`${plural(s.events, 'event')} in ${plural(s.rows, 'row')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.messages, 'message')} in history`);
-  if (log.tornTail) lines.push(out.style('yellow', `torn tail at line ${log.tornTail.line}: ${plural(log.tornTail.droppedLines, 'line')} not loaded (${oneLine(log.tornTail.reason)})`));
-  if (log.repaired.length) lines.push(out.style('yellow', `the last turn was left open: crash repair added ${plural(log.repaired.length, 'event')} (marked [crash repair])`));
+  lines.push(
+    `${plural(s.events, 'event')} in ${plural(s.rows, 'row')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.messages, 'message')} in history`,
+  );
+  if (log.tornTail)
+    lines.push(
+      out.style(
+        'yellow',
+        `torn tail at line ${log.tornTail.line}: ${plural(log.tornTail.droppedLines, 'line')} not loaded (${oneLine(log.tornTail.reason)})`,
+      ),
+    );
+  if (log.repaired.length)
+    lines.push(
+      out.style(
+        'yellow',
+        `the last turn was left open: crash repair added ${plural(log.repaired.length, 'event')} (marked [crash repair])`,
+      ),
+    );
   const warnings = log.warnings.length;
   if (warnings) lines.push(out.style('yellow', `${plural(warnings, 'warning')}: dsh log check lists them`));
   return lines;
@@ -60,7 +74,11 @@ export function runShow(path: string, opts: ShowOptions, io: Io): number {
     const range = turnRange(events, opts.turn);
     if (!range) {
       const turns = events.filter((e) => e.type === 'turn/start').length;
-      throw new CliError('TURN_NOT_FOUND', `--turn ${opts.turn}: ${turns === 0 ? 'the log has no turns' : `the log has turns 1…${turns}`}`, { file: log.file });
+      throw new CliError(
+        'TURN_NOT_FOUND',
+        `--turn ${opts.turn}: ${turns === 0 ? 'the log has no turns' : `the log has turns 1…${turns}`}`,
+        { file: log.file },
+      );
     }
     entries = entries.filter((e) => e.seq >= range.start && e.seq <= range.end);
   }

@@ -4,7 +4,17 @@
  * turns. Several, or the store: the totals, the end-reason distribution, the top tools, every
  * alert, and a row per session. Logs are read one at a time, so a store of any size fits.
  */
-import { alertsOf, collectStats, FleetFold, viewOf, type Alert, type FleetStats, type SessionStats, type ToolStats, type Totals } from '../../query/index.js';
+import {
+  alertsOf,
+  collectStats,
+  FleetFold,
+  viewOf,
+  type Alert,
+  type FleetStats,
+  type SessionStats,
+  type ToolStats,
+  type Totals,
+} from '../../query/index.js';
 import type { PriceTable } from '../../llm/pricing.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from '../errors.js';
 import type { Io, Output } from '../output.js';
@@ -66,16 +76,18 @@ function toolTable(tools: readonly ToolStats[], top: number, out: Output): strin
       { title: 'max', align: 'right' },
       { title: 'errors' },
     ],
-    tools.slice(0, top).map((t) => [
-      oneLine(truncate(t.name, 40)),
-      count(t.calls),
-      t.failures ? { text: count(t.failures), style: 'red' as const } : '0',
-      t.unanswered ? { text: count(t.unanswered), style: 'yellow' as const } : '0',
-      ms(t.duration.p50),
-      ms(t.duration.p95),
-      ms(t.duration.max),
-      Object.keys(t.errors).length ? countsLine(t.errors) : '',
-    ]),
+    tools
+      .slice(0, top)
+      .map((t) => [
+        oneLine(truncate(t.name, 40)),
+        count(t.calls),
+        t.failures ? { text: count(t.failures), style: 'red' as const } : '0',
+        t.unanswered ? { text: count(t.unanswered), style: 'yellow' as const } : '0',
+        ms(t.duration.p50),
+        ms(t.duration.p95),
+        ms(t.duration.max),
+        Object.keys(t.errors).length ? countsLine(t.errors) : '',
+      ]),
     out,
     '  ',
   );
@@ -96,8 +108,27 @@ export function idWidth(ids: readonly string[]): number {
 }
 
 function alertLines(alerts: readonly Alert[], out: Output, withSession: boolean, idw = 36, max = 50): string[] {
-  const rows = alerts.slice(0, max).map((a) => [...(withSession ? [oneLine(a.sessionId.slice(0, idw))] : []), { text: a.kind, style: 'red' as const }, a.turn !== undefined ? String(a.turn) : '-', `#${a.seq}`, oneLine(a.message)]);
-  const lines = table([...(withSession ? [{ title: 'session' }] : []), { title: 'alert' }, { title: 'turn', align: 'right' as const }, { title: 'seq', align: 'right' as const }, { title: 'what' }], rows, out, '  ');
+  const rows = alerts
+    .slice(0, max)
+    .map((a) => [
+      ...(withSession ? [oneLine(a.sessionId.slice(0, idw))] : []),
+      { text: a.kind, style: 'red' as const },
+      a.turn !== undefined ? String(a.turn) : '-',
+      `#${a.seq}`,
+      oneLine(a.message),
+    ]);
+  const lines = table(
+    [
+      ...(withSession ? [{ title: 'session' }] : []),
+      { title: 'alert' },
+      { title: 'turn', align: 'right' as const },
+      { title: 'seq', align: 'right' as const },
+      { title: 'what' },
+    ],
+    rows,
+    out,
+    '  ',
+  );
   if (alerts.length > max) lines.push(`  … and ${count(alerts.length - max)} more (--json lists all)`);
   return lines;
 }
@@ -108,15 +139,35 @@ function printSession(r: Read, opts: StatsOptions, out: Output): void {
   if (s.cwd !== null) head.push(`cwd ${oneLine(s.cwd)}`);
   if (s.createdAt !== null) head.push(`created ${isoTime(s.createdAt)}`);
   out.line(out.style('bold', head.join(' · ')));
-  const rows: [string, string][] = [['size', `${plural(s.events, 'event')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.attempts, 'model attempt')} · ${plural(s.toolCalls, 'tool call')} (${count(s.toolFailures)} failed, ${count(s.unanswered.length)} unanswered)`]];
-  if (s.writer.state === 'live') rows.push(['writer', `pid ${s.writer.holder?.pid} on ${oneLine(s.writer.holder?.host ?? '?')} is writing it`]);
+  const rows: [string, string][] = [
+    [
+      'size',
+      `${plural(s.events, 'event')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.attempts, 'model attempt')} · ${plural(s.toolCalls, 'tool call')} (${count(s.toolFailures)} failed, ${count(s.unanswered.length)} unanswered)`,
+    ],
+  ];
+  if (s.writer.state === 'live')
+    rows.push(['writer', `pid ${s.writer.holder?.pid} on ${oneLine(s.writer.holder?.host ?? '?')} is writing it`]);
   rows.push(...totalsRows(s));
   for (const l of fields(rows, out, '  ')) out.line(l);
   if (s.models.length > 1 || s.cost.unpricedCalls > 0) {
     out.line();
     const models = table(
-      [{ title: 'model' }, { title: 'calls', align: 'right' }, { title: 'in', align: 'right' }, { title: 'cache read', align: 'right' }, { title: 'out', align: 'right' }, { title: 'cost', align: 'right' }],
-      s.models.map((m) => [`${oneLine(m.provider ?? '?')}:${oneLine(m.model ?? '?')}`, count(m.tokens.calls), count(m.tokens.input), count(m.tokens.cacheRead), count(m.tokens.output), costTotal(m.cost)]),
+      [
+        { title: 'model' },
+        { title: 'calls', align: 'right' },
+        { title: 'in', align: 'right' },
+        { title: 'cache read', align: 'right' },
+        { title: 'out', align: 'right' },
+        { title: 'cost', align: 'right' },
+      ],
+      s.models.map((m) => [
+        `${oneLine(m.provider ?? '?')}:${oneLine(m.model ?? '?')}`,
+        count(m.tokens.calls),
+        count(m.tokens.input),
+        count(m.tokens.cacheRead),
+        count(m.tokens.output),
+        costTotal(m.cost),
+      ]),
       out,
       '  ',
     );
@@ -134,11 +185,27 @@ function printSession(r: Read, opts: StatsOptions, out: Output): void {
   if (opts.turns && s.perTurn?.length) {
     out.line();
     const turns = table(
-      [{ title: 'turn', align: 'right' }, { title: 'seqs' }, { title: 'ended' }, { title: 'steps', align: 'right' }, { title: 'tools', align: 'right' }, { title: 'failed', align: 'right' }, { title: 'in', align: 'right' }, { title: 'out', align: 'right' }, { title: 'cost', align: 'right' }, { title: 'wall', align: 'right' }],
+      [
+        { title: 'turn', align: 'right' },
+        { title: 'seqs' },
+        { title: 'ended' },
+        { title: 'steps', align: 'right' },
+        { title: 'tools', align: 'right' },
+        { title: 'failed', align: 'right' },
+        { title: 'in', align: 'right' },
+        { title: 'out', align: 'right' },
+        { title: 'cost', align: 'right' },
+        { title: 'wall', align: 'right' },
+      ],
       s.perTurn.map((t) => [
         String(t.turn),
         t.end !== undefined ? `${t.start}–${t.end}` : `${t.start}–`,
-        t.state === 'ended' ? { text: `${t.reason}${t.reasonDetail ? ` ${oneLine(t.reasonDetail)}` : ''}`, ...(t.reason === 'completed' ? {} : { style: 'yellow' as const }) } : { text: t.state, style: t.state === 'live' ? ('cyan' as const) : ('red' as const) },
+        t.state === 'ended'
+          ? {
+              text: `${t.reason}${t.reasonDetail ? ` ${oneLine(t.reasonDetail)}` : ''}`,
+              ...(t.reason === 'completed' ? {} : { style: 'yellow' as const }),
+            }
+          : { text: t.state, style: t.state === 'live' ? ('cyan' as const) : ('red' as const) },
         count(t.steps.length),
         count(t.toolCalls),
         count(t.toolFailures),
@@ -159,7 +226,12 @@ function printSession(r: Read, opts: StatsOptions, out: Output): void {
 }
 
 function printFleet(f: FleetStats, failed: Problem[], opts: StatsOptions, out: Output): void {
-  out.line(out.style('bold', `${plural(f.sessions, 'session')}${failed.length ? ` (${count(failed.length)} more not read)` : ''} · ${plural(f.turns, 'turn')} · ${plural(f.steps, 'step')} · ${plural(f.events, 'event')} · ${plural(f.toolCalls, 'tool call')} (${count(f.toolFailures)} failed, ${count(f.unanswered)} unanswered)`));
+  out.line(
+    out.style(
+      'bold',
+      `${plural(f.sessions, 'session')}${failed.length ? ` (${count(failed.length)} more not read)` : ''} · ${plural(f.turns, 'turn')} · ${plural(f.steps, 'step')} · ${plural(f.events, 'event')} · ${plural(f.toolCalls, 'tool call')} (${count(f.toolFailures)} failed, ${count(f.unanswered)} unanswered)`,
+    ),
+  );
   for (const l of fields(totalsRows(f), out, '  ')) out.line(l);
   if (f.tools.length) {
     out.line();
@@ -184,10 +256,31 @@ function printFleet(f: FleetStats, failed: Problem[], opts: StatsOptions, out: O
     r.alerts ? { text: count(r.alerts), style: 'red' as const } : '0',
     oneLine(truncate(r.cwd ?? '-', 40)),
   ]);
-  for (const l of table([{ title: 'session' }, { title: 'last event (UTC)' }, { title: 'turns', align: 'right' }, { title: 'reasons' }, { title: 'in', align: 'right' }, { title: 'out', align: 'right' }, { title: 'cost', align: 'right' }, { title: 'alerts', align: 'right' }, { title: 'cwd' }], rows, out, '  ')) out.line(l);
+  for (const l of table(
+    [
+      { title: 'session' },
+      { title: 'last event (UTC)' },
+      { title: 'turns', align: 'right' },
+      { title: 'reasons' },
+      { title: 'in', align: 'right' },
+      { title: 'out', align: 'right' },
+      { title: 'cost', align: 'right' },
+      { title: 'alerts', align: 'right' },
+      { title: 'cwd' },
+    ],
+    rows,
+    out,
+    '  ',
+  ))
+    out.line(l);
 }
 
-function readOne(path: string, prices: PriceTable, detail: boolean, io: Io): Read & { samples: ReturnType<typeof collectStats>['samples'] } {
+function readOne(
+  path: string,
+  prices: PriceTable,
+  detail: boolean,
+  io: Io,
+): Read & { samples: ReturnType<typeof collectStats>['samples'] } {
   const log = readLog(path);
   // An open turn is reported as live or dangling; that crash repair closed it in memory is no news here.
   for (const l of loadNotices(log)) if (!l.endsWith('[OPEN_TURN]')) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
@@ -199,7 +292,8 @@ function readOne(path: string, prices: PriceTable, detail: boolean, io: Io): Rea
 export async function runStats(paths: readonly string[], opts: StatsOptions, io: Io): Promise<number> {
   checkSelection(paths, opts);
   const store = wantsStore(opts);
-  if (!store && paths.length === 0) throw new CliError('USAGE', 'give log files or session ids, or --all (with --since, --cwd) for the stored sessions');
+  if (!store && paths.length === 0)
+    throw new CliError('USAGE', 'give log files or session ids, or --all (with --since, --cwd) for the stored sessions');
   const prices = pricesFor(io);
   if (!store && paths.length === 1) {
     const r = readOne(paths[0]!, prices, true, io);

@@ -9,7 +9,17 @@ import type { StreamChunk } from '../../model/stream.js';
 import type { JsonValue } from '../../model/json.js';
 import type { ContentBlock } from '../../model/message.js';
 import type { LlmFailure } from '../../model/failure.js';
-import { argsPreview, blockLine, flattenText, formatFailure, formatImageRef, formatSource, formatTurnEnd, formatUsage, type Widths } from '../format.js';
+import {
+  argsPreview,
+  blockLine,
+  flattenText,
+  formatFailure,
+  formatImageRef,
+  formatSource,
+  formatTurnEnd,
+  formatUsage,
+  type Widths,
+} from '../format.js';
 import { count, oneLine, plural, preview, truncate } from '../text.js';
 
 export type Tone = 'strong' | 'ok' | 'warn' | 'error' | 'dim';
@@ -33,7 +43,11 @@ export interface TimelineOptions {
   fileEventCount: number;
 }
 
-const DELTA_NAMES: Readonly<Record<string, string | undefined>> = { 'text-delta': 'text', 'reasoning-delta': 'reasoning', 'tool-call-delta': 'tool-call' };
+const DELTA_NAMES: Readonly<Record<string, string | undefined>> = {
+  'text-delta': 'text',
+  'reasoning-delta': 'reasoning',
+  'tool-call-delta': 'tool-call',
+};
 
 /** `reasoning ×46 deltas, tool-call ×13 deltas · 2 blocks · usage · finish tool-calls`. */
 export function summarizeChunks(chunks: readonly StreamChunk[]): string {
@@ -121,7 +135,11 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         j++;
       }
       const last = events[j - 1]!.seq;
-      push(e, { head: `stream: ${summarizeChunks(chunks)}  ${`[${plural(chunks.length, 'chunk')}${last > e.seq ? `, #${e.seq}–${last}` : ''}]`}`, tone: 'dim', ...(last > e.seq ? { lastSeq: last } : {}) });
+      push(e, {
+        head: `stream: ${summarizeChunks(chunks)}  ${`[${plural(chunks.length, 'chunk')}${last > e.seq ? `, #${e.seq}–${last}` : ''}]`}`,
+        tone: 'dim',
+        ...(last > e.seq ? { lastSeq: last } : {}),
+      });
       i = j;
       continue;
     }
@@ -133,7 +151,14 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         break;
       case 'turn/end': {
         const k = e.data.reason.kind;
-        push(e, { head: `turn ${e.data.turn} end: ${formatTurnEnd(e.data.reason)}`, tone: k === 'completed' ? 'ok' : k === 'error' ? 'error' : 'warn' }, 0);
+        push(
+          e,
+          {
+            head: `turn ${e.data.turn} end: ${formatTurnEnd(e.data.reason)}`,
+            tone: k === 'completed' ? 'ok' : k === 'error' ? 'error' : 'warn',
+          },
+          0,
+        );
         depth = 0;
         break;
       }
@@ -149,7 +174,10 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         const m = e.data;
         const images = m.content.filter((b) => b.type === 'image').map((b) => formatImageRef((b as { attachment: unknown }).attachment));
         const text = flattenText(m.content.filter((b) => b.type !== 'image'));
-        push(e, { head: `user (${formatSource(m.source)}): ${preview(text, w.text)}${surfaceNote(e)}`, ...(images.length ? { details: images } : {}) });
+        push(e, {
+          head: `user (${formatSource(m.source)}): ${preview(text, w.text)}${surfaceNote(e)}`,
+          ...(images.length ? { details: images } : {}),
+        });
         break;
       }
       case 'assistant/message': {
@@ -204,7 +232,10 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
       }
       case 'request/context': {
         const d = e.data;
-        push(e, { head: `request context ${str(d.provider)}/${str(d.model)}${d.contextWindow !== undefined ? ` · window ${count(d.contextWindow)}` : ''}`, tone: 'dim' });
+        push(e, {
+          head: `request context ${str(d.provider)}/${str(d.model)}${d.contextWindow !== undefined ? ` · window ${count(d.contextWindow)}` : ''}`,
+          tone: 'dim',
+        });
         break;
       }
       // Plugin payloads are not validated by the loader (only required to be JSON), so every
@@ -212,7 +243,10 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
       case 'llm/retry': {
         const d = obj(e.data);
         const max = typeof d.maxRetries === 'number' ? `/${d.maxRetries}` : '';
-        push(e, { head: `llm retry ${str(d.retry)}${max} (${str(d.mode)}) in ${str(d.delayMs)} ms after ${failureOf(d.failure)}`, tone: 'warn' });
+        push(e, {
+          head: `llm retry ${str(d.retry)}${max} (${str(d.mode)}) in ${str(d.delayMs)} ms after ${failureOf(d.failure)}`,
+          tone: 'warn',
+        });
         break;
       }
       case 'llm/retry-started':
@@ -234,7 +268,9 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         const todos = e.data.todos;
         const by = (s: string): number => todos.filter((t) => t.status === s).length;
         const current = todos.find((t) => t.status === 'in_progress');
-        push(e, { head: `todo: ${plural(todos.length, 'item')} (${by('completed')} done, ${by('in_progress')} in progress, ${by('pending')} pending)${current ? ` now ${preview(current.content, w.text)}` : ''}` });
+        push(e, {
+          head: `todo: ${plural(todos.length, 'item')} (${by('completed')} done, ${by('in_progress')} in progress, ${by('pending')} pending)${current ? ` now ${preview(current.content, w.text)}` : ''}`,
+        });
         break;
       }
       case 'session/title':
@@ -253,12 +289,16 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         break;
       }
       case 'session/end-seed':
-        if (e.seq < opts.fileEventCount) push(e, { head: `end of seed: the ${plural(e.seq, 'event')} above were inherited`, tone: 'dim' }, 0);
+        if (e.seq < opts.fileEventCount)
+          push(e, { head: `end of seed: the ${plural(e.seq, 'event')} above were inherited`, tone: 'dim' }, 0);
         break;
       default: {
         // Plugin events: type and a compact payload, so nothing in the log is invisible.
         const data = (e as { data?: JsonValue }).data;
-        push(e, { head: `${oneLine(e.type)}${e.ignorable ? ' (ignorable)' : ''} ${compactJson(data, w.text === undefined ? undefined : 100)}`.trimEnd(), tone: 'dim' });
+        push(e, {
+          head: `${oneLine(e.type)}${e.ignorable ? ' (ignorable)' : ''} ${compactJson(data, w.text === undefined ? undefined : 100)}`.trimEnd(),
+          tone: 'dim',
+        });
       }
     }
   }

@@ -29,7 +29,12 @@ export function runTrace(path: string, seq: number, opts: TraceOptions, io: Io):
     return EXIT_OK;
   }
   const o = io.out;
-  const surface = p.surface === 'visible' ? o.style('green', 'in the model-visible history') : p.surface === 'shadowed' ? o.style('yellow', 'replaced: no longer in the model-visible history') : 'not a surface event';
+  const surface =
+    p.surface === 'visible'
+      ? o.style('green', 'in the model-visible history')
+      : p.surface === 'shadowed'
+        ? o.style('yellow', 'replaced: no longer in the model-visible history')
+        : 'not a surface event';
   const repaired = seq >= log.eventCount ? ` · ${o.style('yellow', '[crash repair]')}` : '';
   o.line(`${o.style('bold', refText(p.event))} · ${surface}${repaired}`);
   const rows: [string, string][] = [

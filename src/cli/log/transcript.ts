@@ -73,7 +73,9 @@ function parts(content: readonly ContentBlock[]): Part[] {
 }
 
 function resultText(content: readonly ContentBlock[]): string {
-  return content.map((b) => (b.type === 'text' || b.type === 'reasoning' ? b.text : b.type === 'image' ? formatImageRef(b.attachment) : `[${b.type}]`)).join('\n');
+  return content
+    .map((b) => (b.type === 'text' || b.type === 'reasoning' ? b.text : b.type === 'image' ? formatImageRef(b.attachment) : `[${b.type}]`))
+    .join('\n');
 }
 
 function who(m: Message): string {
@@ -180,9 +182,15 @@ export function toMarkdown(t: Transcript): string {
         }
       }
     }
-    out.push(s.end !== undefined ? `*Turn ended: ${mdInline(s.end)}*` : s.turn === undefined ? '' : '*The turn has no end in the log.*', '');
+    out.push(
+      s.end !== undefined ? `*Turn ended: ${mdInline(s.end)}*` : s.turn === undefined ? '' : '*The turn has no end in the log.*',
+      '',
+    );
   }
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -226,7 +234,9 @@ export function toHtml(t: Transcript): string {
             out.push(`<p>Tool call <strong>${h(p.name)}</strong> <code>${h(p.id)}</code></p><pre>${h(argsText(p.args))}</pre>`);
             break;
           case 'result':
-            out.push(`<div class="${p.error ? 'error' : 'result'}"><p>Result of <code>${h(p.callId)}</code>${p.error ? ' (error)' : ''}</p><pre>${h(p.text)}</pre></div>`);
+            out.push(
+              `<div class="${p.error ? 'error' : 'result'}"><p>Result of <code>${h(p.callId)}</code>${p.error ? ' (error)' : ''}</p><pre>${h(p.text)}</pre></div>`,
+            );
             break;
         }
       }

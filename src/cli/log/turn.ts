@@ -70,17 +70,46 @@ export function runTurn(path: string, n: number, opts: TurnOptions, io: Io): num
   const { stats } = collectStats(viewOf(log), { prices: pricesFor(io), writer: writerFor(path) });
   const t = stats.perTurn!.find((x) => x.start === slice.start)!;
   if (opts.json) {
-    io.out.line(safeJson({ file: log.file, sessionId: log.header.id, turn: n, start: slice.start, end: slice.end ?? null, last: slice.last, repaired: slice.repaired, reason: slice.reason ?? null, stats: t, events: slice.events }, 2));
+    io.out.line(
+      safeJson(
+        {
+          file: log.file,
+          sessionId: log.header.id,
+          turn: n,
+          start: slice.start,
+          end: slice.end ?? null,
+          last: slice.last,
+          repaired: slice.repaired,
+          reason: slice.reason ?? null,
+          stats: t,
+          events: slice.events,
+        },
+        2,
+      ),
+    );
     return EXIT_OK;
   }
   const o = io.out;
   const reason = slice.reason && t.state === 'ended' ? formatTurnEnd(slice.reason) : undefined;
-  const tone = t.state === 'ended' && t.reason === 'completed' ? 'green' : t.state === 'live' ? 'cyan' : t.reason === 'max-tokens' || t.reason === 'blocked' || t.reason === 'aborted' ? 'yellow' : 'red';
-  o.line(o.style('bold', `turn ${n} of session ${oneLine(log.header.id)}`) + ` · seq ${slice.start}–${slice.last} · ${o.style(tone, stateText(t, reason))}`);
+  const tone =
+    t.state === 'ended' && t.reason === 'completed'
+      ? 'green'
+      : t.state === 'live'
+        ? 'cyan'
+        : t.reason === 'max-tokens' || t.reason === 'blocked' || t.reason === 'aborted'
+          ? 'yellow'
+          : 'red';
+  o.line(
+    o.style('bold', `turn ${n} of session ${oneLine(log.header.id)}`) +
+      ` · seq ${slice.start}–${slice.last} · ${o.style(tone, stateText(t, reason))}`,
+  );
   const rows: [string, string][] = [
     ['started', isoTime(slice.events[0]!.time)],
     ['steps', `${count(t.steps.length)} · ${plural(t.attempts, 'model attempt')} · ${plural(t.retries, 'retry', 'retries')}`],
-    ['tool calls', `${count(t.toolCalls)} (${count(t.toolFailures)} failed, ${count(t.unanswered.length)} unanswered) · tool time ${ms(t.toolMs)}`],
+    [
+      'tool calls',
+      `${count(t.toolCalls)} (${count(t.toolFailures)} failed, ${count(t.unanswered.length)} unanswered) · tool time ${ms(t.toolMs)}`,
+    ],
     ['tokens', tokensLine(t.tokens)],
     ['cost', costLine(t.cost)],
     ['first token', distLine(t.ttft)],
@@ -97,6 +126,7 @@ export function runTurn(path: string, n: number, opts: TurnOptions, io: Io): num
   }
   o.line();
   renderEntries(buildTimeline(slice.events, { widths: opts.full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount }), o);
-  if (slice.steps.length === 0 && slice.events.length > 2) o.line(o.style('dim', `(no step: the events ${seqList(slice.events.map((e) => e.seq))} sit between turn/start and turn/end)`));
+  if (slice.steps.length === 0 && slice.events.length > 2)
+    o.line(o.style('dim', `(no step: the events ${seqList(slice.events.map((e) => e.seq))} sit between turn/start and turn/end)`));
   return EXIT_OK;
 }

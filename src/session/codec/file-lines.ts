@@ -139,11 +139,16 @@ export class FileLines implements LineSource {
     } catch (e) {
       if (!(e instanceof RangeError)) throw e;
       const where = `${this.file ? `${this.file}:` : ''}line ${this.lines + 1}`;
-      throw new SessionError('LINE_TOO_LONG', `${where}: the line is too long to decode as one string (over about 512 MiB)`, {
-        line: this.lines + 1,
-        rule: 'storage',
-        ...(this.file !== undefined ? { file: this.file } : {}),
-      }, { cause: e });
+      throw new SessionError(
+        'LINE_TOO_LONG',
+        `${where}: the line is too long to decode as one string (over about 512 MiB)`,
+        {
+          line: this.lines + 1,
+          rule: 'storage',
+          ...(this.file !== undefined ? { file: this.file } : {}),
+        },
+        { cause: e },
+      );
     }
     this.parts = [];
     return line;

@@ -89,14 +89,22 @@ function decodeHeader(text: string, file: string | undefined): Record<string, un
   const h = v as Record<string, unknown>;
   if (!('version' in h)) throw corrupt(file, 1, 'the first line is not a session header: it has no format "version"');
   if (typeof h.version === 'number' && h.version !== 0) {
-    throw new SessionError('FORMAT_UNSUPPORTED', `${file ? `${file}:1` : 'line 1'}: session format version ${h.version} is not supported (this build reads version 0)`, {
-      line: 1,
-      rule: 'format-version',
-      ...(file ? { file } : {}),
-    });
+    throw new SessionError(
+      'FORMAT_UNSUPPORTED',
+      `${file ? `${file}:1` : 'line 1'}: session format version ${h.version} is not supported (this build reads version 0)`,
+      {
+        line: 1,
+        rule: 'format-version',
+        ...(file ? { file } : {}),
+      },
+    );
   }
   if (!('delegationDepth' in h)) {
-    throw corrupt(file, 1, 'the first line is not a session header: it has no "delegationDepth" (required on disk, 0 for a top-level session)');
+    throw corrupt(
+      file,
+      1,
+      'the first line is not a session header: it has no "delegationDepth" (required on disk, 0 for a top-level session)',
+    );
   }
   const { type: _tag, ...rest } = h;
   return rest;
@@ -127,7 +135,8 @@ export class LineMap {
 
   event(seq: number, line: number): void {
     const k = this.seqs.length - 1;
-    if (k >= 0 && this.counts[k]! > 0 && this.seqs[k]! + this.counts[k]! === seq && this.lines[k]! + this.counts[k]! === line) this.counts[k]!++;
+    if (k >= 0 && this.counts[k]! > 0 && this.seqs[k]! + this.counts[k]! === seq && this.lines[k]! + this.counts[k]! === line)
+      this.counts[k]!++;
     else {
       this.seqs.push(seq);
       this.lines.push(line);
@@ -172,12 +181,25 @@ interface ScanHandlers {
 }
 
 /** The refusal of a record that holds a number JSON text cannot hand over exactly. */
-export function lossyNumberError(n: LossyNumber, eventType: string, seq: number | undefined, line: number | undefined, file: string | undefined): SessionError {
+export function lossyNumberError(
+  n: LossyNumber,
+  eventType: string,
+  seq: number | undefined,
+  line: number | undefined,
+  file: string | undefined,
+): SessionError {
   const where = [file, line !== undefined ? `line ${line}` : undefined].filter(Boolean).join(':');
   return new SessionError(
     'NON_JSON',
     `${where ? `${where}: ` : ''}${eventType === 'session' ? 'the session header' : `session event "${shortPath(eventType, 80)}"${seq !== undefined ? ` at seq ${seq}` : ''}`} holds the number ${n.token} at ${shortPath(n.path)}, which JSON cannot hand over exactly: ${n.why}; it is refused rather than loaded rounded`,
-    { eventType, path: n.path, rule: 'lossless-json', ...(line !== undefined ? { line } : {}), ...(seq !== undefined ? { seq } : {}), ...(file ? { file } : {}) },
+    {
+      eventType,
+      path: n.path,
+      rule: 'lossless-json',
+      ...(line !== undefined ? { line } : {}),
+      ...(seq !== undefined ? { seq } : {}),
+      ...(file ? { file } : {}),
+    },
   );
 }
 
@@ -236,7 +258,8 @@ function misplacedSeq(o: Record<string, unknown>, expected: number): string {
   const seq = o.seq;
   if (o.type === 'session') return `a second session header (only line 1 may hold one; seq ${expected} belongs here)`;
   if (seq === undefined) return `the line has no seq (seq ${expected} belongs here)`;
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return `seq ${preview(seq)} is not a non-negative integer (seq ${expected} belongs here)`;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0)
+    return `seq ${preview(seq)} is not a non-negative integer (seq ${expected} belongs here)`;
   if (seq < expected) return `seq ${seq} repeats or goes back (seq ${seq} was already read; seq ${expected} belongs here)`;
   return `seq gap: expected ${expected}, got ${seq} (${seq - expected === 1 ? `seq ${expected} is` : `seqs ${expected}–${seq - 1} are`} missing)`;
 }
@@ -265,13 +288,23 @@ function scanHeader(src: LineSource, file: string | undefined, warnings?: LogWar
   let line = src.line;
   if (line.charCodeAt(0) === 0xfeff) {
     line = line.slice(1);
-    warnings?.push({ code: 'BYTE_ORDER_MARK', line: 1, message: 'line 1 starts with a UTF-8 byte-order mark (U+FEFF), which dsh never writes; it was skipped' });
+    warnings?.push({
+      code: 'BYTE_ORDER_MARK',
+      line: 1,
+      message: 'line 1 starts with a UTF-8 byte-order mark (U+FEFF), which dsh never writes; it was skipped',
+    });
   }
   return decodeHeader(line, file);
 }
 
 /** The rest of a scan, after `scanHeader`: every line after the header. */
-function scanBody(src: LineSource, file: string | undefined, header: Record<string, unknown>, handlers: ScanHandlers, warnings: LogWarning[] = []): Scanned {
+function scanBody(
+  src: LineSource,
+  file: string | undefined,
+  header: Record<string, unknown>,
+  handlers: ScanHandlers,
+  warnings: LogWarning[] = [],
+): Scanned {
   const lines = new LineMap();
   let count = 0;
   let rowCount = 0;
@@ -282,7 +315,8 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
     let lineNo = line;
     let droppedLines = 1;
     // The defective line itself may record a turn/end (say, with a seq gap): committed too.
-    if (recordsTurnEnd(src.line)) throw corrupt(file, line, `${why}; the line itself records a turn/end, so it is inside the committed region`);
+    if (recordsTurnEnd(src.line))
+      throw corrupt(file, line, `${why}; the line itself records a turn/end, so it is inside the committed region`);
     while (src.next()) {
       lineNo++;
       droppedLines++;
@@ -355,7 +389,8 @@ function scanBody(src: LineSource, file: string | undefined, header: Record<stri
       count++;
     }
     rowCount++;
-    if (!terminated) warnings.push({ code: 'MISSING_FINAL_NEWLINE', line, message: `line ${line} has no final newline (it parsed, so it was kept)` });
+    if (!terminated)
+      warnings.push({ code: 'MISSING_FINAL_NEWLINE', line, message: `line ${line} has no final newline (it parsed, so it was kept)` });
   }
   const out: Scanned = { header, count, rowCount, warnings, lines };
   if (tornTail) out.tornTail = tornTail;
@@ -414,7 +449,7 @@ export function importEvents(decoded: DecodedLog, sessionId: string, opts: Decod
     }
     if (what) decoded.warnings.push({ code: 'LEGACY_IMPORT', seq, line: decoded.lineOf(seq) ?? 0, message: `seq ${seq}: ${what}` });
     const t = e.type;
-    if (typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !(known?.has(t)) && e.ignorable !== true) {
+    if (typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !known?.has(t) && e.ignorable !== true) {
       throw unknownTypeError(t, seq, decoded.lineOf(seq), opts.file);
     }
   }

@@ -67,12 +67,16 @@ export class LegacyImporter {
 
   private malformed(e: Obj, what: string, path = '$.data'): never {
     const seq = typeof e.seq === 'number' ? e.seq : -1;
-    throw new SessionError('INVALID_EVENT', `event "${String(e.type)}" at seq ${seq} is a malformed ${what} (an old shape dsh upgrades only when it is whole)`, {
-      eventType: String(e.type),
-      seq,
-      path,
-      rule: 'legacy-import',
-    });
+    throw new SessionError(
+      'INVALID_EVENT',
+      `event "${String(e.type)}" at seq ${seq} is a malformed ${what} (an old shape dsh upgrades only when it is whole)`,
+      {
+        eventType: String(e.type),
+        seq,
+        path,
+        rule: 'legacy-import',
+      },
+    );
   }
 
   private earlierId(seq: number): string | undefined {
@@ -99,7 +103,8 @@ export class LegacyImporter {
           e.data = d.message;
           return 'legacy steering/message read as user/message';
         }
-        if (!(typeof d.turn === 'number' && Number.isSafeInteger(d.turn)) || !onlyKeys(d, ['turn', 'content', 'source'])) return this.malformed(e, 'steering/message');
+        if (!(typeof d.turn === 'number' && Number.isSafeInteger(d.turn)) || !onlyKeys(d, ['turn', 'content', 'source']))
+          return this.malformed(e, 'steering/message');
         e.type = 'user/message';
         e.data = { content: d.content, source: d.source, id: this.legacyId(seq), role: 'user' };
         return `legacy steering/message read as user/message with id "${this.legacyId(seq)}"`;
@@ -107,7 +112,13 @@ export class LegacyImporter {
       case 'turn/start': {
         if (!isObj(d) || !has(d, 'trigger')) return undefined;
         const trigger = d.trigger;
-        if (!isTurn(d.turn) || !onlyKeys(d, ['turn', 'trigger']) || !isObj(trigger) || typeof trigger.kind !== 'string' || trigger.kind === '') {
+        if (
+          !isTurn(d.turn) ||
+          !onlyKeys(d, ['turn', 'trigger']) ||
+          !isObj(trigger) ||
+          typeof trigger.kind !== 'string' ||
+          trigger.kind === ''
+        ) {
           return this.malformed(e, 'turn/start with a trigger');
         }
         delete d.trigger;
@@ -126,7 +137,12 @@ export class LegacyImporter {
         const { content, provenance, ...rest } = d;
         e.data = {
           ...rest,
-          message: { id: this.legacyId(seq), role: 'assistant', content, source: { ...(isObj(provenance) ? provenance : {}), kind: 'model' } },
+          message: {
+            id: this.legacyId(seq),
+            role: 'assistant',
+            content,
+            source: { ...(isObj(provenance) ? provenance : {}), kind: 'model' },
+          },
         };
         return `older assistant/message layout (content, provenance) wrapped into a message with id "${this.legacyId(seq)}"`;
       }
@@ -154,7 +170,8 @@ export class LegacyImporter {
     const d = e.data;
     if (!isObj(d)) return undefined; // not an object: the shape check refuses it
     const reason = d.reason;
-    if (!isTurn(d.turn) || !onlyKeys(d, ['turn', 'reason']) || !isObj(reason) || typeof reason.kind !== 'string') return this.malformed(e, 'turn/end');
+    if (!isTurn(d.turn) || !onlyKeys(d, ['turn', 'reason']) || !isObj(reason) || typeof reason.kind !== 'string')
+      return this.malformed(e, 'turn/end');
     switch (reason.kind) {
       case 'completed':
       case 'blocked':
@@ -174,7 +191,8 @@ export class LegacyImporter {
       case 'error': {
         if (has(reason, 'error')) return undefined;
         const step = reason.step;
-        if (!(typeof step === 'number' && Number.isSafeInteger(step) && step >= 0)) return this.malformed(e, 'turn/end', '$.data.reason.step');
+        if (!(typeof step === 'number' && Number.isSafeInteger(step) && step >= 0))
+          return this.malformed(e, 'turn/end', '$.data.reason.step');
         const f = reason.failure;
         if (
           isObj(f) &&
@@ -190,7 +208,11 @@ export class LegacyImporter {
           return 'legacy error turn/end (step, failure) read as {kind:"error", error}';
         }
         const keys = reason.code === undefined ? ['kind', 'step', 'message'] : ['kind', 'step', 'message', 'code'];
-        if (!onlyKeys(reason, keys) || typeof reason.message !== 'string' || (reason.code !== undefined && typeof reason.code !== 'string')) {
+        if (
+          !onlyKeys(reason, keys) ||
+          typeof reason.message !== 'string' ||
+          (reason.code !== undefined && typeof reason.code !== 'string')
+        ) {
           return this.malformed(e, 'turn/end', '$.data.reason');
         }
         d.reason = { kind: 'error', error: { message: reason.message, code: typeof reason.code === 'string' ? reason.code : 'UNKNOWN' } };

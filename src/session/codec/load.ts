@@ -12,7 +12,18 @@ import { restoreWith, Session, type SeedSink } from '../session.js';
 import { SessionError } from '../errors.js';
 import { KNOWN_EVENT_TYPES, type SessionEvent, type SessionHeader } from '../events.js';
 import { interruptedTurnClosers, type EventDraft } from '../repair.js';
-import { scanBody, scanHeader, StringLines, unknownTypeError, type DecodeOptions, type LineSource, type LogWarning, type ScanHandlers, type Scanned, type TornTail } from './jsonl.js';
+import {
+  scanBody,
+  scanHeader,
+  StringLines,
+  unknownTypeError,
+  type DecodeOptions,
+  type LineSource,
+  type LogWarning,
+  type ScanHandlers,
+  type Scanned,
+  type TornTail,
+} from './jsonl.js';
 import { FileLines, Utf8Check } from './file-lines.js';
 import { LegacyImporter } from './legacy.js';
 import { chunkRunKind, MIN_RUN, type RowParts } from './rows.js';
@@ -68,7 +79,7 @@ class RunBuilder {
     const c = d.chunk as Obj;
     if (d.turn !== this.turn || d.step !== this.step || c.index !== this.index) return false;
     if (kind !== 'tool-call-delta') return true;
-    return c.id === this.id && ('name' in c) === this.named && c.name === this.name;
+    return c.id === this.id && 'name' in c === this.named && c.name === this.name;
   }
 
   start(o: Obj, kind: RunKind): void {
@@ -133,7 +144,7 @@ function nextFormat(text: string, opts: LoadOptions): LoadedLog | undefined {
   const nl = text.indexOf('\n');
   if (nextVersionOf(nl < 0 ? text : text.slice(0, nl)) === undefined) return undefined;
   const conv = convertNextToV0(text, opts.file);
-  const toSource = (line: number | undefined): number | undefined => (line === undefined ? undefined : conv.sourceLine[line - 1] ?? line);
+  const toSource = (line: number | undefined): number | undefined => (line === undefined ? undefined : (conv.sourceLine[line - 1] ?? line));
   let loaded: LoadedLog;
   try {
     loaded = loadLines(new StringLines(conv.text), opts);
@@ -160,7 +171,9 @@ function sourceLines(e: unknown, conv: ConvertedLog, file: string | undefined): 
   const src = conv.sourceLine[line - 1] ?? line;
   if (src === line) return e;
   const where = file ? `${file}:${line}` : `line ${line}`;
-  const msg = e.message.startsWith(where) ? `${file ? `${file}:${src}` : `line ${src}`}${e.message.slice(where.length)}` : e.message.replace(new RegExp(`\\bline ${line}\\b`), `line ${src}`);
+  const msg = e.message.startsWith(where)
+    ? `${file ? `${file}:${src}` : `line ${src}`}${e.message.slice(where.length)}`
+    : e.message.replace(new RegExp(`\\bline ${line}\\b`), `line ${src}`);
   return new SessionError(e.code, `${msg} (format ${conv.version}, read as format 0)`, { ...e.details, line: src }, { cause: e });
 }
 
@@ -288,7 +301,14 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
       }
       if (what) legacy.push({ code: 'LEGACY_IMPORT', seq, line, message: `seq ${seq}: ${what}` });
       const t = o.type;
-      if (upgraded && firstUnknown === undefined && typeof t === 'string' && !KNOWN_EVENT_TYPES.has(t) && !known?.has(t) && o.ignorable !== true) {
+      if (
+        upgraded &&
+        firstUnknown === undefined &&
+        typeof t === 'string' &&
+        !KNOWN_EVENT_TYPES.has(t) &&
+        !known?.has(t) &&
+        o.ignorable !== true
+      ) {
         // A newer writer's log: refused as a decode-time verdict, whatever else is wrong with it.
         firstUnknown = { type: t, seq, line };
         sink = undefined;
@@ -399,10 +419,15 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
 function utf8Warnings(src: LineSource, torn: TornTail | undefined, warnings: LogWarning[]): void {
   const listed = (src.invalidUtf8Lines ?? []).filter((l) => torn === undefined || l < torn.line);
   for (const line of listed) {
-    warnings.push({ code: 'INVALID_UTF8', line, message: `line ${line} holds bytes that are not valid UTF-8; each was read as U+FFFD (the replacement character)` });
+    warnings.push({
+      code: 'INVALID_UTF8',
+      line,
+      message: `line ${line} holds bytes that are not valid UTF-8; each was read as U+FFFD (the replacement character)`,
+    });
   }
   const more = (src.invalidUtf8Count ?? 0) - (src.invalidUtf8Lines?.length ?? 0);
-  if (more > 0 && torn === undefined) warnings.push({ code: 'INVALID_UTF8', message: `${more} more line(s) hold bytes that are not valid UTF-8` });
+  if (more > 0 && torn === undefined)
+    warnings.push({ code: 'INVALID_UTF8', message: `${more} more line(s) hold bytes that are not valid UTF-8` });
 }
 
 /** A seed error with the file and line of the seq it names (errors that have a line keep it). */
@@ -411,5 +436,10 @@ function located(e: unknown, scanned: Scanned | undefined, file: string | undefi
   const seq = e.details.seq;
   const line = seq === undefined ? (e.code === 'INVALID_HEADER' ? 1 : undefined) : seq < 0 ? 1 : scanned?.lines.lineOf(seq);
   const prefix = [file, line === undefined ? '' : `line ${line}`].filter(Boolean).join(':');
-  return new SessionError(e.code, prefix ? `${prefix}: ${e.message}` : e.message, { ...e.details, ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) }, { cause: e });
+  return new SessionError(
+    e.code,
+    prefix ? `${prefix}: ${e.message}` : e.message,
+    { ...e.details, ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) },
+    { cause: e },
+  );
 }

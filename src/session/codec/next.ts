@@ -63,7 +63,12 @@ function refuse(file: string | undefined, line: number, why: string, rule = 'for
 
 /** Format 0's header from a V1–V4 header. */
 function header(h: Obj, file: string | undefined): Obj {
-  if (h.isSeeded === true) throw refuse(file, 1, `a forked log of format ${String(h.version)} (isSeeded: true) is not read yet: its inherited cut would have to be recomputed`);
+  if (h.isSeeded === true)
+    throw refuse(
+      file,
+      1,
+      `a forked log of format ${String(h.version)} (isSeeded: true) is not read yet: its inherited cut would have to be recomputed`,
+    );
   const out: Obj = { type: 'session', version: 0, id: h.id, createdAt: h.createdAt };
   for (const k of ['cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']) if (h[k] !== undefined) out[k] = h[k];
   if (out.delegationDepth === undefined) out.delegationDepth = 0;
@@ -128,7 +133,13 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
   // every line's text is checked first, as the format 0 reader checks it.
   const lossyHeader = lossyNumber(first);
   if (lossyHeader !== undefined) throw lossyNumberError(lossyHeader, 'session', undefined, 1, file);
-  const warnings: LogWarning[] = [{ code: 'FORMAT_CONVERTED', line: 1, message: `written in dsh session format ${version}; read as format 0 in memory (streams as assistant/chunk events, seqs renumbered, newer event types kept as ignorable events)` }];
+  const warnings: LogWarning[] = [
+    {
+      code: 'FORMAT_CONVERTED',
+      line: 1,
+      message: `written in dsh session format ${version}; read as format 0 in memory (streams as assistant/chunk events, seqs renumbered, newer event types kept as ignorable events)`,
+    },
+  ];
   const out: string[] = [stringifyJson(header(h, file))];
   const sourceLine: number[] = [1];
 
@@ -159,7 +170,14 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
       break;
     }
     const lossy = lossyNumber(l);
-    if (lossy !== undefined) throw lossyNumberError(lossy, typeof v.type === 'string' ? v.type : 'event', typeof v.seq === 'number' ? v.seq : rows.length, i + 1, file);
+    if (lossy !== undefined)
+      throw lossyNumberError(
+        lossy,
+        typeof v.type === 'string' ? v.type : 'event',
+        typeof v.seq === 'number' ? v.seq : rows.length,
+        i + 1,
+        file,
+      );
     rows.push({ line: i + 1, o: v });
   }
 
@@ -210,7 +228,10 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
     if (type === 'request/header' && isObj(data) && data.reason === 'series') {
       // A header that starts a new series (after a compaction): format 0 calls it a change.
       data = { ...data, reason: 'change', startsSeries: true };
-      kept.set('request/header reason "series" (read as "change", startsSeries: true)', (kept.get('request/header reason "series" (read as "change", startsSeries: true)') ?? 0) + 1);
+      kept.set(
+        'request/header reason "series" (read as "change", startsSeries: true)',
+        (kept.get('request/header reason "series" (read as "change", startsSeries: true)') ?? 0) + 1,
+      );
     }
     if (type === 'assistant/message' && isObj(data)) {
       e.data = data;

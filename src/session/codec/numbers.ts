@@ -139,7 +139,8 @@ function pathOf(stack: readonly Frame[]): string {
   let p = '$';
   for (const f of stack) {
     if (f.arr) p += `[${f.index}]`;
-    else if (f.key !== undefined) p += IDENT.test(f.key) ? `.${f.key}` : `[${JSON.stringify(f.key.length > 40 ? `${f.key.slice(0, 40)}…` : f.key)}]`;
+    else if (f.key !== undefined)
+      p += IDENT.test(f.key) ? `.${f.key}` : `[${JSON.stringify(f.key.length > 40 ? `${f.key.slice(0, 40)}…` : f.key)}]`;
   }
   return p;
 }

@@ -119,7 +119,7 @@ function extends_(prev: SessionEvent, next: SessionEvent, kind: DeltaKind): bool
   const cb = chunkOf(next);
   if (ca.index !== cb.index) return false;
   if (kind !== 'tool-call-delta') return true;
-  return ca.id === cb.id && ('name' in ca) === ('name' in cb) && ca.name === cb.name;
+  return ca.id === cb.id && 'name' in ca === 'name' in cb && ca.name === cb.name;
 }
 
 function buildRow(kind: DeltaKind, run: SessionEvent[]): ChunkRow {
@@ -131,9 +131,10 @@ function buildRow(kind: DeltaKind, run: SessionEvent[]): ChunkRow {
   if (kind === 'tool-call-delta') {
     const args = run.map((e) => chunkOf(e).argumentsDelta!);
     // Field order as dsh writes it: placement, gaps, call identity, payload.
-    const data: ToolCallRow['data'] = 'name' in c
-      ? { turn: d.turn, step: d.step, index: c.index, dt, id: c.id!, name: c.name!, args }
-      : { turn: d.turn, step: d.step, index: c.index, dt, id: c.id!, args };
+    const data: ToolCallRow['data'] =
+      'name' in c
+        ? { turn: d.turn, step: d.step, index: c.index, dt, id: c.id!, name: c.name!, args }
+        : { turn: d.turn, step: d.step, index: c.index, dt, id: c.id!, args };
     return { type: 'tool-call-chunks', seq0: first.seq, time0: first.time, data };
   }
   return {
@@ -179,7 +180,10 @@ export function packChunkRuns(events: readonly SessionEvent[]): StorageRecord[] 
 
 /** Internal to the codec: a caller turns it into a `SessionError` (`CORRUPT_LOG`, rule `storage`) with its line. */
 export class RowError extends CodedError<'MALFORMED_ROW'> {
-  constructor(readonly tag: string, why: string) {
+  constructor(
+    readonly tag: string,
+    why: string,
+  ) {
     super('MALFORMED_ROW', `malformed ${tag} row: ${why}`);
     this.name = 'RowError';
   }
@@ -223,24 +227,34 @@ export function checkRow(value: Record<string, unknown>, tag: RowTag): RowParts 
   const isCall = tag === 'tool-call-chunks';
   const named = isCall && Object.prototype.hasOwnProperty.call(d, 'name');
   if (!exactKeys(d, isCall ? (named ? CALL_KEYS_NAMED : CALL_KEYS) : TEXT_KEYS)) {
-    throw new RowError(tag, isCall ? 'data must have exactly turn, step, index, id, name?, dt and args' : 'data must have exactly turn, step, index, dt and texts');
+    throw new RowError(
+      tag,
+      isCall
+        ? 'data must have exactly turn, step, index, id, name?, dt and args'
+        : 'data must have exactly turn, step, index, dt and texts',
+    );
   }
   const { turn, step, index } = d;
-  if (typeof turn !== 'number' || typeof step !== 'number' || typeof index !== 'number') throw new RowError(tag, 'turn, step and index must be numbers');
+  if (typeof turn !== 'number' || typeof step !== 'number' || typeof index !== 'number')
+    throw new RowError(tag, 'turn, step and index must be numbers');
   // -0 would reach every member and be written back as 0: not lossless.
-  if (Object.is(time0, -0) || Object.is(turn, -0) || Object.is(step, -0) || Object.is(index, -0)) throw new RowError(tag, 'time0, turn, step and index must not be -0 (it is written back as 0)');
-  if (isCall && (typeof d.id !== 'string' || (named && typeof d.name !== 'string'))) throw new RowError(tag, 'id (and name, when present) must be strings');
+  if (Object.is(time0, -0) || Object.is(turn, -0) || Object.is(step, -0) || Object.is(index, -0))
+    throw new RowError(tag, 'time0, turn, step and index must not be -0 (it is written back as 0)');
+  if (isCall && (typeof d.id !== 'string' || (named && typeof d.name !== 'string')))
+    throw new RowError(tag, 'id (and name, when present) must be strings');
   const payload = (isCall ? d.args : d.texts) as unknown[];
   const dt = d.dt as unknown[];
   if (!Array.isArray(payload) || payload.length === 0) throw new RowError(tag, `${isCall ? 'args' : 'texts'} must be a non-empty array`);
-  if (!Array.isArray(dt) || dt.length !== payload.length - 1) throw new RowError(tag, `dt must have one entry fewer than the ${payload.length} members`);
+  if (!Array.isArray(dt) || dt.length !== payload.length - 1)
+    throw new RowError(tag, `dt must have one entry fewer than the ${payload.length} members`);
   if (!Number.isSafeInteger(seq0 + (payload.length - 1))) throw new RowError(tag, 'member seqs leave the safe-integer range');
   const times = new Array<number>(payload.length);
   let time = time0;
   for (let k = 0; k < payload.length; k++) {
     if (k > 0) {
       const gap = dt[k - 1];
-      if (typeof gap !== 'number' || !Number.isSafeInteger(gap) || Object.is(gap, -0)) throw new RowError(tag, `dt[${k - 1}] must be a safe integer (and not -0), got ${preview(gap)}`);
+      if (typeof gap !== 'number' || !Number.isSafeInteger(gap) || Object.is(gap, -0))
+        throw new RowError(tag, `dt[${k - 1}] must be a safe integer (and not -0), got ${preview(gap)}`);
       time += gap;
       if (!Number.isSafeInteger(time)) throw new RowError(tag, 'member times leave the safe-integer range');
     }

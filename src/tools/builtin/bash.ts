@@ -20,8 +20,15 @@ const params = z.object({
     .string()
     .optional()
     .describe('Clear, concise description of what this command does in active voice, 5-10 words (shown in the UI).'),
-  timeoutMs: z.number().positive().optional().describe('Timeout in milliseconds. A default applies, and a cap; the command is killed on expiry.'),
-  workdir: z.string().optional().describe('Working directory for this command. Defaults to the workspace root; a relative path resolves against it.'),
+  timeoutMs: z
+    .number()
+    .positive()
+    .optional()
+    .describe('Timeout in milliseconds. A default applies, and a cap; the command is killed on expiry.'),
+  workdir: z
+    .string()
+    .optional()
+    .describe('Working directory for this command. Defaults to the workspace root; a relative path resolves against it.'),
   run_in_background: z
     .boolean()
     .optional()
@@ -50,7 +57,11 @@ const MIN_SECRET_LENGTH = 8;
  * value holds one of `secrets` or the value of a hidden variable, so a copy under another name
  * (or inside a URL, or a header line) does not carry it either.
  */
-export function hiddenVariables(env: Readonly<Record<string, string | undefined>>, hidden: readonly string[] = [], secrets: readonly string[] = []): Set<string> {
+export function hiddenVariables(
+  env: Readonly<Record<string, string | undefined>>,
+  hidden: readonly string[] = [],
+  secrets: readonly string[] = [],
+): Set<string> {
   const values = new Set(secrets.filter((v) => v.length >= MIN_SECRET_LENGTH));
   for (const name of hidden) {
     const v = env[name];
@@ -63,7 +74,11 @@ export function hiddenVariables(env: Readonly<Record<string, string | undefined>
   return out;
 }
 
-export function shellEnvironment(extra: Record<string, string> | undefined, hidden: readonly string[] = [], secrets: readonly string[] = []): Record<string, string | undefined> {
+export function shellEnvironment(
+  extra: Record<string, string> | undefined,
+  hidden: readonly string[] = [],
+  secrets: readonly string[] = [],
+): Record<string, string | undefined> {
   const drop = hiddenVariables(process.env, hidden, secrets);
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) if (!drop.has(k)) env[k] = v;
@@ -88,11 +103,14 @@ function format(r: RunResult, timeoutMs: number, sandbox: SandboxReport | undefi
   let text = parts.join('');
   if (!text) text = '(no output)';
   const tail: string[] = [];
-  if (r.timedOut) tail.push(`[timed out after ${timeoutMs} ms; the command was killed. Use a larger timeoutMs or run_in_background for long commands]`);
+  if (r.timedOut)
+    tail.push(`[timed out after ${timeoutMs} ms; the command was killed. Use a larger timeoutMs or run_in_background for long commands]`);
   else if (r.signal) tail.push(`[killed by signal ${r.signal}]`);
   else if (r.exitCode !== null && r.exitCode !== 0) tail.push(`[exit code: ${r.exitCode}]`);
   if (sandbox?.backend && sandbox.enforcement === 'full' && sandbox.mode !== 'danger-full-access' && looksDenied(r)) {
-    tail.push(`[sandbox: file access denied under ${sandbox.mode} mode — a policy denial, not a bug in the command; do not retry another way]`);
+    tail.push(
+      `[sandbox: file access denied under ${sandbox.mode} mode — a policy denial, not a bug in the command; do not retry another way]`,
+    );
   }
   const note = sandboxNote(sandbox);
   if (note) tail.push(note);
@@ -139,7 +157,12 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
         };
       }
       const timeoutMs = Math.min(args.timeoutMs ?? env.bash.defaultTimeoutMs, env.bash.maxTimeoutMs);
-      const r = await runForeground(plan, { timeoutMs, signal: ctx.signal, maxOutputBytes: env.bash.maxOutputBytes, spillDir: env.spillDir });
+      const r = await runForeground(plan, {
+        timeoutMs,
+        signal: ctx.signal,
+        maxOutputBytes: env.bash.maxOutputBytes,
+        spillDir: env.spillDir,
+      });
       if (r.spawnError !== undefined && r.exitCode === null && !r.timedOut && !r.aborted) {
         throw new ToolError('BASH_SPAWN_FAILED', `the shell could not be started (${plan.file}): ${r.spawnError}`);
       }

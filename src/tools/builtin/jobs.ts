@@ -21,7 +21,10 @@ function find(env: BuiltinEnv, id: string): Job {
   const job = env.jobs.get(id);
   if (!job) {
     const ids = env.jobs.list().map((j) => j.id);
-    throw new ToolError('JOB_NOT_FOUND', `there is no background job "${id}"${ids.length ? `; jobs in this session: ${ids.join(', ')}` : '; no background job was started in this session'}`);
+    throw new ToolError(
+      'JOB_NOT_FOUND',
+      `there is no background job "${id}"${ids.length ? `; jobs in this session: ${ids.join(', ')}` : '; no background job was started in this session'}`,
+    );
   }
   return job;
 }
@@ -30,14 +33,18 @@ const jobId = z.string().min(1).describe('Job id returned by the tool that start
 
 const outputParams = z.object({
   job_id: jobId,
-  wait: z.boolean().optional().describe('Block until the job finishes or the timeout expires. A timed-out wait returns [status: running] and leaves the job alive.'),
+  wait: z
+    .boolean()
+    .optional()
+    .describe('Block until the job finishes or the timeout expires. A timed-out wait returns [status: running] and leaves the job alive.'),
   timeout_ms: z.number().positive().optional().describe(`Max wait in milliseconds (only with wait: true). Defaults to ${DEFAULT_WAIT_MS}.`),
 });
 
 export function jobOutputTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof outputParams>> {
   return {
     name: 'job_output',
-    description: 'Read a background job: the output since the previous read, ending with `[status: ...]`. Non-blocking unless `wait: true`.',
+    description:
+      'Read a background job: the output since the previous read, ending with `[status: ...]`. Non-blocking unless `wait: true`.',
     parameters: outputParams,
     permission: { effects: 'none' },
     async execute(args, ctx) {
@@ -46,11 +53,15 @@ export function jobOutputTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof ou
       if (job.status !== 'running') await job.done; // the log is flushed before we point at it
       const r = job.read();
       const lines: string[] = [r.delta === '' ? '(no new output)' : r.delta.replace(/\n$/, '')];
-      if (r.lost > 0) lines.push(`[${r.lost} bytes of output were dropped before this read${r.logPath ? `; the complete log is at ${r.logPath}` : ''}]`);
+      if (r.lost > 0)
+        lines.push(`[${r.lost} bytes of output were dropped before this read${r.logPath ? `; the complete log is at ${r.logPath}` : ''}]`);
       const note = sandboxNote(job.sandbox);
       if (note) lines.push(note);
       lines.push(statusLine(r));
-      return { content: lines.join('\n'), meta: { jobId: job.id, status: r.status, exitCode: r.exitCode, ...(r.logPath ? { log: r.logPath } : {}) } };
+      return {
+        content: lines.join('\n'),
+        meta: { jobId: job.id, status: r.status, exitCode: r.exitCode, ...(r.logPath ? { log: r.logPath } : {}) },
+      };
     },
   };
 }
@@ -63,7 +74,8 @@ const killParams = z.object({
 export function jobKillTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof killParams>> {
   return {
     name: 'job_kill',
-    description: 'Request cancellation of a running background job by job id. Returns immediately; the job settles as killed once it actually stops.',
+    description:
+      'Request cancellation of a running background job by job id. Returns immediately; the job settles as killed once it actually stops.',
     parameters: killParams,
     permission: { effects: 'none' },
     execute(args) {

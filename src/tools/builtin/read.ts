@@ -58,7 +58,10 @@ export function readTool(env: BuiltinEnv): ToolDefinition<Args> {
           return `${offset + i}: ${t.length > MAX_LINE_CHARS ? `${t.slice(0, MAX_LINE_CHARS)}… (line truncated)` : t}`;
         })
         .join('\n');
-      const foot = end < total ? `(Showing lines ${offset}-${end} of ${total}. Use offset=${end + 1} to continue.)` : `(End of file - total ${total} lines)`;
+      const foot =
+        end < total
+          ? `(Showing lines ${offset}-${end} of ${total}. Use offset=${end + 1} to continue.)`
+          : `(End of file - total ${total} lines)`;
       return { content: `${head}${body}\n\n${foot}\n</content>`, meta: { path, offset, totalLines: total, shownLines: end - offset + 1 } };
     },
   };

@@ -32,7 +32,9 @@ const globParams = z.object({
   pattern: z
     .string()
     .min(1)
-    .describe('Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" to anchor it.'),
+    .describe(
+      'Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" to anchor it.',
+    ),
   path: z.string().optional().describe('Directory to search in. Defaults to the workspace root; a relative path resolves against it.'),
 });
 
@@ -63,7 +65,10 @@ export function globTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof globPar
         const saved = await saveList(env, 'glob', paths.join('\n'));
         text += `\n\n${saved ? spillNote(`Showing ${GLOB_MAX_RESULTS} of ${paths.length} paths`, saved) : `(Showing ${GLOB_MAX_RESULTS} of ${paths.length} paths. The complete result could not be saved; narrow pattern or path to see more.)`}${walkNote}`;
       } else if (walkNote) text += `\n\n(${walkNote.trim()})`;
-      return { content: text, meta: { shape: 'paths', paths: shownPaths, truncated: paths.length > GLOB_MAX_RESULTS || listing.truncated, total: paths.length } };
+      return {
+        content: text,
+        meta: { shape: 'paths', paths: shownPaths, truncated: paths.length > GLOB_MAX_RESULTS || listing.truncated, total: paths.length },
+      };
     },
   };
 }
@@ -120,7 +125,13 @@ export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepPar
       for (const m of page) grouped.set(m.path, [...(grouped.get(m.path) ?? []), { lineNumber: m.lineNumber, line: m.line }]);
       return {
         content: text,
-        meta: { kind: 'matches', files: [...grouped].map(([path, matches]) => ({ path, matches })), truncated: r.matches.length > GREP_MAX_MATCHES || r.truncated, total: r.total, backend: r.backend },
+        meta: {
+          kind: 'matches',
+          files: [...grouped].map(([path, matches]) => ({ path, matches })),
+          truncated: r.matches.length > GREP_MAX_MATCHES || r.truncated,
+          total: r.total,
+          backend: r.backend,
+        },
       };
     },
   };

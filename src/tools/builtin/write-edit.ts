@@ -61,7 +61,11 @@ export function editTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof editPar
     parameters: editParams,
     permission: { effects: 'fs', subject: (a) => ({ kind: 'path', value: a.file_path }) },
     async execute(args, ctx) {
-      const r = await fsFor(ctx, env).edit(args.file_path, { oldString: args.old_string, newString: args.new_string, replaceAll: args.replace_all === true });
+      const r = await fsFor(ctx, env).edit(args.file_path, {
+        oldString: args.old_string,
+        newString: args.new_string,
+        replaceAll: args.replace_all === true,
+      });
       const path = await shown(ctx, r.path);
       const n = r.replacements > 1 ? ` (${r.replacements} replacements)` : '';
       return { content: `The file ${path} has been updated successfully.${n}`, meta: diffMeta(ctx.cwd, path, r.before, r.after) };

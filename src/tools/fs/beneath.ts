@@ -43,7 +43,10 @@ export function at(dir: Dir, name: string): string {
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 function changed(path: string, why: string): FsError {
-  return new FsError('FS_PATH_CHANGED', `"${path}" changed while it was being opened (${why}); nothing was read or written. Try again once nothing else is renaming files there`);
+  return new FsError(
+    'FS_PATH_CHANGED',
+    `"${path}" changed while it was being opened (${why}); nothing was read or written. Try again once nothing else is renaming files there`,
+  );
 }
 
 function insideRoot(root: string, p: string): boolean {

@@ -117,7 +117,10 @@ async function openExisting(r: FsRequest, loc: Located, p: string, verb: string,
 
 async function readOpen(fh: FileHandle, st: Stats, p: string, maxBytes: number): Promise<{ text: string; bytes: number }> {
   if (st.size > maxBytes) {
-    throw new FsError('FS_TOO_LARGE', `cannot read "${p}": it is ${st.size} bytes, over the ${maxBytes}-byte limit; search it with grep or read it in parts with bash (e.g. sed -n)`);
+    throw new FsError(
+      'FS_TOO_LARGE',
+      `cannot read "${p}": it is ${st.size} bytes, over the ${maxBytes}-byte limit; search it with grep or read it in parts with bash (e.g. sed -n)`,
+    );
   }
   let buf: Buffer;
   try {
@@ -125,7 +128,8 @@ async function readOpen(fh: FileHandle, st: Stats, p: string, maxBytes: number):
   } catch (e) {
     throw fsErrorFrom(e, 'read', p);
   }
-  if (buf.subarray(0, 8192).includes(0)) throw new FsError('FS_BINARY', `cannot read "${p}": it looks like a binary file (it contains NUL bytes)`);
+  if (buf.subarray(0, 8192).includes(0))
+    throw new FsError('FS_BINARY', `cannot read "${p}": it looks like a binary file (it contains NUL bytes)`);
   return { text: buf.toString('utf8'), bytes: buf.length };
 }
 
@@ -139,7 +143,14 @@ async function replaceIn(loc: Located, name: string, content: string, previous: 
   let fh: FileHandle | undefined;
   let placed = false;
   try {
-    fh = await openIn(loc.dir, tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 'write', p, previous ? previous.mode & 0o7777 : 0o644);
+    fh = await openIn(
+      loc.dir,
+      tmp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+      'write',
+      p,
+      previous ? previous.mode & 0o7777 : 0o644,
+    );
     await fh.writeFile(content, 'utf8');
     if (previous) {
       await fh.chmod(previous.mode & 0o7777);
@@ -200,7 +211,8 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
         }
       } catch (e) {
         if (!(e instanceof FsError && e.code === 'FS_NOT_FOUND')) {
-          if (e instanceof FsError && e.code === 'FS_IS_DIRECTORY') throw new FsError('FS_IS_DIRECTORY', `cannot write "${p}": it is a directory`);
+          if (e instanceof FsError && e.code === 'FS_IS_DIRECTORY')
+            throw new FsError('FS_IS_DIRECTORY', `cannot write "${p}": it is a directory`);
           throw e;
         }
       }
@@ -223,7 +235,8 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
       } finally {
         await fh.close();
       }
-      if (r.oldString === r.newString) throw new FsError('FS_EDIT_NOOP', `old_string and new_string are identical; nothing to change in "${p}"`);
+      if (r.oldString === r.newString)
+        throw new FsError('FS_EDIT_NOOP', `old_string and new_string are identical; nothing to change in "${p}"`);
       const n = countOccurrences(before, r.oldString);
       if (n === 0) {
         throw new FsError(

@@ -30,7 +30,11 @@ export interface AllowedRoot {
 /** Reject what can never be a valid path before touching the disk. */
 export function checkPathShape(requested: string): void {
   if (requested.length === 0) throw new FsError('FS_INVALID_PATH', 'the path is empty; give a file path relative to the workspace');
-  if (requested.includes('\0')) throw new FsError('FS_INVALID_PATH', `the path ${JSON.stringify(requested.slice(0, 200))} contains a NUL byte; no file can have that name`);
+  if (requested.includes('\0'))
+    throw new FsError(
+      'FS_INVALID_PATH',
+      `the path ${JSON.stringify(requested.slice(0, 200))} contains a NUL byte; no file can have that name`,
+    );
   if (Buffer.byteLength(requested) > MAX_PATH_BYTES) {
     throw new FsError('FS_PATH_TOO_LONG', `the path is ${Buffer.byteLength(requested)} bytes long; the limit is ${MAX_PATH_BYTES}`);
   }
@@ -87,14 +91,18 @@ async function walk(base: string, parts: string[], requested: string, display: (
       cur = next;
       continue;
     }
-    if (++hops > MAX_LINK_HOPS) throw new FsError('FS_SYMLINK_LOOP', `cannot resolve "${requested}": more than ${MAX_LINK_HOPS} symbolic links (a loop?)`);
+    if (++hops > MAX_LINK_HOPS)
+      throw new FsError('FS_SYMLINK_LOOP', `cannot resolve "${requested}": more than ${MAX_LINK_HOPS} symbolic links (a loop?)`);
     let link: string;
     try {
       link = await readlink(next);
     } catch (e) {
       // lstat saw a link and it is gone: something is renaming entries under us.
       if ((e as { code?: string }).code === 'EINVAL' || (e as { code?: string }).code === 'ENOENT') {
-        throw new FsError('FS_PATH_CHANGED', `"${requested}" changed while it was being checked ("${part}" stopped being a symbolic link); nothing was read or written. Try again once nothing else is renaming files there`);
+        throw new FsError(
+          'FS_PATH_CHANGED',
+          `"${requested}" changed while it was being checked ("${part}" stopped being a symbolic link); nothing was read or written. Try again once nothing else is renaming files there`,
+        );
       }
       throw fsErrorFrom(e, 'resolve', requested);
     }
@@ -135,7 +143,10 @@ export async function resolveConfinedIn(
   extraRoots: readonly AllowedRoot[] = [],
 ): Promise<{ path: string; root: string }> {
   checkPathShape(requested);
-  const roots: AllowedRoot[] = [{ path: workspace, access: 'write' }, ...extraRoots.filter((r) => access === 'read' || r.access === 'write')];
+  const roots: AllowedRoot[] = [
+    { path: workspace, access: 'write' },
+    ...extraRoots.filter((r) => access === 'read' || r.access === 'write'),
+  ];
   const abs = resolve(workspace, requested);
   for (const root of roots) {
     let real: string;

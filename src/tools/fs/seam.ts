@@ -18,7 +18,10 @@ import type {
 import { localTerminals, type LocalFsOptions, type LocalTerminals } from './local.js';
 import './hooks.js';
 
-type Extra<O extends keyof FsRequestMap> = Omit<FsRequestMap[O], 'op' | 'path' | 'requested' | 'root' | 'access' | 'caller' | 'confined' | 'signal'>;
+type Extra<O extends keyof FsRequestMap> = Omit<
+  FsRequestMap[O],
+  'op' | 'path' | 'requested' | 'root' | 'access' | 'caller' | 'confined' | 'signal'
+>;
 
 export class WorkspaceFs {
   private readonly terminals: LocalTerminals;

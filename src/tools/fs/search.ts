@@ -131,7 +131,8 @@ export async function searchJs(req: FsSearchRequest, realRoot: string): Promise<
     const name = basename(req.path);
     if (include && !include(name)) return done(false);
     let dir: Dir;
-    if (req.confinedTo !== undefined) dir = await openDirBeneath(req.confinedTo, partsBelow(req.confinedTo, req.path, req.path).slice(0, -1), 'search', req.path);
+    if (req.confinedTo !== undefined)
+      dir = await openDirBeneath(req.confinedTo, partsBelow(req.confinedTo, req.path, req.path).slice(0, -1), 'search', req.path);
     else dir = { fh: await open(dirname(req.path), constants.O_RDONLY | constants.O_DIRECTORY), path: dirname(req.path) };
     try {
       return done(!(await searchIn(dir, name, req.path)));
@@ -205,7 +206,18 @@ export function confinedRipgrep(rgPath: string, bwrap: string | false): RipgrepV
     }
     if (!rg.startsWith('/usr/')) system.push('--ro-bind', rg, rg);
     const make: RipgrepView = (roots, cwd) => {
-      const args = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', ...capabilityArgs(), ...system, '--dev', '/dev'];
+      const args = [
+        '--unshare-pid',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--unshare-cgroup-try',
+        '--die-with-parent',
+        '--new-session',
+        ...capabilityArgs(),
+        ...system,
+        '--dev',
+        '/dev',
+      ];
       for (const r of new Set(roots)) args.push('--ro-bind', r, r);
       return { file: bwrap, args: [...args, '--chdir', cwd, '--', rg] };
     };
@@ -221,12 +233,20 @@ export function confinedRipgrep(rgPath: string, bwrap: string | false): RipgrepV
  * Search with ripgrep, run from the workspace's real root; `view` is the bubblewrap command line
  * (ending with rg's path) it runs in for a confined search.
  */
-export async function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPath = 'rg', view?: { file: string; args: string[] }): Promise<FsSearchResult> {
+export async function searchRipgrep(
+  req: FsSearchRequest,
+  realRoot: string,
+  rgPath = 'rg',
+  view?: { file: string; args: string[] },
+): Promise<FsSearchResult> {
   const found = await runRipgrep(req, realRoot, rgPath, view);
   // ripgrep reads what it finds: matches in files no tool may read are dropped before anyone sees them.
   const hidden = req.hidden ?? [];
   const visible = hidden.length === 0 ? found.matches : found.matches.filter((m) => !hidden.includes(join(realRoot, m.path)));
-  const r = visible.length === found.matches.length ? found : { ...found, matches: visible, total: found.total - (found.matches.length - visible.length) };
+  const r =
+    visible.length === found.matches.length
+      ? found
+      : { ...found, matches: visible, total: found.total - (found.matches.length - visible.length) };
   if (linksAllowed(req)) return r;
   // ripgrep cannot be told to skip files with other names: drop their matches before anyone sees them.
   const nlinks = new Map<string, number>();
@@ -239,7 +259,12 @@ export async function searchRipgrep(req: FsSearchRequest, realRoot: string, rgPa
   return { ...r, matches: keep, total: r.total - (r.matches.length - keep.length), skippedHardLinks: linked.length };
 }
 
-function runRipgrep(req: FsSearchRequest, realRoot: string, rgPath: string, view: { file: string; args: string[] } | undefined): Promise<FsSearchResult> {
+function runRipgrep(
+  req: FsSearchRequest,
+  realRoot: string,
+  rgPath: string,
+  view: { file: string; args: string[] } | undefined,
+): Promise<FsSearchResult> {
   const target = toPosix(relative(realRoot, req.path)) || '.';
   const args = ['--json', '--hidden', '--no-require-git', '--no-ignore-dot', '--no-ignore-global', '--no-ignore-exclude', '--no-config'];
   for (const d of VCS_DIRS) args.push('--glob', `!${d}`);
@@ -258,7 +283,9 @@ function runRipgrep(req: FsSearchRequest, realRoot: string, rgPath: string, view
       v?.text ?? (v?.bytes !== undefined ? Buffer.from(v.bytes, 'base64').toString('utf8') : undefined);
     const onLine = (line: string): void => {
       if (capped || !line.startsWith('{"type":"match"')) return;
-      const m = JSON.parse(line) as { data: { path?: { text?: string; bytes?: string }; lines?: { text?: string; bytes?: string }; line_number?: number } };
+      const m = JSON.parse(line) as {
+        data: { path?: { text?: string; bytes?: string }; lines?: { text?: string; bytes?: string }; line_number?: number };
+      };
       const p = decode(m.data.path);
       const text = decode(m.data.lines);
       if (p === undefined || text === undefined || m.data.line_number === undefined) return;
@@ -283,12 +310,15 @@ function runRipgrep(req: FsSearchRequest, realRoot: string, rgPath: string, view
     child.stderr.on('data', (d: string) => {
       if (stderr.length < 4000) stderr += d;
     });
-    child.on('error', (e) => reject(req.signal?.aborted ? req.signal.reason : new SearchError('SEARCH_FAILED', `ripgrep could not run: ${e.message}`)));
+    child.on('error', (e) =>
+      reject(req.signal?.aborted ? req.signal.reason : new SearchError('SEARCH_FAILED', `ripgrep could not run: ${e.message}`)),
+    );
     child.on('close', (code) => {
       if (buf) onLine(buf);
       if (req.signal?.aborted) return reject(req.signal.reason);
       // bwrap's own failure (exit 1, like "no matches") must not pass for an empty result.
-      if (view && /^bwrap: /m.test(stderr)) return reject(new SearchError('SEARCH_FAILED', `ripgrep could not run in its sandbox: ${stderr.trim()}`));
+      if (view && /^bwrap: /m.test(stderr))
+        return reject(new SearchError('SEARCH_FAILED', `ripgrep could not run in its sandbox: ${stderr.trim()}`));
       if (capped || code === 0 || code === 1) return resolve(finish(all, req, capped, 'ripgrep'));
       const msg = stderr.trim();
       if (/regex parse error|error parsing glob|unclosed|unopened/i.test(msg)) {

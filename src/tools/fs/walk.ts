@@ -117,7 +117,8 @@ export async function* walkFiles(start: string, opts: WalkOptions): AsyncGenerat
         if (isDir && VCS_DIRS.has(name)) continue;
         if (opts.gitignore && stack.ignored(rootRel(full), isDir)) continue;
         if (isDir) dirs.push(full);
-        else if (st.isFile()) yield { path: toPosix(relative(start, full)), type: 'file', size: st.size, mtimeMs: st.mtimeMs, name, dir, nlink: st.nlink };
+        else if (st.isFile())
+          yield { path: toPosix(relative(start, full)), type: 'file', size: st.size, mtimeMs: st.mtimeMs, name, dir, nlink: st.nlink };
       }
     } finally {
       await dir.fh.close();

@@ -83,7 +83,8 @@ export class McpConnection {
 
   /** Connect (or reconnect) and list the server's tools. */
   connect(): Promise<Tool[]> {
-    if (this.state === 'closed') return Promise.reject(new McpCallError('MCP_CLOSED', `the MCP server "${this.name}" connection was closed`));
+    if (this.state === 'closed')
+      return Promise.reject(new McpCallError('MCP_CLOSED', `the MCP server "${this.name}" connection was closed`));
     this.connecting ??= this.open().finally(() => {
       this.connecting = undefined;
     });
@@ -122,7 +123,9 @@ export class McpConnection {
       this.state = 'dead';
       await client.close().catch(() => undefined);
       const err = this.stderrTail.trim() ? `; server stderr: ${this.stderrTail.trim().slice(-500)}` : '';
-      throw new McpCallError('MCP_UNAVAILABLE', `could not start the MCP server "${this.name}": ${(e as Error).message}${err}`, undefined, { cause: e });
+      throw new McpCallError('MCP_UNAVAILABLE', `could not start the MCP server "${this.name}": ${(e as Error).message}${err}`, undefined, {
+        cause: e,
+      });
     }
   }
 
@@ -138,7 +141,10 @@ export class McpConnection {
     } catch (e) {
       if (signal.aborted) throw e;
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-        throw new McpCallError('MCP_TIMEOUT', `the MCP server "${this.name}" did not answer ${tool} within ${this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS} ms`);
+        throw new McpCallError(
+          'MCP_TIMEOUT',
+          `the MCP server "${this.name}" did not answer ${tool} within ${this.config.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS} ms`,
+        );
       }
       if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed) {
         throw new McpCallError('MCP_ERROR', `the MCP server "${this.name}" refused ${tool}: ${e.message}`);

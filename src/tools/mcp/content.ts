@@ -32,7 +32,10 @@ async function block(item: McpContentItem, storeImage: StoreImage | undefined): 
         try {
           return { type: 'image', attachment: await storeImage(Buffer.from(item.data, 'base64'), mediaType) };
         } catch (e) {
-          return { type: 'text', text: `[image: ${mediaType}, ${bytesOf(item.data)} bytes, not shown: storing it failed (${(e as Error).message})]` };
+          return {
+            type: 'text',
+            text: `[image: ${mediaType}, ${bytesOf(item.data)} bytes, not shown: storing it failed (${(e as Error).message})]`,
+          };
         }
       }
       return { type: 'text', text: `[image: ${mediaType}, ${bytesOf(item.data)} bytes, not shown: this session has no attachment store]` };
@@ -47,7 +50,10 @@ async function block(item: McpContentItem, storeImage: StoreImage | undefined): 
       return { type: 'text', text: `[resource ${r.uri}${mime}: binary, ${bytesOf(r.blob)} bytes, not shown]` };
     }
     case 'resource_link':
-      return { type: 'text', text: `[resource link: ${item.uri ?? '?'}${item.name ? ` "${item.name}"` : ''}${item.description ? ` — ${item.description}` : ''}]` };
+      return {
+        type: 'text',
+        text: `[resource link: ${item.uri ?? '?'}${item.name ? ` "${item.name}"` : ''}${item.description ? ` — ${item.description}` : ''}]`,
+      };
     default:
       return { type: 'text', text: `[${item.type} content: ${JSON.stringify(item).slice(0, 2000)}]` };
   }
@@ -60,7 +66,8 @@ export async function mapCallToolResult(
   const items = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
   const content: ContentBlock[] = [];
   for (const item of items) content.push(await block(item, storeImage));
-  if (content.length === 0 && result.structuredContent !== undefined) content.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  if (content.length === 0 && result.structuredContent !== undefined)
+    content.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   // Pre-2024-11 servers answer `{ toolResult }` instead of content.
   if (content.length === 0 && result.toolResult !== undefined) content.push({ type: 'text', text: JSON.stringify(result.toolResult) });
   if (content.length === 0) content.push({ type: 'text', text: '(no output)' });

@@ -33,7 +33,9 @@ export interface McpServers {
 
 /** Only the shape is checked here; the server validates the rest against its own schema. */
 function validateObject(args: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
-  return typeof args === 'object' && args !== null && !Array.isArray(args) ? { ok: true, value: args } : { ok: false, error: 'the arguments must be a JSON object' };
+  return typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? { ok: true, value: args }
+    : { ok: false, error: 'the arguments must be a JSON object' };
 }
 
 function toolDefinition(conn: McpConnection, tool: Tool, name: string, opts: McpOptions): ToolDefinition<Record<string, unknown>> {

@@ -65,7 +65,9 @@ export interface PermissionsOptions {
 }
 
 function wantsEscalation(args: unknown): boolean {
-  return typeof args === 'object' && args !== null && (args as { sandbox_permissions?: unknown }).sandbox_permissions === 'danger-full-access';
+  return (
+    typeof args === 'object' && args !== null && (args as { sandbox_permissions?: unknown }).sandbox_permissions === 'danger-full-access'
+  );
 }
 
 function subjectOf(def: ToolDefinition | undefined, args: unknown): Subject | undefined {
@@ -124,14 +126,24 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
         if (wantsEscalation(args) && mode !== 'danger-full-access') {
           if (allow) return next();
           if (policy === 'never') {
-            return { kind: 'deny', reason: `it asks to leave the ${mode} sandbox, and the approval policy is "never", so no one can approve that. Work within the sandbox instead` };
+            return {
+              kind: 'deny',
+              reason: `it asks to leave the ${mode} sandbox, and the approval policy is "never", so no one can approve that. Work within the sandbox instead`,
+            };
           }
           const why = (args as { justification?: unknown }).justification;
-          return { kind: 'ask', reason: `escalate sandbox to danger-full-access: ${typeof why === 'string' && why ? why : '(no justification given)'}` };
+          return {
+            kind: 'ask',
+            reason: `escalate sandbox to danger-full-access: ${typeof why === 'string' && why ? why : '(no justification given)'}`,
+          };
         }
         const ask = firstMatch(rules.ask, call.name, subject, workspace);
         if (ask) {
-          if (policy === 'never') return { kind: 'deny', reason: `it matches the ask rule "${ask.source}", and the approval policy is "never", so no one can approve it` };
+          if (policy === 'never')
+            return {
+              kind: 'deny',
+              reason: `it matches the ask rule "${ask.source}", and the approval policy is "never", so no one can approve it`,
+            };
           return { kind: 'ask', reason: `it matches the ask rule "${ask.source}"` };
         }
         if (allow || effects === 'none' || effects === 'fs' || policy === 'never') return next();
@@ -199,9 +211,11 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
         // path socket (a proxy, Docker, an SSH control master, tmux in the real /tmp) would reach
         // other hosts for the command, which is what `--no-network` promises it cannot.
         const sockets =
-          effective !== 'danger-full-access' ? socketsToMask(hostSockets(), [root, '/tmp', '/dev', '/proc'], allowSockets)
-          : !network ? socketsToMask(hostSockets(), [root, '/proc'], allowSockets)
-          : [];
+          effective !== 'danger-full-access'
+            ? socketsToMask(hostSockets(), [root, '/tmp', '/dev', '/proc'], allowSockets)
+            : !network
+              ? socketsToMask(hostSockets(), [root, '/proc'], allowSockets)
+              : [];
         return {
           ...plan,
           file: bwrap,
@@ -215,7 +229,10 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
 
     attachFsPolicy(host.on, 'permissions-sandbox', (req) => {
       if (hidden.includes(req.path)) {
-        throw new FsError('FS_SANDBOX_DENIED', `cannot ${req.op} "${req.requested}": it is a dsh config file holding credentials, which no tool may read`);
+        throw new FsError(
+          'FS_SANDBOX_DENIED',
+          `cannot ${req.op} "${req.requested}": it is a dsh config file holding credentials, which no tool may read`,
+        );
       }
       const isEscalated = req.caller.callId !== undefined && escalated.has(req.caller.callId);
       if (req.access === 'write' && mode === 'read-only' && !isEscalated) {
@@ -226,7 +243,9 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
       }
       // A file with other hard links may have a name outside: only full access, an approved
       // escalation or an allow rule naming this tool and path lets the file tools at it.
-      const ruled = req.caller.toolName !== undefined && firstMatch(rules.allow, req.caller.toolName, { kind: 'path', value: req.requested }, workspace);
+      const ruled =
+        req.caller.toolName !== undefined &&
+        firstMatch(rules.allow, req.caller.toolName, { kind: 'path', value: req.requested }, workspace);
       const withHidden = hidden.length > 0 ? { ...req, hidden } : req;
       if (mode === 'danger-full-access' || isEscalated || ruled) return { ...withHidden, hardLinks: 'allow' };
       return withHidden;

@@ -47,11 +47,15 @@ function normalizePath(value: string, workspace: string): { rel: string; abs: st
 
 export function parseRule(source: string, kind: 'allow' | 'ask' | 'deny'): PermissionRule {
   const m = RULE.exec(source.trim());
-  if (!m) throw new PermissionRuleError(`permission rule "${source}" must be written tool or tool(pattern), e.g. bash(git status*) or edit(src/**)`);
+  if (!m)
+    throw new PermissionRuleError(
+      `permission rule "${source}" must be written tool or tool(pattern), e.g. bash(git status*) or edit(src/**)`,
+    );
   const toolRe = globToRegExp(m[1]!, 'text');
   const pattern = m[2];
   if (pattern === undefined) return { source, matches: (name) => toolRe.test(name) };
-  if (pattern.trim() === '') throw new PermissionRuleError(`permission rule "${source}" has an empty pattern; write ${m[1]} to match every call`);
+  if (pattern.trim() === '')
+    throw new PermissionRuleError(`permission rule "${source}" has an empty pattern; write ${m[1]} to match every call`);
   const textRe = globToRegExp(pattern.trim(), 'text');
   const pathRe = globToRegExp(pattern.trim().replace(/^\.\//, ''), 'path');
   const patternHasControl = CONTROL.test(pattern);
@@ -84,6 +88,11 @@ export function parseRules(rules: { allow?: readonly string[]; ask?: readonly st
   };
 }
 
-export function firstMatch(list: readonly PermissionRule[], name: string, subject: Subject | undefined, workspace: string): PermissionRule | undefined {
+export function firstMatch(
+  list: readonly PermissionRule[],
+  name: string,
+  subject: Subject | undefined,
+  workspace: string,
+): PermissionRule | undefined {
   return list.find((r) => r.matches(name, subject, workspace));
 }

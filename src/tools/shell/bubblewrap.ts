@@ -44,19 +44,41 @@ export function probeBubblewrap(path = 'bwrap'): Promise<BubblewrapProbe> {
   if (!p) {
     p = new Promise((resolve) => {
       // With the capability flags every command gets, so a bwrap without them counts as unusable.
-      const child = spawn(path, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', ...capabilityArgs(), '--', 'true'], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const child = spawn(
+        path,
+        [
+          '--ro-bind',
+          '/',
+          '/',
+          '--dev',
+          '/dev',
+          '--proc',
+          '/proc',
+          '--unshare-pid',
+          '--die-with-parent',
+          ...capabilityArgs(),
+          '--',
+          'true',
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       let err = '';
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (d: string) => (err += d));
       child.on('error', (e) => {
         const missing = (e as { code?: string }).code === 'ENOENT';
-        resolve({ ok: false, path, reason: missing ? `bubblewrap (${path}) is not installed` : `bubblewrap could not start: ${e.message}` });
+        resolve({
+          ok: false,
+          path,
+          reason: missing ? `bubblewrap (${path}) is not installed` : `bubblewrap could not start: ${e.message}`,
+        });
       });
       child.on('close', (code) => {
         if (code === 0) resolve({ ok: true, path });
-        else resolve({ ok: false, path, reason: `bubblewrap cannot create a sandbox on this machine: ${err.trim() || `exit code ${code}`}` });
+        else
+          resolve({ ok: false, path, reason: `bubblewrap cannot create a sandbox on this machine: ${err.trim() || `exit code ${code}`}` });
       });
     });
     probes.set(path, p);
@@ -81,7 +103,17 @@ export interface BubblewrapOptions {
  * for the disk would read past every mount), NET_RAW and NET_ADMIN (sniffing dsh's own requests
  * to a local gateway), BPF and PERFMON.
  */
-export const ROOT_CAPS = ['CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_SETUID', 'CAP_SETGID', 'CAP_KILL', 'CAP_NET_BIND_SERVICE', 'CAP_AUDIT_WRITE'] as const;
+export const ROOT_CAPS = [
+  'CAP_CHOWN',
+  'CAP_DAC_OVERRIDE',
+  'CAP_FOWNER',
+  'CAP_FSETID',
+  'CAP_SETUID',
+  'CAP_SETGID',
+  'CAP_KILL',
+  'CAP_NET_BIND_SERVICE',
+  'CAP_AUDIT_WRITE',
+] as const;
 
 /** `--cap-drop ALL`, then, for root only (others have none to keep), `ROOT_CAPS`. */
 export function capabilityArgs(uid: number | undefined = process.getuid?.()): string[] {

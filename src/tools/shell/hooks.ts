@@ -45,7 +45,8 @@ declare module '../../hooks/bus.js' {
  * CI runner's pipe or socket, a lock file), and neither Node's spawn nor bubblewrap closes those:
  * a command would read or write them. Without `/proc` the glob matches nothing and nothing closes.
  */
-export const CLOSE_INHERITED_FDS = 'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" 2>/dev/null;; esac; done; exec bash -c "$1"';
+export const CLOSE_INHERITED_FDS =
+  'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" 2>/dev/null;; esac; done; exec bash -c "$1"';
 
 export function plainPlan(req: ShellSpawnRequest): ShellSpawnPlan {
   return { file: 'bash', args: ['-c', CLOSE_INHERITED_FDS, 'bash', req.command], cwd: req.cwd, env: req.env };

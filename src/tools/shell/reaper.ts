@@ -20,7 +20,17 @@
 import { spawnSync } from 'node:child_process';
 
 /** `prctl` syscall numbers by `process.arch` (Linux). */
-const PRCTL: Partial<Record<NodeJS.Architecture, number>> = { x64: 157, arm64: 167, riscv64: 167, loong64: 167, ia32: 172, arm: 172, ppc64: 171, ppc: 171, s390x: 172 };
+const PRCTL: Partial<Record<NodeJS.Architecture, number>> = {
+  x64: 157,
+  arm64: 167,
+  riscv64: 167,
+  loong64: 167,
+  ia32: 172,
+  arm: 172,
+  ppc64: 171,
+  ppc: 171,
+  s390x: 172,
+};
 
 const SCRIPT = String.raw`
 use strict; use POSIX ();
@@ -72,7 +82,10 @@ let usable: boolean | undefined;
 export function reaperAvailable(): boolean {
   if (usable === undefined) {
     const nr = PRCTL[process.arch];
-    usable = process.platform === 'linux' && nr !== undefined && spawnSync('perl', ['-e', SCRIPT, String(nr), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+    usable =
+      process.platform === 'linux' &&
+      nr !== undefined &&
+      spawnSync('perl', ['-e', SCRIPT, String(nr), 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
   }
   return usable;
 }

@@ -57,9 +57,19 @@ function blockView(b: unknown, caps: Caps): BlockView {
     case 'reasoning':
       return { type: o.type, text: cap(str(o.text), caps.text) };
     case 'tool-call':
-      return { type: 'tool-call', id: str(o.id).slice(0, caps.name), name: str(o.name).slice(0, caps.name), args: prettyArgs(str(o.arguments), caps.args) };
+      return {
+        type: 'tool-call',
+        id: str(o.id).slice(0, caps.name),
+        name: str(o.name).slice(0, caps.name),
+        args: prettyArgs(str(o.arguments), caps.args),
+      };
     case 'tool-result':
-      return { type: 'tool-result', callId: str(o.toolCallId).slice(0, caps.name), isError: o.isError === true, content: Array.isArray(o.content) ? o.content.map((c) => blockView(c, caps)) : [] };
+      return {
+        type: 'tool-result',
+        callId: str(o.toolCallId).slice(0, caps.name),
+        isError: o.isError === true,
+        content: Array.isArray(o.content) ? o.content.map((c) => blockView(c, caps)) : [],
+      };
     case 'image': {
       const a = obj(o.attachment);
       const dims = typeof a.width === 'number' && typeof a.height === 'number' ? ` ${a.width}×${a.height}` : '';
@@ -70,7 +80,11 @@ function blockView(b: unknown, caps: Caps): BlockView {
   }
 }
 
-const DELTA_KIND: Readonly<Record<string, string | undefined>> = { 'text-delta': 'text', 'reasoning-delta': 'reasoning', 'tool-call-delta': 'tool-call' };
+const DELTA_KIND: Readonly<Record<string, string | undefined>> = {
+  'text-delta': 'text',
+  'reasoning-delta': 'reasoning',
+  'tool-call-delta': 'tool-call',
+};
 
 /** Counts of a run of chunks, gathered one chunk at a time. */
 class StreamCounter {
@@ -180,7 +194,13 @@ function headerItem(e: SessionEvent<'request/header'>, src: LogSource, index: Lo
 
 function toolItem(e: SessionEvent<'tool/call'>, src: LogSource, index: LogIndex, caps: Caps): Item {
   const d = e.data as unknown as Obj;
-  const item: Item = { kind: 'tool', seq: e.seq, name: str(d.name).slice(0, caps.name), callId: str(d.callId).slice(0, caps.name), args: prettyArgs(str(d.arguments), caps.args) };
+  const item: Item = {
+    kind: 'tool',
+    seq: e.seq,
+    name: str(d.name).slice(0, caps.name),
+    callId: str(d.callId).slice(0, caps.name),
+    args: prettyArgs(str(d.arguments), caps.args),
+  };
   const rs = index.resultOf.get(e.seq);
   if (rs !== undefined && rs < src.length()) {
     const r = src.at(rs);
@@ -203,7 +223,16 @@ export function eventItem(e: SessionEvent, src: LogSource, index: LogIndex, caps
       return { kind: 'turn-end', seq: e.seq, turn: Number(e.data.turn), reason: endReason(e.data.reason) };
     case 'user/message': {
       const m = e.data as unknown as Obj;
-      return withReplaces({ kind: 'user', seq: e.seq, id: str(m.id).slice(0, caps.name), source: sourceView(m.source, caps), blocks: blocksView(m.content, caps) }, e);
+      return withReplaces(
+        {
+          kind: 'user',
+          seq: e.seq,
+          id: str(m.id).slice(0, caps.name),
+          source: sourceView(m.source, caps),
+          blocks: blocksView(m.content, caps),
+        },
+        e,
+      );
     }
     case 'assistant/message':
       return assistantItem(e as SessionEvent<'assistant/message'>, undefined, caps);
@@ -213,13 +242,27 @@ export function eventItem(e: SessionEvent, src: LogSource, index: LogIndex, caps
       if (index.callOf.has(e.seq)) return undefined; // shown with its call
       const d = e.data as unknown as Obj;
       const first = obj((obj(d.message).content as unknown[] | undefined)?.[0]);
-      return withReplaces({ kind: 'result', seq: e.seq, callId: str(first.toolCallId ?? obj(obj(d.message).source).callId).slice(0, caps.name), ...resultStatus(d), content: resultContent(d, caps) }, e);
+      return withReplaces(
+        {
+          kind: 'result',
+          seq: e.seq,
+          callId: str(first.toolCallId ?? obj(obj(d.message).source).callId).slice(0, caps.name),
+          ...resultStatus(d),
+          content: resultContent(d, caps),
+        },
+        e,
+      );
     }
     case 'request/header':
       return headerItem(e as SessionEvent<'request/header'>, src, index, caps);
     case 'request/context': {
       const d = e.data as unknown as Obj;
-      const item: Item = { kind: 'context', seq: e.seq, provider: str(d.provider).slice(0, caps.name), model: str(d.model).slice(0, caps.name) };
+      const item: Item = {
+        kind: 'context',
+        seq: e.seq,
+        provider: str(d.provider).slice(0, caps.name),
+        model: str(d.model).slice(0, caps.name),
+      };
       if (typeof d.contextWindow === 'number') item.window = d.contextWindow;
       return item;
     }
@@ -242,24 +285,43 @@ export function eventItem(e: SessionEvent, src: LogSource, index: LogIndex, caps
     case 'agent/inbox/spliced': {
       const d = obj(e.data);
       const ins = Array.isArray(d.inserted) ? d.inserted : [];
-      const item: Item = { kind: 'inbox', seq: e.seq, target: str(d.target).slice(0, 100), at: str(d.start).slice(0, 100), removed: typeof d.removedCount === 'number' ? d.removedCount : 0, inserted: ins.length };
+      const item: Item = {
+        kind: 'inbox',
+        seq: e.seq,
+        target: str(d.target).slice(0, 100),
+        at: str(d.start).slice(0, 100),
+        removed: typeof d.removedCount === 'number' ? d.removedCount : 0,
+        inserted: ins.length,
+      };
       if (ins.length > 0) item.preview = cap(contentText(obj(ins[0]).content), Math.min(caps.text, 2000));
       if (d.outcome !== undefined) item.outcome = str(d.outcome).slice(0, 100);
       return item;
     }
     case 'todo/write': {
       const todos = Array.isArray(obj(e.data).todos) ? (obj(e.data).todos as unknown[]) : [];
-      return { kind: 'todo', seq: e.seq, todos: todos.slice(0, 200).map((t) => ({ status: str(obj(t).status).slice(0, 50), content: cap(str(obj(t).content), 500) })) };
+      return {
+        kind: 'todo',
+        seq: e.seq,
+        todos: todos.slice(0, 200).map((t) => ({ status: str(obj(t).status).slice(0, 50), content: cap(str(obj(t).content), 500) })),
+      };
     }
     case 'session/end-seed': {
       // A fork's seed is its parent's events; any other seed (a resume, a replay) is this
       // session's own earlier run, which nothing was inherited from.
       const h = src.header;
       const fork = h.parentSession !== undefined && (h.seedLength === undefined || h.seedLength === e.seq);
-      return fork ? { kind: 'seed-end', seq: e.seq, inherited: e.seq, from: 'fork', parent: h.parentSession!.slice(0, 200) } : { kind: 'seed-end', seq: e.seq, inherited: e.seq, from: 'resume' };
+      return fork
+        ? { kind: 'seed-end', seq: e.seq, inherited: e.seq, from: 'fork', parent: h.parentSession!.slice(0, 200) }
+        : { kind: 'seed-end', seq: e.seq, inherited: e.seq, from: 'resume' };
     }
     default: {
-      const item: Item = { kind: 'event', seq: e.seq, type: e.type.slice(0, caps.name), ignorable: e.ignorable === true, payload: cap(compactJson(e.data, caps.json), caps.json) };
+      const item: Item = {
+        kind: 'event',
+        seq: e.seq,
+        type: e.type.slice(0, caps.name),
+        ignorable: e.ignorable === true,
+        payload: cap(compactJson(e.data, caps.json), caps.json),
+      };
       if (e.type === 'approval/asked') item.tone = 'warn';
       return item;
     }
@@ -269,7 +331,12 @@ export function eventItem(e: SessionEvent, src: LogSource, index: LogIndex, caps
 function assistantItem(e: SessionEvent<'assistant/message'>, stream: StreamView | undefined, caps: Caps): Item {
   const d = e.data as unknown as Obj;
   const m = obj(d.message);
-  const item: Item = { kind: 'assistant', seq: stream ? stream.first : e.seq, source: sourceView(m.source, caps), blocks: blocksView(m.content, caps) };
+  const item: Item = {
+    kind: 'assistant',
+    seq: stream ? stream.first : e.seq,
+    source: sourceView(m.source, caps),
+    blocks: blocksView(m.content, caps),
+  };
   if (stream) {
     item.stream = stream;
     item.last = e.seq;

@@ -230,7 +230,17 @@ export class LogIndex {
         this.openStep = undefined;
         return;
       case 'step/start': {
-        const s: StepEntry = { step: n(obj(e.data).step), start: e.seq, startTime: e.time, chunks: 0, others: 1, toolCalls: 0, toolErrors: 0, retries: 0, usage: emptyUsage() };
+        const s: StepEntry = {
+          step: n(obj(e.data).step),
+          start: e.seq,
+          startTime: e.time,
+          chunks: 0,
+          others: 1,
+          toolCalls: 0,
+          toolErrors: 0,
+          retries: 0,
+          usage: emptyUsage(),
+        };
         turn.steps.push(s);
         this.openStep = s;
         this.pending.clear();
@@ -260,7 +270,11 @@ export class LogIndex {
       }
       case 'user/message':
         if (turn.prompt === undefined || (!turn.prompt.fromUser && obj(obj(e.data).source).kind === 'user')) {
-          turn.prompt = { seq: e.seq, text: cap(contentText(obj(e.data).content).replace(/\s+/g, ' ').trim(), 200), fromUser: obj(obj(e.data).source).kind === 'user' };
+          turn.prompt = {
+            seq: e.seq,
+            text: cap(contentText(obj(e.data).content).replace(/\s+/g, ' ').trim(), 200),
+            fromUser: obj(obj(e.data).source).kind === 'user',
+          };
         }
         return;
       case 'tool/call': {

@@ -27,7 +27,13 @@ function findIn(v: unknown, needle: string): { s: string; at: number } | undefin
   return undefined;
 }
 
-export function search(src: LogSource, index: LogIndex, query: string, from: number, limit: number): { matches: SearchMatch[]; next?: number } {
+export function search(
+  src: LogSource,
+  index: LogIndex,
+  query: string,
+  from: number,
+  limit: number,
+): { matches: SearchMatch[]; next?: number } {
   const needle = query.toLowerCase();
   const matches: SearchMatch[] = [];
   const seqs = index.others;

@@ -82,7 +82,14 @@ function partRefs(t: TurnSegment, index: LogIndex): PartRef[] {
   return refs;
 }
 
-export function turnParts(t: TurnSegment, src: LogSource, index: LogIndex, from: number, limit: number, caps: Caps): { total: number; parts: TurnPart[] } {
+export function turnParts(
+  t: TurnSegment,
+  src: LogSource,
+  index: LogIndex,
+  from: number,
+  limit: number,
+  caps: Caps,
+): { total: number; parts: TurnPart[] } {
   const refs = partRefs(t, index);
   const total = refs.reduce((n, r) => n + (r.kind === 'step' ? 1 : r.to - r.from + 1), 0);
   const parts: TurnPart[] = [];

@@ -26,7 +26,9 @@ export function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined ? '' : compactJson(v, 200);
 }
 
-type Frame = { kind: 'array'; items: readonly unknown[]; i: number } | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; i: number };
+type Frame =
+  | { kind: 'array'; items: readonly unknown[]; i: number }
+  | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; i: number };
 
 /**
  * JSON text of `value`, indented by `indent` spaces (0: one line). Stops once the output

@@ -99,11 +99,29 @@ interface ItemBase {
 export type Item = ItemBase &
   (
     | { kind: 'user'; source: SourceView; blocks: BlockView[]; id: string }
-    | { kind: 'assistant'; source: SourceView; stream?: StreamView; usage?: Record<string, number>; interrupted?: boolean; empty?: boolean; blocks: BlockView[] }
+    | {
+        kind: 'assistant';
+        source: SourceView;
+        stream?: StreamView;
+        usage?: Record<string, number>;
+        interrupted?: boolean;
+        empty?: boolean;
+        blocks: BlockView[];
+      }
     | { kind: 'stream'; stream: StreamView }
     | { kind: 'tool'; name: string; callId: string; args: Text; result?: ToolResultView }
     | { kind: 'result'; callId: string; name?: string; status: 'ok' | 'error'; code?: string; content: BlockView[] }
-    | { kind: 'header'; provider: string; model: string; reason: string; details: string[]; changed: string[]; tools: string[]; toolCount: number; system?: Text }
+    | {
+        kind: 'header';
+        provider: string;
+        model: string;
+        reason: string;
+        details: string[];
+        changed: string[];
+        tools: string[];
+        toolCount: number;
+        system?: Text;
+      }
     | { kind: 'context'; provider: string; model: string; window?: number }
     | { kind: 'retry'; retry: string; mode: string; delayMs: number; failure: string; message?: Text }
     | { kind: 'retry-started'; retry: string }

@@ -21,9 +21,22 @@ function showError(e) {
   s.append(h('span', null, (e?.code ? e.code + ': ' : '') + (e?.message ? e.message : String(e))));
 }
 
-const list = new VirtualList({ scroller: $('timeline'), top: $('spacer-top'), rows: $('rows'), bottom: $('spacer-bottom'), render: () => h('div'), estimate: () => 40 });
+const list = new VirtualList({
+  scroller: $('timeline'),
+  top: $('spacer-top'),
+  rows: $('rows'),
+  bottom: $('spacer-bottom'),
+  render: () => h('div'),
+  estimate: () => 40,
+});
 const timeline = new Timeline(list, { onSelect, onError: showError });
-const model = new ModelView({ panel: $('model'), seqInput: input('model-seq'), info: $('model-info'), list: $('model-list'), onError: showError });
+const model = new ModelView({
+  panel: $('model'),
+  seqInput: input('model-seq'),
+  info: $('model-info'),
+  list: $('model-list'),
+  onError: showError,
+});
 let session;
 
 /** The seq a row stands for in the model view: the last event it shows. */
@@ -301,13 +314,20 @@ async function start() {
   const es = new EventSource('api/follow');
   es.addEventListener('grow', (ev) => {
     const msg = JSON.parse(ev.data);
-    growing = growing.then(async () => {
-      if (!session) return;
-      if (msg.events !== session.events || msg.segments !== timeline.total || msg.changed.length || msg.follow.state !== session.follow.state) {
-        await timeline.grow(msg);
-        renderSession(await api('session'));
-      }
-    }).catch(showError);
+    growing = growing
+      .then(async () => {
+        if (!session) return;
+        if (
+          msg.events !== session.events ||
+          msg.segments !== timeline.total ||
+          msg.changed.length ||
+          msg.follow.state !== session.follow.state
+        ) {
+          await timeline.grow(msg);
+          renderSession(await api('session'));
+        }
+      })
+      .catch(showError);
   });
 }
 

@@ -37,22 +37,37 @@ export function usageParts(u) {
 
 export function usageTitle(u) {
   return (
-    'input incl. cache ' + num(u.input + u.cacheRead + u.cacheWrite) +
-    '\ninput excl. cache ' + num(u.input) +
-    '\ncache read ' + num(u.cacheRead) +
-    '\ncache write ' + num(u.cacheWrite) +
-    '\noutput ' + num(u.output) +
-    '\nreasoning (part of output) ' + num(u.reasoning)
+    'input incl. cache ' +
+    num(u.input + u.cacheRead + u.cacheWrite) +
+    '\ninput excl. cache ' +
+    num(u.input) +
+    '\ncache read ' +
+    num(u.cacheRead) +
+    '\ncache write ' +
+    num(u.cacheWrite) +
+    '\noutput ' +
+    num(u.output) +
+    '\nreasoning (part of output) ' +
+    num(u.reasoning)
   );
 }
 
 /** One message's usage as recorded ({input?, cacheRead?, cacheWrite?, output?, reasoning?}). */
 export function messageUsage(u) {
   const z = (k) => u[k] || 0;
-  return usageParts({ input: z('input'), cacheRead: z('cacheRead'), cacheWrite: z('cacheWrite'), output: z('output'), reasoning: z('reasoning') });
+  return usageParts({
+    input: z('input'),
+    cacheRead: z('cacheRead'),
+    cacheWrite: z('cacheWrite'),
+    output: z('output'),
+    reasoning: z('reasoning'),
+  });
 }
 
 export function time(ms) {
   if (typeof ms !== 'number') return '';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }

@@ -41,7 +41,10 @@ export class ModelView {
       clear(this.info);
       const where = [r.at.type];
       if (r.at.turn !== undefined) where.push('turn ' + r.at.turn + (r.at.step !== undefined ? ' step ' + r.at.step : ''));
-      this.info.append(h('span', 'count', plural(r.total, 'message')), h('span', 'dim', ' after #' + r.seq + ' (' + where.join(', ') + ')'));
+      this.info.append(
+        h('span', 'count', plural(r.total, 'message')),
+        h('span', 'dim', ' after #' + r.seq + ' (' + where.join(', ') + ')'),
+      );
       clear(this.listEl);
       this.append(r);
     } catch (e) {
@@ -69,7 +72,13 @@ export class ModelView {
     const el = h(
       'div',
       'msg role-' + (m.role === 'assistant' ? 'assistant' : m.role === 'user' ? 'user' : 'other'),
-      h('div', 'line', h('span', 'label', '[' + m.index + '] ' + m.role), m.source.kind !== m.role ? ' · ' + sourceLabel(m.source) : '', h('span', 'dim', ' · #' + m.seq + ' · ' + m.id)),
+      h(
+        'div',
+        'line',
+        h('span', 'label', '[' + m.index + '] ' + m.role),
+        m.source.kind !== m.role ? ' · ' + sourceLabel(m.source) : '',
+        h('span', 'dim', ' · #' + m.seq + ' · ' + m.id),
+      ),
       blocks(m.blocks, null),
     );
     el.dataset.seq = String(m.seq);

@@ -81,7 +81,12 @@ function textBlock(t, cls, onFull) {
   }
   if (t.total !== undefined) {
     wrap.append(
-      h('div', 'cut', '… showing ' + num(t.text.length) + ' of ' + num(t.total) + ' characters ', onFull ? button('show all', 'link', onFull) : null),
+      h(
+        'div',
+        'cut',
+        '… showing ' + num(t.text.length) + ' of ' + num(t.total) + ' characters ',
+        onFull ? button('show all', 'link', onFull) : null,
+      ),
     );
   }
   return wrap;
@@ -101,12 +106,21 @@ function block(b, onFull) {
       return d;
     }
     case 'tool-call': {
-      const d = h('details', 'call-block', h('summary', null, '→ tool call ', h('span', 'name', b.name), ' ', h('span', 'dim', '[' + b.id + ']')));
+      const d = h(
+        'details',
+        'call-block',
+        h('summary', null, '→ tool call ', h('span', 'name', b.name), ' ', h('span', 'dim', '[' + b.id + ']')),
+      );
       d.append(textBlock(b.args, 'code', onFull));
       return d;
     }
     case 'tool-result':
-      return h('div', 'result-block', h('div', 'line', 'tool result ', h('span', 'dim', '[' + b.callId + ']'), b.isError ? badge('error', 'error') : null), blocks(b.content, onFull));
+      return h(
+        'div',
+        'result-block',
+        h('div', 'line', 'tool result ', h('span', 'dim', '[' + b.callId + ']'), b.isError ? badge('error', 'error') : null),
+        blocks(b.content, onFull),
+      );
     case 'image':
       return h('div', 'line dim', 'image ' + b.ref);
     default:
@@ -148,13 +162,28 @@ const ITEM_TONE = { retry: 'warn', 'retry-started': 'warn', 'turn-end': null };
 export function itemBody(item, onFull) {
   switch (item.kind) {
     case 'user':
-      return [head(item.source.kind === 'user' ? 'user' : 'user · ' + sourceLabel(item.source), replaced(item)), blocks(item.blocks, onFull)];
+      return [
+        head(item.source.kind === 'user' ? 'user' : 'user · ' + sourceLabel(item.source), replaced(item)),
+        blocks(item.blocks, onFull),
+      ];
     case 'assistant': {
       const flags = [];
       if (item.interrupted) flags.push(badge('interrupted', 'warn'));
       if (item.empty) flags.push(badge('empty: not in history', 'dim'));
-      const out = [head('assistant', h('span', 'dim', item.source.name ?? ''), item.usage ? h('span', 'usage', ' · ' + messageUsage(item.usage)) : null, ' ', flags, replaced(item))];
-      if (item.stream) out.push(h('div', 'line dim stream', streamLine(item.stream), item.stream.finishMessage ? ': ' + item.stream.finishMessage.text : ''));
+      const out = [
+        head(
+          'assistant',
+          h('span', 'dim', item.source.name ?? ''),
+          item.usage ? h('span', 'usage', ' · ' + messageUsage(item.usage)) : null,
+          ' ',
+          flags,
+          replaced(item),
+        ),
+      ];
+      if (item.stream)
+        out.push(
+          h('div', 'line dim stream', streamLine(item.stream), item.stream.finishMessage ? ': ' + item.stream.finishMessage.text : ''),
+        );
       out.push(blocks(item.blocks, onFull));
       return out;
     }
@@ -165,17 +194,54 @@ export function itemBody(item, onFull) {
     }
     case 'tool': {
       const r = item.result;
-      const status = r ? badge(r.status === 'ok' ? 'ok' : 'error' + (r.code ? ' ' + r.code : ''), r.status === 'ok' ? 'ok' : 'error') : badge('no result yet', 'live');
-      const out = [head('tool', h('span', 'name', item.name), ' ', h('span', 'dim', '[' + item.callId + ']'), ' ', status, r ? h('span', 'dim', ' ' + duration(r.durationMs) + ' · result #' + r.seq) : null)];
+      const status = r
+        ? badge(r.status === 'ok' ? 'ok' : 'error' + (r.code ? ' ' + r.code : ''), r.status === 'ok' ? 'ok' : 'error')
+        : badge('no result yet', 'live');
+      const out = [
+        head(
+          'tool',
+          h('span', 'name', item.name),
+          ' ',
+          h('span', 'dim', '[' + item.callId + ']'),
+          ' ',
+          status,
+          r ? h('span', 'dim', ' ' + duration(r.durationMs) + ' · result #' + r.seq) : null,
+        ),
+      ];
       out.push(h('div', 'args', textBlock(item.args, 'code', onFull)));
       if (r) out.push(h('div', 'tool-result ' + r.status, blocks(r.content, onFull)));
       return out;
     }
     case 'result':
-      return [head('tool result', h('span', 'dim', '[' + item.callId + ']'), ' ', badge(item.status + (item.code ? ' ' + item.code : ''), item.status === 'ok' ? 'ok' : 'error'), replaced(item)), h('div', 'tool-result ' + item.status, blocks(item.content, onFull))];
+      return [
+        head(
+          'tool result',
+          h('span', 'dim', '[' + item.callId + ']'),
+          ' ',
+          badge(item.status + (item.code ? ' ' + item.code : ''), item.status === 'ok' ? 'ok' : 'error'),
+          replaced(item),
+        ),
+        h('div', 'tool-result ' + item.status, blocks(item.content, onFull)),
+      ];
     case 'header': {
-      const out = [head('request header', h('span', 'name', item.provider + '/' + item.model), ' ', h('span', 'dim', '(' + item.reason + ')'), item.details.length ? ' · ' + item.details.join(' · ') : '', item.changed.length ? badge('changed: ' + item.changed.join(', '), 'warn') : null)];
-      if (item.toolCount) out.push(h('div', 'line dim', plural(item.toolCount, 'tool') + ': ' + item.tools.join(', ') + (item.toolCount > item.tools.length ? ', …' : '')));
+      const out = [
+        head(
+          'request header',
+          h('span', 'name', item.provider + '/' + item.model),
+          ' ',
+          h('span', 'dim', '(' + item.reason + ')'),
+          item.details.length ? ' · ' + item.details.join(' · ') : '',
+          item.changed.length ? badge('changed: ' + item.changed.join(', '), 'warn') : null,
+        ),
+      ];
+      if (item.toolCount)
+        out.push(
+          h(
+            'div',
+            'line dim',
+            plural(item.toolCount, 'tool') + ': ' + item.tools.join(', ') + (item.toolCount > item.tools.length ? ', …' : ''),
+          ),
+        );
       if (item.system) {
         const d = h('details', 'system', h('summary', null, 'system prompt'));
         d.append(textBlock(item.system, 'text', onFull));
@@ -184,19 +250,64 @@ export function itemBody(item, onFull) {
       return out;
     }
     case 'context':
-      return [h('div', 'line dim', 'request context ' + item.provider + '/' + item.model + (item.window !== undefined ? ' · window ' + num(item.window) : ''))];
+      return [
+        h(
+          'div',
+          'line dim',
+          'request context ' + item.provider + '/' + item.model + (item.window !== undefined ? ' · window ' + num(item.window) : ''),
+        ),
+      ];
     case 'retry':
-      return [head('llm retry ' + item.retry, '(' + item.mode + ') in ' + duration(item.delayMs) + ' after ' + item.failure + (item.message ? ': ' + item.message.text : ''))];
+      return [
+        head(
+          'llm retry ' + item.retry,
+          '(' + item.mode + ') in ' + duration(item.delayMs) + ' after ' + item.failure + (item.message ? ': ' + item.message.text : ''),
+        ),
+      ];
     case 'retry-started':
       return [head('llm retry ' + item.retry + ' started')];
     case 'inbox':
       return [
-        h('div', 'line dim', 'inbox ' + item.target + ' @' + item.at + ':' + (item.removed ? ' −' + item.removed : '') + (item.inserted ? ' +' + item.inserted : '') + (!item.removed && !item.inserted ? ' no change' : '') + (item.outcome ? ' (' + item.outcome + ')' : ''), item.preview ? h('span', 'quote', ' “' + item.preview.text.slice(0, 200) + (item.preview.text.length > 200 || item.preview.total ? '…' : '') + '”') : null),
+        h(
+          'div',
+          'line dim',
+          'inbox ' +
+            item.target +
+            ' @' +
+            item.at +
+            ':' +
+            (item.removed ? ' −' + item.removed : '') +
+            (item.inserted ? ' +' + item.inserted : '') +
+            (!item.removed && !item.inserted ? ' no change' : '') +
+            (item.outcome ? ' (' + item.outcome + ')' : ''),
+          item.preview
+            ? h(
+                'span',
+                'quote',
+                ' “' + item.preview.text.slice(0, 200) + (item.preview.text.length > 200 || item.preview.total ? '…' : '') + '”',
+              )
+            : null,
+        ),
       ];
     case 'todo':
-      return [head('todo', plural(item.todos.length, 'item')), h('ul', 'todos', item.todos.map((t) => h('li', 'todo ' + (TODO_STATES.has(t.status) ? t.status : 'other'), '[' + t.status + '] ' + t.content.text)))];
+      return [
+        head('todo', plural(item.todos.length, 'item')),
+        h(
+          'ul',
+          'todos',
+          item.todos.map((t) =>
+            h('li', 'todo ' + (TODO_STATES.has(t.status) ? t.status : 'other'), '[' + t.status + '] ' + t.content.text),
+          ),
+        ),
+      ];
     case 'turn-end':
-      return [head('turn ' + item.turn + ' end', endBadge(item.reason), item.reason.message ? h('span', 'error-text', ' ' + item.reason.message.text) : null)];
+      return [
+        head(
+          'turn ' + item.turn + ' end',
+          endBadge(item.reason),
+          item.reason.message ? h('span', 'error-text', ' ' + item.reason.message.text) : null,
+        ),
+      ];
     case 'seed-end':
       return [
         h(
@@ -208,14 +319,24 @@ export function itemBody(item, onFull) {
         ),
       ];
     case 'event':
-      return [h('div', 'line dim', h('span', 'label', item.type), item.ignorable ? ' (ignorable) ' : ' ', h('span', 'code-inline', item.payload.text + (item.payload.total ? '…' : '')))];
+      return [
+        h(
+          'div',
+          'line dim',
+          h('span', 'label', item.type),
+          item.ignorable ? ' (ignorable) ' : ' ',
+          h('span', 'code-inline', item.payload.text + (item.payload.total ? '…' : '')),
+        ),
+      ];
     default:
       return [h('div', 'line dim', item.kind)];
   }
 }
 
 function replaced(item) {
-  return item.replaces ? badge('replaces #' + item.replaces[0] + (item.replaces[1] !== item.replaces[0] ? '–' + item.replaces[1] : ''), 'warn') : null;
+  return item.replaces
+    ? badge('replaces #' + item.replaces[0] + (item.replaces[1] !== item.replaces[0] ? '–' + item.replaces[1] : ''), 'warn')
+    : null;
 }
 
 export function itemTone(item) {
@@ -254,7 +375,11 @@ export function stepHead(s, open) {
     h('span', 'facts', facts.join(' · ')),
     usage(s.usage),
     h('span', 'dur', duration(s.durationMs)),
-    s.finish ? badge('finish ' + s.finish, /^(error|aborted)/.test(s.finish) ? 'error' : s.finish === 'max-tokens' ? 'warn' : 'dim') : s.end === undefined ? badge('open', 'live') : null,
+    s.finish
+      ? badge('finish ' + s.finish, /^(error|aborted)/.test(s.finish) ? 'error' : s.finish === 'max-tokens' ? 'warn' : 'dim')
+      : s.end === undefined
+        ? badge('open', 'live')
+        : null,
     h('span', 'seqs', seqRange(s.start, s.end)),
   ];
 }

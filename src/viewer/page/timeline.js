@@ -66,7 +66,7 @@ export class Timeline {
       case 'turn': {
         const head = h('div', 'head', turnHead(row.data, row.open));
         el.append(head);
-        const tone = row.data.reason ? { completed: 'ok', error: 'error', interrupted: 'error' }[row.data.reason.kind] ?? 'warn' : 'live';
+        const tone = row.data.reason ? ({ completed: 'ok', error: 'error', interrupted: 'error' }[row.data.reason.kind] ?? 'warn') : 'live';
         el.classList.add('tone-' + tone);
         break;
       }
@@ -85,7 +85,15 @@ export class Timeline {
         break;
       case 'more': {
         const a = row.action;
-        el.append(h('div', 'head', button(row.loading ? 'loading …' : 'load more' + (a.remaining ? ' (' + num(a.remaining) + ' left)' : ''), 'link', () => this.loadMore(row))));
+        el.append(
+          h(
+            'div',
+            'head',
+            button(row.loading ? 'loading …' : 'load more' + (a.remaining ? ' (' + num(a.remaining) + ' left)' : ''), 'link', () =>
+              this.loadMore(row),
+            ),
+          ),
+        );
         break;
       }
     }
@@ -93,7 +101,12 @@ export class Timeline {
   }
 
   itemEl(item, row) {
-    const el = h('div', 'item item-' + item.kind, h('span', 'seq', String(item.seq)), h('div', 'body', itemBody(item, row ? () => this.showFull(row) : null)));
+    const el = h(
+      'div',
+      'item item-' + item.kind,
+      h('span', 'seq', String(item.seq)),
+      h('div', 'body', itemBody(item, row ? () => this.showFull(row) : null)),
+    );
     el.dataset.item = item.kind;
     el.dataset.seq = String(item.seq);
     const tone = itemTone(item);
@@ -232,7 +245,8 @@ export class Timeline {
         row.needsItems = true;
       }
     }
-    if (from + parts.length < total) out.push(this.moreRow({ type: 'parts', seg, from: from + parts.length, remaining: total - from - parts.length }, 1));
+    if (from + parts.length < total)
+      out.push(this.moreRow({ type: 'parts', seg, from: from + parts.length, remaining: total - from - parts.length }, 1));
     return out;
   }
 
@@ -368,7 +382,14 @@ export class Timeline {
       const r = this.list.rows[k];
       if (r.kind !== 'item') continue;
       const it = r.data;
-      const s = it.seq === seq ? 3 : (it.result && it.result.seq === seq) || it.last === seq ? 2 : it.seq <= seq && seq <= (it.last ?? it.seq) ? 1 : 0;
+      const s =
+        it.seq === seq
+          ? 3
+          : (it.result && it.result.seq === seq) || it.last === seq
+            ? 2
+            : it.seq <= seq && seq <= (it.last ?? it.seq)
+              ? 1
+              : 0;
       if (s > score) {
         score = s;
         best = k;
@@ -409,7 +430,8 @@ export class Timeline {
       await this.loadMore(this.list.rows[more]);
     }
     // An event without a row of its own (a step boundary): its step, or its segment.
-    const fallback = loc.step !== undefined ? this.list.indexOfKey('s' + loc.segment + '/t' + loc.step) : this.list.indexOfKey('s' + loc.segment);
+    const fallback =
+      loc.step !== undefined ? this.list.indexOfKey('s' + loc.segment + '/t' + loc.step) : this.list.indexOfKey('s' + loc.segment);
     if (fallback >= 0) {
       this.select(fallback, false);
       this.list.reveal(fallback, true);

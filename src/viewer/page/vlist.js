@@ -41,7 +41,8 @@ export class VirtualList {
     this.resize = new ResizeObserver(() => this.schedule());
     this.scroller.addEventListener('scroll', () => this.schedule(), { passive: true });
     // A row pinned by a jump lets go as soon as the reader scrolls themselves.
-    for (const ev of ['wheel', 'pointerdown', 'touchstart', 'keydown']) this.scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
+    for (const ev of ['wheel', 'pointerdown', 'touchstart', 'keydown'])
+      this.scroller.addEventListener(ev, () => (this.pin = undefined), { passive: true });
     window.addEventListener('resize', () => this.schedule());
   }
 

@@ -34,7 +34,11 @@ export class FileSource extends GrowingSource {
   ) {
     const ino = statSync(path).ino;
     const warnings: LogWarning[] = [];
-    const loaded = loadJsonlFile(path, { repair: false, placeholders: 'warn', ...(opts.knownTypes ? { knownTypes: opts.knownTypes } : {}) });
+    const loaded = loadJsonlFile(path, {
+      repair: false,
+      placeholders: 'warn',
+      ...(opts.knownTypes ? { knownTypes: opts.knownTypes } : {}),
+    });
     // Where following resumes: the torn line (it may be a write in progress), or the line after the last event.
     const last = loaded.eventCount > 0 ? (loaded.lineOf(loaded.eventCount - 1) ?? 1) : 1;
     const nextLine = loaded.tornTail ? loaded.tornTail.line : last + 1;
@@ -69,12 +73,17 @@ export class FileSource extends GrowingSource {
     let size: number;
     try {
       const st = statSync(this.path);
-      if (st.ino !== this.ino) return this.stop('FOLLOW_STOPPED', `${this.path} was replaced by another file; reload the viewer to read it`);
+      if (st.ino !== this.ino)
+        return this.stop('FOLLOW_STOPPED', `${this.path} was replaced by another file; reload the viewer to read it`);
       size = st.size;
     } catch (e) {
       return this.stop('FOLLOW_STOPPED', `${this.path} cannot be read any more: ${describeError(e).message}`);
     }
-    if (size < this.offset) return this.stop('FOLLOW_STOPPED', `${this.path} shrank below the part already shown (${size} < ${this.offset} bytes); reload the viewer to read it again`);
+    if (size < this.offset)
+      return this.stop(
+        'FOLLOW_STOPPED',
+        `${this.path} shrank below the part already shown (${size} < ${this.offset} bytes); reload the viewer to read it again`,
+      );
     if (size === this.offset) return;
     const want = Math.min(size - this.offset, READ_CAP);
     const buf = Buffer.allocUnsafe(want);

@@ -19,7 +19,8 @@ export async function openSource(source: ViewerSource, opts: FileSourceOptions =
   if (typeof source === 'string') return openFile(source, opts);
   if (typeof source === 'object' && source !== null) {
     if ('path' in source && typeof source.path === 'string') return openFile(source.path, opts);
-    if ('sessionId' in source && typeof source.sessionId === 'string' && source.store) return openStored(source.sessionId, source.store, source.cwd, opts);
+    if ('sessionId' in source && typeof source.sessionId === 'string' && source.store)
+      return openStored(source.sessionId, source.store, source.cwd, opts);
   }
   throw new ViewerError('INVALID_SOURCE', 'source must be a log file path, {path}, {sessionId, store} or a Session');
 }
@@ -42,9 +43,16 @@ async function openStored(id: string, store: Store, cwd: string | undefined, opt
   const found = listing.sessions.filter((s) => s.id === id && (cwd === undefined || s.header.cwd === cwd));
   if (found.length === 1) return openFile(found[0]!.location, opts);
   if (found.length > 1) {
-    throw new StoreError('AMBIGUOUS_SESSION', `session ${JSON.stringify(id)} appears in ${found.length} project directories: ${found.map((s) => s.location).join(', ')}`, { path: found[0]!.location, sessionId: id });
+    throw new StoreError(
+      'AMBIGUOUS_SESSION',
+      `session ${JSON.stringify(id)} appears in ${found.length} project directories: ${found.map((s) => s.location).join(', ')}`,
+      { path: found[0]!.location, sessionId: id },
+    );
   }
   const problem = listing.problems.find((p) => p.error.details.sessionId === id);
   if (problem) throw problem.error;
-  throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} under ${store.location}`, { path: store.location, sessionId: id });
+  throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} under ${store.location}`, {
+    path: store.location,
+    sessionId: id,
+  });
 }

@@ -16,9 +16,13 @@ export class PgSource extends GrowingSource {
     const load = await store.inspect(id, { repair: false });
     // Line numbers in messages count as in the session's JSONL export: the header is line 1.
     const src = new PgSource(load.location, load, [], load.eventCount + 2, opts.knownTypes);
-    src.follower = await store.tail(id, (rows) => {
-      if (rows.length > 0 && src.follow().state === 'following') src.ingest(`${rows.map((r) => r.body).join('\n')}\n`);
-    }, { from: load.eventCount, onError: () => undefined }); // a read that failed is retried by the next notification or poll
+    src.follower = await store.tail(
+      id,
+      (rows) => {
+        if (rows.length > 0 && src.follow().state === 'following') src.ingest(`${rows.map((r) => r.body).join('\n')}\n`);
+      },
+      { from: load.eventCount, onError: () => undefined },
+    ); // a read that failed is retried by the next notification or poll
     return src;
   }
 

@@ -90,13 +90,18 @@ export class TailDecoder {
     } catch (e) {
       throw new SessionError('CORRUPT_LOG', `an appended line is not JSON (${(e as Error).message})`, { rule: 'storage' });
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SessionError('CORRUPT_LOG', 'an appended line is not a JSON object', { rule: 'storage' });
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw new SessionError('CORRUPT_LOG', 'an appended line is not a JSON object', { rule: 'storage' });
     const o = v as Record<string, unknown>;
     const lossy = lossyNumber(line);
     // Named with its file and line by the caller (`at`), like every refusal of an appended line.
-    if (lossy !== undefined) throw lossyNumberError(lossy, typeof o.type === 'string' ? o.type : 'event', this.nextSeq, undefined, undefined);
+    if (lossy !== undefined)
+      throw lossyNumberError(lossy, typeof o.type === 'string' ? o.type : 'event', this.nextSeq, undefined, undefined);
     if (isRowTag(o.type)) {
-      if (o.seq0 !== this.nextSeq) throw new SessionError('CORRUPT_LOG', `a packed row starts at seq0 ${preview(o.seq0)} where ${this.nextSeq} belongs`, { rule: 'storage' });
+      if (o.seq0 !== this.nextSeq)
+        throw new SessionError('CORRUPT_LOG', `a packed row starts at seq0 ${preview(o.seq0)} where ${this.nextSeq} belongs`, {
+          rule: 'storage',
+        });
       const members: SessionEvent[] = [];
       try {
         expandParts(checkRow(o, o.type), members);

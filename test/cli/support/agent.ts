@@ -51,7 +51,12 @@ export function text(parts: string[], usage?: { input: number; output: number })
 }
 
 /** One tool call, its JSON arguments streamed in two pieces. */
-export function call(id: string, name: string, args: Record<string, unknown>, opts: { reasoning?: string[]; text?: string[] } = {}): FakeResponse {
+export function call(
+  id: string,
+  name: string,
+  args: Record<string, unknown>,
+  opts: { reasoning?: string[]; text?: string[] } = {},
+): FakeResponse {
   const json = JSON.stringify(args);
   const cut = Math.ceil(json.length / 2);
   return { sse: chatStream({ ...opts, toolCalls: [{ id, name, args: [json.slice(0, cut), json.slice(cut)] }] }) };
@@ -74,7 +79,9 @@ export function storedLogs(home: string): string[] {
   const root = join(home, 'sessions');
   if (!existsSync(root)) return [];
   const out: string[] = [];
-  for (const project of readdirSync(root)) for (const id of readdirSync(join(root, project))) if (existsSync(join(root, project, id, 'session.jsonl'))) out.push(join(root, project, id, 'session.jsonl'));
+  for (const project of readdirSync(root))
+    for (const id of readdirSync(join(root, project)))
+      if (existsSync(join(root, project, id, 'session.jsonl'))) out.push(join(root, project, id, 'session.jsonl'));
   return out;
 }
 

@@ -58,9 +58,21 @@ export interface SpawnedDsh extends Driven {
 }
 
 export function spawnDsh(args: readonly string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): SpawnedDsh {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, DSH_DEBUG: undefined, DEEPSEEK_API_KEY: undefined, DSH_MODEL: undefined, ...opts.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    FORCE_COLOR: undefined,
+    DSH_DEBUG: undefined,
+    DEEPSEEK_API_KEY: undefined,
+    DSH_MODEL: undefined,
+    ...opts.env,
+  };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const child = spawn(process.execPath, [builtBin(), ...args], { cwd: opts.cwd ?? repoRoot, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [builtBin(), ...args], {
+    cwd: opts.cwd ?? repoRoot,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const transcript = new Transcript();
   child.stdout.setEncoding('utf8').on('data', (s: string) => transcript.push('stdout', s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => transcript.push('stderr', s));

@@ -59,7 +59,10 @@ export async function startGatedProvider(script: readonly GatedResponse[] | ((n:
     const n = requests.length;
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: {}, body };
     requests.push(recorded);
-    const r: GatedResponse = typeof script === 'function' ? script(n) : (script[n] ?? { status: 500, body: { error: { message: 'gated provider: script exhausted', type: 'server_error' } } });
+    const r: GatedResponse =
+      typeof script === 'function'
+        ? script(n)
+        : (script[n] ?? { status: 500, body: { error: { message: 'gated provider: script exhausted', type: 'server_error' } } });
     slot(arrivals, n).resolve(recorded);
     if (!r.sse) {
       res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });

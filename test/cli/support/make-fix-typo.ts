@@ -42,7 +42,8 @@ const TOOLS: ToolSchema[] = [
   },
 ];
 
-const SYSTEM = 'You are dsh, a coding agent working in the user\'s repository. Use the tools to inspect and change files; keep answers short.';
+const SYSTEM =
+  "You are dsh, a coding agent working in the user's repository. Use the tools to inspect and change files; keep answers short.";
 
 /** Word-sized deltas, as a provider streams them. */
 function tokens(text: string): string[] {
@@ -67,13 +68,22 @@ export function makeFixTypo(): string {
   let ids = 0;
   const id = (kind: string): string => `${kind}-${String(++ids).padStart(4, '0')}`;
 
-  const session = Session.create({ id: '5f0c1e2a-7b3d-4c8e-9a61-0d2f4b6c8e10', header: { cwd: CWD, createdAt: CREATED_AT, delegationDepth: 0 }, clock });
+  const session = Session.create({
+    id: '5f0c1e2a-7b3d-4c8e-9a61-0d2f4b6c8e10',
+    header: { cwd: CWD, createdAt: CREATED_AT, delegationDepth: 0 },
+    clock,
+  });
   let turn = 0;
   let step = 0;
   let input = 1850;
   let cacheRead = 0;
 
-  const userPrompt = (text: string): UserMessage => ({ id: id('msg'), role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } });
+  const userPrompt = (text: string): UserMessage => ({
+    id: id('msg'),
+    role: 'user',
+    content: [{ type: 'text', text }],
+    source: { kind: 'user' },
+  });
 
   const beginTurn = (prompt: UserMessage): void => {
     tick(40);
@@ -114,13 +124,23 @@ export function makeFixTypo(): string {
     });
     const reasoning = blocks.filter((b) => b.type === 'reasoning').reduce((n, b) => n + tokens((b as { text: string }).text).length, 0);
     const output = seqs.length + 4;
-    const usage: TokenUsage = { inputTokens: input - cacheRead, outputTokens: output, cacheReadTokens: cacheRead, ...(reasoning ? { reasoningTokens: reasoning } : {}) };
+    const usage: TokenUsage = {
+      inputTokens: input - cacheRead,
+      outputTokens: output,
+      cacheReadTokens: cacheRead,
+      ...(reasoning ? { reasoningTokens: reasoning } : {}),
+    };
     chunk({ type: 'usage', usage }, 2);
     chunk({ type: 'finish', reason: { kind: finish } }, 0);
     tick(1);
     session.append(
       'assistant/message',
-      { turn, step, message: { id: id('msg'), role: 'assistant', content, source: { kind: 'model', provider: PROVIDER, model: MODEL } }, usage },
+      {
+        turn,
+        step,
+        message: { id: id('msg'), role: 'assistant', content, source: { kind: 'model', provider: PROVIDER, model: MODEL } },
+        usage,
+      },
       { surfaceOp: 'append', sourceEventSeqs: seqs },
     );
     // The next request re-reads everything so far from the provider's prefix cache.
@@ -177,7 +197,10 @@ export function makeFixTypo(): string {
     { surfaceOp: 'append' },
   );
   tick(1);
-  session.append('request/header', { header: { config: { provider: PROVIDER, model: MODEL, maxTokens: 8192 }, system: SYSTEM, tools: TOOLS }, reason: 'initial' });
+  session.append('request/header', {
+    header: { config: { provider: PROVIDER, model: MODEL, maxTokens: 8192 }, system: SYSTEM, tools: TOOLS },
+    reason: 'initial',
+  });
   session.append('request/context', { provider: PROVIDER, model: MODEL, contextWindow: 131072 });
 
   const grepArgs = '{"pattern":"recieve|teh|occured|seperate","path":"README.md"}';
@@ -241,11 +264,22 @@ export function makeFixTypo(): string {
     ],
     'tool-calls',
   );
-  runTool('call_04_read', 'read', usageArgs, `Error: cannot read "${CWD}/docs/usage.md": not found`, { name: 'FsError', code: 'FS_NOT_FOUND' });
+  runTool('call_04_read', 'read', usageArgs, `Error: cannot read "${CWD}/docs/usage.md": not found`, {
+    name: 'FsError',
+    code: 'FS_NOT_FOUND',
+  });
   endStep();
 
   beginStep();
-  respond([{ type: 'text', text: 'There is no docs/usage.md in this repository, so there is nothing more to fix; README.md was the only file with the typo.' }], 'stop');
+  respond(
+    [
+      {
+        type: 'text',
+        text: 'There is no docs/usage.md in this repository, so there is nothing more to fix; README.md was the only file with the typo.',
+      },
+    ],
+    'stop',
+  );
   endStep();
   endTurn();
 

@@ -12,7 +12,11 @@ export interface RawEvent {
   sourceEventSeqs?: number[];
 }
 
-const ROW_DELTA: Record<string, string> = { 'text-chunks': 'text-delta', 'reasoning-chunks': 'reasoning-delta', 'tool-call-chunks': 'tool-call-delta' };
+const ROW_DELTA: Record<string, string> = {
+  'text-chunks': 'text-delta',
+  'reasoning-chunks': 'reasoning-delta',
+  'tool-call-chunks': 'tool-call-delta',
+};
 
 export function parseRaw(text: string): { header: Record<string, unknown>; events: RawEvent[] } {
   const lines = text.split('\n').filter((l) => l.trim() !== '');

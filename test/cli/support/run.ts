@@ -38,15 +38,26 @@ function closure(): Map<string, string> {
 }
 
 function compilerOptions(): ts.CompilerOptions {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(repoRoot, 'tsconfig.build.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(repoRoot, 'tsconfig.build.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error('cannot read tsconfig.build.json');
   // ESNext module output is what NodeNext emits for this ESM package ("type": "module").
-  return { ...parsed.options, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, declaration: false, sourceMap: false, inlineSourceMap: false };
+  return {
+    ...parsed.options,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    declaration: false,
+    sourceMap: false,
+    inlineSourceMap: false,
+  };
 }
 
 function emit(files: Map<string, string>, outDir: string): void {
@@ -81,7 +92,11 @@ export function builtBin(): string {
   const files = closure();
   const h = createHash('sha256');
   for (const [file, text] of files) h.update(relative(repoRoot, file)).update('\0').update(text).update('\0');
-  for (const f of ['bin/dsh.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) h.update(f).update('\0').update(readFileSync(join(repoRoot, f))).update('\0');
+  for (const f of ['bin/dsh.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(join(repoRoot, f)))
+      .update('\0');
   const dir = join(cacheRoot, h.digest('hex').slice(0, 16));
   if (!existsSync(join(dir, 'dist', 'cli', 'main.js'))) {
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
@@ -117,10 +132,20 @@ export interface RunOptions {
 
 export function dsh(args: readonly string[], opts: RunOptions = {}): Promise<Run> {
   const bin = opts.bin ?? builtBin();
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, DSH_DEBUG: undefined, ...opts.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    FORCE_COLOR: undefined,
+    DSH_DEBUG: undefined,
+    ...opts.env,
+  };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: opts.cwd ?? repoRoot, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: opts.cwd ?? repoRoot,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

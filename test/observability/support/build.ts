@@ -36,7 +36,12 @@ export function assistant(content: ContentBlock[], model = 'deepseek-chat', prov
 }
 
 export function toolResult(callId: string, text: string, isError = false): ToolResultMessage {
-  return { id: nextId(), role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], isError }], source: { kind: 'tool', callId } };
+  return {
+    id: nextId(),
+    role: 'user',
+    content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], isError }],
+    source: { kind: 'tool', callId },
+  };
 }
 
 export function header(config: EpochHeader['config'], system?: string): { header: EpochHeader; reason: 'initial' } {

@@ -10,28 +10,55 @@ export function twoStepTurn(c: Clocked): void {
   c.at(1000).append('turn/start', { turn: 1 });
   c.at(1010).append('step/start', { turn: 1, step: 1 });
   c.at(1010).append('user/message', user('List the files'), { surfaceOp: 'append' });
-  c.at(1011).append('request/header', header({ provider: 'deepseek', model: 'deepseek-chat', maxTokens: 4096, temperature: 0.5 }, 'Be brief.'));
+  c.at(1011).append(
+    'request/header',
+    header({ provider: 'deepseek', model: 'deepseek-chat', maxTokens: 4096, temperature: 0.5 }, 'Be brief.'),
+  );
   const call = { type: 'tool-call' as const, id: 'call_1', name: 'ls', arguments: '{"path":"."}' };
   c.at(1100).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'block-start', index: 0, blockType: 'tool-call' } });
-  c.at(1110).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'tool-call-delta', index: 0, id: 'call_1', name: 'ls', argumentsDelta: '{"path":"."}' } });
+  c.at(1110).append('assistant/chunk', {
+    turn: 1,
+    step: 1,
+    chunk: { type: 'tool-call-delta', index: 0, id: 'call_1', name: 'ls', argumentsDelta: '{"path":"."}' },
+  });
   c.at(1120).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'block-end', index: 0, block: call } });
   const usage1 = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 300, cacheWriteTokens: 50, reasoningTokens: 5 };
   c.at(1130).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'usage', usage: usage1 } });
   c.at(1140).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } });
-  c.at(1150).append('assistant/message', { turn: 1, step: 1, message: assistant([call]), usage: usage1 }, { surfaceOp: 'append', sourceEventSeqs: [4, 5, 6, 7, 8] });
+  c.at(1150).append(
+    'assistant/message',
+    { turn: 1, step: 1, message: assistant([call]), usage: usage1 },
+    { surfaceOp: 'append', sourceEventSeqs: [4, 5, 6, 7, 8] },
+  );
   c.at(1200).append('tool/call', { turn: 1, step: 1, callId: 'call_1', name: 'ls', arguments: '{"path":"."}' });
-  c.at(1300).append('tool/result', { turn: 1, step: 1, message: toolResult('call_1', 'a.txt\nb.txt') }, { surfaceOp: 'append', sourceEventSeqs: [10] });
+  c.at(1300).append(
+    'tool/result',
+    { turn: 1, step: 1, message: toolResult('call_1', 'a.txt\nb.txt') },
+    { surfaceOp: 'append', sourceEventSeqs: [10] },
+  );
   c.at(1300).append('step/end', { turn: 1, step: 1 });
   c.at(1310).append('step/start', { turn: 1, step: 2 });
   c.at(1400).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'block-start', index: 0, blockType: 'text' } });
   c.at(1410).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'text-delta', index: 0, text: 'Two files.' } });
-  c.at(1420).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'block-end', index: 0, block: { type: 'text', text: 'Two files.' } } });
+  c.at(1420).append('assistant/chunk', {
+    turn: 1,
+    step: 2,
+    chunk: { type: 'block-end', index: 0, block: { type: 'text', text: 'Two files.' } },
+  });
   const usage2 = { inputTokens: 30, outputTokens: 10, cacheReadTokens: 420 };
   c.at(1430).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'usage', usage: usage2 } });
   // The server named its response and the model that answered (which differs from the one asked for).
   const response = { api: 'chat-completions', provider: 'deepseek', id: 'resp-2', model: 'deepseek-chat-v3' };
-  c.at(1440).append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'finish', reason: { kind: 'stop' }, replayState: { response } } });
-  c.at(1450).append('assistant/message', { turn: 1, step: 2, message: assistant([{ type: 'text', text: 'Two files.' }]), usage: usage2 }, { surfaceOp: 'append', sourceEventSeqs: [14, 15, 16, 17, 18] });
+  c.at(1440).append('assistant/chunk', {
+    turn: 1,
+    step: 2,
+    chunk: { type: 'finish', reason: { kind: 'stop' }, replayState: { response } },
+  });
+  c.at(1450).append(
+    'assistant/message',
+    { turn: 1, step: 2, message: assistant([{ type: 'text', text: 'Two files.' }]), usage: usage2 },
+    { surfaceOp: 'append', sourceEventSeqs: [14, 15, 16, 17, 18] },
+  );
   c.at(1450).append('step/end', { turn: 1, step: 2 });
   c.at(1460).append('turn/end', { turn: 1, reason: { kind: 'completed' } });
 }
@@ -145,4 +172,3 @@ export const EXPECTED_TWO_STEP: Omit<DshSpan, 'traceId' | 'spanId' | 'parentSpan
     status: { code: 'UNSET' },
   },
 ];
-

@@ -22,7 +22,9 @@ export function describePg(name: string, fn: () => void): void {
   if (required) {
     describe(name, () => {
       it('needs PostgreSQL', () => {
-        throw new Error('DSH_REQUIRE_POSTGRES=1 but DSH_TEST_POSTGRES is not set: the PostgreSQL suites cannot be skipped here (run .ci/pg start)');
+        throw new Error(
+          'DSH_REQUIRE_POSTGRES=1 but DSH_TEST_POSTGRES is not set: the PostgreSQL suites cannot be skipped here (run .ci/pg start)',
+        );
       });
     });
     return;

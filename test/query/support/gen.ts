@@ -13,7 +13,14 @@ export type Op =
   | { k: 'turn' }
   | { k: 'step' }
   | { k: 'user'; text: string }
-  | { k: 'attempt'; deltas: number; calls: number; usage: boolean; finish: 'stop' | 'tool-calls' | 'max-tokens' | 'error'; messageUsage: boolean }
+  | {
+      k: 'attempt';
+      deltas: number;
+      calls: number;
+      usage: boolean;
+      finish: 'stop' | 'tool-calls' | 'max-tokens' | 'error';
+      messageUsage: boolean;
+    }
   | { k: 'call'; pick: number }
   | { k: 'hook'; decision: 'pass' | 'block' }
   | { k: 'approval'; outcome: 'allowed-once' | 'rejected' }
@@ -42,8 +49,18 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 5, arbitrary: fc.record({ k: fc.constant('call' as const), pick: fc.nat(5) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('hook' as const), decision: fc.constantFrom('pass' as const, 'block' as const) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('approval' as const), outcome: fc.constantFrom('allowed-once' as const, 'rejected' as const) }) },
-  { weight: 5, arbitrary: fc.record({ k: fc.constant('result' as const), pick: fc.nat(5), outcome: fc.constantFrom('ok' as const, 'isError' as const, 'error' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ k: fc.constant('approval' as const), outcome: fc.constantFrom('allowed-once' as const, 'rejected' as const) }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      k: fc.constant('result' as const),
+      pick: fc.nat(5),
+      outcome: fc.constantFrom('ok' as const, 'isError' as const, 'error' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant<Op>({ k: 'notStarted' }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('compact' as const), a: fc.nat(40), b: fc.nat(40) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('prune' as const), pick: fc.nat(40) }) },
@@ -70,7 +87,15 @@ export interface Record {
   /** Every billed usage, in order. */
   billed: TokenUsage[];
   /** Every tool/call: its seq, turn, step, and its result's seq (undefined: never answered). */
-  calls: { callId: string; name: string; seq: number; turn: number; step: number; resultSeq?: number; outcome?: 'ok' | 'isError' | 'error' }[];
+  calls: {
+    callId: string;
+    name: string;
+    seq: number;
+    turn: number;
+    step: number;
+    resultSeq?: number;
+    outcome?: 'ok' | 'isError' | 'error';
+  }[];
   /** Results with no call (TOOL_NOT_STARTED). */
   notStarted: { callId: string; seq: number }[];
   /** Replacing seq → the nodes it shadowed. */
@@ -159,11 +184,18 @@ export class Driver {
           const id = this.id('call');
           seqs.push(this.chunk({ type: 'block-start', index: c + 1, blockType: 'tool-call' }));
           seqs.push(this.chunk({ type: 'tool-call-delta', index: c + 1, id, name: 'tool' + (c % 2), argumentsDelta: '{}' }));
-          seqs.push(this.chunk({ type: 'block-end', index: c + 1, block: { type: 'tool-call', id, name: 'tool' + (c % 2), arguments: '{}' } }));
+          seqs.push(
+            this.chunk({ type: 'block-end', index: c + 1, block: { type: 'tool-call', id, name: 'tool' + (c % 2), arguments: '{}' } }),
+          );
           content.push({ type: 'tool-call', id, name: 'tool' + (c % 2), arguments: '{}' });
           calls.push(id);
         }
-        const usage: TokenUsage = { inputTokens: 100 + seqs.length, cacheReadTokens: 7 * op.calls, outputTokens: 10 + op.deltas, reasoningTokens: op.deltas };
+        const usage: TokenUsage = {
+          inputTokens: 100 + seqs.length,
+          cacheReadTokens: 7 * op.calls,
+          outputTokens: 10 + op.deltas,
+          reasoningTokens: op.deltas,
+        };
         if (op.usage) seqs.push(this.chunk({ type: 'usage', usage }));
         if (op.finish === 'error') {
           this.chunk({ type: 'finish', reason: { kind: 'error', failure: { message: 'overloaded', code: 'SERVER' } } });
@@ -172,7 +204,17 @@ export class Driver {
           if (op.usage) this.rec.billed.push(usage);
           if (op.messageUsage) {
             this.rec.retries++;
-            s.append('llm/retry', { retryId: this.id('r'), turn: this.turn!, step: this.step!, provider: MODEL.provider, mode: 'normal', policyKey: 'k', retry: 1, delayMs: 1, failure: { message: 'overloaded', code: 'SERVER' } });
+            s.append('llm/retry', {
+              retryId: this.id('r'),
+              turn: this.turn!,
+              step: this.step!,
+              provider: MODEL.provider,
+              mode: 'normal',
+              policyKey: 'k',
+              retry: 1,
+              delayMs: 1,
+              failure: { message: 'overloaded', code: 'SERVER' },
+            });
           }
           return;
         }
@@ -180,7 +222,11 @@ export class Driver {
         const message: AssistantMessage = { id: this.id('a'), role: 'assistant', content, source: { kind: 'model', ...MODEL } };
         const billed = op.messageUsage ? usage : op.usage ? usage : undefined;
         if (billed) this.rec.billed.push(billed);
-        s.append('assistant/message', { turn: this.turn!, step: this.step!, message, ...(op.messageUsage ? { usage } : {}) }, { surfaceOp: 'append', sourceEventSeqs: seqs });
+        s.append(
+          'assistant/message',
+          { turn: this.turn!, step: this.step!, message, ...(op.messageUsage ? { usage } : {}) },
+          { surfaceOp: 'append', sourceEventSeqs: seqs },
+        );
         this.blocks.push(...calls);
         return;
       }
@@ -212,8 +258,29 @@ export class Driver {
         if (this.inFlight.length === 0) return;
         const id = this.inFlight.splice(op.pick % this.inFlight.length, 1)[0]!;
         const call = this.rec.calls.find((c) => c.callId === id && c.turn === this.turn && c.step === this.step)!;
-        const message: ToolResultMessage = { id: this.id('r'), role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: 'out' }], ...(op.outcome === 'ok' ? {} : { isError: true }) }], source: { kind: 'tool', callId: id } };
-        const e = s.append('tool/result', { turn: this.turn!, step: this.step!, message, ...(op.outcome === 'error' ? { error: { name: 'ToolError', code: 'E_TOOL' } } : {}) }, { surfaceOp: 'append', sourceEventSeqs: [call.seq] });
+        const message: ToolResultMessage = {
+          id: this.id('r'),
+          role: 'user',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: id,
+              content: [{ type: 'text', text: 'out' }],
+              ...(op.outcome === 'ok' ? {} : { isError: true }),
+            },
+          ],
+          source: { kind: 'tool', callId: id },
+        };
+        const e = s.append(
+          'tool/result',
+          {
+            turn: this.turn!,
+            step: this.step!,
+            message,
+            ...(op.outcome === 'error' ? { error: { name: 'ToolError', code: 'E_TOOL' } } : {}),
+          },
+          { surfaceOp: 'append', sourceEventSeqs: [call.seq] },
+        );
         call.resultSeq = e.seq;
         call.outcome = op.outcome;
         return;
@@ -221,8 +288,17 @@ export class Driver {
       case 'notStarted': {
         if (this.step === undefined || this.blocks.length === 0) return;
         const id = this.blocks.shift()!;
-        const message: ToolResultMessage = { id: this.id('r'), role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: 'not started' }], isError: true }], source: { kind: 'tool', callId: id } };
-        const e = s.append('tool/result', { turn: this.turn!, step: this.step, message, error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' } }, { surfaceOp: 'append' });
+        const message: ToolResultMessage = {
+          id: this.id('r'),
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: 'not started' }], isError: true }],
+          source: { kind: 'tool', callId: id },
+        };
+        const e = s.append(
+          'tool/result',
+          { turn: this.turn!, step: this.step, message, error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' } },
+          { surfaceOp: 'append' },
+        );
         this.rec.notStarted.push({ callId: id, seq: e.seq });
         return;
       }
@@ -234,10 +310,27 @@ export class Driver {
         const shadowed = nodes.slice(i, j + 1);
         const compactionId = this.id('c');
         s.append('compaction/start', { compactionId, turn: this.turn ?? null });
-        s.append('compaction/summary', { compactionId, summary: [{ type: 'text', text: 's' }], shadowedRange: { start: i, end: j }, shadowedSeqs: shadowed, shadowedTokenCount: 1, provider: MODEL.provider, model: MODEL.model, usage: { inputTokens: 50, outputTokens: 5 } });
+        s.append('compaction/summary', {
+          compactionId,
+          summary: [{ type: 'text', text: 's' }],
+          shadowedRange: { start: i, end: j },
+          shadowedSeqs: shadowed,
+          shadowedTokenCount: 1,
+          provider: MODEL.provider,
+          model: MODEL.model,
+          usage: { inputTokens: 50, outputTokens: 5 },
+        });
         this.rec.billed.push({ inputTokens: 50, outputTokens: 5 });
-        const m: UserMessage = { id: this.id('sum'), role: 'user', content: [{ type: 'text', text: 'summary' }], source: { kind: 'plugin', plugin: 'compact', compactionId } };
-        const e = s.append('user/message', m, { surfaceOp: { op: 'replace', start: nodes[i]!, end: nodes[j]! }, sourceEventSeqs: shadowed });
+        const m: UserMessage = {
+          id: this.id('sum'),
+          role: 'user',
+          content: [{ type: 'text', text: 'summary' }],
+          source: { kind: 'plugin', plugin: 'compact', compactionId },
+        };
+        const e = s.append('user/message', m, {
+          surfaceOp: { op: 'replace', start: nodes[i]!, end: nodes[j]! },
+          sourceEventSeqs: shadowed,
+        });
         this.rec.replaced.set(e.seq, shadowed);
         s.append('compaction/end', { compactionId, turn: this.turn ?? null });
         return;
@@ -250,7 +343,11 @@ export class Driver {
         const d = target.data;
         const block = d.message.content[0];
         s.append('compaction/prune', { shadowedRange: { start: 0, end: 0 }, shadowedSeqs: [target.seq], shadowedTokenCount: 1 });
-        const e = s.append('tool/result', { ...d, message: { ...d.message, content: [{ ...block, content: [{ type: 'text', text: '[pruned]' }] }] } }, { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] });
+        const e = s.append(
+          'tool/result',
+          { ...d, message: { ...d.message, content: [{ ...block, content: [{ type: 'text', text: '[pruned]' }] }] } },
+          { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] },
+        );
         this.rec.replaced.set(e.seq, [target.seq]);
         return;
       }

@@ -41,7 +41,12 @@ export function buildChild(entry: string): string {
   const out = join(dir, relative(repoRoot, entry)).replace(/\.ts$/, '.js');
   if (!existsSync(out)) {
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-    const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true, isolatedModules: true };
+    const options: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2023,
+      module: ts.ModuleKind.ESNext,
+      verbatimModuleSyntax: true,
+      isolatedModules: true,
+    };
     for (const [file, text] of files) {
       const js = ts.transpileModule(text, { compilerOptions: options, fileName: file }).outputText;
       const dest = join(tmp, relative(repoRoot, file)).replace(/\.ts$/, '.js');

@@ -25,7 +25,8 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = 'the a of to file function test error value return session event log turn step model tool call result message chunk stream'.split(' ');
+const WORDS =
+  'the a of to file function test error value return session event log turn step model tool call result message chunk stream'.split(' ');
 
 export interface TurnShape {
   /** Text deltas per answer. */
@@ -54,33 +55,81 @@ export function appendTurn(s: Session, shape: TurnShape = {}): number[] {
   const callId = `call-${turn}`;
   if (!add(() => s.append('turn/start', { turn }).seq)) return seqs;
   if (!add(() => s.append('step/start', { turn, step: 1 }).seq)) return seqs;
-  if (!add(() => s.append('user/message', { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: `prompt ${turn}` }], source: { kind: 'user' } }, { surfaceOp: 'append' }).seq)) return seqs;
+  if (
+    !add(
+      () =>
+        s.append(
+          'user/message',
+          { id: `u${turn}`, role: 'user', content: [{ type: 'text', text: `prompt ${turn}` }], source: { kind: 'user' } },
+          { surfaceOp: 'append' },
+        ).seq,
+    )
+  )
+    return seqs;
   const chunks1: number[] = [];
   let text1 = '';
   for (let i = 0; i < deltas; i++) {
     const t = word();
     text1 += t;
-    if (!add(() => {
-      const q = s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: t } }).seq;
-      chunks1.push(q);
-      return q;
-    })) return seqs;
+    if (
+      !add(() => {
+        const q = s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: t } }).seq;
+        chunks1.push(q);
+        return q;
+      })
+    )
+      return seqs;
   }
   const args = JSON.stringify({ command: `ls ${turn}` });
-  if (!add(() => s.append('assistant/message', {
-    turn, step: 1,
-    message: { id: `a${turn}.1`, role: 'assistant', content: [{ type: 'text', text: text1 }, { type: 'tool-call', id: callId, name: 'bash', arguments: args }], source: { kind: 'model', provider: 'scripted', model: 'demo' } },
-    usage: { inputTokens: 10, outputTokens: deltas },
-  }, { surfaceOp: 'append', sourceEventSeqs: chunks1 }).seq)) return seqs;
+  if (
+    !add(
+      () =>
+        s.append(
+          'assistant/message',
+          {
+            turn,
+            step: 1,
+            message: {
+              id: `a${turn}.1`,
+              role: 'assistant',
+              content: [
+                { type: 'text', text: text1 },
+                { type: 'tool-call', id: callId, name: 'bash', arguments: args },
+              ],
+              source: { kind: 'model', provider: 'scripted', model: 'demo' },
+            },
+            usage: { inputTokens: 10, outputTokens: deltas },
+          },
+          { surfaceOp: 'append', sourceEventSeqs: chunks1 },
+        ).seq,
+    )
+  )
+    return seqs;
   let callSeq = -1;
   if (!add(() => (callSeq = s.append('tool/call', { turn, step: 1, callId, name: 'bash', arguments: args }).seq))) return seqs;
   let out = '';
   const bytes = shape.resultBytes ?? 64;
   while (out.length < bytes) out += word();
-  if (!add(() => s.append('tool/result', {
-    turn, step: 1,
-    message: { id: `r${turn}`, role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: out }] }], source: { kind: 'tool', callId } },
-  }, { surfaceOp: 'append', sourceEventSeqs: [callSeq] }).seq)) return seqs;
+  if (
+    !add(
+      () =>
+        s.append(
+          'tool/result',
+          {
+            turn,
+            step: 1,
+            message: {
+              id: `r${turn}`,
+              role: 'user',
+              content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: out }] }],
+              source: { kind: 'tool', callId },
+            },
+          },
+          { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
+        ).seq,
+    )
+  )
+    return seqs;
   if (!add(() => s.append('step/end', { turn, step: 1 }).seq)) return seqs;
   if (!add(() => s.append('step/start', { turn, step: 2 }).seq)) return seqs;
   const chunks2: number[] = [];
@@ -88,17 +137,36 @@ export function appendTurn(s: Session, shape: TurnShape = {}): number[] {
   for (let i = 0; i < deltas; i++) {
     const t = word();
     text2 += t;
-    if (!add(() => {
-      const q = s.append('assistant/chunk', { turn, step: 2, chunk: { type: 'text-delta', index: 0, text: t } }).seq;
-      chunks2.push(q);
-      return q;
-    })) return seqs;
+    if (
+      !add(() => {
+        const q = s.append('assistant/chunk', { turn, step: 2, chunk: { type: 'text-delta', index: 0, text: t } }).seq;
+        chunks2.push(q);
+        return q;
+      })
+    )
+      return seqs;
   }
-  if (!add(() => s.append('assistant/message', {
-    turn, step: 2,
-    message: { id: `a${turn}.2`, role: 'assistant', content: [{ type: 'text', text: text2 }], source: { kind: 'model', provider: 'scripted', model: 'demo' } },
-    usage: { inputTokens: 20, outputTokens: deltas },
-  }, { surfaceOp: 'append', sourceEventSeqs: chunks2 }).seq)) return seqs;
+  if (
+    !add(
+      () =>
+        s.append(
+          'assistant/message',
+          {
+            turn,
+            step: 2,
+            message: {
+              id: `a${turn}.2`,
+              role: 'assistant',
+              content: [{ type: 'text', text: text2 }],
+              source: { kind: 'model', provider: 'scripted', model: 'demo' },
+            },
+            usage: { inputTokens: 20, outputTokens: deltas },
+          },
+          { surfaceOp: 'append', sourceEventSeqs: chunks2 },
+        ).seq,
+    )
+  )
+    return seqs;
   if (!add(() => s.append('step/end', { turn, step: 2 }).seq)) return seqs;
   add(() => s.append('turn/end', { turn, reason: { kind: 'completed' } }).seq);
   return seqs;
@@ -106,7 +174,10 @@ export function appendTurn(s: Session, shape: TurnShape = {}): number[] {
 
 /** The file's lines, parsed independently of the codec (header first). */
 export function fileRecords(text: string): Record<string, unknown>[] {
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** Seqs a file holds, rows expanded by their own fields (independent of the codec's decoder). */
@@ -125,5 +196,8 @@ export function fileSeqs(text: string): number[] {
 
 /** A short digest of an event's type and data (what crash tests compare across processes). */
 export function eventHash(e: { type: string; data: unknown }): string {
-  return createHash('sha1').update(JSON.stringify({ type: e.type, data: e.data })).digest('hex').slice(0, 16);
+  return createHash('sha1')
+    .update(JSON.stringify({ type: e.type, data: e.data }))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -42,9 +42,19 @@ export class Child {
     const seen = this.lines.find((l) => l.startsWith(prefix));
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`child ${this.pid}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${this.lines.slice(-5).join(' | ')}; stderr: ${this.stderr}`)), timeoutMs);
+      const t = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `child ${this.pid}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${this.lines.slice(-5).join(' | ')}; stderr: ${this.stderr}`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.waiters.push({ pred: (l) => l.startsWith(prefix), resolve: (l) => (clearTimeout(t), resolve(l)) });
-      void this.exited.then(() => setTimeout(() => reject(new Error(`child ${this.pid} exited before "${prefix}"; stderr: ${this.stderr}`)), 50));
+      void this.exited.then(() =>
+        setTimeout(() => reject(new Error(`child ${this.pid} exited before "${prefix}"; stderr: ${this.stderr}`)), 50),
+      );
     });
   }
 

@@ -38,7 +38,15 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1400, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   return {
     context,
@@ -65,7 +73,9 @@ export async function openViewer(page: Page, url: string): Promise<void> {
   await page.waitForSelector('body[data-ready="1"]');
   // A function, not a string: the page's CSP forbids eval, which string predicates need.
   await page.waitForFunction(() => {
-    const d = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number }; body: { dataset: Record<string, string> } } }).document;
+    const d = (
+      globalThis as unknown as { document: { querySelectorAll(s: string): { length: number }; body: { dataset: Record<string, string> } } }
+    ).document;
     return d.querySelectorAll('#rows .row').length > 0 || d.body.dataset.events === '0';
   });
 }

@@ -28,7 +28,13 @@ export interface BigLogFacts {
 
 const WORDS = ['the', 'log', 'is', 'the', 'source', 'of', 'truth', 'and', 'history', 'is', 'derived', 'from', 'it', 'turn', 'step', 'tool'];
 
-export const BIG_HEADER: SessionHeader = { version: 0, id: 'big-0000-viewer', createdAt: Date.UTC(2026, 0, 1), cwd: '/tmp/big', delegationDepth: 0 };
+export const BIG_HEADER: SessionHeader = {
+  version: 0,
+  id: 'big-0000-viewer',
+  createdAt: Date.UTC(2026, 0, 1),
+  cwd: '/tmp/big',
+  delegationDepth: 0,
+};
 
 export function writeBigLog(path: string, opts: BigLogOptions): BigLogFacts {
   const stepsPerTurn = opts.stepsPerTurn ?? 3;
@@ -51,7 +57,12 @@ export function writeBigLog(path: string, opts: BigLogOptions): BigLogFacts {
         out.push({ type, seq, time, data, ...extra });
         return seq++;
       };
-      const prompt = { id: `p-${turn}`, role: 'user', content: [{ type: 'text', text: `Task ${turn}: ${word()} ${word()} ${word()}` }], source: { kind: 'user' } };
+      const prompt = {
+        id: `p-${turn}`,
+        role: 'user',
+        content: [{ type: 'text', text: `Task ${turn}: ${word()} ${word()} ${word()}` }],
+        source: { kind: 'user' },
+      };
       ev('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [prompt] });
       ev('turn/start', { turn });
       ev('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] });
@@ -59,7 +70,11 @@ export function writeBigLog(path: string, opts: BigLogOptions): BigLogFacts {
         ev('step/start', { turn, step });
         if (step === 1) {
           ev('user/message', prompt, { surfaceOp: 'append' });
-          if (turn === 1) ev('request/header', { header: { config: { provider: 'gen', model: 'gen-1' }, system: 'You generate logs.' }, reason: 'initial' });
+          if (turn === 1)
+            ev('request/header', {
+              header: { config: { provider: 'gen', model: 'gen-1' }, system: 'You generate logs.' },
+              reason: 'initial',
+            });
         }
         const callsTool = step < stepsPerTurn;
         const chunkSeqs: number[] = [];
@@ -87,14 +102,35 @@ export function writeBigLog(path: string, opts: BigLogOptions): BigLogFacts {
         const usage = { inputTokens: 1000 + turn, outputTokens: deltas, cacheReadTokens: 500 };
         chunk({ type: 'usage', usage });
         chunk({ type: 'finish', reason: { kind: callsTool ? 'tool-calls' : 'stop' } });
-        ev('assistant/message', { turn, step, message: { id: `a-${turn}-${step}`, role: 'assistant', content, source: { kind: 'model', provider: 'gen', model: 'gen-1' } }, usage }, { surfaceOp: 'append', sourceEventSeqs: chunkSeqs });
+        ev(
+          'assistant/message',
+          {
+            turn,
+            step,
+            message: { id: `a-${turn}-${step}`, role: 'assistant', content, source: { kind: 'model', provider: 'gen', model: 'gen-1' } },
+            usage,
+          },
+          { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+        );
         if (callsTool) {
           const callSeq = ev('tool/call', { turn, step, callId, name: 'read', arguments: args });
           const failed = (turn + step) % 7 === 0;
           const result: Record<string, unknown> = {
             turn,
             step,
-            message: { id: `r-${turn}-${step}`, role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: failed ? 'not found' : `contents of file ${turn}-${step}` }], ...(failed ? { isError: true } : {}) }], source: { kind: 'tool', callId } },
+            message: {
+              id: `r-${turn}-${step}`,
+              role: 'user',
+              content: [
+                {
+                  type: 'tool-result',
+                  toolCallId: callId,
+                  content: [{ type: 'text', text: failed ? 'not found' : `contents of file ${turn}-${step}` }],
+                  ...(failed ? { isError: true } : {}),
+                },
+              ],
+              source: { kind: 'tool', callId },
+            },
           };
           if (failed) result.error = { name: 'FsError', code: 'FS_NOT_FOUND' };
           ev('tool/result', result, { surfaceOp: 'append', sourceEventSeqs: [callSeq] });

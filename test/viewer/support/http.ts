@@ -10,14 +10,21 @@ export interface Reply {
   body: string;
 }
 
-export function raw(port: number, path: string, opts: { method?: string; headers?: Record<string, string>; host?: string } = {}): Promise<Reply> {
+export function raw(
+  port: number,
+  path: string,
+  opts: { method?: string; headers?: Record<string, string>; host?: string } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: opts.host ?? '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: opts.host ?? '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -54,7 +54,12 @@ export function turnFacts(lines: LineEvent[]): TurnFacts[] {
     else if (e.type === 'tool/call') cur.toolCalls.push({ callId: e.data.callId as string, name: e.data.name as string, seq: e.seq });
     else if (e.type === 'tool/result') {
       const block = (e.data.message as { content: { toolCallId: string; content: { text?: string }[] }[] }).content[0]!;
-      const r: TurnFacts['results'][number] = { callId: block.toolCallId, seq: e.seq, time: e.time, text: block.content.map((c) => c.text ?? '').join('') };
+      const r: TurnFacts['results'][number] = {
+        callId: block.toolCallId,
+        seq: e.seq,
+        time: e.time,
+        text: block.content.map((c) => c.text ?? '').join(''),
+      };
       const err = e.data.error as { code: string } | undefined;
       if (err) r.error = err.code;
       out[out.length - 1]!.results.push(r);
@@ -152,7 +157,12 @@ export class LogWriter {
     this.tick();
     this.session.append(
       'assistant/message',
-      { turn: this.turn, step: this.step, message: { id: this.id('msg'), role: 'assistant', content, source: { kind: 'model', provider: 'test', model: 'test-1' } }, usage },
+      {
+        turn: this.turn,
+        step: this.step,
+        message: { id: this.id('msg'), role: 'assistant', content, source: { kind: 'model', provider: 'test', model: 'test-1' } },
+        usage,
+      },
       { surfaceOp: 'append', sourceEventSeqs: seqs },
     );
   }
@@ -169,7 +179,12 @@ export class LogWriter {
       {
         turn: this.turn,
         step: this.step,
-        message: { id: this.id('msg'), role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], ...(error ? { isError: true } : {}) }], source: { kind: 'tool', callId } },
+        message: {
+          id: this.id('msg'),
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], ...(error ? { isError: true } : {}) }],
+          source: { kind: 'tool', callId },
+        },
         ...(error ? { error: { name: 'ToolError', code: error } } : {}),
       },
       { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
