@@ -102,7 +102,10 @@ export function readImports(fileName: string, text: string): FileImports {
       (ts.isCallExpression(n) || ts.isNewExpression(n)) &&
       ts.isIdentifier(n.expression) &&
       (n.expression.text === 'createRequire' || n.expression.text === 'Worker') &&
-      !readLoaders.has(n)
+      !readLoaders.has(n) &&
+      // worker_threads' Worker takes a file name or URL first; one built from an options object
+      // (dsh's own `dsh worker`) loads no module.
+      !(n.expression.text === 'Worker' && n.arguments?.[0] !== undefined && ts.isObjectLiteralExpression(n.arguments[0]))
     ) {
       // A require made at run time, or a worker's module: what they load is not in the syntax.
       unreadable.push({ form: 'module-loader', line: lineOf(n), text: n.getText(sf).slice(0, 120) });

@@ -87,6 +87,11 @@ describe('reading imports', () => {
     expect(got).toHaveLength(3);
   });
 
+  it('does not take a Worker built from an options object (no module file) for a module loader', () => {
+    const r = readImports('x.ts', "new Worker({ store, concurrency: 4 });\nnew Worker('./w.js');");
+    expect(r.unreadable.map((u) => [u.form, u.line])).toEqual([['module-loader', 2]]);
+  });
+
   it('reports dynamic imports, requires and module loaders it cannot read', () => {
     const r = readImports(
       'x.ts',
