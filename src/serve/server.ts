@@ -42,7 +42,13 @@ export interface Serve {
   close(): Promise<void>;
 }
 
-const LOOPBACK: Readonly<Record<string, string>> = { '127.0.0.1': '127.0.0.1', localhost: '127.0.0.1', '::1': '::1' };
+// A Map, not an object literal: `--host constructor` or `Host: __proto__` must not find an
+// inherited property and pass for loopback.
+const LOOPBACK: ReadonlyMap<string, string> = new Map([
+  ['127.0.0.1', '127.0.0.1'],
+  ['localhost', '127.0.0.1'],
+  ['::1', '::1'],
+]);
 const HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
 /** A client this far behind on a stream is dropped; it resumes with Last-Event-ID. */
 const MAX_BUFFERED = 32 << 20;
@@ -75,7 +81,7 @@ function digest(s: string): Buffer {
 
 export async function startServe(opts: ServeOptions): Promise<Serve> {
   const requested = opts.host ?? '127.0.0.1';
-  const loopback = LOOPBACK[requested];
+  const loopback = LOOPBACK.get(requested);
   const bind = loopback ?? (opts.allowRemote ? requested : undefined);
   if (bind === undefined)
     throw new ServeError(
@@ -218,7 +224,7 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-      if (loopback && !LOOPBACK[host]) throw new ServeError('NOT_FOUND', 'unknown host');
+      if (loopback && !LOOPBACK.has(host)) throw new ServeError('NOT_FOUND', 'unknown host');
       const url = new URL(req.url ?? '/', 'http://x');
       const m = matchRoute(req.method ?? 'GET', url.pathname);
       if (m.kind === 'none') throw new ServeError('NOT_FOUND', `no route ${url.pathname} (GET /openapi.json describes the API)`);

@@ -144,8 +144,13 @@ describePg('dsh serve (HTTP API)', () => {
     expect((await call('GET', '/v1/sessions')).status).toBe(200);
     // A page that rebinds its own name to 127.0.0.1 sends that name as Host.
     expect((await call('GET', '/v1/sessions', { headers: { host: 'evil.example' } })).status).toBe(404);
+    // Names every object has as inherited properties are no loopback names.
+    for (const host of ['__proto__', 'constructor', 'toString'])
+      expect((await call('GET', '/v1/sessions', { headers: { host } })).status, host).toBe(404);
     await expect(startServe({ store, token: 'short' })).rejects.toMatchObject({ code: 'WEAK_TOKEN' });
     await expect(startServe({ store, token: TOKEN, host: '0.0.0.0' })).rejects.toMatchObject({ code: 'HOST_NOT_ALLOWED' });
+    for (const host of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
+      await expect(startServe({ store, token: TOKEN, host }), host).rejects.toMatchObject({ code: 'HOST_NOT_ALLOWED' });
   });
 
   it('the OpenAPI document describes exactly the routes the server answers, with their statuses', async () => {
