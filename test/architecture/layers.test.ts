@@ -258,6 +258,16 @@ describe('src/', () => {
     expect(layers.map((l) => l.folder).sort()).toEqual(folders);
   });
 
+  it("imports nothing by the package's own name (tsconfig and vitest map it to src/index.ts, past the layer order)", () => {
+    const own = (r: { path: string; imports: { specifier: string; line: number }[] }) =>
+      r.imports.filter((i) => i.specifier === 'dsh' || i.specifier.startsWith('dsh/')).map((i) => `${r.path}:${i.line} ${i.specifier}`);
+    // The rule rejects what it must: a type-only self-import from a low layer.
+    expect(own({ path: 'model/x.ts', ...readImports('model/x.ts', "import type { PriceEntry } from 'dsh';\nimport './y.js';") })).toEqual([
+      'model/x.ts:1 dsh',
+    ]);
+    expect(read.flatMap(own)).toEqual([]);
+  });
+
   it('names every module it loads with a literal', () => {
     expect(read.flatMap((r) => r.unreadable.map((u) => `${r.path}:${u.line} ${u.text}`))).toEqual([]);
   });
