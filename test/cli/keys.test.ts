@@ -133,24 +133,31 @@ describe('no key within a tool’s reach', () => {
       ),
     );
     try {
+      // One mode at a time: without bubblewrap a probe sees every process of the user, so a sibling
+      // dsh started by this test would show its keys in the moment before it hides them.
+      let chain: Promise<unknown> = Promise.resolve();
       const outputs = await Promise.all(
-        modes.map(async (m, i) => {
-          const provider = providers[i]!;
-          const home = tempDir();
-          const cfg = cfgs[i]!;
-          const run = spawnDsh(['run', '--cwd', gitRepo(), '--sandbox', m.mode, '--approval', 'never', '--config', cfg, 'probe'], {
-            env: { ...agentEnv(provider.url, home), ...s.env, DEEPSEEK_BASE_URL: provider.url },
+        modes.map((m, i) => {
+          const next = chain.then(async () => {
+            const provider = providers[i]!;
+            const home = tempDir();
+            const cfg = cfgs[i]!;
+            const run = spawnDsh(['run', '--cwd', gitRepo(), '--sandbox', m.mode, '--approval', 'never', '--config', cfg, 'probe'], {
+              env: { ...agentEnv(provider.url, home), ...s.env, DEEPSEEK_BASE_URL: provider.url },
+            });
+            await run.done;
+            const results = logEvents(storedLogs(home)[0]!).filter((e) => e.type === 'tool/result');
+            const meta = (results[0]?.data as { meta?: { stdoutSpill?: string } } | undefined)?.meta;
+            const full = meta?.stdoutSpill && existsSync(meta.stdoutSpill) ? readFileSync(meta.stdoutSpill, 'utf8') : '';
+            return {
+              m,
+              text: `${JSON.stringify(results.map((r) => r.data))}\n${full}`,
+              readResult: JSON.stringify(results[1]?.data ?? null),
+              stderr: run.transcript.stderr,
+            };
           });
-          await run.done;
-          const results = logEvents(storedLogs(home)[0]!).filter((e) => e.type === 'tool/result');
-          const meta = (results[0]?.data as { meta?: { stdoutSpill?: string } } | undefined)?.meta;
-          const full = meta?.stdoutSpill && existsSync(meta.stdoutSpill) ? readFileSync(meta.stdoutSpill, 'utf8') : '';
-          return {
-            m,
-            text: `${JSON.stringify(results.map((r) => r.data))}\n${full}`,
-            readResult: JSON.stringify(results[1]?.data ?? null),
-            stderr: run.transcript.stderr,
-          };
+          chain = next.catch(() => undefined);
+          return next;
         }),
       );
       for (const o of outputs) {
