@@ -66,7 +66,20 @@ export class NotifyHub {
       const s = this.waiters.get(sessionId);
       s?.delete(wake);
       if (s && s.size === 0) this.waiters.delete(sessionId);
+      this.holdRetry();
     };
+  }
+
+  /**
+   * A pending reconnection keeps the process alive while anyone waits on this hub: when the
+   * LISTEN socket is gone, the retry timer may be all that is left of a CLI follower's event
+   * loop (the pool lets idle connections go), and Node would exit mid-follow. With no waiter
+   * it must not hold a finished command open.
+   */
+  private holdRetry(): void {
+    if (!this.retryTimer) return;
+    if (this.waiters.size > 0) this.retryTimer.ref();
+    else this.retryTimer.unref();
   }
 
   private ensure(): Promise<void> {
@@ -129,7 +142,7 @@ export class NotifyHub {
         },
       );
     }, delay);
-    this.retryTimer.unref();
+    this.holdRetry();
   }
 
   async close(): Promise<void> {
@@ -182,8 +195,9 @@ export class Tail {
     this.segments = await segmentsOf(this.pool, this.names, this.sessionId);
     // Listen before the first read: nothing committed after this point can go unannounced.
     this.unwatch = await this.hub.watch(this.sessionId, () => this.wake());
+    // Not unref'd: an active follower keeps its process alive (a CLI follower's LISTEN socket can
+    // drop, and then this timer is what is left); stop() clears it.
     this.poll = setInterval(() => this.wake(), this.opts.pollMs ?? 5000);
-    this.poll.unref();
     await this.wake();
   }
 
