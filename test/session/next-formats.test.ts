@@ -70,7 +70,15 @@ describeShared('dsh formats 2–4 (real logs)', () => {
         ? { callId: m.content[0].toolCallId }
         : {}),
     }));
-    expect(derived).toEqual(expected.map(({ seq: _s, ...x }) => x));
+    // A snapshot placeholder id shared by different messages is given a #n suffix (see below).
+    const placeholder = /^\{\{[^{}]*\}\}$/;
+    expect(derived).toEqual(
+      expected.map(({ seq: _s, ...x }) =>
+        typeof x.id === 'string' && placeholder.test(x.id)
+          ? { ...x, id: expect.stringMatching(new RegExp(`^${x.id.replace(/[{}]/g, '\\$&')}(#\\d+)?$`)) }
+          : x,
+      ),
+    );
     const again = loadJsonl(encodeJsonl(a.session.header, a.session.events.slice(0, a.eventCount)), { placeholders: 'warn' });
     expect(again.session.events.slice(0, a.eventCount)).toEqual(a.session.events.slice(0, a.eventCount));
   });
@@ -199,5 +207,46 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
 
   it('a forked log of a newer format is refused with a typed error at line 1', () => {
     expect(() => loadJsonl(text.replace('"isSeeded":false', '"isSeeded":true'))).toThrow(/isSeeded: true/);
+  });
+});
+
+describe('snapshot placeholder ids shared by different messages', () => {
+  // dsh's python-sdk snapshots write every message id as {{messageId}}; two different messages
+  // pending in the inbox at once under one id stop replay (DUPLICATE_MESSAGE_ID). Each distinct
+  // message gets its own id; an inbox entry and the user/message it became keep one id.
+  const msg = (text: string, id: string, kind = 'user') => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind } });
+  const rows = [
+    { type: 'session', version: 4, id: 's', createdAt: 0, isSeeded: false, delegationDepth: 0 },
+    { type: 'agent/inbox/spliced', data: { target: 'next-step', start: 0, inserted: [msg('context', '{{messageId}}', 'plugin:x')] } },
+    // Same message, other key order: the user/message below must get the same id as this entry.
+    {
+      type: 'agent/inbox/spliced',
+      data: {
+        target: 'next-turn',
+        start: 0,
+        inserted: [{ source: { kind: 'user' }, content: [{ type: 'text', text: 'go' }], role: 'user', id: '{{messageId}}' }],
+      },
+    },
+    { type: 'turn/start', data: { turn: 1 } },
+    { type: 'agent/inbox/spliced', data: { target: 'next-step', start: 0, removedCount: 1, inserted: [] } },
+    { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] } },
+    { type: 'step/start', data: { turn: 1, step: 1 } },
+    { type: 'user/message', data: msg('context', '{{messageId}}', 'plugin:x'), surfaceOp: 'append' },
+    { type: 'user/message', data: msg('go', '{{messageId}}'), surfaceOp: 'append' },
+    // Real ids are never rewritten, even when repeated.
+    { type: 'user/message', data: msg('a', 'real'), surfaceOp: 'append' },
+    { type: 'user/message', data: msg('b', 'real'), surfaceOp: 'append' },
+    { type: 'step/end', data: { turn: 1, step: 1 } },
+    { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
+  ];
+  const text = `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+
+  it('each distinct message under one placeholder gets its own id; the same message keeps one', () => {
+    const l = loadJsonl(text, { placeholders: 'warn', clock: () => 0 });
+    const ev = l.session.events as unknown as { type: string; data: { inserted?: { id: string }[]; id?: string } }[];
+    const inserted = ev.filter((e) => e.type === 'agent/inbox/spliced').flatMap((e) => (e.data.inserted ?? []).map((m) => m.id));
+    expect(inserted).toEqual(['{{messageId}}', '{{messageId}}#2']);
+    expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['{{messageId}}', '{{messageId}}#2', 'real', 'real']);
+    expect(l.warnings.map((w) => w.message).join('\n')).toMatch(/2 message\(s\) shared a snapshot placeholder id/);
   });
 });

@@ -181,6 +181,13 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
     rows.push({ line: i + 1, o: v });
   }
 
+  const renamedIds = distinctPlaceholderIds(rows);
+  if (renamedIds > 0)
+    warnings.push({
+      code: 'FORMAT_CONVERTED',
+      message: `${renamedIds} message(s) shared a snapshot placeholder id with a different message; each got its own id (placeholder#n)`,
+    });
+
   // Pass 1: the new seq of every old one (each stream's chunks come right before their event).
   const newSeq: number[] = [];
   let next = 0;
@@ -270,6 +277,72 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
     sourceLine.push(i + 1);
   }
   return { text: `${out.join('\n')}\n`, version, warnings, sourceLine };
+}
+
+/** A snapshot placeholder standing where dsh wrote a real id (`{{messageId}}`, `{{message:3}}`). */
+const PLACEHOLDER_ID = /^\{\{[^{}]*\}\}$/;
+
+/** Key order aside, so an inbox entry and the message it became compare equal. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObj(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The messages of a row: where each of the row's message objects sits. */
+function messagesOf(o: Obj): Obj[] {
+  const d = o.data;
+  if (!isObj(d)) return [];
+  switch (o.type) {
+    case 'user/message':
+      return [d];
+    case 'assistant/message':
+    case 'tool/result':
+    case 'system/message':
+      return isObj(d.message) ? [d.message] : [];
+    case 'agent/inbox/spliced':
+      return Array.isArray(d.inserted) ? d.inserted.filter(isObj) : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * dsh's snapshot normaliser may write one placeholder for the ids of different messages (the
+ * python-sdk snapshots give every message `{{messageId}}`). dsh had distinct ids there, and the
+ * inbox and replay rely on that: two different messages pending at once under one id are refused
+ * (DUPLICATE_MESSAGE_ID). So a placeholder id used by messages of different content gets a
+ * suffix per distinct message (`{{messageId}}#2`, …); the same message (an inbox entry and the
+ * user/message it became) keeps one id. Real (non-placeholder) ids are never touched. Returns how
+ * many message objects were given a new id.
+ */
+function distinctPlaceholderIds(rows: Row[]): number {
+  const seen = new Map<string, Map<string, string>>();
+  let renamed = 0;
+  for (const { o } of rows) {
+    for (const m of messagesOf(o)) {
+      const id = m.id;
+      if (typeof id !== 'string' || !PLACEHOLDER_ID.test(id)) continue;
+      const { id: _id, ...body } = m;
+      const key = canonical(body);
+      let byBody = seen.get(id);
+      if (!byBody) seen.set(id, (byBody = new Map()));
+      let given = byBody.get(key);
+      if (given === undefined) {
+        given = byBody.size === 0 ? id : `${id}#${byBody.size + 1}`;
+        byBody.set(key, given);
+      }
+      if (given !== id) {
+        m.id = given;
+        renamed++;
+      }
+    }
+  }
+  return renamed;
 }
 
 /** V3's PTC renames, undone (format 0 calls them code dispatches). */
