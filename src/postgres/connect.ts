@@ -70,6 +70,11 @@ export async function createPool(opts: PgConnectOptions): Promise<Pool> {
   // An idle client that loses its connection emits 'error' on the pool; without a listener that
   // would be an uncaught exception. The next checkout gets a fresh connection.
   pool.on('error', () => undefined);
+  // A checked-out client has no pool listener: a connection killed between two statements of a
+  // transaction (or while a follower's read waits) would emit 'error' with nobody listening,
+  // an uncaught exception that ends the process. The statement in flight, or the next one, fails
+  // with that error anyway, which is where it is handled.
+  pool.on('connect', (client) => void client.on('error', () => undefined));
   return pool;
 }
 

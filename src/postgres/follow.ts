@@ -54,6 +54,7 @@ export class NotifyHub {
     private readonly url: string,
     private readonly channel: string,
     private readonly onError: (e: StoreError) => void,
+    private readonly applicationName = 'dsh',
   ) {}
 
   /** Wake `wake` on every notification for `sessionId` (`ANY`: for any session) and after every reconnection. Resolves once listening. */
@@ -92,7 +93,7 @@ export class NotifyHub {
 
   private async connect(): Promise<void> {
     const pg = await loadDriver();
-    const client = new pg.Client(await clientConfig({ url: this.url, applicationName: 'dsh follow' }));
+    const client = new pg.Client(await clientConfig({ url: this.url, applicationName: `${this.applicationName} follow` }));
     const lost = (e?: unknown): void => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -192,9 +193,13 @@ export class Tail {
     });
     if (!row)
       throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(this.sessionId)} to follow`, { sessionId: this.sessionId });
-    this.segments = await segmentsOf(this.pool, this.names, this.sessionId);
-    // Listen before the first read: nothing committed after this point can go unannounced.
-    this.unwatch = await this.hub.watch(this.sessionId, () => this.wake());
+    try {
+      this.segments = await segmentsOf(this.pool, this.names, this.sessionId);
+      // Listen before the first read: nothing committed after this point can go unannounced.
+      this.unwatch = await this.hub.watch(this.sessionId, () => this.wake());
+    } catch (e) {
+      throw pgError(e, `cannot follow session ${this.sessionId}`, { sessionId: this.sessionId });
+    }
     // Not unref'd: an active follower keeps its process alive (a CLI follower's LISTEN socket can
     // drop, and then this timer is what is left); stop() clears it.
     this.poll = setInterval(() => this.wake(), this.opts.pollMs ?? 5000);

@@ -65,7 +65,12 @@ export interface PgStoreOptions {
   /** Connections in this store's pool (default 10). */
   poolSize?: number;
   connectTimeoutMs?: number;
+  /** `application_name` of this store's connections (default `dsh`; its LISTEN connection adds ` follow`). */
+  applicationName?: string;
 }
+
+/** How long `follow` keeps trying to reach the database before it gives up (FOLLOW_FAILED). */
+export const DEFAULT_FOLLOW_OUTAGE_MS = 60_000;
 
 export const DEFAULT_LEASE_MS = 30_000;
 
@@ -118,6 +123,7 @@ export class PgStore implements Store {
       const pool = await createPool({
         url: this.opts.url,
         max: this.opts.poolSize ?? 10,
+        ...(this.opts.applicationName !== undefined ? { applicationName: this.opts.applicationName } : {}),
         ...(this.opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: this.opts.connectTimeoutMs } : {}),
       });
       try {
@@ -482,7 +488,12 @@ export class PgStore implements Store {
   }
 
   private notifyHub(): NotifyHub {
-    this.hub ??= new NotifyHub(this.opts.url, this.names.eventsChannel, (e) => process.stderr.write(`[dsh] ${e.message}\n`));
+    this.hub ??= new NotifyHub(
+      this.opts.url,
+      this.names.eventsChannel,
+      (e) => process.stderr.write(`[dsh] ${e.message}\n`),
+      this.opts.applicationName,
+    );
     return this.hub;
   }
 
@@ -518,45 +529,110 @@ export class PgStore implements Store {
   }
 
   /**
-   * The session's events from seq `from` on, as they are stored, forever (until `signal` aborts
-   * or the store closes): the library's live event stream. Events are the stored texts parsed;
-   * a read failure ends the stream with the error.
+   * The session's events from seq `opts.from` on, as they are stored, forever (until `signal` aborts
+   * or the store closes): the library's live event stream. Events are the stored texts parsed.
+   *
+   * A lost connection does not end it: the follow starts again from the seq after the last event
+   * it delivered (so nothing is skipped or repeated), retrying with a backoff of up to 2 s, and
+   * gives up with FOLLOW_FAILED (naming the session and that seq) only when the database stays
+   * out of reach for `outageMs` (default 60 s). Any other failure (an unknown session, a stored
+   * event that is not what it should be) ends the stream with its typed error.
    */
-  async *follow(id: string, opts: TailOptions & { signal?: AbortSignal } = {}): AsyncGenerator<SessionEvent, void, undefined> {
+  async *follow(
+    id: string,
+    opts: TailOptions & { signal?: AbortSignal; outageMs?: number } = {},
+  ): AsyncGenerator<SessionEvent, void, undefined> {
+    const label = this.labelOf(id);
+    const outageMs = opts.outageMs ?? DEFAULT_FOLLOW_OUTAGE_MS;
     const queue: SessionEvent[] = [];
-    let failure: unknown;
+    /** The seq wanted next: every event below it is queued or delivered. */
+    let next = opts.from ?? 0;
+    let failure: StoreError | undefined;
+    let broken: StoreError | undefined;
     let wake: (() => void) | undefined;
     const poke = (): void => {
       const w = wake;
       wake = undefined;
       w?.();
     };
-    const label = this.labelOf(id);
-    const t = await this.tail(
-      id,
-      (rows) => {
-        try {
-          for (const r of rows) queue.push(rowEvent(r, label));
-        } catch (e) {
-          failure ??= e;
+    let t: Tail | undefined;
+    const onRows = (rows: StoredRow[]): void => {
+      try {
+        for (const r of rows) {
+          if (r.seq < next) continue; // a restarted tail never reads below `next`; be sure anyway
+          if (r.seq > next) throw new StoreError('DATABASE_ERROR', `${label}: seq ${r.seq} read where ${next} was due`, { sessionId: id });
+          queue.push(rowEvent(r, label));
+          next++;
         }
-        poke();
-      },
-      { ...opts, onError: (e) => ((failure ??= e), poke()) },
-    );
+      } catch (e) {
+        failure ??= pgError(e, `cannot read session ${id}`, { sessionId: id });
+      }
+      poke();
+    };
+    const onError = (e: StoreError): void => {
+      if (e.code === 'CONNECT_FAILED') broken ??= e;
+      else failure ??= e;
+      poke();
+    };
+    const stopTail = (): void => {
+      if (!t) return;
+      t.stop();
+      this.tails.delete(t);
+      t = undefined;
+    };
+    let outageSince: number | undefined;
+    let attempt = 0;
     const onAbort = (): void => poke();
     opts.signal?.addEventListener('abort', onAbort);
     try {
       for (;;) {
+        if (!t && failure === undefined && !opts.signal?.aborted && !this.closedStore) {
+          broken = undefined;
+          try {
+            t = await this.tail(id, onRows, { ...opts, from: next, onError });
+          } catch (e) {
+            const err = pgError(e, `cannot follow session ${id}`, { sessionId: id });
+            if (err.code === 'CONNECT_FAILED') broken ??= err;
+            else failure ??= err;
+          }
+          // The tail started and its first read went through: whatever outage there was is over.
+          if (broken === undefined && failure === undefined) {
+            outageSince = undefined;
+            attempt = 0;
+          }
+        }
         while (queue.length > 0) yield queue.shift()!;
         if (failure !== undefined) throw failure;
         if (opts.signal?.aborted || this.closedStore) return;
+        if (broken !== undefined) {
+          stopTail();
+          const cause = broken;
+          broken = undefined;
+          outageSince ??= Date.now();
+          const outFor = Date.now() - outageSince;
+          if (outFor >= outageMs)
+            throw new StoreError(
+              'FOLLOW_FAILED',
+              `cannot follow session ${JSON.stringify(id)}: the database was out of reach for ${(outFor / 1000).toFixed(1)} s (${cause.message}); the last event delivered was seq ${next - 1}: follow again from ${next}`,
+              { sessionId: id, seq: next - 1 },
+              { cause },
+            );
+          const delay = Math.min(2000, 50 * 2 ** Math.min(attempt++, 6));
+          await new Promise<void>((r) => {
+            const timer = setTimeout(r, delay);
+            wake = () => {
+              clearTimeout(timer);
+              r();
+            };
+          });
+          wake = undefined;
+          continue;
+        }
         await new Promise<void>((r) => (wake = r));
       }
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
-      t.stop();
-      this.tails.delete(t);
+      stopTail();
     }
   }
 
@@ -621,7 +697,12 @@ export class PgStore implements Store {
   async onInput(wake: () => void): Promise<() => void> {
     this.assertOpen();
     await this.pool();
-    this.inputHub ??= new NotifyHub(this.opts.url, this.names.inputsChannel, (e) => process.stderr.write(`[dsh] ${e.message}\n`));
+    this.inputHub ??= new NotifyHub(
+      this.opts.url,
+      this.names.inputsChannel,
+      (e) => process.stderr.write(`[dsh] ${e.message}\n`),
+      this.opts.applicationName,
+    );
     return this.inputHub.watch(ANY, wake);
   }
 

@@ -49,7 +49,12 @@ export type StoreErrorCode =
    */
   | 'LEASE_LOST'
   /** PostgreSQL store: the seq already holds an event another writer stored. */
-  | 'SEQ_CONFLICT';
+  | 'SEQ_CONFLICT'
+  /**
+   * PostgreSQL store: a live follow could not reach the database for longer than its outage
+   * limit (`details.seq` is the last event it delivered; follow again from the next one).
+   */
+  | 'FOLLOW_FAILED';
 
 /** Who holds a session lock, as recorded in the lock file. */
 export interface LockHolder {
@@ -73,6 +78,8 @@ export interface StoreErrorDetails {
   pending?: number;
   /** PostgreSQL store: the lease epoch concerned. */
   epoch?: number;
+  /** The seq concerned (FOLLOW_FAILED: the last event delivered, -1 for none). */
+  seq?: number;
 }
 
 export class StoreError extends CodedError<StoreErrorCode> {

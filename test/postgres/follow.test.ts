@@ -8,8 +8,10 @@ import { afterEach, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { stringifyJson, type SessionEvent } from '../../src/session/index.js';
 import { PgStore } from '../../src/postgres/index.js';
+import { StoreError } from '../../src/store/errors.js';
 import { appendTurn, fixedClock } from '../store/support/events.js';
 import { describePg, freshSchema, pgUrl, sql } from './support/pg.js';
+import { startProxy } from './support/proxy.js';
 
 const stores: PgStore[] = [];
 afterEach(async () => {
@@ -130,4 +132,97 @@ describePg('PgStore follow', () => {
     expect(texts(got)).toEqual(texts(w.session.events));
     await w.close();
   });
+
+  it('followers come through a storm of killed connections (every backend of theirs and the writer): each gets exactly events.slice(from)', async () => {
+    const schema = freshSchema();
+    const app = `dsh storm-${schema}`;
+    const mk = (): PgStore => {
+      const s = new PgStore({ url: pgUrl!, schema, clock: fixedClock(), poolSize: 3, applicationName: app, connectTimeoutMs: 2000 });
+      stores.push(s);
+      return s;
+    };
+    const w = await mk().create({ cwd: '/w', id: 'storm' });
+    appendTurn(w.session);
+    expect((await w.flush()).ok).toBe(true);
+    const froms = [0, 5, 18];
+    const ac = new AbortController();
+    const followers = froms.map((from) => {
+      const f = { from, got: [] as SessionEvent[], error: undefined as unknown };
+      const run = (async () => {
+        try {
+          for await (const e of mk().follow('storm', { from, signal: ac.signal, pollMs: 60_000 })) f.got.push(e);
+        } catch (e) {
+          f.error = e;
+        }
+      })();
+      return { f, run };
+    });
+    const admin = await sql();
+    let kills = 0;
+    try {
+      const stormEnd = Date.now() + 3000;
+      let b = 0;
+      while (Date.now() < stormEnd) {
+        const r = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()`,
+          [`${app}%`],
+        );
+        kills += r.rowCount ?? 0;
+        appendTurn(w.session, { deltas: 2 + (b++ % 5) });
+        void w.flush(); // a commit cut off is retried or settled by the writer; the last flush below must succeed
+        await sleep(30 + Math.floor(Math.random() * 60));
+      }
+    } finally {
+      await admin.end();
+    }
+    appendTurn(w.session);
+    expect((await w.flush()).ok).toBe(true);
+    const want = texts(w.session.events);
+    for (let i = 0; i < 600 && followers.some(({ f }) => f.error === undefined && f.from + f.got.length < want.length); i++)
+      await sleep(25);
+    ac.abort();
+    await Promise.all(followers.map((x) => x.run));
+    expect(kills).toBeGreaterThan(20);
+    for (const { f } of followers) {
+      expect(f.error).toBe(undefined);
+      expect(texts(f.got)).toEqual(want.slice(f.from));
+    }
+    await w.close();
+  }, 60_000);
+
+  it('gives up only after a sustained outage, with FOLLOW_FAILED naming the session and the last delivered seq', async () => {
+    const schema = freshSchema();
+    const w = await store(schema).create({ cwd: '/w', id: 'gone' });
+    appendTurn(w.session);
+    expect((await w.flush()).ok).toBe(true);
+    const proxy = await startProxy(pgUrl!);
+    try {
+      const reader = new PgStore({ url: proxy.url, schema, poolSize: 2, connectTimeoutMs: 300 });
+      stores.push(reader);
+      const got: SessionEvent[] = [];
+      let error: unknown;
+      let cutAt = 0;
+      try {
+        for await (const e of reader.follow('gone', { from: 3, pollMs: 200, outageMs: 1500 })) {
+          got.push(e);
+          if (got.length === w.session.length - 3) {
+            proxy.cut(); // a partition: open connections die, new ones hang
+            cutAt = Date.now();
+          }
+        }
+      } catch (e) {
+        error = e;
+      }
+      expect(texts(got)).toEqual(texts(w.session.events).slice(3));
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe('FOLLOW_FAILED');
+      expect((error as StoreError).details).toMatchObject({ sessionId: 'gone', seq: w.session.length - 1 });
+      expect((error as StoreError).message).toContain('"gone"');
+      expect(Date.now() - cutAt).toBeGreaterThanOrEqual(1500);
+    } finally {
+      proxy.restore();
+      await proxy.close();
+    }
+    await w.close();
+  }, 60_000);
 });
