@@ -205,8 +205,65 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
     expect((err as SessionError).message).toMatch(/^v4\.jsonl:line 6: .*\(format 4, read as format 0\)$/);
   });
 
-  it('a forked log of a newer format is refused with a typed error at line 1', () => {
-    expect(() => loadJsonl(text.replace('"isSeeded":false', '"isSeeded":true'))).toThrow(/isSeeded: true/);
+  it('a forked log (isSeeded: true) takes its cut from the last session/end-seed {inherited: true}', () => {
+    // The marker after the first step (old seq 7) follows 3 + 5 stream members + 4 events: the
+    // inherited prefix is 12 events in format 0's numbering.
+    const forked = text
+      .replace('"isSeeded":false', '"isSeeded":true')
+      .replace(
+        '{"type":"step/start","data":{"turn":1,"step":2}}',
+        '{"type":"session/end-seed","data":{"inherited":true}}\n{"type":"step/start","data":{"turn":1,"step":2}}',
+      );
+    const l = loadJsonl(forked, { clock: () => 0 });
+    expect(l.session.header.seedLength).toBe(12);
+    const marker = l.session.events[12]!;
+    expect(marker).toMatchObject({ type: 'session/end-seed', data: { inherited: true } });
+    expect(l.warnings.map((w) => w.message).join('\n')).toMatch(
+      /inherited cut at the session\/end-seed of line 9 is read as seedLength 12/,
+    );
+  });
+
+  it('a forked log with no inherited end-seed marker is refused with a typed error at line 1', () => {
+    let err: unknown;
+    try {
+      loadJsonl(text.replace('"isSeeded":false', '"isSeeded":true'), { file: 'f.jsonl' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SessionError);
+    expect((err as SessionError).code).toBe('FORMAT_UNSUPPORTED');
+    expect((err as SessionError).details.line).toBe(1);
+    expect((err as SessionError).message).toMatch(/isSeeded: true\) with no session\/end-seed \{inherited: true\}/);
+  });
+});
+
+describeShared('a real forked V4 log (memory-review fork)', () => {
+  it('reads the inherited prefix as seedLength: the rows before the end-seed plus their stream members', () => {
+    const path = join(dir, 'snapshots__session__memory-review-fork__session.1.v4.jsonl');
+    const text = readFileSync(path, 'utf8');
+    const rows = text
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            data: { inherited?: boolean; stream?: { type: string; texts?: unknown[]; args?: unknown[] }[] };
+          },
+      );
+    const at = rows.findIndex((r) => r.type === 'session/end-seed' && r.data.inherited === true);
+    expect(at).toBeGreaterThan(0);
+    let inherited = 0;
+    for (const r of rows.slice(0, at)) {
+      inherited++;
+      for (const m of r.data.stream ?? []) inherited += m.type === 'chunk' ? 1 : (m.texts ?? m.args ?? []).length;
+    }
+    const l = loadJsonlFile(path, { placeholders: 'warn', clock: () => 0 });
+    expect(l.session.header).toMatchObject({ parentSession: '{{session:1}}', seedLength: inherited });
+    expect(l.session.events[inherited]!.type).toBe('session/end-seed');
+    // The child sees the inherited conversation: its history holds the parent's prompt too.
+    expect(l.session.deriveMessages().map((m) => m.id)).toContain('{{message:1}}');
   });
 });
 

@@ -62,13 +62,7 @@ function refuse(file: string | undefined, line: number, why: string, rule = 'for
 }
 
 /** Format 0's header from a V1–V4 header. */
-function header(h: Obj, file: string | undefined): Obj {
-  if (h.isSeeded === true)
-    throw refuse(
-      file,
-      1,
-      `a forked log of format ${String(h.version)} (isSeeded: true) is not read yet: its inherited cut would have to be recomputed`,
-    );
+function header(h: Obj): Obj {
   const out: Obj = { type: 'session', version: 0, id: h.id, createdAt: h.createdAt };
   for (const k of ['cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']) if (h[k] !== undefined) out[k] = h[k];
   if (out.delegationDepth === undefined) out.delegationDepth = 0;
@@ -140,11 +134,15 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
       message: `written in dsh session format ${version}; read as format 0 in memory (streams as assistant/chunk events, seqs renumbered, newer event types kept as ignorable events)`,
     },
   ];
-  const out: string[] = [stringifyJson(header(h, file))];
+  const head = header(h);
+  const out: string[] = [''];
   const sourceLine: number[] = [1];
 
   if (version === 1) {
-    // Format 1's rows are format 0's.
+    // Format 1's rows are format 0's, and its physical header still says seedLength.
+    if (h.isSeeded === true && head.seedLength === undefined)
+      throw refuse(file, 1, 'a forked log of format 1 (isSeeded: true) without seedLength: its inherited cut is unknown');
+    out[0] = stringifyJson(head);
     for (let i = 1; i < lines.length; i++) {
       out.push(strip(lines[i]!));
       sourceLine.push(i + 1);
@@ -201,6 +199,35 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
   });
   const map = (s: unknown): unknown => (typeof s === 'number' && Number.isSafeInteger(s) && s >= 0 && s < newSeq.length ? newSeq[s] : s);
   const mapArr = (a: unknown): unknown => (Array.isArray(a) ? a.map(map) : a);
+
+  // A fork (isSeeded: true) marks its inherited cut with a session/end-seed {inherited: true}:
+  // the events before the last such marker came from the parent. Format 0 says the same with
+  // the header's seedLength (the count of inherited events; its marker sits at seq seedLength),
+  // so the cut is the marker's new seq.
+  if (h.isSeeded === true) {
+    let cut: number | undefined;
+    let cutLine = 1;
+    for (let i = 0; i < rows.length; i++) {
+      const o = rows[i]!.o;
+      if (o.type === 'session/end-seed' && isObj(o.data) && o.data.inherited === true) {
+        cut = typeof o.seq === 'number' ? o.seq : i;
+        cutLine = rows[i]!.line;
+      }
+    }
+    if (cut === undefined || newSeq[cut] === undefined)
+      throw refuse(
+        file,
+        1,
+        `a forked log of format ${version} (isSeeded: true) with no session/end-seed {inherited: true}: its inherited cut is unknown`,
+      );
+    head.seedLength = newSeq[cut];
+    warnings.push({
+      code: 'FORMAT_CONVERTED',
+      line: 1,
+      message: `forked log (isSeeded: true): the inherited cut at the session/end-seed of line ${cutLine} is read as seedLength ${newSeq[cut]}`,
+    });
+  }
+  out[0] = stringifyJson(head);
 
   // Pass 2: emit.
   let time = typeof h.createdAt === 'number' ? h.createdAt : 0;
