@@ -306,4 +306,17 @@ describe('snapshot placeholder ids shared by different messages', () => {
     expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['{{messageId}}', '{{messageId}}#2', 'real', 'real']);
     expect(l.warnings.map((w) => w.message).join('\n')).toMatch(/2 message\(s\) shared a snapshot placeholder id/);
   });
+
+  it('compares messages of any depth without overflowing the stack (found by the fuzzer)', () => {
+    const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+    const hostile = text.replace('"text":"context"}]', `"text":"context","extra":${deep}}]`);
+    let err: unknown;
+    try {
+      loadJsonl(hostile, { placeholders: 'warn', clock: () => 0 });
+    } catch (e) {
+      err = e;
+    }
+    // Whatever the verdict on such a message, it is a typed one.
+    if (err !== undefined) expect(err).toBeInstanceOf(SessionError);
+  });
 });

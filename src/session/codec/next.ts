@@ -309,15 +309,33 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
 /** A snapshot placeholder standing where dsh wrote a real id (`{{messageId}}`, `{{message:3}}`). */
 const PLACEHOLDER_ID = /^\{\{[^{}]*\}\}$/;
 
-/** Key order aside, so an inbox entry and the message it became compare equal. */
+/** Literal text in `canonical`'s work stack (every other entry is a value still to write). */
+class Lit {
+  constructor(readonly s: string) {}
+}
+
+/**
+ * Key order aside, so an inbox entry and the message it became compare equal. Iterative: a
+ * message in a log has no depth limit, so neither may this.
+ */
 function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObj(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
+  const out: string[] = [];
+  const stack: unknown[] = [v];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x instanceof Lit) out.push(x.s);
+    else if (Array.isArray(x)) {
+      stack.push(new Lit(']'));
+      for (let i = x.length - 1; i >= 0; i--) stack.push(x[i], new Lit(i > 0 ? ',' : ''));
+      stack.push(new Lit('['));
+    } else if (isObj(x)) {
+      const keys = Object.keys(x).sort();
+      stack.push(new Lit('}'));
+      for (let i = keys.length - 1; i >= 0; i--) stack.push(x[keys[i]!], new Lit(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`));
+      stack.push(new Lit('{'));
+    } else out.push(JSON.stringify(x) ?? 'null');
+  }
+  return out.join('');
 }
 
 /** The messages of a row: where each of the row's message objects sits. */
