@@ -99,7 +99,8 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
   const usPerStepAt100 = median(per);
   log(`loop: steady-state step (median single step, GC pauses excluded): ${median(steady).toFixed(1)} µs`);
   log(
-    `loop: harness overhead at 100 steps: ${usPerStepAt100.toFixed(1)} µs/step (whole turn ÷ 100, GC included, median of 30 turns; ${(events / 100).toFixed(1)} events/step; target < 500 µs)`,
+    `loop: harness overhead at 100 steps: ${usPerStepAt100.toFixed(1)} µs/step (whole turn ÷ 100, GC included, median of 30 ` +
+      `turns; ${(events / 100).toFixed(1)} events/step; target < 500 µs)`,
   );
 
   const STEPS = 10_000;
@@ -134,10 +135,12 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
   const rawRatio = normal.near10000 / normal.near100;
   const adjustedRatio = shared.near10000 / shared.near100;
   log(
-    `loop: 10,000-step turn: ${normal.near100.toFixed(1)} µs/step around step 100, ${normal.near10000.toFixed(1)} µs/step around step 10,000 → raw ratio ${rawRatio.toFixed(2)}×`,
+    `loop: 10,000-step turn: ${normal.near100.toFixed(1)} µs/step around step 100, ${normal.near10000.toFixed(1)} µs/step around ` +
+      `step 10,000 → raw ratio ${rawRatio.toFixed(2)}×`,
   );
   log(
-    `loop:   without the fresh history array (the inherent request size): ${shared.near100.toFixed(1)} → ${shared.near10000.toFixed(1)} µs/step → ratio ${adjustedRatio.toFixed(2)}× (target ≤ 3×)`,
+    `loop:   without the fresh history array (the inherent request size): ${shared.near100.toFixed(1)} → ` +
+      `${shared.near10000.toFixed(1)} µs/step → ratio ${adjustedRatio.toFixed(2)}× (target ≤ 3×)`,
   );
   return {
     usPerStepAt100,

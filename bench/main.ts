@@ -179,7 +179,8 @@ const rows: Row[] = [];
 function row(metric: string, value: string, baseline = '', ratio = '', target = '', ok?: boolean): void {
   rows.push({ metric, value, baseline, ratio, target, ok: ok === undefined ? '' : ok ? 'met' : 'MISSED' });
   console.log(
-    `  ${metric}: ${value}${baseline ? `  | baseline ${baseline}` : ''}${ratio ? `  | ratio ${ratio}` : ''}${target ? `  | target ${target} ${ok ? 'met' : 'MISSED'}` : ''}`,
+    `  ${metric}: ${value}${baseline ? `  | baseline ${baseline}` : ''}${ratio ? `  | ratio ${ratio}` : ''}` +
+      `${target ? `  | target ${target} ${ok ? 'met' : 'MISSED'}` : ''}`,
   );
 }
 
@@ -203,7 +204,8 @@ function writeMode(file: string): void {
   mkdirSync(dirname(resolve(file)), { recursive: true });
   writeFileSync(file, text);
   console.log(
-    `wrote ${file}: ${s.length} events, ${text.split('\n').length - 2} storage lines, ${mb(Buffer.byteLength(text))}${args['no-pack'] ? ' (one event per line)' : ' (packed chunk rows)'}`,
+    `wrote ${file}: ${s.length} events, ${text.split('\n').length - 2} storage lines, ${mb(Buffer.byteLength(text))}` +
+      `${args['no-pack'] ? ' (one event per line)' : ' (packed chunk rows)'}`,
   );
 }
 
@@ -214,7 +216,8 @@ async function main(): Promise<void> {
   const only = args.only?.split(',');
   const want = (k: string): boolean => !only || only.includes(k);
   console.log(
-    `dsh session-log benchmark — node ${process.version}, ${turns} turns, median of ${reps} runs after a warm-up${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for GC between runs)'}`,
+    `dsh session-log benchmark — node ${process.version}, ${turns} turns, median of ${reps} runs after a warm-up` +
+      `${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for GC between runs)'}`,
   );
 
   const drafts = generateWorkload({ turns });
@@ -411,7 +414,8 @@ async function main(): Promise<void> {
   const packedBytes = Buffer.byteLength(packedText);
   const plainBytes = Buffer.byteLength(plainText);
   console.log(
-    `\nJSONL sizes: packed (as dsh writes it) ${mb(packedBytes)} in ${packedText.split('\n').length - 2} lines; one event per line ${mb(plainBytes)} (${pct(packedBytes / plainBytes)} of it)`,
+    `\nJSONL sizes: packed (as dsh writes it) ${mb(packedBytes)} in ${packedText.split('\n').length - 2} lines; one event per ` +
+      `line ${mb(plainBytes)} (${pct(packedBytes / plainBytes)} of it)`,
   );
   if (want('encode')) encodeBench();
   function encodeBench(): void {
@@ -604,7 +608,9 @@ async function main(): Promise<void> {
       // loader without compact runs holds them; dsh's loader decodes rows into events this way.
       const expanded = child('expand', file);
       console.log(
-        `  reference, ${label}: one frozen object per event (decodeJsonl, rows expanded) peaks at ${mb(expanded.peak)} = ${(expanded.peak / size).toFixed(2)}× the file, live heap after ${mb(expanded.heapUsedAfter)} (${(expanded.heapUsedAfter / size).toFixed(2)}×)`,
+        `  reference, ${label}: one frozen object per event (decodeJsonl, rows expanded) peaks at ${mb(expanded.peak)}` +
+          ` = ${(expanded.peak / size).toFixed(2)}× the file, live heap after ${mb(expanded.heapUsedAfter)} (` +
+          `${(expanded.heapUsedAfter / size).toFixed(2)}×)`,
       );
       for (const [how, mode] of [
         ['streamed (loadJsonlFile)', 'stream'],
@@ -614,7 +620,8 @@ async function main(): Promise<void> {
         const r = ours.peak / size;
         row(
           `peak RSS, ${label} (${mb(size)}), ${how}`,
-          `${mb(ours.peak)} = ${r.toFixed(2)}× the file; ${((ours.peak - ours.idle) / size).toFixed(2)}× above the idle process (${mb(ours.idle)})`,
+          `${mb(ours.peak)} = ${r.toFixed(2)}× the file; ${((ours.peak - ours.idle) / size).toFixed(2)}× above the idle process (` +
+            `${mb(ours.idle)})`,
           `${mb(json.peak)} = ${(json.peak / size).toFixed(2)}× (readFileSync + JSON.parse of each line, objects kept)`,
           `${(ours.peak / json.peak).toFixed(2)}× baseline`,
           '< 2× the JSONL size',
@@ -623,7 +630,9 @@ async function main(): Promise<void> {
         // Where the peak goes: the process before the load, the heap the loaded session keeps
         // alive, and the young generation V8 grew on the way (held committed afterwards).
         console.log(
-          `    of which: idle process ${mb(ours.idle)} (${(ours.idle / size).toFixed(2)}×), live heap after the load ${mb(ours.heapUsedAfter)} (${(ours.heapUsedAfter / size).toFixed(2)}×), young generation still committed ${mb(ours.young)} (${(ours.young / size).toFixed(2)}×)`,
+          `    of which: idle process ${mb(ours.idle)} (${(ours.idle / size).toFixed(2)}×), live heap after the load ` +
+            `${mb(ours.heapUsedAfter)} (${(ours.heapUsedAfter / size).toFixed(2)}×), young generation still committed ` +
+            `${mb(ours.young)} (${(ours.young / size).toFixed(2)}×)`,
         );
       }
     }

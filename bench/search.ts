@@ -162,7 +162,8 @@ function main(): void {
       bytes += statSync(p).size;
     }
     console.log(
-      `store: ${paths.length} logs, ${mib(bytes)} (${turns} turns each, ${Math.min(DISTINCT, SESSIONS)} distinct bodies), generated in ${fmt(performance.now() - t0)}${existing ? ' (reused)' : ''}`,
+      `store: ${paths.length} logs, ${mib(bytes)} (${turns} turns each, ${Math.min(DISTINCT, SESSIONS)} distinct bodies), ` +
+        `generated in ${fmt(performance.now() - t0)}${existing ? ' (reused)' : ''}`,
     );
 
     // Baselines: reading the logs.
@@ -191,7 +192,8 @@ function main(): void {
     });
     const size = ['', '-wal'].reduce((n, s) => n + (statSync(index + s, { throwIfNoEntry: false })?.size ?? 0), 0);
     console.log(
-      `FTS5 build: ${fmt(build.ms)} = ${(build.ms / codec.ms).toFixed(2)}× the codec read, ${(build.ms / raw.ms).toFixed(2)}× read+parse; ${build.value.docs} documents, index ${mib(size)} (${((size / bytes) * 100).toFixed(1)}% of the logs)`,
+      `FTS5 build: ${fmt(build.ms)} = ${(build.ms / codec.ms).toFixed(2)}× the codec read, ${(build.ms / raw.ms).toFixed(2)}` +
+        `× read+parse; ${build.value.docs} documents, index ${mib(size)} (${((size / bytes) * 100).toFixed(1)}% of the logs)`,
     );
 
     // The freshness check every search starts with.
@@ -214,7 +216,8 @@ function main(): void {
       writeFileSync(logPath(root, header.cwd, header.id), text);
     }
     console.log(
-      `refresh, nothing changed: ${fmt(idle)}; after 10 logs grew by a turn: ${fmt(grown.ms)} (${(grown.value.bytes / 1024).toFixed(0)} KiB read, ${grown.value.reindexed} re-indexed)`,
+      `refresh, nothing changed: ${fmt(idle)}; after 10 logs grew by a turn: ${fmt(grown.ms)} (` +
+        `${(grown.value.bytes / 1024).toFixed(0)} KiB read, ${grown.value.reindexed} re-indexed)`,
     );
 
     // Queries, in process: the whole search() a CLI run makes.
@@ -233,7 +236,8 @@ function main(): void {
       const r = search(q, opts);
       const ms = medianOf(7, () => search(q, opts));
       console.log(
-        `query ${what.padEnd(28)} ${JSON.stringify(q).padEnd(22)} ${fmt(ms).padStart(9)}  (${r.hits.length} hits shown, ${r.ranked ? 'ranked' : 'newest first: over 5,000 match'})`,
+        `query ${what.padEnd(28)} ${JSON.stringify(q).padEnd(22)} ${fmt(ms).padStart(9)}  (${r.hits.length} hits shown, ` +
+          `${r.ranked ? 'ranked' : 'newest first: over 5,000 match'})`,
       );
     }
 
@@ -297,8 +301,11 @@ function miniSearch(paths: string[], storeBytes: number, total: number, word: st
   const q = medianOf(7, () => loaded.value.search(word));
   const scale = total / paths.length;
   console.log(
-    `MiniSearch on ${paths.length} logs (${mib(sampleBytes)}, ${docs.length} documents; extracting them ${fmt(read.ms)}): build ${fmt(build.ms)}, serialised ${mib(ser.value.length)} in ${fmt(ser.ms)}, ` +
-      `load (JSON.parse + loadJSON, paid by every CLI search) ${fmt(loaded.ms)}, query ${fmt(q)}. Scaled ×${scale.toFixed(0)} to the whole store (${mib(storeBytes)}): build ≈ ${fmt((read.ms + build.ms) * scale)}, index ≈ ${mib(ser.value.length * scale)}, load ≈ ${fmt(loaded.ms * scale)} per search`,
+    `MiniSearch on ${paths.length} logs (${mib(sampleBytes)}, ${docs.length} documents; extracting them ${fmt(read.ms)}` +
+      `): build ${fmt(build.ms)}, serialised ${mib(ser.value.length)} in ${fmt(ser.ms)}, ` +
+      (`load (JSON.parse + loadJSON, paid by every CLI search) ${fmt(loaded.ms)}, query ${fmt(q)}. Scaled ×${scale.toFixed(0)}` +
+        ` to the whole store (${mib(storeBytes)}): build ≈ ${fmt((read.ms + build.ms) * scale)}, index ≈ ` +
+        `${mib(ser.value.length * scale)}, load ≈ ${fmt(loaded.ms * scale)} per search`),
   );
 }
 

@@ -47,7 +47,14 @@ export async function main(): Promise<string> {
 
   // The history the model saw is derived from the log, never stored beside it.
   for (const m of agent.session.deriveMessages()) {
-    const text = m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `→ ${b.name}(${b.arguments})` : b.type === 'tool-result' ? `← ${JSON.stringify(b.content)}` : b.type)).join(' ');
+    const text = m.content
+      .map((b) => {
+        if (b.type === 'text') return b.text;
+        if (b.type === 'tool-call') return `→ ${b.name}(${b.arguments})`;
+        if (b.type === 'tool-result') return `← ${JSON.stringify(b.content)}`;
+        return b.type;
+      })
+      .join(' ');
     console.log(`${m.role}: ${text}`);
   }
   // And the whole session is one dsh v0 JSONL log (write it anywhere; `dsh log show` reads it).

@@ -135,7 +135,8 @@ Examples:
   program
     .command('serve')
     .description(
-      'HTTP API over the PostgreSQL store (DSH_STORE): create sessions, queue prompts, steering, context and cancels for dsh worker, read and follow events (JSON, Server-Sent Events)',
+      'HTTP API over the PostgreSQL store (DSH_STORE): create sessions, queue prompts, steering, context and cancels for dsh ' +
+        'worker, read and follow events (JSON, Server-Sent Events)',
     )
     .option('-p, --port <n>', 'port (default: any free port)', portNumber)
     .option('--host <host>', 'loopback address to listen on: 127.0.0.1 (default), ::1 or localhost')
@@ -158,7 +159,8 @@ Examples:
     program
       .command('worker')
       .description(
-        'run sessions of the PostgreSQL store (DSH_STORE): claim queued input, hold each session by a lease, take over from workers that died',
+        'run sessions of the PostgreSQL store (DSH_STORE): claim queued input, hold each session by a lease, take over from ' +
+          'workers that died',
       ),
   )
     .option('--concurrency <n>', 'sessions held at once (default 8)', positiveInt)

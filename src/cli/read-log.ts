@@ -340,7 +340,8 @@ export function loadNotices(log: CliLog): string[] {
   const utf8 = log.warnings.filter((w) => w.code === 'INVALID_UTF8' && w.line !== undefined).map((w) => w.line!);
   if (utf8.length)
     out.push(
-      `${name}: ${utf8.length === 1 ? `line ${utf8[0]} holds` : `lines ${utf8.join(', ')} hold`} bytes that are not valid UTF-8, read as U+FFFD [INVALID_UTF8]`,
+      `${name}: ${utf8.length === 1 ? `line ${utf8[0]} holds` : `lines ${utf8.join(', ')} hold`} bytes that are not valid UTF-8, ` +
+        'read as U+FFFD [INVALID_UTF8]',
     );
   return out;
 }

@@ -65,7 +65,8 @@ function printSummary(r: ReplayResult, opts: ReplayOptions, ok: boolean, io: Io)
   out.line(block(r.comparison.summary));
   if (r.divergences.length > 0) {
     out.line(
-      `  requests: ${plural(r.divergences.length, 'live request')} differed from the recorded one${opts.strict ? '' : ' (served anyway; --strict stops there)'}`,
+      `  requests: ${plural(r.divergences.length, 'live request')} differed from the recorded one` +
+        `${opts.strict ? '' : ' (served anyway; --strict stops there)'}`,
     );
     for (const d of r.divergences.slice(0, 3)) out.line(`    - ${oneLine(truncate(d.message, 200))}`);
   }
@@ -86,7 +87,8 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   if (opts.liveTools && opts.cwd === undefined) {
     throw new CliError(
       'USAGE',
-      '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR',
+      '--live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in ' +
+        'with --cwd DIR',
     );
   }
   if (!opts.liveTools && opts.cwd !== undefined)

@@ -50,7 +50,10 @@ export async function readTask(args: readonly string[], io: Io): Promise<string>
 export function banner(s: AgentSession, coding: CodingAgent): string {
   const approval = s.coding.approval ?? s.config.permissions?.approval ?? 'ask';
   const where = s.resumed ? `resumed at turn ${s.session.trace.lastTurn + 1}` : 'new';
-  return `session ${oneLine(s.session.id)} (${where}) · ${oneLine(`${s.ref.provider}:${s.ref.model}`)} · sandbox ${coding.sandbox.mode} · approval ${approval}${s.path ? '' : ' · not persisted'}`;
+  return (
+    `session ${oneLine(s.session.id)} (${where}) · ${oneLine(`${s.ref.provider}:${s.ref.model}`)} · sandbox ${coding.sandbox.mode}` +
+    ` · approval ${approval}${s.path ? '' : ' · not persisted'}`
+  );
 }
 
 type Signal = 'SIGINT' | 'SIGTERM';

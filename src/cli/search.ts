@@ -73,9 +73,17 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
   }
   const updated = r.refresh.indexed + r.refresh.reindexed;
   const note = updated ? ` (indexed ${plural(updated, 'log')} now)` : '';
+  const which =
+    r.hits.length === (opts.limit ?? 20)
+      ? r.ranked
+        ? ' (the best ones; --limit shows more)'
+        : ' (the newest: over 5,000 texts match, too many to rank; add a word)'
+      : r.ranked
+        ? ''
+        : ' (newest first: over 5,000 texts match)';
   io.err.line(
     r.hits.length
-      ? `${plural(r.hits.length, 'hit')}${r.hits.length === (opts.limit ?? 20) ? (r.ranked ? ' (the best ones; --limit shows more)' : ' (the newest: over 5,000 texts match, too many to rank; add a word)') : r.ranked ? '' : ' (newest first: over 5,000 texts match)'}${note} · open one with: dsh view SESSION --seq N`
+      ? `${plural(r.hits.length, 'hit')}${which}${note} · open one with: dsh view SESSION --seq N`
       : `no match for ${oneLine(JSON.stringify(text))} in ${plural(r.refresh.files, 'log')}${note}`,
   );
   return r.hits.length ? EXIT_OK : EXIT_PROBLEM;

@@ -46,7 +46,8 @@ export async function runServe(opts: ServeCliOptions, io: Io, until: Promise<unk
   if (!given) io.out.line(`token ${token}`);
   io.out.flush();
   io.err.line(
-    `serving ${store.location} on ${server.url} (loopback only); requests need Authorization: Bearer <token>; ${server.url}/openapi.json describes the API. Run dsh worker to execute sessions. Ctrl-C stops.`,
+    `serving ${store.location} on ${server.url} (loopback only); requests need Authorization: Bearer <token>; ${server.url}` +
+      '/openapi.json describes the API. Run dsh worker to execute sessions. Ctrl-C stops.',
   );
   io.err.flush();
   try {

@@ -22,7 +22,8 @@ export function storeChoice(env: NodeJS.ProcessEnv): StoreChoice {
     if (!PG_URL.test(fromEnv)) {
       throw new CliError(
         'USAGE',
-        `DSH_STORE must be a postgres:// URL (or unset, for the JSONL files under $DSH_HOME/sessions), not ${JSON.stringify(maskUrlPassword(fromEnv))}`,
+        'DSH_STORE must be a postgres:// URL (or unset, for the JSONL files under $DSH_HOME/sessions), not ' +
+          `${JSON.stringify(maskUrlPassword(fromEnv))}`,
       );
     }
     return { kind: 'postgres', url: fromEnv, schema, from: 'DSH_STORE' };
@@ -64,7 +65,8 @@ export async function pgStoreFor(
   if (choice.kind !== 'postgres') {
     throw new CliError(
       'NEEDS_POSTGRES',
-      `${command} needs the PostgreSQL store: set DSH_STORE=postgres://user@host/db (or "store" in ${configLocations(process.cwd(), env).user}); see docs/scale.md`,
+      `${command} needs the PostgreSQL store: set DSH_STORE=postgres://user@host/db (or "store" in ` +
+        `${configLocations(process.cwd(), env).user}); see docs/scale.md`,
     );
   }
   return (await storeFor(env, opts)) as PgStore;

@@ -72,7 +72,8 @@ export async function runSessionsImport(files: string[], opts: ImportOptions, io
         if (log.tornTail) {
           throw new CliError(
             'TORN_TAIL',
-            `the log has a torn tail at line ${log.tornTail.line} (${log.tornTail.reason}); an import copies whole logs only: open it once with dsh (which moves the tail aside) or cut it at the last good line`,
+            `the log has a torn tail at line ${log.tornTail.line} (${log.tornTail.reason}); an import copies whole logs only: ` +
+              'open it once with dsh (which moves the tail aside) or cut it at the last good line',
             { file: log.file },
           );
         }

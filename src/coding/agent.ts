@@ -108,7 +108,9 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     { name: 'sandbox', text: `Sandbox: ${mode}${sandbox.enforcement === 'partial' ? ` (partially enforced: ${sandbox.reason})` : ''}` },
     {
       name: 'approval',
-      text: `Approval policy: ${perms.approval ?? 'ask'}${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}`,
+      text:
+        `Approval policy: ${perms.approval ?? 'ask'}` +
+        `${opts.approve ? '' : ' (non-interactive: actions that need approval are refused)'}`,
     },
   ];
   if (perms.network === false)

@@ -108,7 +108,10 @@ export function workspaceInstructions(cwd: string, maxBytes = 64 * 1024): Plugin
             content: [
               {
                 type: 'text',
-                text: `<workspace-instructions file="${name}">\nThese are the workspace's instructions for agents. Follow them where they apply; the user's own requests take precedence.\n\n${text}${truncated ? `\n[truncated at ${maxBytes} bytes]` : ''}\n</workspace-instructions>`,
+                text:
+                  `<workspace-instructions file="${name}">\nThese are the workspace's instructions for agents. Follow them where ` +
+                  `they apply; the user's own requests take precedence.\n\n${text}` +
+                  `${truncated ? `\n[truncated at ${maxBytes} bytes]` : ''}\n</workspace-instructions>`,
               },
             ],
             source: { kind: 'plugin', plugin: INSTRUCTIONS_PLUGIN, form: 'instructions' },

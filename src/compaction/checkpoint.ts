@@ -36,30 +36,39 @@ export function checkpointMessage(summary: readonly ContentBlock[], compactionId
   return { id: randomUUID(), role: 'user', content: checkpointContent(summary), source: checkpointSource(compactionId, sourceCommandId) };
 }
 
-/** The summariser's last message, after the history it is to condense. */
-export const SUMMARY_INSTRUCTION = `Stop working on the task for a moment. Your job now is to write a handover note that replaces the conversation above, so that work can continue from it alone once the conversation is gone.
-
-Write it in Markdown, under these headings, in this order (write "None." under a heading with nothing to say):
-
-### Goal
-What the user asked for, and how the request changed along the way. Quote the user where the exact words matter.
-
-### Decisions and constraints
-Choices made and why, rules the user set, preferences and corrections they gave.
-
-### Files and commands
-Every file read, created or changed (exact paths), what changed in it, and commands that were run with what they showed. Keep exact names, identifiers, error messages and numbers.
-
-### Done
-What is finished and how it was checked.
-
-### Open
-What is unfinished, what failed and why, and questions still waiting for an answer.
-
-### Next
-The next concrete action.
-
-Rules: be brief but lose nothing needed to continue. Write only the note: no tool calls, no preface, no remarks about this request. If the conversation begins with an earlier summary inside ${SUMMARY_OPEN} tags, fold what is still true in it into this note rather than copying it.`;
+/**
+ * The summariser's last message, after the history it is to condense. One array entry per line
+ * (a long line is split with `+`, so the text has no break there).
+ */
+export const SUMMARY_INSTRUCTION = [
+  'Stop working on the task for a moment. Your job now is to write a handover note that replaces the conversation above, ' +
+    'so that work can continue from it alone once the conversation is gone.',
+  '',
+  'Write it in Markdown, under these headings, in this order (write "None." under a heading with nothing to say):',
+  '',
+  '### Goal',
+  'What the user asked for, and how the request changed along the way. Quote the user where the exact words matter.',
+  '',
+  '### Decisions and constraints',
+  'Choices made and why, rules the user set, preferences and corrections they gave.',
+  '',
+  '### Files and commands',
+  'Every file read, created or changed (exact paths), what changed in it, and commands that were run with what they showed. ' +
+    'Keep exact names, identifiers, error messages and numbers.',
+  '',
+  '### Done',
+  'What is finished and how it was checked.',
+  '',
+  '### Open',
+  'What is unfinished, what failed and why, and questions still waiting for an answer.',
+  '',
+  '### Next',
+  'The next concrete action.',
+  '',
+  'Rules: be brief but lose nothing needed to continue. Write only the note: no tool calls, no preface, no remarks about this request. ' +
+    `If the conversation begins with an earlier summary inside ${SUMMARY_OPEN} tags, ` +
+    'fold what is still true in it into this note rather than copying it.',
+].join('\n');
 
 export function instructionMessage(): UserMessage {
   return {

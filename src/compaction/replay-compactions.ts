@@ -149,7 +149,8 @@ export function replayCompactions(
         const nodes = session.surface.nodes;
         if (b.span.last >= nodes.length || b.span.first < 0) {
           notes.push(
-            `compaction ${b.start.data.compactionId}: the recorded span (surface positions ${b.span.first}…${b.span.last}) is beyond the live surface of ${nodes.length} node(s)`,
+            `compaction ${b.start.data.compactionId}: the recorded span (surface positions ${b.span.first}…${b.span.last}` +
+              `) is beyond the live surface of ${nodes.length} node(s)`,
           );
         } else {
           shadowed = nodes.slice(b.span.first, b.span.last + 1);

@@ -121,7 +121,8 @@ export async function runCompaction(agent: AgentContext, plan: RegionPlan, deps:
   if (checkpointTokens >= shadowedTokenCount) {
     const err = new CompactionError(
       'SUMMARY_NOT_SMALLER',
-      `the checkpoint (~${checkpointTokens} tokens) is not smaller than the ${shadowedSeqs.length} message(s) it would replace (~${shadowedTokenCount} tokens)`,
+      `the checkpoint (~${checkpointTokens} tokens) is not smaller than the ${shadowedSeqs.length} message(s) it would replace (~` +
+        `${shadowedTokenCount} tokens)`,
     );
     close(err);
     throw err;

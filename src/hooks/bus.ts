@@ -184,7 +184,9 @@ export class HookBus {
             hook,
             listener: e.name,
             kind: 'result-dropped',
-            message: `waterfall "${hook}": listener "${e.name}" called next() but did not return its result; using the downstream result (write \`return next(…)\`)`,
+            message:
+              `waterfall "${hook}": listener "${e.name}" called next() but did not return its result; using the downstream result ` +
+              `(write \`return next(…)\`)`,
           });
         }
         return r;
@@ -193,7 +195,9 @@ export class HookBus {
         hook,
         listener: e.name,
         kind: 'no-decision',
-        message: `waterfall "${hook}": listener "${e.name}" neither called next() nor returned a decision; continuing the chain as if it called next()`,
+        message:
+          `waterfall "${hook}": listener "${e.name}" neither called next() nor returned a decision; continuing the chain as if it ` +
+          'called next()',
       });
       return run(i + 1, p);
     };

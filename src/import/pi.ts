@@ -150,7 +150,9 @@ function message(b: SessionBuilder, m: Obj, rowTime: number | undefined): void {
     case 'bashExecution': {
       // The user ran a command with `!`; pi hands the model its output as a user message.
       const exit = num(m.exitCode);
-      const text = `Ran \`${str(m.command) ?? ''}\`\n${str(m.output) ?? ''}${m.cancelled === true ? '\n(cancelled)' : ''}${exit !== undefined && exit !== 0 ? `\n(exit code ${exit})` : ''}`;
+      const text =
+        `Ran \`${str(m.command) ?? ''}\`\n${str(m.output) ?? ''}${m.cancelled === true ? '\n(cancelled)' : ''}` +
+        `${exit !== undefined && exit !== 0 ? `\n(exit code ${exit})` : ''}`;
       b.input(
         [{ type: 'text', text }],
         { kind: 'plugin', plugin: 'pi', form: 'notice', summary: 'bash execution', command: str(m.command) ?? '' },

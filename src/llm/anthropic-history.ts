@@ -82,7 +82,9 @@ function assistantBlocks(m: AssistantMessage, replayProviders: readonly string[]
         if (input === undefined) {
           out.push({
             type: 'text',
-            text: `[dsh: the arguments of tool call ${b.id} (${b.name}) were not a JSON object and were sent as {}; the model wrote: ${truncate(b.arguments, 2000)}]`,
+            text:
+              `[dsh: the arguments of tool call ${b.id} (${b.name}) were not a JSON object and were sent as {}; the model wrote: ` +
+              `${truncate(b.arguments, 2000)}]`,
           });
         }
         out.push({ type: 'tool_use', id: b.id, name: b.name, input: input ?? {} });

@@ -80,7 +80,9 @@ export class AnthropicAdapter implements LlmAdapter {
     if (config.reasoningEffort !== undefined && efforts && !efforts.includes(config.reasoningEffort)) {
       throw new LlmError({
         code: 'INVALID_REQUEST',
-        message: `${config.provider}:${config.model} takes reasoning effort ${efforts.join('|')}, not ${JSON.stringify(config.reasoningEffort)}`,
+        message:
+          `${config.provider}:${config.model} takes reasoning effort ${efforts.join('|')}, not ` +
+          `${JSON.stringify(config.reasoningEffort)}`,
       });
     }
     if (config.maxTokens !== undefined) return { config };

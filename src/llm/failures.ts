@@ -79,8 +79,20 @@ function pickStrings(rec: Record<string, unknown>, keys: (keyof ErrorInfo)[]): E
 
 // Wordings seen from DeepSeek/OpenAI/vLLM ("maximum context length is"), Anthropic ("prompt is too
 // long", "exceed context limit"), llama.cpp ("exceeds the available context size") and OpenAI codes.
-const CONTEXT_OVERFLOW =
-  /context[ _-]?length[ _-]?exceeded|maximum context length|context (length|window|size|limit) (is |was )?(exceeded|too)|exceeds? (the )?(available |model'?s? )?context|prompt is too long|too many (input )?tokens|input is too long|exceed_context_size|longer than the model'?s? context/i;
+const CONTEXT_OVERFLOW = new RegExp(
+  [
+    'context[ _-]?length[ _-]?exceeded',
+    'maximum context length',
+    'context (length|window|size|limit) (is |was )?(exceeded|too)',
+    "exceeds? (the )?(available |model'?s? )?context",
+    'prompt is too long',
+    'too many (input )?tokens',
+    'input is too long',
+    'exceed_context_size',
+    "longer than the model'?s? context",
+  ].join('|'),
+  'i',
+);
 
 export function isContextOverflow(info: ErrorInfo): boolean {
   return [info.message, info.code, info.type].some((s) => s !== undefined && CONTEXT_OVERFLOW.test(s));

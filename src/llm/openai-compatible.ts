@@ -85,7 +85,9 @@ export class ChatCompletionsAdapter implements LlmAdapter {
       if (efforts && !efforts.includes(config.reasoningEffort)) {
         throw new LlmError({
           code: 'INVALID_REQUEST',
-          message: `${config.provider}:${config.model} takes reasoning effort ${efforts.join('|')}, not ${JSON.stringify(config.reasoningEffort)}`,
+          message:
+            `${config.provider}:${config.model} takes reasoning effort ${efforts.join('|')}, not ` +
+            `${JSON.stringify(config.reasoningEffort)}`,
         });
       }
       return { config };

@@ -171,7 +171,9 @@ export class ReplayAdapter implements LlmAdapter {
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk> {
     const { attempt, ref } = this.take();
     if (!attempt) {
-      const message = `no recorded attempt for turn ${ref.turn} step ${ref.step} attempt ${ref.attempt}${this.opts.position ? '' : ` (all ${this.recording.attempts.length} served)`}`;
+      const message =
+        `no recorded attempt for turn ${ref.turn} step ${ref.step} attempt ${ref.attempt}` +
+        `${this.opts.position ? '' : ` (all ${this.recording.attempts.length} served)`}`;
       this.divergences.push({ ...ref, field: 'attempt', path: '$', recorded: undefined, live: request.model, message });
       throw new ReplayError('REPLAY_EXHAUSTED', `replay: ${message}`);
     }
@@ -233,7 +235,9 @@ export class ReplayAdapter implements LlmAdapter {
         path: d.path,
         recorded: d.recorded,
         live: d.live,
-        message: `turn ${ref.turn} step ${ref.step} attempt ${ref.attempt}: the live request's ${field} first differs from the recorded one at ${d.path}: recorded ${preview(d.recorded)}, live ${preview(d.live)}`,
+        message:
+          `turn ${ref.turn} step ${ref.step} attempt ${ref.attempt}: the live request's ${field} first differs from the recorded ` +
+          `one at ${d.path}: recorded ${preview(d.recorded)}, live ${preview(d.live)}`,
       };
       found.push(div);
       this.divergences.push(div);

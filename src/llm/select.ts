@@ -83,7 +83,8 @@ export function parseModelRef(ref: string, config?: LlmConfig): ModelRef {
   const known = knownProviders(config);
   if (!known.includes(provider)) {
     throw new ModelSelectionError(
-      `unknown provider ${JSON.stringify(provider)} in ${JSON.stringify(s)}: use one of ${known.join(', ')}, or declare it under providers.${provider} with a baseUrl`,
+      `unknown provider ${JSON.stringify(provider)} in ${JSON.stringify(s)}: use one of ${known.join(', ')}, or declare it under ` +
+        `providers.${provider} with a baseUrl`,
     );
   }
   if (model === '') throw new ModelSelectionError(`no model after ${JSON.stringify(`${provider}:`)}`);
@@ -244,7 +245,8 @@ export function chooseModel(opts: ChooseModelOptions = {}): ModelChoice {
         served.length > 0
       ) {
         throw new ModelSelectionError(
-          `model ${JSON.stringify(spec)} has no provider prefix, so it goes to ${provider}, and ${e.message}; to use the adapter you passed, name its provider: ${JSON.stringify(`${served[0]}:${spec}`)}`,
+          `model ${JSON.stringify(spec)} has no provider prefix, so it goes to ${provider}, and ${e.message}; to use the adapter ` +
+            `you passed, name its provider: ${JSON.stringify(`${served[0]}:${spec}`)}`,
         );
       }
       throw e;

@@ -105,6 +105,18 @@ const CONNECTION_ERRNOS = new Set([
   'EAI_AGAIN',
 ]);
 
+/** node-postgres's own wordings for a connection that failed or ended. */
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'connection timeout',
+    'Client has encountered a connection error',
+    'timeout exceeded when trying to connect',
+    'Connection ended',
+  ].join('|'),
+  'i',
+);
+
 export function sqlState(e: unknown): string | undefined {
   const c = (e as { code?: unknown } | null)?.code;
   return typeof c === 'string' ? c : undefined;
@@ -115,9 +127,7 @@ export function isConnectionFailure(e: unknown): boolean {
   const code = sqlState(e);
   if (code !== undefined && (CONNECTION_STATES.test(code) || CONNECTION_ERRNOS.has(code))) return true;
   const msg = (e as Error | null)?.message ?? '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended/i.test(
-    msg,
-  );
+  return CONNECTION_MESSAGES.test(msg);
 }
 
 /** A typed store error for a failed database call (`errno` carries the SQLSTATE or socket code). */

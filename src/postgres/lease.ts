@@ -65,7 +65,8 @@ export async function acquireLease(q: Queryable, n: Names, id: string, holder: L
     prev_until_ms: number | null;
   }>(
     `WITH prev AS (SELECT id, lease_holder, lease_token, lease_until, lease_epoch FROM ${n.sessions} WHERE id = $1 FOR UPDATE)
-     UPDATE ${n.sessions} s SET lease_epoch = s.lease_epoch + 1, lease_token = sha256(convert_to($2, 'UTF8')), lease_until = now() + ${INTERVAL}, lease_holder = $4::jsonb
+     UPDATE ${n.sessions} s SET lease_epoch = s.lease_epoch + 1, lease_token = sha256(convert_to($2, 'UTF8')),
+                                lease_until = now() + ${INTERVAL}, lease_holder = $4::jsonb
        FROM prev
       WHERE s.id = prev.id AND (prev.lease_token IS NULL OR prev.lease_until <= now())
      RETURNING s.lease_epoch, (extract(epoch from s.lease_until) * 1000)::bigint AS until_ms,

@@ -171,7 +171,8 @@ export class PgOpenSession implements OpenSession {
       if (Date.now() - this.lastRenewal > this.lease.ttlMs) {
         const err = new StoreError(
           'LEASE_LOST',
-          `${this.location}: the lease (epoch ${this.lease.epoch}) could not be renewed for ${this.lease.ttlMs} ms (${(e as Error).message}); another writer may hold the session now`,
+          `${this.location}: the lease (epoch ${this.lease.epoch}) could not be renewed for ${this.lease.ttlMs} ms (` +
+            `${(e as Error).message}); another writer may hold the session now`,
           { sessionId: this.id, epoch: this.lease.epoch },
           { cause: e },
         );

@@ -54,7 +54,8 @@ export async function enqueueInput(
 ): Promise<QueuedInput> {
   try {
     const r = await q.query<{ id: number; created_ms: number }>(
-      `INSERT INTO ${n.inputs} (session_id, kind, message) VALUES ($1, $2, $3) RETURNING id, (extract(epoch from created) * 1000)::bigint AS created_ms`,
+      `INSERT INTO ${n.inputs} (session_id, kind, message) VALUES ($1, $2, $3) RETURNING id, (extract(epoch from created) * ` +
+        '1000)::bigint AS created_ms',
       [sessionId, kind, kind === 'cancel' ? null : JSON.stringify(content ?? [])],
     );
     const row = r.rows[0]!;

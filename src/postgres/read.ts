@@ -43,7 +43,8 @@ export interface LeaseHolderRecord {
 }
 
 export const SESSION_COLUMNS = `id, header, cwd, created_at, parent_id, fork_seq, base_seq, options, lease_epoch, lease_holder,
-  (extract(epoch from lease_until) * 1000)::bigint AS lease_until_ms, coalesce(lease_until > now() AND lease_token IS NOT NULL, false) AS lease_live`;
+  (extract(epoch from lease_until) * 1000)::bigint AS lease_until_ms,
+  coalesce(lease_until > now() AND lease_token IS NOT NULL, false) AS lease_live`;
 
 /** A live holder as the listing and SESSION_LOCKED report it. */
 export function holderOf(row: SessionRow): LockHolder | undefined {
@@ -72,7 +73,8 @@ export async function segmentsOf(q: Queryable, n: Names, id: string): Promise<Se
     `WITH RECURSIVE chain AS (
        SELECT id, parent_id, fork_seq, base_seq, 0 AS depth FROM ${n.sessions} WHERE id = $1
        UNION ALL
-       SELECT s.id, s.parent_id, s.fork_seq, s.base_seq, c.depth + 1 FROM ${n.sessions} s JOIN chain c ON s.id = c.parent_id WHERE c.depth < 10000
+       SELECT s.id, s.parent_id, s.fork_seq, s.base_seq, c.depth + 1
+         FROM ${n.sessions} s JOIN chain c ON s.id = c.parent_id WHERE c.depth < 10000
      ) SELECT id, parent_id, fork_seq, base_seq, depth FROM chain ORDER BY depth DESC`,
     [id],
   );

@@ -35,7 +35,8 @@ export function checkSchemaName(name: string): string {
   if (!IDENT.test(name)) {
     throw new StoreError(
       'INVALID_ARGUMENT',
-      `PostgreSQL schema name ${JSON.stringify(name)} is not allowed: use lower-case letters, digits and _ (at most 48, not starting with a digit)`,
+      `PostgreSQL schema name ${JSON.stringify(name)} is not allowed: use lower-case letters, digits and _ (at most 48, not ` +
+        'starting with a digit)',
     );
   }
   return name;
@@ -121,12 +122,15 @@ function ddl(n: Names): string[] {
         -- append that waited for a takeover re-reads the row and sees the new epoch.
         SELECT lease_epoch, lease_token, base_seq INTO s FROM ${n.sessions} WHERE id = r.session_id FOR SHARE;
         IF NOT FOUND OR s.lease_token IS NULL OR r.e0 <> r.e1 OR s.lease_epoch <> r.e0 OR s.lease_token <> presented THEN
-          RAISE EXCEPTION 'dsh: session % is not leased to this writer (epoch % written, epoch % current): the lease was lost or never held', r.session_id, r.e0, s.lease_epoch
+          RAISE EXCEPTION
+            'dsh: session % is not leased to this writer (epoch % written, epoch % current): the lease was lost or never held',
+            r.session_id, r.e0, s.lease_epoch
             USING ERRCODE = '${LEASE_LOST_STATE}';
         END IF;
         SELECT max(seq) INTO prior FROM ${n.events} WHERE session_id = r.session_id AND seq < r.lo;
         IF r.hi - r.lo + 1 <> r.n OR r.lo <> coalesce(prior + 1, s.base_seq) THEN
-          RAISE EXCEPTION 'dsh: session % got seqs %..% (% rows) where seq % comes next', r.session_id, r.lo, r.hi, r.n, coalesce(prior + 1, s.base_seq)
+          RAISE EXCEPTION 'dsh: session % got seqs %..% (% rows) where seq % comes next',
+            r.session_id, r.lo, r.hi, r.n, coalesce(prior + 1, s.base_seq)
             USING ERRCODE = '${SEQ_GAP_STATE}';
         END IF;
         PERFORM pg_notify('${n.eventsChannel}', r.session_id);
@@ -134,14 +138,16 @@ function ddl(n: Names): string[] {
       RETURN NULL;
     END
     $fn$`,
-    `CREATE OR REPLACE TRIGGER events_append AFTER INSERT ON ${n.events} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${n.schema}.check_append()`,
+    `CREATE OR REPLACE TRIGGER events_append AFTER INSERT ON ${n.events} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT ` +
+      `EXECUTE FUNCTION ${n.schema}.check_append()`,
     // Rows are never changed or removed: the log is append-only, in the database too.
     `CREATE OR REPLACE FUNCTION ${n.schema}.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
       RAISE EXCEPTION 'dsh: the events table is append-only' USING ERRCODE = '${LEASE_LOST_STATE}';
     END
     $fn$`,
-    `CREATE OR REPLACE TRIGGER events_immutable BEFORE UPDATE OR DELETE ON ${n.events} FOR EACH STATEMENT EXECUTE FUNCTION ${n.schema}.refuse_change()`,
+    `CREATE OR REPLACE TRIGGER events_immutable BEFORE UPDATE OR DELETE ON ${n.events} FOR EACH STATEMENT EXECUTE FUNCTION ` +
+      `${n.schema}.refuse_change()`,
     `CREATE OR REPLACE FUNCTION ${n.schema}.announce_input() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
       PERFORM pg_notify('${n.inputsChannel}', NEW.session_id);

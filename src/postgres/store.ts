@@ -206,8 +206,10 @@ export class PgStore implements Store {
     try {
       await inTransaction(pool, async (c) => {
         const r = await c.query<{ until_ms: number }>(
-          `INSERT INTO ${n.sessions} (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')), now() + make_interval(secs => $9::float8 / 1000), $10::jsonb)
+          `INSERT INTO ${n.sessions}
+                  (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')),
+                   now() + make_interval(secs => $9::float8 / 1000), $10::jsonb)
            ON CONFLICT (id) DO NOTHING
            RETURNING (extract(epoch from lease_until) * 1000)::bigint AS until_ms`,
           [
@@ -373,7 +375,8 @@ export class PgStore implements Store {
     try {
       await inTransaction(pool, async (c) => {
         const r = await c.query(
-          `INSERT INTO ${n.sessions} (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
+          `INSERT INTO ${n.sessions}
+                  (id, header, cwd, created_at, parent_id, fork_seq, base_seq, lease_epoch, lease_token, lease_until, lease_holder)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 1, sha256(convert_to($8, 'UTF8')), now(), $9::jsonb)
            ON CONFLICT (id) DO NOTHING`,
           [
@@ -732,7 +735,8 @@ function checkSeed(seed: number | undefined, count: number, label: string, paren
   if (seed !== undefined && count < seed) {
     throw new StoreError(
       'SEED_TRUNCATED',
-      `${label}: the header says ${seed} event(s) were inherited from ${parent ?? 'a parent session'}, but the log holds only ${count}; refusing to resume a damaged seed`,
+      `${label}: the header says ${seed} event(s) were inherited from ${parent ?? 'a parent session'}, but the log holds only ` +
+        `${count}; refusing to resume a damaged seed`,
       {},
     );
   }

@@ -162,7 +162,8 @@ export class PgWriter {
       return this.fence(
         new StoreError(
           'LEASE_LOST',
-          `${this.opts.label}: the database refused ${range}: this writer's lease (epoch ${this.opts.lease.epoch}) is gone, another writer holds the session now; nothing more is written from here`,
+          `${this.opts.label}: the database refused ${range}: this writer's lease (epoch ${this.opts.lease.epoch}) is gone, ` +
+            'another writer holds the session now; nothing more is written from here',
           { sessionId: this.opts.sessionId, epoch: this.opts.lease.epoch, pending: this.queue.length, errno: state },
           { cause: e },
         ),

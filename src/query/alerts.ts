@@ -65,7 +65,9 @@ export function alertsOf(stats: SessionStats, kinds: readonly AlertKind[] = DEFA
           turn: t.turn,
           seq: c.seq,
           callId: c.callId,
-          message: `tool call ${c.name} [${c.callId}] (seq ${c.seq}, turn ${t.turn}${c.step !== undefined ? ` step ${c.step}` : ''}) has no result`,
+          message:
+            `tool call ${c.name} [${c.callId}] (seq ${c.seq}, turn ${t.turn}${c.step !== undefined ? ` step ${c.step}` : ''}` +
+            ') has no result',
         });
     }
   }

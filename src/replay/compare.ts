@@ -345,7 +345,8 @@ function countsOf(log: RecordedLog): LogCounts {
 function summarize(r: Omit<LogComparison, 'summary'>): string {
   const lines: string[] = [];
   const k = r.counts.recorded;
-  const counts = `recorded ${k.turns} turn(s), ${k.steps} step(s), ${k.attempts} attempt(s), ${k.chunks} chunk(s), ${k.toolCalls} tool call(s)`;
+  const counts =
+    `recorded ${k.turns} turn(s), ${k.steps} step(s), ${k.attempts}` + ` attempt(s), ${k.chunks} chunk(s), ${k.toolCalls} tool call(s)`;
   lines.push(r.matches ? `MATCH (${counts})` : `DIFFERS: ${r.differences.length} must-match difference(s) (${counts})`);
   for (const cat of MUST_MATCH) {
     const ds = r.differences.filter((d) => d.category === cat);

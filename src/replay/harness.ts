@@ -144,7 +144,9 @@ export async function replaySession(source: Exclude<ReplaySource, RecordedLog>, 
   if (limit !== undefined) {
     const rest = log.turns.filter((t) => t.turn >= limit.turn).length;
     notes.push(
-      `replay stopped before turn ${limit.turn} (seq ${limit.startSeq}): ${rest === 1 ? 'that turn was' : `that turn and the ${rest - 1} after it were`} not run, and the comparison covers the turns before it`,
+      `replay stopped before turn ${limit.turn} (seq ${limit.startSeq}): ` +
+        `${rest === 1 ? 'that turn was' : `that turn and the ${rest - 1} after it were`} not run, and the comparison covers the ` +
+        'turns before it',
     );
   }
   for (const rt of log.turns) {

@@ -47,7 +47,8 @@ function sqlite(): DatabaseCtor {
     } catch (e) {
       throw new SearchError(
         'INDEX_UNAVAILABLE',
-        `the search index needs the better-sqlite3 package, which did not load (${(e as Error).message.split('\n')[0]}); reinstall dsh (npm ci)`,
+        `the search index needs the better-sqlite3 package, which did not load (${(e as Error).message.split('\n')[0]}); ` +
+          'reinstall dsh (npm ci)',
         { cause: e },
       );
     }
@@ -87,7 +88,8 @@ CREATE TABLE IF NOT EXISTS files(
   id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, session TEXT NOT NULL, cwd TEXT,
   ino INTEGER NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, offset INTEGER NOT NULL,
   turn INTEGER NOT NULL, format TEXT NOT NULL, tail TEXT NOT NULL DEFAULT '');
-CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, seq INTEGER NOT NULL, turn INTEGER, kind TEXT NOT NULL, pos INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(
+  id INTEGER PRIMARY KEY, file INTEGER NOT NULL, seq INTEGER NOT NULL, turn INTEGER, kind TEXT NOT NULL, pos INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 `;
@@ -226,7 +228,8 @@ export class IndexDb {
       const many =
         this.db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(match, RANK_LIMIT + 1).length >
         RANK_LIMIT;
-      const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format, d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
+      const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format,
+               d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
         FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
         WHERE ${where.join(' AND ')} ORDER BY ${many ? 'fts.rowid DESC' : 'fts.rank'} LIMIT ?`;
       return { hits: this.db.prepare(sql).all(...params) as Hit[], ranked: !many };

@@ -43,7 +43,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
       title: 'dsh serve',
       version,
       description:
-        'Sessions in the PostgreSQL store: create them, queue input for the workers that run them, read and follow their events (docs/scale.md).',
+        'Sessions in the PostgreSQL store: create them, queue input for the workers that run them, read and follow their events ' +
+        '(docs/scale.md).',
     },
     servers: [{ url: '/' }],
     paths,

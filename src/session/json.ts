@@ -240,7 +240,8 @@ function failer(ctx: { eventType: string; seq?: number | undefined }): (path: st
     if (ctx.seq !== undefined) details.seq = ctx.seq;
     throw new SessionError(
       'NON_JSON',
-      `session event "${shortPath(ctx.eventType, 80)}"${ctx.seq !== undefined ? ` at seq ${ctx.seq}` : ''} carries non-JSON-serializable data at ${shortPath(path)}: ${why}`,
+      `session event "${shortPath(ctx.eventType, 80)}"${ctx.seq !== undefined ? ` at seq ${ctx.seq}` : ''} carries ` +
+        `non-JSON-serializable data at ${shortPath(path)}: ${why}`,
       details,
     );
   };

@@ -25,7 +25,8 @@ export interface EventDraft<K extends SessionEventType = SessionEventType> {
 }
 
 export const TOOL_OUTCOME_UNKNOWN_TEXT =
-  'This tool call was interrupted: the harness stopped before its result was recorded. It may or may not have taken effect. Check the state before relying on it, and repeat it only if it is safe to run twice.';
+  'This tool call was interrupted: the harness stopped before its result was recorded. It may or may not have taken effect. Check ' +
+  'the state before relying on it, and repeat it only if it is safe to run twice.';
 export const TOOL_NOT_STARTED_TEXT = 'This tool call never started: the harness stopped before dispatching it, so it had no effect.';
 
 /**

@@ -463,7 +463,8 @@ export class Session {
     if (optsArg !== undefined && (typeof optsArg !== 'object' || optsArg === null || Array.isArray(optsArg))) {
       throw new SessionError(
         'INVALID_EVENT',
-        `event "${type}" at seq ${seq}: append options must be an object ({surfaceOp, sourceEventSeqs, ignorable}) or omitted, got ${optsArg === null ? 'null' : Array.isArray(optsArg) ? 'an array' : typeof optsArg}`,
+        `event "${type}" at seq ${seq}: append options must be an object ({surfaceOp, sourceEventSeqs, ignorable}) or omitted, ` +
+          `got ${optsArg === null ? 'null' : Array.isArray(optsArg) ? 'an array' : typeof optsArg}`,
         { eventType: type, seq, rule: 'envelope' },
       );
     }

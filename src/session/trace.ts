@@ -163,7 +163,8 @@ export class TraceState {
           this.fail(
             c,
             'tool-call-unique',
-            `callId "${String(id)}" was already used in step ${this.openStep} ${where}; a second call would let one call id carry two results`,
+            `callId "${String(id)}" was already used in step ${this.openStep} ${where}; a second call would let one call id carry ` +
+              'two results',
           );
         }
         return;

@@ -184,7 +184,8 @@ class Checker {
       default:
         this.fail(
           `${path}.type`,
-          `unknown stream chunk type ${describe(t)} (expected block-start, text-delta, reasoning-delta, tool-call-delta, block-end, usage or finish)`,
+          `unknown stream chunk type ${describe(t)} (expected block-start, text-delta, reasoning-delta, tool-call-delta, ` +
+            'block-end, usage or finish)',
         );
     }
   }
@@ -458,7 +459,9 @@ export const RESERVED_TYPES: ReadonlySet<string> = new Set(['session', 'text-chu
 export function reservedType(type: string, seq: number): SessionError {
   return new SessionError(
     'INVALID_EVENT',
-    `event type "${type}" at seq ${seq} is reserved: the JSONL format uses it for ${type === 'session' ? 'the header line' : 'packed chunk rows'}, so the event could not be read back; event types take a namespace, e.g. "myplugin/${type}"`,
+    `event type "${type}" at seq ${seq} is reserved: the JSONL format uses it for ` +
+      `${type === 'session' ? 'the header line' : 'packed chunk rows'}, so the event could not be read back; event types take a ` +
+      `namespace, e.g. "myplugin/${type}"`,
     { eventType: type, seq, rule: 'reserved-type' },
   );
 }

@@ -28,7 +28,8 @@ export function compressedLogError(path: string, id?: string): StoreError {
   if (id !== undefined) details.sessionId = id;
   return new StoreError(
     'COMPRESSED_LOG',
-    `${path} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root`,
+    `${path} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to ` +
+      'session.jsonl beside it (zstd -d), or use a separate root',
     details,
   );
 }

@@ -254,7 +254,8 @@ export class SessionStore implements Store {
     if (load.warnings.some((w) => w.code === 'FORMAT_CONVERTED')) {
       throw new StoreError(
         'FORMAT_NOT_WRITABLE',
-        `${path}: written in a newer dsh session format; this build appends only to format 0 logs (write a format 0 copy with dsh log convert --to 0)`,
+        `${path}: written in a newer dsh session format; this build appends only to format 0 logs (write a format 0 copy with dsh ` +
+          'log convert --to 0)',
         { path },
       );
     }
@@ -346,7 +347,10 @@ function checkSeed(load: LogLoad, path: string): void {
   if (seed !== undefined && load.eventCount < seed) {
     throw new StoreError(
       'SEED_TRUNCATED',
-      `${path}: the header says ${seed} event(s) were inherited from ${load.header.parentSession ?? 'a parent session'}, but the log holds only ${load.eventCount}${load.tornTail ? ` (reading stopped at line ${load.tornTail.line}: ${load.tornTail.reason})` : ''}; refusing to resume a damaged seed`,
+      `${path}: the header says ${seed} event(s) were inherited from ${load.header.parentSession ?? 'a parent session'}` +
+        `, but the log holds only ${load.eventCount}` +
+        `${load.tornTail ? ` (reading stopped at line ${load.tornTail.line}: ${load.tornTail.reason})` : ''}; refusing to resume a ` +
+        'damaged seed',
       { path, sessionId: load.header.id },
     );
   }

@@ -3,9 +3,10 @@
  * one silently.
  *
  * - **Batching.** Every committed event is queued; the queue is written by a `setImmediate`
- *   batch, in the check phase of the event-loop iteration that committed it, encoded with packed chunk rows per batch, so a provider read that
- *   delivers many stream chunks packs them into rows. Writes are synchronous positional writes:
- *   the file's good length is always known exactly, and an exit handler can finish the job.
+ *   batch, in the check phase of the event-loop iteration that committed it, encoded with packed
+ *   chunk rows per batch, so a provider read that delivers many stream chunks packs them into
+ *   rows. Writes are synchronous positional writes: the file's good length is always known
+ *   exactly, and an exit handler can finish the job.
  * - **Checkpoints** (`flush()`): write the queue, then `fsync`. The promise settles when every
  *   event committed before the call is on stable storage (or the failure says why not).
  * - **Failures.** A failed write truncates the file back to its last good length (so no partial
@@ -153,7 +154,8 @@ export class LogWriter {
       const code = this.dirtyTail ? 'ROLLBACK_FAILED' : 'WRITE_FAILED';
       return this.fail(
         code,
-        `cannot write ${batch.length} event(s) (seq ${batch[0]!.seq}…${batch[batch.length - 1]!.seq}) to ${this.path}: ${(e as Error).message}; they are kept in memory and written on the next flush`,
+        `cannot write ${batch.length} event(s) (seq ${batch[0]!.seq}…${batch[batch.length - 1]!.seq}) to ${this.path}: ` +
+          `${(e as Error).message}; they are kept in memory and written on the next flush`,
         e,
       );
     }
@@ -252,7 +254,8 @@ export class LogWriter {
     }
     return this.fail(
       'SYNC_FAILED',
-      `fsync of ${this.path} failed: ${(cause as Error).message}; ${this.queue.length} event(s) since the last durable point will be written again on the next flush`,
+      `fsync of ${this.path} failed: ${(cause as Error).message}; ${this.queue.length} event(s) since the last durable point will ` +
+        'be written again on the next flush',
       cause,
     );
   }

@@ -50,7 +50,9 @@ const LOOPBACK: Readonly<Record<string, string>> = { '127.0.0.1': '127.0.0.1', l
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; object-src " +
+    "'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types " +
+    "'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
@@ -167,7 +169,9 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
   const openStream = (res: ServerResponse): void => {
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8' });
     res.write(
-      `retry: 2000\n\nevent: grow\ndata: ${JSON.stringify({ events: index.length, segments: index.segments.length, changed: [], follow: src.follow() })}\n\n`,
+      'retry: 2000\n\nevent: grow\ndata: ' +
+        `${JSON.stringify({ events: index.length, segments: index.segments.length, changed: [], follow: src.follow() })}` +
+        '\n\n',
     );
     streams.add(res);
     res.on('close', () => streams.delete(res));

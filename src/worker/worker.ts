@@ -52,7 +52,8 @@ export interface WorkerOptions {
 }
 
 export const TAKEOVER_NOTICE =
-  'The previous turn was interrupted: the worker running it stopped, and another worker took the session over. Tool calls it left without a result are marked above; they may or may not have taken effect. Check the state, then continue the task.';
+  'The previous turn was interrupted: the worker running it stopped, and another worker took the session over. Tool calls it left ' +
+  'without a result are marked above; they may or may not have taken effect. Check the state, then continue the task.';
 
 function inputMessage(input: QueuedInput): UserMessage {
   return { id: inputMessageId(input.id), role: 'user', content: input.content ?? [], source: { kind: 'user' } };
@@ -99,7 +100,8 @@ class Held {
     this.offs.push(agent.on('agent/status', ({ status }) => (status === 'idle' ? this.scheduleIdle() : this.cancelIdle())));
     if (s.tookOver)
       this.w.say(
-        `took over session ${s.id} from pid ${s.tookOver.pid} on ${s.tookOver.host} (epoch ${s.tookOver.epoch} → ${s.epoch})${s.recovery.repaired.length ? `; closed its open turn (${s.recovery.repaired.join(', ')})` : ''}`,
+        `took over session ${s.id} from pid ${s.tookOver.pid} on ${s.tookOver.host} (epoch ${s.tookOver.epoch} → ${s.epoch}` +
+          `)${s.recovery.repaired.length ? `; closed its open turn (${s.recovery.repaired.join(', ')})` : ''}`,
       );
     // Serialised with every later read of the queue: nothing is applied twice by this holder.
     this.applying = (async () => {

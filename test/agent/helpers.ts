@@ -36,7 +36,8 @@ export function shape(events: readonly SessionEvent[], opts: { chunks?: boolean;
         break;
       case 'turn/end':
         out.push(
-          `turn/end ${e.data.turn} ${e.data.reason.kind}${e.data.reason.kind === 'error' ? `:${e.data.reason.error.code}` : ''}${e.data.reason.kind === 'aborted' ? `:${e.data.reason.reason.kind}` : ''}`,
+          `turn/end ${e.data.turn} ${e.data.reason.kind}${e.data.reason.kind === 'error' ? `:${e.data.reason.error.code}` : ''}` +
+            `${e.data.reason.kind === 'aborted' ? `:${e.data.reason.reason.kind}` : ''}`,
         );
         break;
       case 'step/start':
@@ -53,7 +54,8 @@ export function shape(events: readonly SessionEvent[], opts: { chunks?: boolean;
         break;
       case 'assistant/message':
         out.push(
-          `assistant${e.data.interrupted ? '(interrupted)' : ''} ${e.data.message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type)).join('|')}`,
+          `assistant${e.data.interrupted ? '(interrupted)' : ''} ` +
+            e.data.message.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-call' ? `call:${b.name}` : b.type)).join('|'),
         );
         break;
       case 'tool/call':
@@ -68,7 +70,8 @@ export function shape(events: readonly SessionEvent[], opts: { chunks?: boolean;
       case 'agent/inbox/spliced':
         if (opts.inbox)
           out.push(
-            `splice ${e.data.target} ${e.data.removedCount ? `-${e.data.removedCount}` : `+${e.data.inserted.length}`}${e.data.outcome ? ` ${e.data.outcome}` : ''}`,
+            `splice ${e.data.target} ${e.data.removedCount ? `-${e.data.removedCount}` : `+${e.data.inserted.length}`}` +
+              `${e.data.outcome ? ` ${e.data.outcome}` : ''}`,
           );
         break;
       case 'llm/retry':

@@ -208,7 +208,9 @@ describe('tool call details', () => {
 });
 
 describe('a step whose tool calls cannot all be recorded', () => {
-  it('a repeated call id (an adapter that does not make ids unique) fails the turn cleanly: the call already running records its result first, nothing is appended after turn/end, nothing is left unhandled', async () => {
+  // The call already running records its result first, nothing is appended after turn/end, and
+  // nothing is left unhandled.
+  it('a repeated call id (an adapter that does not make ids unique) fails the turn cleanly', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown): void => void unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);

@@ -95,7 +95,8 @@ describe('reading imports', () => {
   it('reports dynamic imports, requires and module loaders it cannot read', () => {
     const r = readImports(
       'x.ts',
-      "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);\nconst req = createRequire(import.meta.url);\nnew Worker(new URL('./w.js', import.meta.url));",
+      "const p = './a.js';\nawait import(p);\nrequire(`./${p}`);\nimport.meta.resolve(p);\nconst req = " +
+        "createRequire(import.meta.url);\nnew Worker(new URL('./w.js', import.meta.url));",
     );
     expect(r.unreadable.map((u) => [u.form, u.line])).toEqual([
       ['dynamic-import', 2],

@@ -164,7 +164,9 @@ export function checkLayers(sources: readonly SourceFile[], layers: readonly Lay
         violations.push({
           file: s.path,
           line: imp.line,
-          message: `${imp.form} ${JSON.stringify(imp.specifier)} runs upward: ${layers[ownRank]?.name ?? 'the package entry'} (src/${own}) may not import ${up}`,
+          message:
+            `${imp.form} ${JSON.stringify(imp.specifier)} runs upward: ${layers[ownRank]?.name ?? 'the package entry'} (src/${own}` +
+            `) may not import ${up}`,
         });
       }
     }

@@ -4,41 +4,36 @@
  * biome.jsonc is run on synthetic files in a temp dir, and the page's tsconfig on a synthetic
  * page script.
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
+import { tempTrees } from './temp-tree.js';
 
 const BIOME = join(repoRoot, 'node_modules', '.bin', 'biome');
 const LINE_WIDTH = 140;
-let dirs: string[] = [];
-
-afterEach(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
+const files = tempTrees('dsh-lint-');
 
 /** A temp tree with the repo's biome.jsonc and the given files. */
-function tree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-lint-'));
-  dirs.push(dir);
+function tree(given: Record<string, string>): string {
+  const dir = files(given);
   copyFileSync(join(repoRoot, 'biome.jsonc'), join(dir, 'biome.jsonc'));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
   return dir;
+}
+
+/** The repo's Biome on `dir`; a checkout without it (no `npm ci` since it was added) fails saying so. */
+function biome(dir: string, args: string[]): SpawnSyncReturns<string> {
+  if (!existsSync(BIOME)) throw new Error(`${BIOME} is missing: run npm ci (Biome is a devDependency)`);
+  const r = spawnSync(BIOME, args, { cwd: dir, encoding: 'utf8' });
+  if (r.error) throw r.error;
+  return r;
 }
 
 /** `biome lint` as `npm run lint` runs it; the findings as `rule file:line`. */
 function lint(dir: string): { status: number | null; findings: string[] } {
-  const r = spawnSync(BIOME, ['lint', '--vcs-enabled=false', '--error-on-warnings', '--reporter=github', '--colors=off', '.'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
+  const r = biome(dir, ['lint', '--vcs-enabled=false', '--error-on-warnings', '--reporter=github', '--colors=off', '.']);
   const findings = [...r.stdout.matchAll(/^::\w+ title=([^,]+),file=([^,]+),line=(\d+)/gm)].map(
     (m) => `${m[1]} ${m[2]!.slice(dir.length + 1)}:${m[3]}`,
   );
@@ -56,7 +51,8 @@ describe('lint (biome.jsonc)', () => {
     const r = lint(
       tree({
         'src/ok.ts':
-          'const m = new Map<string, number[]>();\nexport function f(xs: number[], k: string): number {\n  let v = m.get(k);\n  if (!v) m.set(k, (v = []));\n  return xs[0]! + v.length;\n}\n',
+          'const m = new Map<string, number[]>();\nexport function f(xs: number[], k: string): number {\n  let v = m.get(k);\n  ' +
+          'if (!v) m.set(k, (v = []));\n  return xs[0]! + v.length;\n}\n',
         'test/ok.ts': 'export const page = (): number => (globalThis as any).document.body.childElementCount;\n',
       }),
     );
@@ -71,11 +67,13 @@ describe('format (biome.jsonc)', () => {
     const long = `export const y = call(${args});\n`;
     expect(long.length).toBeGreaterThan(LINE_WIDTH);
     const dir = tree({
-      'src/long.ts': `declare function call(...a: string[]): void;\n${Array.from({ length: 8 }, (_, i) => `declare const argument${i}WithALongName: string;\n`).join('')}${long}`,
+      'src/long.ts':
+        'declare function call(...a: string[]): void;\n' +
+        `${Array.from({ length: 8 }, (_, i) => `declare const argument${i}WithALongName: string;\n`).join('')}${long}`,
     });
-    const check = spawnSync(BIOME, ['format', '--vcs-enabled=false', '.'], { cwd: dir, encoding: 'utf8' });
+    const check = biome(dir, ['format', '--vcs-enabled=false', '.']);
     expect(check.status).not.toBe(0);
-    const write = spawnSync(BIOME, ['format', '--vcs-enabled=false', '--write', '.'], { cwd: dir, encoding: 'utf8' });
+    const write = biome(dir, ['format', '--vcs-enabled=false', '--write', '.']);
     expect(write.status).toBe(0);
     const lines = readFileSync(join(dir, 'src/long.ts'), 'utf8').split('\n');
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(LINE_WIDTH);
@@ -86,15 +84,12 @@ describe('format (biome.jsonc)', () => {
 describe("the page's type check (src/viewer/page/tsconfig.json)", () => {
   // One program over three page scripts (the DOM library is large to load): each one's errors.
   it('rejects a DOM property the element does not have and a possibly-null element; accepts them typed', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dsh-page-'));
-    dirs.push(dir);
-    copyFileSync(join(repoRoot, 'src/viewer/page/tsconfig.json'), join(dir, 'tsconfig.json'));
-    const pages: Record<string, string> = {
+    const dir = files({
       'no-such-property.js': "// @ts-check\ndocument.body.valu = 'x';\n",
       'maybe-null.js': "// @ts-check\ndocument.getElementById('x').hidden = true;\n",
       'typed.js': "// @ts-check\nconst el = /** @type {HTMLInputElement} */ (document.getElementById('x'));\nel.value = 'x';\n",
-    };
-    for (const [name, text] of Object.entries(pages)) writeFileSync(join(dir, name), text);
+    });
+    copyFileSync(join(repoRoot, 'src/viewer/page/tsconfig.json'), join(dir, 'tsconfig.json'));
     const cfg = ts.getParsedCommandLineOfConfigFile(
       join(dir, 'tsconfig.json'),
       {},

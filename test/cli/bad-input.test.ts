@@ -151,11 +151,13 @@ describe('dsh log export with a bad endpoint or header', () => {
     const cases: [string[], string][] = [
       [
         ['--otlp', 'notaurl'],
-        "dsh: error: option '--otlp <url>' argument 'notaurl' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n",
+        "dsh: error: option '--otlp <url>' argument 'notaurl' is invalid. expected an http(s) URL, e.g. " +
+          'http://localhost:4318/v1/traces (add --help for usage)\n',
       ],
       [
         ['--otlp', 'ftp://host/v1/traces'],
-        "dsh: error: option '--otlp <url>' argument 'ftp://host/v1/traces' is invalid. expected an http(s) URL, e.g. http://localhost:4318/v1/traces (add --help for usage)\n",
+        "dsh: error: option '--otlp <url>' argument 'ftp://host/v1/traces' is invalid. expected an http(s) URL, e.g. " +
+          'http://localhost:4318/v1/traces (add --help for usage)\n',
       ],
       [
         ['--otlp', 'http://127.0.0.1:9/v1/traces', '-H', 'nonsense'],

@@ -92,7 +92,10 @@ describeShared('dsh log commands on other agents’ logs', () => {
     const r = await runMain(['log', 'show', junk]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /not a session log this build reads.*Known formats: dsh session log \(JSONL\), pi session, Codex rollout, Claude Code transcript, OpenHands trajectory or event stream, SWE-agent trajectory \(\.traj\) \[UNKNOWN_FORMAT\]/,
+      new RegExp(
+        'not a session log this build reads.*Known formats: dsh session log \\(JSONL\\), pi session, Codex rollout, ' +
+          'Claude Code transcript, OpenHands trajectory or event stream, SWE-agent trajectory \\(\\.traj\\) \\[UNKNOWN_FORMAT\\]',
+      ),
     );
   });
 

@@ -85,6 +85,7 @@ const modes = [
   { mode: 'workspace-write' as const, bubblewrap: false },
   { mode: 'danger-full-access' as const, bubblewrap: false },
 ];
+const modeNames = modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ');
 
 /** Every environment the tool can see: its own, every readable process's, and `ps e`'s. */
 const PROBE = [
@@ -96,7 +97,7 @@ const PROBE = [
 ].join('\n');
 
 describe('no key within a tool’s reach', () => {
-  it(`env, /proc/*/environ and ps e show no secret (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, {
+  it(`env, /proc/*/environ and ps e show no secret (${modeNames})`, {
     timeout: 240_000,
   }, async () => {
     const s = secrets();
@@ -120,7 +121,9 @@ describe('no key within a tool’s reach', () => {
                         name: 'bash',
                         args: [
                           JSON.stringify({
-                            command: `${PROBE}\necho "== cfg"; ${modes[i]!.bubblewrap ? `cat ${cfgs[i]!}` : ': no bubblewrap, no mount to hide it under'}`,
+                            command:
+                              `${PROBE}\necho "== cfg"; ` +
+                              `${modes[i]!.bubblewrap ? `cat ${cfgs[i]!}` : ': no bubblewrap, no mount to hide it under'}`,
                           }),
                         ],
                       },
@@ -183,7 +186,7 @@ describe('no key within a tool’s reach', () => {
  * stdout and stderr.
  */
 describe('no inherited descriptor within a tool’s reach', () => {
-  it(`a key file dsh inherited on fd 40 is closed before every command (${modes.map((m) => `${m.mode}${m.bubblewrap ? '' : ' without bubblewrap'}`).join('; ')})`, {
+  it(`a key file dsh inherited on fd 40 is closed before every command (${modeNames})`, {
     timeout: 240_000,
   }, async () => {
     const key = secret('sk-fd');
@@ -256,7 +259,8 @@ describe('no inherited descriptor within a tool’s reach', () => {
 });
 
 describe('every configured secret redacted where errors are printed and logged', () => {
-  it('a gateway echoing every request header and its URL: stderr, --json and the log hold [REDACTED], never the key, the header value or the URL token', {
+  it('a gateway echoing every request header and its URL: stderr, --json and the log hold [REDACTED], never a secret', {
+    // never the key, the header value or the URL token
     timeout: 60_000,
   }, async () => {
     const key = secret('sk-gw');
@@ -385,7 +389,11 @@ describe.skipIf(!bwrap.ok)('when dsh cannot overwrite its own environment block'
         const label = r.bubblewrap ? 'with bubblewrap' : 'without bubblewrap';
         expect(r.result.includes(key), `${label}: the key came back`).toBe(false);
         expect(r.stderr, label).toMatch(
-          /dsh's environment still shows DEEPSEEK_API_KEY, PLAIN_COPY to processes of this user \(\/proc\/self\/mem: .*read-only file system/i,
+          new RegExp(
+            "dsh's environment still shows DEEPSEEK_API_KEY, PLAIN_COPY to processes of this user " +
+              '\\(/proc/self/mem: .*read-only file system',
+            'i',
+          ),
         );
         if (r.bubblewrap) expect(r.result, label).toContain('== done');
         else {

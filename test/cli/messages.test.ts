@@ -62,10 +62,14 @@ describe('dsh log messages (text)', () => {
     expect(r.stdout.match(/^\[\d+\] /gm)).toHaveLength(expected.length);
     expect(r.stdout).toContain('[0] user · user · msg-0001 · seq 4\n    text:\n      Fix the typo in README.md\n');
     expect(r.stdout).toMatch(
-      /\[1\] user · plugin runtime-context · snapshot · msg-0002 · seq 5\n {4}text:\n {6}Current runtime context\.\n\n {6}Working directory: \/tmp\/demo-repo\n/,
+      new RegExp(
+        '\\[1\\] user · plugin runtime-context · snapshot · msg-0002 · seq 5\\n {4}text:\\n' +
+          ' {6}Current runtime context\\.\\n\\n {6}Working directory: /tmp/demo-repo\\n',
+      ),
     );
     expect(r.stdout).toContain(
-      '    tool-call edit [call_03_edit] arguments:\n      {"file_path":"README.md","old_string":"to recieve only","new_string":"to receive only"}\n',
+      '    tool-call edit [call_03_edit] arguments:\n      {"file_path":"README.md","old_string":"to recieve only",' +
+        '"new_string":"to receive only"}\n',
     );
     expect(r.stdout).toContain(
       '    tool-result [call_04_read] isError: true\n      text:\n        Error: cannot read "/tmp/demo-repo/docs/usage.md": not found\n',

@@ -109,7 +109,8 @@ describe('dsh replay', () => {
     const a = await runMain(['replay', '--live-tools', examplePath], {});
     expect(a.code).toBe(2);
     expect(a.stderr).toBe(
-      'dsh: --live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run in with --cwd DIR [USAGE]\n',
+      'dsh: --live-tools runs the recorded tool calls for real (writes and shell commands included); name the workspace they run ' +
+        'in with --cwd DIR [USAGE]\n',
     );
     const b = await runMain(['replay', '--out', examplePath, examplePath], {});
     expect(b.code).toBe(2);
@@ -188,7 +189,11 @@ describe('dsh replay of a log it cannot replay to the end', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stderr).toContain('the last turn was left open; crash repair added');
     expect(r.stdout).toMatch(
-      /^ {2}cannot replay faithfully: turn 2 was closed by crash repair \(the process writing it died mid-turn\), which no replay can reproduce$/m,
+      new RegExp(
+        '^ {2}cannot replay faithfully: turn 2 was closed by crash repair \\(the process writing it died mid-turn\\), ' +
+          'which no replay can reproduce$',
+        'm',
+      ),
     );
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('replay: ok before turn 2 (turn 2 onwards cannot be replayed; see above)');
     const json = JSON.parse((await runMain(['replay', '--json', cut], {})).stdout) as {

@@ -223,7 +223,8 @@ describe('dsh run', () => {
     // A well-placed turn/start whose data is deep, then a turn/end: committed, so not a torn tail.
     appendFileSync(
       path,
-      `{"type":"turn/start","seq":${n},"time":1,"data":${deep(6_000)}}\n{"type":"turn/end","seq":${n + 1},"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}\n`,
+      `{"type":"turn/start","seq":${n},"time":1,"data":${deep(6_000)}}\n{"type":"turn/end","seq":${n + 1},"time":1,` +
+        '"data":{"turn":2,"reason":{"kind":"completed"}}}\n',
     );
     const before = readFileSync(path);
     const second = await dsh(['run', '--cwd', repo, '--continue', 'second task'], { env });
@@ -260,12 +261,14 @@ describe('dsh run', () => {
     expect(
       err.some((l) =>
         l.startsWith(
-          '← bash error APPROVAL_UNAVAILABLE: bash: it needs approval and no one can approve in this session (non-interactive); it was not run',
+          '← bash error APPROVAL_UNAVAILABLE: bash: it needs approval and no one can approve in this session (non-interactive); ' +
+            'it was not run',
         ),
       ),
     ).toBe(true);
     expect(err).toContain(
-      "hint: bash needed approval, and dsh run cannot ask; to allow it, run again with --allow 'bash(touch made.txt)' (or --full-auto), or use dsh chat",
+      "hint: bash needed approval, and dsh run cannot ask; to allow it, run again with --allow 'bash(touch made.txt)' (or " +
+        '--full-auto), or use dsh chat',
     );
     const decided = logEvents(logPathFrom(refused.stderr)).filter((e) => e.type === 'approval/decided');
     expect(decided.map((e) => (e.type === 'approval/decided' ? e.data.outcome : ''))).toEqual(['unavailable']);
@@ -354,11 +357,17 @@ describe('dsh run', () => {
       [['run', '--json', '-q', 'x'], /^dsh: --json and --quiet choose different outputs/],
       [
         ['run', '--allow', 'bash(', 'x'],
-        /^dsh: error: option '--allow <rule>' argument 'bash\(' is invalid\. permission rule "bash\(" must be written tool or tool\(pattern\)/,
+        new RegExp(
+          "^dsh: error: option '--allow <rule>' argument 'bash\\(' is invalid\\. " +
+            'permission rule "bash\\(" must be written tool or tool\\(pattern\\)',
+        ),
       ],
       [
         ['run', '--sandbox', 'none', 'x'],
-        /^dsh: error: option '--sandbox <mode>' argument 'none' is invalid\. Allowed choices are read-only, workspace-write, danger-full-access\./,
+        new RegExp(
+          "^dsh: error: option '--sandbox <mode>' argument 'none' is invalid\\. " +
+            'Allowed choices are read-only, workspace-write, danger-full-access\\.',
+        ),
       ],
       [['run', '--max-tokens', '0', 'x'], /^dsh: error: option '--max-tokens <n>' argument '0' is invalid\. expected a positive integer/],
       [

@@ -184,7 +184,7 @@ describe('dsh sessions', () => {
     ]);
   });
 
-  it('a session stored compressed is named as such when asked for by id, and listed as a warning once per problem, path said once', async () => {
+  it('a compressed session is named as such when asked for by id, and listed as a warning once per problem, path said once', async () => {
     const f = await fixture();
     const dir = join(f.home, 'sessions', basename(dirname(dirname(f.other.path))), 'cccc5555-0000-4000-8000-000000000005');
     mkdirSync(dir);
@@ -202,7 +202,8 @@ describe('dsh sessions', () => {
     const warnings = list.stderr.split('\n').filter(Boolean);
     expect(warnings).toHaveLength(2);
     expect(warnings).toContain(
-      `warning: ${join(dir, 'session.jsonl.zstd')} is a zstd-compressed dsh log; this build reads and writes only uncompressed logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root [COMPRESSED_LOG]`,
+      `warning: ${join(dir, 'session.jsonl.zstd')} is a zstd-compressed dsh log; this build reads and writes only uncompressed ` +
+        'logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root [COMPRESSED_LOG]',
     );
     expect(warnings).toContain(`warning: ${join(broken, 'session.jsonl')}: no complete header line [BAD_HEADER]`);
   });

@@ -106,7 +106,8 @@ describe('dsh log show on the example', () => {
     expect(lineFor(r.stdout, snapshot!.seq).text).toMatch(/^user \(plugin runtime-context · snapshot\): "Current runtime context\./);
     const header = of('request/header')[0]!;
     expect(lineFor(r.stdout, header.seq).text).toBe(
-      `request header deepseek/deepseek-chat (initial) · max 8192 tokens · system ${header.data.header.system.length} chars · 3 tools: grep, read, edit`,
+      `request header deepseek/deepseek-chat (initial) · max 8192 tokens · system ${header.data.header.system.length} chars · 3 ` +
+        'tools: grep, read, edit',
     );
     expect(lineFor(r.stdout, of('agent/inbox/spliced')[0]!.seq).text).toBe('inbox next-turn @0: +1 "Fix the typo in README.md"');
   });

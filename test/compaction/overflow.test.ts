@@ -20,7 +20,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-const PREMISE = `Establish the premise before continuing: ${'every fact in this paragraph matters to the task and must be kept. '.repeat(12)}Then look the word up and answer in one line.`;
+const PREMISE =
+  `Establish the premise before continuing: ${'every fact in this paragraph matters to the task and must be kept. '.repeat(12)}` +
+  'Then look the word up and answer in one line.';
 const SUMMARY = 'The user set a long premise and asked to look a word up.';
 
 const lookup = {

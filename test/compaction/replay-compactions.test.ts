@@ -23,7 +23,11 @@ describeShared('the real dsh compaction log', () => {
     const derived = session.deriveMessages();
     expect(derived.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(textOf(derived[0]!)).toMatch(
-      /^This is an automatically generated checkpoint .*<compacted-summary>The request established a durable compaction premise\.<\/compacted-summary>$/s,
+      new RegExp(
+        '^This is an automatically generated checkpoint .*' +
+          '<compacted-summary>The request established a durable compaction premise\\.</compacted-summary>$',
+        's',
+      ),
     );
     expect(textOf(derived[3]!)).toBe('COMPACTION RECOVERED');
     expect(session.surface.replacements).toEqual([{ seq: 21, start: 4, end: 4, shadowedSeqs: [4] }]);

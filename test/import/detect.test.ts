@@ -154,7 +154,9 @@ describe('mapping rules', () => {
     const text = [
       '{"type":"session","id":"s1","timestamp":"not a time","cwd":"C:\\\\Users\\\\me"}',
       piLine({ role: 'user', content: 'go' }),
-      '{"type":"message","timestamp":"2025-01-01T00:00:02Z","message":{"role":"assistant","provider":"p","model":"m","content":[],"usage":{"input":-0,"output":-5,"cacheRead":1e308,"cacheWrite":"x","cost":{"total":-0}},"stopReason":"stop","timestamp":-1}}',
+      '{"type":"message","timestamp":"2025-01-01T00:00:02Z","message":{"role":"assistant","provider":"p","model":"m",' +
+        '"content":[],"usage":{"input":-0,"output":-5,"cacheRead":1e308,"cacheWrite":"x","cost":{"total":-0}},"stopReason":"stop",' +
+        '"timestamp":-1}}',
     ].join('\n');
     const s = importText(text)!.sessions[0]!;
     expect(s.header.cwd).toBeUndefined();

@@ -303,7 +303,8 @@ describeShared('SWE-agent trajectories', () => {
       const assistants = d.history.filter((m: O) => m.role === 'assistant');
       expect(events(s, 'assistant/message')).toHaveLength(assistants.length);
       expect(callIds(s)).toHaveLength(assistants.filter((m: O) => m.tool_calls || (m.action && m.action.trim() !== '')).length);
-      const observations = d.history.filter((m: O) => m.role === 'tool' || (m.role === 'user' && !m.is_demo)).length - 1; // the task is the first non-demo user message
+      // The task is the first non-demo user message.
+      const observations = d.history.filter((m: O) => m.role === 'tool' || (m.role === 'user' && !m.is_demo)).length - 1;
       const unpaired = s.losses.find((l) => l.field === 'tool result pairing')?.count ?? 0;
       expect(resultIds(s).length + unpaired).toBe(observations);
       expect(events(s, 'request/header')).toHaveLength(1);

@@ -61,7 +61,7 @@ describe('ChatCompletionTranslator', () => {
     expect(deltas).toEqual([{ type: 'tool-call-delta', index: 0, id: 'a', name: 'grep', argumentsDelta: '{"x":1}' }]);
   });
 
-  it('gives a fresh id to a call whose id an earlier call of the response already has; its repeated id in later deltas continues it', () => {
+  it('gives a fresh id to a call whose id an earlier call of the response has; its repeated id in later deltas continues it', () => {
     const out = run([
       choice({ tool_calls: [{ index: 0, id: 'dup', function: { name: 'read', arguments: '{"p":' } }] }),
       choice({ tool_calls: [{ index: 0, id: 'dup', function: { arguments: '1}' } }] }),

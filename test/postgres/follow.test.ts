@@ -114,7 +114,8 @@ describePg('PgStore follow', () => {
     const admin = await sql();
     try {
       const killed = await admin.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh follow' AND query LIKE 'LISTEN "${schema}.events"%'`,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh follow' AND query LIKE 'LISTEN "` +
+          `${schema}.events"%'`,
       );
       expect(killed.rowCount).toBeGreaterThan(0);
     } finally {

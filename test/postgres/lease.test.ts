@@ -221,7 +221,8 @@ describePg('PgStore leases and fencing', () => {
     const h = await store(schema).open('ok');
     const next = h.session.length;
     const bad = await sqlError(
-      `INSERT INTO "${schema}".events (session_id, seq, epoch, type, time, body) SELECT 'ok', $1::bigint, $2::bigint, 'turn/start', 1, '{"type":"turn/start"' FROM (SELECT set_config('dsh.lease_token', $3::text, true) AS v) c`,
+      `INSERT INTO "${schema}".events (session_id, seq, epoch, type, time, body) SELECT 'ok', $1::bigint, $2::bigint, ` +
+        `'turn/start', 1, '{"type":"turn/start"' FROM (SELECT set_config('dsh.lease_token', $3::text, true) AS v) c`,
       [next, h.epoch, h.lease.token],
     );
     expect(bad.message).toBe('no error');

@@ -34,7 +34,8 @@ function build(): Session {
   at(1000).append('turn/start', { turn: 1 });
   at(1000).append('step/start', { turn: 1, step: 1 }); // 1
   at(1010).append('request/context', { provider: 'p', model: 'm' }); // 2
-  const c3 = at(1100).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'hi' } }).seq; // 3: first delta, 90 ms after seq 2
+  // 3: first delta, 90 ms after seq 2
+  const c3 = at(1100).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'hi' } }).seq;
   const c4 = at(1150).append('assistant/chunk', {
     turn: 1,
     step: 1,
@@ -50,7 +51,8 @@ function build(): Session {
     step: 1,
     chunk: { type: 'usage', usage: { inputTokens: 100, cacheReadTokens: 900, outputTokens: 50, reasoningTokens: 10 } },
   }).seq;
-  const c7 = at(1300).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } }).seq; // decode 1100 → 1300
+  // decode 1100 → 1300
+  const c7 = at(1300).append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'tool-calls' } } }).seq;
   at(1300).append(
     'assistant/message',
     {
@@ -68,7 +70,8 @@ function build(): Session {
   at(1320).append('tool/call', { turn: 1, step: 1, callId: 'call_2', name: 'bash', arguments: '{}' }); // 10
   at(1330).append('hook/invoked', { turn: 1, point: 'PreToolUse', handlerId: 'h1', matcher: '*' }); // 11: both calls in flight
   at(1340).append('hook/result', { turn: 1, point: 'PreToolUse', handlerId: 'h1', decision: 'pass', exitCode: 0, durationMs: 10 }); // 12
-  at(1400).append('tool/result', { turn: 1, step: 1, message: result('r1', 'call_1') }, { surfaceOp: 'append', sourceEventSeqs: [9] }); // 13: 90 ms
+  // 13: 90 ms
+  at(1400).append('tool/result', { turn: 1, step: 1, message: result('r1', 'call_1') }, { surfaceOp: 'append', sourceEventSeqs: [9] });
   at(1500).append('hook/invoked', { turn: 1, point: 'PostToolUse', handlerId: 'h2', matcher: 'bash' }); // 14: only call_2 in flight
   at(1520).append('approval/asked', { id: 'ap1', toolName: 'bash', callId: 'call_2', reason: 'why' }); // 15
   at(1530).append('approval/decided', { id: 'ap1', outcome: 'rejected' }); // 16

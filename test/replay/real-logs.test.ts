@@ -17,7 +17,8 @@ import { describeShared, hasShared, sharedPath } from '../support/shared.js';
 /** Logs the harness runs but cannot reproduce, and why (each test below shows the gap). */
 const NOT_REPRODUCIBLE: Record<string, string> = {
   'acp-agent__agent-instructions.jsonl':
-    'a plugin replaced history mid-step (a user/message with surfaceOp replace, written between a tool call and its result); the harness does not re-enact surface rewrites',
+    'a plugin replaced history mid-step (a user/message with surfaceOp replace, written between a tool call and its result); the ' +
+    'harness does not re-enact surface rewrites',
 };
 
 /** Logs a loop gap keeps from matching (see loop-findings.test.ts). */

@@ -185,7 +185,8 @@ describePg('dsh serve (HTTP API)', () => {
     expect(r.headers.allow).toBe('GET, POST');
   });
 
-  it('creates a session, workers run its prompts; events by seq are the stored texts; SSE resumes from Last-Event-ID with no gap or duplicate', async () => {
+  // SSE resumes from Last-Event-ID with no gap or duplicate.
+  it('creates a session, workers run its prompts; events by seq are the stored texts', async () => {
     workers.push(await startWorker(schema, { model: async (req: GenerateRequest) => textResponse(`echo: ${lastUserText(req)}`) }));
     const created = await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'api-1', prompt: 'hello' } });
     expect(created.status).toBe(201);

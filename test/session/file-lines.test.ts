@@ -210,7 +210,8 @@ describe('a misplaced seq, in words', () => {
     const ls = lines();
     ls.splice(3, 0, ls[2]!); // seq 1 twice
     expect(error(ls)).toBe(
-      'f.jsonl:4: corrupt session log: seq 1 repeats or goes back (seq 1 was already read; seq 2 belongs here); a later line (8) records a turn/end, so this is inside the committed region',
+      'f.jsonl:4: corrupt session log: seq 1 repeats or goes back (seq 1 was already read; seq 2 belongs here); a later line (8) ' +
+        'records a turn/end, so this is inside the committed region',
     );
   });
   it('a gap names the missing seqs', () => {
@@ -238,7 +239,8 @@ describe('a misplaced seq, in words', () => {
     const ls = lines();
     ls[6] = ev('turn/end', 9, { turn: 1, reason: { kind: 'completed' } }); // line 7, where seq 5 belongs
     expect(error(ls)).toBe(
-      'f.jsonl:7: corrupt session log: seq gap: expected 5, got 9 (seqs 5–8 are missing); the line itself records a turn/end, so it is inside the committed region',
+      'f.jsonl:7: corrupt session log: seq gap: expected 5, got 9 (seqs 5–8 are missing); the line itself records a turn/end, so ' +
+        'it is inside the committed region',
     );
   });
 });

@@ -13,7 +13,8 @@ import { T0, expectSessionError } from './helpers.js';
 
 const HEADER = '{"type":"session","version":0,"id":"s1","createdAt":1,"cwd":"/work","delegationDepth":0}';
 const user = (seq: number, content: string) =>
-  `{"type":"user/message","seq":${seq},"time":${T0},"data":{"id":"u${seq}","role":"user","content":${content},"source":{"kind":"user"}},"surfaceOp":"append"}`;
+  `{"type":"user/message","seq":${seq},"time":${T0},"data":{"id":"u${seq}","role":"user","content":${content},` +
+  '"source":{"kind":"user"}},"surfaceOp":"append"}';
 const file = (...lines: string[]) => [HEADER, ...lines].join('\n') + '\n';
 
 function refusal(text: string): SessionError {
@@ -122,7 +123,8 @@ describe('the pre-check never hides a lossy number', () => {
   it('ordinary lines do not fire it (they are not tokenised at all)', () => {
     expect(
       mayHoldLossyNumber(
-        '{"type":"turn/start","seq":12,"time":1764000000000,"data":{"turn":3,"id":"3e8f0a1b-2c3d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-01-02"}}',
+        '{"type":"turn/start","seq":12,"time":1764000000000,"data":{"turn":3,"id":"3e8f0a1b-2c3d-4e5f-8a9b-0c1d2e3f4a5b",' +
+          '"at":"2026-01-02"}}',
       ),
     ).toBe(false);
     for (const t of ['9007199254740993', '1.000000000000001', '1e400', '1e-400', '5e-324', '-0', '-0.0', '-0e3'])
@@ -171,11 +173,13 @@ describe('no input crashes the loader', () => {
       ['message content', user(0, `[{"type":"text","text":"x","extra":${deep(n, '-0')}}]`)],
       [
         'surfaceOp',
-        `{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":${deepObj(n)}}`,
+        '{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},' +
+          `"surfaceOp":${deepObj(n)}}`,
       ],
       [
         'sourceEventSeqs',
-        `{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":${deep(n)}}`,
+        '{"type":"user/message","seq":0,"time":1,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},' +
+          `"surfaceOp":"append","sourceEventSeqs":${deep(n)}}`,
       ],
       [
         'row dt',

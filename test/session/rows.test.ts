@@ -50,7 +50,8 @@ describe('packChunkRuns', () => {
   it('tool-call rows carry the id, and the name only when every member has the same one', () => {
     const withName = packChunkRuns([named(0, T, '{"a"'), named(1, T, ':'), named(2, T, '1}')]);
     expect(JSON.stringify(withName)).toBe(
-      `[{"type":"tool-call-chunks","seq0":0,"time0":${T},"data":{"turn":1,"step":1,"index":1,"dt":[0,0],"id":"call_1","name":"bash","args":["{\\"a\\"",":","1}"]}}]`,
+      `[{"type":"tool-call-chunks","seq0":0,"time0":${T},"data":{"turn":1,"step":1,"index":1,"dt":[0,0],"id":"call_1",` +
+        '"name":"bash","args":["{\\"a\\"",":","1}"]}}]',
     );
     const without = packChunkRuns([call(0, T, '{'), call(1, T, '}'), call(2, T, '')]);
     expect(without).toEqual([
@@ -160,7 +161,8 @@ describe('expandRow', () => {
     const calls: SessionEvent[] = [];
     expandRow(goodCall(), 'tool-call-chunks', calls);
     expect(JSON.stringify(calls[2])).toBe(
-      `{"type":"assistant/chunk","seq":2,"time":${T},"data":{"turn":1,"step":1,"chunk":{"type":"tool-call-delta","index":2,"id":"c","name":"n","argumentsDelta":"c"}}}`,
+      `{"type":"assistant/chunk","seq":2,"time":${T},"data":{"turn":1,"step":1,"chunk":{"type":"tool-call-delta","index":2,` +
+        '"id":"c","name":"n","argumentsDelta":"c"}}}',
     );
   });
   it('accepts a short row (one or two members) although the writer never produces one', () => {

@@ -75,7 +75,8 @@ describe('envelope options', () => {
     s.append('step/start', { turn: 1, step: 1 });
     const u = s.append('user/message', userMsg('u'), { surfaceOp: 'append', sourceEventSeqs: [0] });
     expect(JSON.stringify(u)).toBe(
-      `{"type":"user/message","seq":3,"time":${T0 + 4},"data":{"id":"u","role":"user","content":[{"type":"text","text":"text of u"}],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":[0]}`,
+      `{"type":"user/message","seq":3,"time":${T0 + 4},"data":{"id":"u","role":"user","content":[{"type":"text","text":"text of ` +
+        'u"}],"source":{"kind":"user"}},"surfaceOp":"append","sourceEventSeqs":[0]}',
     );
   });
   it('ignorable must be true when given', () => {

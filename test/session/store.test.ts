@@ -185,7 +185,8 @@ describe('loadJsonlFile (streamed)', () => {
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(
       bad,
-      `${JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 0, delegationDepth: 0 })}\nnot json\n${JSON.stringify({ type: 'turn/end', seq: 0, time: 0, data: {} })}\n`,
+      `${JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 0, delegationDepth: 0 })}\nnot json\n` +
+        `${JSON.stringify({ type: 'turn/end', seq: 0, time: 0, data: {} })}\n`,
     );
     const e2 = expectSessionError(() => loadJsonlFile(bad), 'CORRUPT_LOG');
     expect(e2.details).toMatchObject({ file: bad, line: 2 });

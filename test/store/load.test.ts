@@ -224,7 +224,8 @@ const CASES: [string, () => string | Buffer][] = [
   [
     'a format 2 log (read as format 0)',
     () =>
-      '{"type":"session","version":2,"id":"x","createdAt":1,"isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}\n{"type":"turn/st',
+      '{"type":"session","version":2,"id":"x","createdAt":1,"isSeeded":false,"delegationDepth":0}\n{"type":"turn/start",' +
+      '"data":{"turn":1}}\n{"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}\n{"type":"turn/st',
   ],
   ['a header without delegationDepth', () => '{"type":"session","version":0,"id":"x","createdAt":1}\n'],
 ];

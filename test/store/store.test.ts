@@ -159,7 +159,8 @@ describe('open', () => {
   it('reads a log of a newer dsh format but refuses to append to it, leaving it untouched', async () => {
     const root = tempDir();
     const text =
-      '{"type":"session","version":4,"id":"v4","createdAt":1,"cwd":"/w","isSeeded":false,"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n';
+      '{"type":"session","version":4,"id":"v4","createdAt":1,"cwd":"/w","isSeeded":false,' +
+      '"delegationDepth":0}\n{"type":"turn/start","data":{"turn":1}}\n';
     const path = plant(root, '/w', 'v4', text);
     const e = await expectStoreError(store(root).open('v4'), 'FORMAT_NOT_WRITABLE');
     expect(e.message).toMatch(/dsh log convert --to 0/);

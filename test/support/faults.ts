@@ -188,7 +188,8 @@ export function fault(name: FaultName, flavor: Flavor = 'openai', base: StreamSp
             ? errorBody(
                 flavor,
                 'invalid_request_error',
-                "This model's maximum context length is 131072 tokens. However, you requested 140211 tokens (132019 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+                "This model's maximum context length is 131072 tokens. However, you requested 140211 tokens (132019 in the " +
+                  'messages, 8192 in the completion). Please reduce the length of the messages or completion.',
               )
             : errorBody(flavor, 'invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum'),
       };

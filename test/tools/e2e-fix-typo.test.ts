@@ -80,7 +80,8 @@ describe('end to end: fix a typo in a git repository', () => {
       [
         'call_read',
         false,
-        `<path>${repo}/README.md</path>\n<type>file</type>\n<content>\n1: # Widget\n2: \n3: This projcet makes widgets.\n\n(End of file - total 3 lines)\n</content>`,
+        `<path>${repo}/README.md</path>\n<type>file</type>\n<content>\n1: # Widget\n2: \n3: This projcet makes widgets.\n\n(End ` +
+          'of file - total 3 lines)\n</content>',
       ],
       ['call_edit', false, `The file ${repo}/README.md has been updated successfully.`],
     ]);

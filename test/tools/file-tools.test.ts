@@ -17,7 +17,8 @@ describe('read', () => {
     const o = await call(agent, 'read', { file_path: 'config.txt' });
     expect(o.isError).toBe(false);
     expect(text(o)).toBe(
-      `<path>${root}/config.txt</path>\n<type>file</type>\n<content>\n1: mode=DEBUG\n2: level=info\n\n(End of file - total 2 lines)\n</content>`,
+      `<path>${root}/config.txt</path>\n<type>file</type>\n<content>\n1: mode=DEBUG\n2: level=info\n\n(End of file - total 2 ` +
+        'lines)\n</content>',
     );
   });
 

@@ -37,7 +37,8 @@ function plugins(mode: Mode, extra: PermissionsOptions = {}, ripgrep: 'auto' | '
 
 describe('hard links: file tools', () => {
   for (const mode of ['none', 'read-only', 'workspace-write'] as const) {
-    it(`${mode === 'none' ? 'no permissions plugin' : mode}: read, write and edit refuse it with FS_HARD_LINK naming the path; grep skips it and says so; glob lists its name`, async () => {
+    // grep skips it and says so; glob lists its name.
+    it(`${mode === 'none' ? 'no permissions plugin' : mode}: read, write and edit refuse it, FS_HARD_LINK naming the path`, async () => {
       const { root, outsideFile } = setup();
       const agent = agentFor(root, plugins(mode));
       const r = await call(agent, 'read', { file_path: 'linked.txt' });
@@ -65,7 +66,7 @@ describe('hard links: file tools', () => {
     });
   }
 
-  it('danger-full-access: read and grep see it; write and edit replace the workspace name (the outside name keeps its content)', async () => {
+  it('danger-full-access: read and grep see it; write and edit replace the workspace name (the outside name keeps its data)', async () => {
     const { root, outsideFile } = setup();
     const agent = agentFor(root, plugins('danger-full-access'));
     expect(text(await call(agent, 'read', { file_path: 'linked.txt' }))).toContain('1: OUTSIDE LINKED CONTENT');

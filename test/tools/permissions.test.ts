@@ -192,7 +192,8 @@ describe('shell sandbox where bubblewrap is missing', () => {
     const { agent } = setup({ sandbox: 'workspace-write', approval: 'never', bubblewrap: NO_BWRAP });
     const o = await call(agent, 'bash', { command: 'echo ran' });
     expect(text(o)).toBe(
-      `ran\n[sandbox: workspace-write is only partially enforced on this machine (bubblewrap (${NO_BWRAP}) is not installed); this command ran without a file sandbox]`,
+      `ran\n[sandbox: workspace-write is only partially enforced on this machine (bubblewrap (${NO_BWRAP}) is not installed); ` +
+        'this command ran without a file sandbox]',
     );
     expect(o.meta).toMatchObject({ sandbox: { mode: 'workspace-write', enforcement: 'partial' } });
   });

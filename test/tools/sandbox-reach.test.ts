@@ -41,7 +41,9 @@ function client(dir: string): string {
     `const net = require('net');
 for (const a of process.argv.slice(2)) {
   const addr = a.startsWith('@') ? '\\0' + a.slice(1) : a;
-  net.connect(addr).on('data', (d) => console.log('CONNECTED ' + a + ' ' + String(d).trim())).on('error', (e) => console.log('REFUSED ' + a + ' ' + e.code));
+  net.connect(addr)
+    .on('data', (d) => console.log('CONNECTED ' + a + ' ' + String(d).trim()))
+    .on('error', (e) => console.log('REFUSED ' + a + ' ' + e.code));
 }
 `,
   );
@@ -130,7 +132,8 @@ describe('capabilities', () => {
 });
 
 describe.skipIf(!bwrap.ok)('unix sockets', () => {
-  it('a daemon’s path socket is masked under read-only and workspace-write (and danger-full-access without a network), reachable under danger-full-access and when allowed; an abstract one only without --no-network', {
+  // Reachable under danger-full-access and when allowed; an abstract socket only without --no-network.
+  it('a daemon’s path socket is masked under read-only and workspace-write (and danger-full-access without a network)', {
     timeout: 180_000,
   }, async () => {
     const dir = outsideDir();

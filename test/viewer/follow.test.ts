@@ -123,7 +123,22 @@ describe('following a log file', () => {
     [
       'a result without its call (trace rule)',
       (_w, seq) =>
-        `${JSON.stringify({ type: 'tool/result', seq, time: 1, data: { turn: 2, step: 1, message: { id: 'x', role: 'user', content: [{ type: 'tool-result', toolCallId: 'nope', content: [] }], source: { kind: 'tool', callId: 'nope' } } }, surfaceOp: 'append' })}\n`,
+        `${JSON.stringify({
+          type: 'tool/result',
+          seq,
+          time: 1,
+          data: {
+            turn: 2,
+            step: 1,
+            message: {
+              id: 'x',
+              role: 'user',
+              content: [{ type: 'tool-result', toolCallId: 'nope', content: [] }],
+              source: { kind: 'tool', callId: 'nope' },
+            },
+          },
+          surfaceOp: 'append',
+        })}\n`,
       /TRACE_VIOLATION/,
     ],
     [

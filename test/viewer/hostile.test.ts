@@ -78,7 +78,8 @@ describeBrowser('a hostile log', () => {
 
   it('shows every character of the escape table the terminal uses as the same escape (issue 12 item 5)', async () => {
     const got = (await page.evaluate(
-      `(async () => { const m = await import(new URL('dom.js', location.href).href); return ${JSON.stringify(EXPECTED_UNSAFE)}.map((cp) => m.visible('a' + String.fromCharCode(cp) + 'b')); })()`,
+      `(async () => { const m = await import(new URL('dom.js', location.href).href); return ${JSON.stringify(EXPECTED_UNSAFE)}` +
+        `.map((cp) => m.visible('a' + String.fromCharCode(cp) + 'b')); })()`,
     )) as string[];
     expect(got).toEqual(EXPECTED_UNSAFE.map((cp) => `a${visibleForm(cp)}b`));
     // Tab and newline stay (the page wraps pre-formatted text), as in the terminal's block().
@@ -129,7 +130,8 @@ describeBrowser('a hostile log', () => {
     // No element the log describes exists; the page's own single script is the only one.
     expect(
       await page.evaluate(
-        "document.querySelectorAll('img, iframe, svg, style, b, i, object, embed, frame, video, audio, form:not(#search-form):not(#jump-form):not(#model-form)').length",
+        "document.querySelectorAll('img, iframe, svg, style, b, i, object, embed, frame, video, audio, " +
+          "form:not(#search-form):not(#jump-form):not(#model-form)').length",
       ),
     ).toBe(0);
     expect(await page.evaluate('document.scripts.length')).toBe(1);

@@ -43,7 +43,8 @@ async function stored(store: PgStore, id: string): Promise<SessionEvent[]> {
 }
 
 describePg('dsh worker processes', () => {
-  it('two workers, the holder SIGKILLed mid-tool: the other takes over after the lease, closes the turn (outcome unknown) and continues', async () => {
+  // The other closes the turn (outcome unknown) and continues.
+  it('two workers, the holder SIGKILLed mid-tool: the other takes over after the lease', async () => {
     const schema = freshSchema();
     const repo = gitRepo();
     const side = join(repo, 'side.txt');

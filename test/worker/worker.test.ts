@@ -112,7 +112,8 @@ describePg('dsh worker (in-process workers)', () => {
     expect(w.lines.some((l) => l.includes('took over session r'))).toBe(true);
   });
 
-  it('a worker cut off from the database loses the session to another, which closes the open turn and continues; the first writes nothing after', async () => {
+  // The first writes nothing after.
+  it('a worker cut off from the database loses the session to another, which closes the open turn and continues', async () => {
     const schema = freshSchema();
     const c = client(schema);
     await newSession(c, 'cut');
@@ -226,7 +227,8 @@ describePg('dsh worker (in-process workers)', () => {
     const holders = new Set(ws.flatMap((w, i) => (w.sessions.length > 0 ? [i] : [])));
     expect(holders.size).toBeGreaterThan(1); // the work was shared
     console.log(
-      `[worker] 100 sessions, ${events} events, held by ${holders.size} workers: ${ws.map((w) => w.sessions.length).join('/')} session openings`,
+      `[worker] 100 sessions, ${events} events, held by ${holders.size} workers: ${ws.map((w) => w.sessions.length).join('/')}` +
+        ' session openings',
     );
   }, 300_000);
 });

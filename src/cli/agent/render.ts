@@ -216,7 +216,8 @@ export class LiveRenderer {
           .replace(/^Error:\s*/, '');
         const code = e.data.error?.code ?? 'error';
         this.note(
-          `${err.style('cyan', `← ${name}`)} ${err.style('red', `error ${oneLine(code)}`)}: ${oneLine(truncate(text.replace(/\s+/g, ' ').trim(), 160))}`,
+          `${err.style('cyan', `← ${name}`)} ${err.style('red', `error ${oneLine(code)}`)}: ` +
+            `${oneLine(truncate(text.replace(/\s+/g, ' ').trim(), 160))}`,
         );
         break;
       }

@@ -133,9 +133,14 @@ export function agentSetup(
     const scrub = scrubEnviron(hiddenVariables(io.env, keyVariables(llm), secrets));
     if (scrub.left.length > 0) {
       exposedKeys = `${scrub.left.join(', ')} could not be overwritten: ${scrub.unavailable ?? 'unknown reason'}`;
-      environWarning = `dsh's environment still shows ${scrub.left.join(', ')} to processes of this user (${oneLine(scrub.unavailable ?? 'the overwrite did not hold')}): commands run only inside bubblewrap, and are refused where it cannot run`;
+      environWarning =
+        `dsh's environment still shows ${scrub.left.join(', ')} to processes of this user (` +
+        `${oneLine(scrub.unavailable ?? 'the overwrite did not hold')}): commands run only inside bubblewrap, and are refused where ` +
+        'it cannot run';
     } else if (scrub.unavailable !== undefined) {
-      environWarning = `dsh cannot hide its keys in its own environment here (${oneLine(scrub.unavailable)}): processes of this user may read them from dsh's process`;
+      environWarning =
+        `dsh cannot hide its keys in its own environment here (${oneLine(scrub.unavailable)}): processes of this user may read them ` +
+        `from dsh's process`;
     }
   }
   const coding: CodingAgentOptions = {
@@ -193,7 +198,8 @@ export function agentWarnings(coding: CodingAgent): string[] {
   const sb = coding.sandbox;
   if (sb.enforcement === 'partial') {
     out.push(
-      `the ${sb.mode} sandbox is only partially enforced on this machine (${oneLine(sb.reason ?? 'no reason given')}): bash runs without a file sandbox, so under --approval ask each command needs approval`,
+      `the ${sb.mode} sandbox is only partially enforced on this machine (${oneLine(sb.reason ?? 'no reason given')}): bash runs ` +
+        'without a file sandbox, so under --approval ask each command needs approval',
     );
   }
   for (const [name, reason] of coding.mcpFailures) out.push(`MCP server ${oneLine(name)} did not start: ${oneLine(reason)}`);

@@ -203,7 +203,8 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       await stop(old);
       for (const w of agentWarnings(next.coding)) renderer.note(`warning: ${w}`, 'yellow');
       renderer.say(
-        `forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}${next.path ? ` (${oneLine(next.path)})` : ''}`,
+        `forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}` +
+          `${next.path ? ` (${oneLine(next.path)})` : ''}`,
       );
     },
     compact: async () => {

@@ -55,11 +55,14 @@ function tripLines(t: CallRoundTrip, log: CliLog, full: boolean, out: Output): s
     const handler = oneLine(h.invoked?.handlerId ?? h.result?.handlerId ?? '?');
     const r = h.result;
     const outcome = r
-      ? ` → ${oneLine(r.decision ?? '?')}${r.exitCode !== undefined ? ` (exit ${r.exitCode}${r.durationMs !== undefined ? `, ${ms(r.durationMs)}` : ''})` : ''}${r.summary ? `: ${preview(r.summary, width)}` : ''}`
+      ? ` → ${oneLine(r.decision ?? '?')}` +
+        `${r.exitCode !== undefined ? ` (exit ${r.exitCode}${r.durationMs !== undefined ? `, ${ms(r.durationMs)}` : ''})` : ''}` +
+        `${r.summary ? `: ${preview(r.summary, width)}` : ''}`
       : ' (no result)';
     rows.push([
       'hook',
-      `${seqList(seqs)} ${point} ${handler}${outcome}${h.attribution === 'overlapping' ? out.style('dim', ' (other calls were in flight)') : ''}`,
+      `${seqList(seqs)} ${point} ${handler}${outcome}` +
+        `${h.attribution === 'overlapping' ? out.style('dim', ' (other calls were in flight)') : ''}`,
     ]);
   }
   for (const a of t.approvals) {

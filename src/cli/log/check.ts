@@ -117,7 +117,8 @@ export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: 
   if (reports.length > 1) {
     const failed = reports.filter((r) => !r.ok).length;
     io.out.line(
-      `${plural(reports.length, 'file')}: ${reports.length - failed} ok, ${failed} failed${alerting ? `; ${plural(alerts, 'alert')} in ${plural(reports.filter((r) => r.alerts?.length).length, 'file')}` : ''}`,
+      `${plural(reports.length, 'file')}: ${reports.length - failed} ok, ${failed} failed` +
+        `${alerting ? `; ${plural(alerts, 'alert')} in ${plural(reports.filter((r) => r.alerts?.length).length, 'file')}` : ''}`,
     );
   }
   return ok ? EXIT_OK : EXIT_PROBLEM;

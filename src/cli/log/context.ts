@@ -22,7 +22,8 @@ export function pricesFor(io: Io): PriceTable {
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.err.line(
-      `${io.err.style('yellow', 'warning')}: prices from the config were not read (${oneLine(e.message)} [${e.code}]); using the default prices`,
+      `${io.err.style('yellow', 'warning')}: prices from the config were not read (${oneLine(e.message)} [${e.code}]); using the ` +
+        'default prices',
     );
     return new PriceTable();
   }

@@ -32,7 +32,8 @@ export async function runConvert(arg: string, opts: ConvertOptions, io: Io): Pro
   else io.out.write(text);
   const notes = log.warnings.filter((w) => w.code === 'FORMAT_CONVERTED' || w.code === 'TORN_TAIL');
   io.err.line(
-    `${oneLine(log.file)}: ${plural(log.eventCount, 'event')} written as format 0${opts.out !== undefined ? ` → ${oneLine(opts.out)}` : ''}`,
+    `${oneLine(log.file)}: ${plural(log.eventCount, 'event')} written as format 0` +
+      `${opts.out !== undefined ? ` → ${oneLine(opts.out)}` : ''}`,
   );
   for (const w of notes) io.err.line(`  ${oneLine(w.message)}`);
   return EXIT_OK;

@@ -54,7 +54,8 @@ function configEndpoints(io: Io): Record<string, string> {
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.err.line(
-      `${io.err.style('yellow', 'warning')}: provider endpoints from the config were not read (${oneLine(e.message)} [${e.code}]); using the built-in ones`,
+      `${io.err.style('yellow', 'warning')}: provider endpoints from the config were not read (${oneLine(e.message)} [${e.code}` +
+        ']); using the built-in ones',
     );
     return {};
   }
@@ -92,8 +93,10 @@ export async function runExport(arg: string, opts: ExportOptions, io: Io): Promi
   else {
     for (const n of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
     io.out.line(
-      `${log.file}: sent ${s.spans} span(s) of ${s.turns} turn(s) in ${s.traces} trace(s) (${o.traces === 'session' ? 'one for the session' : 'one per turn'}) to ${opts.otlp} in ${s.requests} request(s)` +
-        `${s.incompleteTurns ? `; ${s.incompleteTurns} turn(s) marked incomplete` : ''}${s.skippedTurns ? `; ${s.skippedTurns} inherited turn(s) left to the parent session` : ''}`,
+      `${log.file}: sent ${s.spans} span(s) of ${s.turns} turn(s) in ${s.traces} trace(s) (` +
+        `${o.traces === 'session' ? 'one for the session' : 'one per turn'}) to ${opts.otlp} in ${s.requests} request(s)` +
+        (`${s.incompleteTurns ? `; ${s.incompleteTurns} turn(s) marked incomplete` : ''}` +
+          `${s.skippedTurns ? `; ${s.skippedTurns} inherited turn(s) left to the parent session` : ''}`),
     );
   }
   return EXIT_OK;
@@ -121,7 +124,8 @@ async function writeFormat(log: CliLog, format: ExportFormat, opts: ExportOption
     const { body, toolsWithoutSchema } = await providerBody(format, messages, headerAt(events, at));
     if (toolsWithoutSchema.length > 0) {
       io.err.line(
-        `${io.err.style('yellow', 'warning')}: ${toolsWithoutSchema.length} tool(s) are named in the log without a schema and are left out of "tools": ${oneLine(toolsWithoutSchema.slice(0, 5).join(', '))}${toolsWithoutSchema.length > 5 ? ', …' : ''}`,
+        `${io.err.style('yellow', 'warning')}: ${toolsWithoutSchema.length} tool(s) are named in the log without a schema and are ` +
+          `left out of "tools": ${oneLine(toolsWithoutSchema.slice(0, 5).join(', '))}${toolsWithoutSchema.length > 5 ? ', …' : ''}`,
       );
     }
     text = `${safeJson(body, 2)}\n`;

@@ -50,7 +50,10 @@ export function unpricedLines(c: Cost): string[] {
 export function tokensLine(t: Tokens): string {
   const cache = [`cache read ${count(t.cacheRead)}`];
   if (t.cacheWrite) cache.push(`write ${count(t.cacheWrite)}`);
-  return `in ${count(t.input)} (with cache ${count(t.inputWithCache)}; ${cache.join(', ')}; hit ${pct(t.cacheHitRatio)}) · out ${count(t.output)} (reasoning ${count(t.reasoning)}) · ${count(t.calls)} call${t.calls === 1 ? '' : 's'}`;
+  return (
+    `in ${count(t.input)} (with cache ${count(t.inputWithCache)}; ${cache.join(', ')}; hit ${pct(t.cacheHitRatio)}) · out ` +
+    `${count(t.output)} (reasoning ${count(t.reasoning)}) · ${count(t.calls)} call${t.calls === 1 ? '' : 's'}`
+  );
 }
 
 export function distLine(d: Dist): string {

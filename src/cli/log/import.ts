@@ -39,7 +39,8 @@ export async function runImport(arg: string, opts: ImportOptions, io: Io): Promi
   if (key === undefined) for (const s of first.imported.siblings.slice(1)) logs.push(readLog(`${path}#${s.key}`));
   if (opts.out === undefined && logs.length > 1 && !opts.json) {
     io.err.line(
-      `note: ${oneLine(first.file)} holds ${logs.length} sessions; standard output gets the first (write them all with -o, or name one as FILE#key)`,
+      `note: ${oneLine(first.file)} holds ${logs.length} sessions; standard output gets the first (write them all with -o, or ` +
+        'name one as FILE#key)',
     );
   }
 
@@ -78,7 +79,8 @@ export async function runImport(arg: string, opts: ImportOptions, io: Io): Promi
   err.line(`${oneLine(first.file)}: ${first.imported.format.label}, ${plural(written.length, 'session')}`);
   for (const w of written) {
     err.line(
-      `  ${oneLine(w.key)} (${oneLine(w.id)}): ${plural(w.events, 'event')} · ${plural(w.turns, 'turn')} · ${plural(w.messages, 'message')}${w.out !== null ? ` → ${oneLine(w.out)}` : ''}`,
+      `  ${oneLine(w.key)} (${oneLine(w.id)}): ${plural(w.events, 'event')} · ${plural(w.turns, 'turn')} · ` +
+        `${plural(w.messages, 'message')}${w.out !== null ? ` → ${oneLine(w.out)}` : ''}`,
     );
     if (w.losses.length === 0) err.line('    nothing lost');
     for (const l of w.losses) err.line(`    lost ${l.count} × ${oneLine(l.field)}: ${oneLine(l.why)}`);

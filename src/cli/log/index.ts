@@ -96,7 +96,9 @@ Examples:
           else if (words.length > 1 || (/^[a-z]+(?:-[a-z]+)*$/.test(v) && !/^[0-9a-f-]+$/.test(v) && !existsSync(v))) {
             const bad = words.filter((w) => !isAlertKind(w)).map((w) => JSON.stringify(w));
             cmd.error(
-              `error: option '--alerts [kinds]': ${bad.join(', ')} ${bad.length === 1 ? 'is not an alert kind' : 'are not alert kinds'}; the kinds are ${ALERT_KINDS.join(', ')} (e.g. --alerts=error,dangling)`,
+              `error: option '--alerts [kinds]': ${bad.join(', ')} ` +
+                `${bad.length === 1 ? 'is not an alert kind' : 'are not alert kinds'}; the kinds are ${ALERT_KINDS.join(', ')}` +
+                ' (e.g. --alerts=error,dangling)',
               { exitCode: 2, code: 'commander.invalidArgument' },
             );
           } else {
@@ -263,7 +265,8 @@ Examples:
   log
     .command('export')
     .description(
-      'send the session as OpenTelemetry GenAI traces to an OTLP/HTTP endpoint, or write it as a transcript (markdown, html) or a provider message array (openai, anthropic)',
+      'send the session as OpenTelemetry GenAI traces to an OTLP/HTTP endpoint, or write it as a transcript (markdown, html) or a ' +
+        'provider message array (openai, anthropic)',
     )
     .argument('<file>', 'session log file (.jsonl) or stored session id')
     .option('--otlp <url>', 'OTLP/HTTP traces endpoint, e.g. http://localhost:4318/v1/traces', httpUrl)

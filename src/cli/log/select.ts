@@ -46,7 +46,8 @@ export async function selectStored(sel: Selection, io: Io): Promise<{ sessions: 
     // The fleet commands read each selected log as a file; PostgreSQL sessions are read by id.
     throw new CliError(
       'USAGE',
-      `--all, --since and --cwd select the JSONL store's files; with the PostgreSQL store (${oneLine(store.location)}) name the sessions by id, or move them with dsh sessions export`,
+      `--all, --since and --cwd select the JSONL store's files; with the PostgreSQL store (${oneLine(store.location)}) name the ` +
+        'sessions by id, or move them with dsh sessions export',
     );
   }
   const { sessions, problems } = await store.list();

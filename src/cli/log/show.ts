@@ -32,7 +32,8 @@ function headerLines(log: CliLog, out: Output): string[] {
   if (h.agentPreset !== undefined) lineage.push(`preset ${oneLine(h.agentPreset)}`);
   if (lineage.length) lines.push(lineage.join(' · '));
   lines.push(
-    `${plural(s.events, 'event')} in ${plural(s.rows, 'row')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.messages, 'message')} in history`,
+    `${plural(s.events, 'event')} in ${plural(s.rows, 'row')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')}` +
+      ` · ${plural(s.messages, 'message')} in history`,
   );
   if (log.tornTail)
     lines.push(

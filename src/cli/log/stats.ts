@@ -142,7 +142,9 @@ function printSession(r: Read, opts: StatsOptions, out: Output): void {
   const rows: [string, string][] = [
     [
       'size',
-      `${plural(s.events, 'event')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ${plural(s.attempts, 'model attempt')} · ${plural(s.toolCalls, 'tool call')} (${count(s.toolFailures)} failed, ${count(s.unanswered.length)} unanswered)`,
+      `${plural(s.events, 'event')} · ${plural(s.turns, 'turn')} · ${plural(s.steps, 'step')} · ` +
+        `${plural(s.attempts, 'model attempt')} · ${plural(s.toolCalls, 'tool call')} (${count(s.toolFailures)} failed, ` +
+        `${count(s.unanswered.length)} unanswered)`,
     ],
   ];
   if (s.writer.state === 'live')
@@ -229,7 +231,9 @@ function printFleet(f: FleetStats, failed: Problem[], opts: StatsOptions, out: O
   out.line(
     out.style(
       'bold',
-      `${plural(f.sessions, 'session')}${failed.length ? ` (${count(failed.length)} more not read)` : ''} · ${plural(f.turns, 'turn')} · ${plural(f.steps, 'step')} · ${plural(f.events, 'event')} · ${plural(f.toolCalls, 'tool call')} (${count(f.toolFailures)} failed, ${count(f.unanswered)} unanswered)`,
+      `${plural(f.sessions, 'session')}${failed.length ? ` (${count(failed.length)} more not read)` : ''} · ` +
+        `${plural(f.turns, 'turn')} · ${plural(f.steps, 'step')} · ${plural(f.events, 'event')} · ` +
+        `${plural(f.toolCalls, 'tool call')} (${count(f.toolFailures)} failed, ${count(f.unanswered)} unanswered)`,
     ),
   );
   for (const l of fields(totalsRows(f), out, '  ')) out.line(l);
@@ -305,7 +309,9 @@ export async function runStats(paths: readonly string[], opts: StatsOptions, io:
   if (store) {
     const { sessions, root } = await selectStored(opts, io);
     if (sessions.length === 0) {
-      const what = `no stored sessions${opts.cwd !== undefined ? ` of ${oneLine(opts.cwd)}` : ''}${opts.since !== undefined ? ` written since ${isoTime(opts.since)}` : ''} under ${oneLine(root)}`;
+      const what =
+        `no stored sessions${opts.cwd !== undefined ? ` of ${oneLine(opts.cwd)}` : ''}` +
+        `${opts.since !== undefined ? ` written since ${isoTime(opts.since)}` : ''} under ${oneLine(root)}`;
       if (opts.json) io.out.line(safeJson({ ...new FleetFold().result(), failed: [] }, 2));
       else io.out.line(what);
       return EXIT_OK;

@@ -205,7 +205,9 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         const failed = d.error !== undefined || block?.isError === true;
         const status = d.error ? `error ${oneLine(d.error.code)}` : failed ? 'error' : 'ok';
         push(e, {
-          head: `tool result${name !== undefined ? ` ${oneLine(name)}` : ''} [${oneLine(callId)}] ${status}: ${preview(flattenText(block?.content ?? []), w.text)}${surfaceNote(e)}`,
+          head:
+            `tool result${name !== undefined ? ` ${oneLine(name)}` : ''} [${oneLine(callId)}] ${status}: ` +
+            `${preview(flattenText(block?.content ?? []), w.text)}${surfaceNote(e)}`,
           tone: failed ? 'error' : 'ok',
         });
         break;
@@ -233,7 +235,9 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
       case 'request/context': {
         const d = e.data;
         push(e, {
-          head: `request context ${str(d.provider)}/${str(d.model)}${d.contextWindow !== undefined ? ` · window ${count(d.contextWindow)}` : ''}`,
+          head:
+            `request context ${str(d.provider)}/${str(d.model)}` +
+            `${d.contextWindow !== undefined ? ` · window ${count(d.contextWindow)}` : ''}`,
           tone: 'dim',
         });
         break;
@@ -269,7 +273,9 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         const by = (s: string): number => todos.filter((t) => t.status === s).length;
         const current = todos.find((t) => t.status === 'in_progress');
         push(e, {
-          head: `todo: ${plural(todos.length, 'item')} (${by('completed')} done, ${by('in_progress')} in progress, ${by('pending')} pending)${current ? ` now ${preview(current.content, w.text)}` : ''}`,
+          head:
+            `todo: ${plural(todos.length, 'item')} (${by('completed')} done, ${by('in_progress')} in progress, ${by('pending')}` +
+            ` pending)${current ? ` now ${preview(current.content, w.text)}` : ''}`,
         });
         break;
       }
@@ -296,7 +302,9 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         // Plugin events: type and a compact payload, so nothing in the log is invisible.
         const data = (e as { data?: JsonValue }).data;
         push(e, {
-          head: `${oneLine(e.type)}${e.ignorable ? ' (ignorable)' : ''} ${compactJson(data, w.text === undefined ? undefined : 100)}`.trimEnd(),
+          head: (
+            `${oneLine(e.type)}${e.ignorable ? ' (ignorable)' : ''} ` + `${compactJson(data, w.text === undefined ? undefined : 100)}`
+          ).trimEnd(),
           tone: 'dim',
         });
       }

@@ -235,7 +235,8 @@ export function toHtml(t: Transcript): string {
             break;
           case 'result':
             out.push(
-              `<div class="${p.error ? 'error' : 'result'}"><p>Result of <code>${h(p.callId)}</code>${p.error ? ' (error)' : ''}</p><pre>${h(p.text)}</pre></div>`,
+              `<div class="${p.error ? 'error' : 'result'}"><p>Result of <code>${h(p.callId)}</code>${p.error ? ' (error)' : ''}` +
+                `</p><pre>${h(p.text)}</pre></div>`,
             );
             break;
         }

@@ -191,7 +191,10 @@ export function lossyNumberError(
   const where = [file, line !== undefined ? `line ${line}` : undefined].filter(Boolean).join(':');
   return new SessionError(
     'NON_JSON',
-    `${where ? `${where}: ` : ''}${eventType === 'session' ? 'the session header' : `session event "${shortPath(eventType, 80)}"${seq !== undefined ? ` at seq ${seq}` : ''}`} holds the number ${n.token} at ${shortPath(n.path)}, which JSON cannot hand over exactly: ${n.why}; it is refused rather than loaded rounded`,
+    `${where ? `${where}: ` : ''}${eventType === 'session' ? 'the session header' : `session event "${shortPath(eventType, 80)}"`}` +
+      `${eventType !== 'session' && seq !== undefined ? ` at seq ${seq}` : ''}` +
+      ` holds the number ${n.token} at ${shortPath(n.path)}, which JSON cannot hand over exactly: ${n.why}; it is refused rather ` +
+      'than loaded rounded',
     {
       eventType,
       path: n.path,
@@ -261,7 +264,10 @@ function misplacedSeq(o: Record<string, unknown>, expected: number): string {
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0)
     return `seq ${preview(seq)} is not a non-negative integer (seq ${expected} belongs here)`;
   if (seq < expected) return `seq ${seq} repeats or goes back (seq ${seq} was already read; seq ${expected} belongs here)`;
-  return `seq gap: expected ${expected}, got ${seq} (${seq - expected === 1 ? `seq ${expected} is` : `seqs ${expected}–${seq - 1} are`} missing)`;
+  return (
+    `seq gap: expected ${expected}, got ${seq} (${seq - expected === 1 ? `seq ${expected} is` : `seqs ${expected}–${seq - 1} are`}` +
+    ' missing)'
+  );
 }
 
 function isBlank(line: string): boolean {
@@ -328,7 +334,9 @@ function scanBody(
     warnings.push({
       code: 'TORN_TAIL',
       line,
-      message: `torn tail at line ${line}: ${why}; it and the ${droppedLines - 1} line(s) after it were not loaded (no later line records a turn/end, so none of them was committed)`,
+      message:
+        `torn tail at line ${line}: ${why}; it and the ${droppedLines - 1} line(s) after it were not loaded (no later line records ` +
+        'a turn/end, so none of them was committed)',
     });
   };
 
@@ -426,7 +434,8 @@ export { scanJsonl as scanJsonlInternal, scanHeader, scanBody, type ScanHandlers
 export function unknownTypeError(type: string, seq: number, line: number | undefined, file: string | undefined): SessionError {
   return new SessionError(
     'FORMAT_UNSUPPORTED',
-    `${file ? `${file}:` : ''}${line !== undefined ? `line ${line}: ` : ''}event type "${type}" at seq ${seq} is unknown to this build and not marked ignorable; the log was probably written by a newer harness`,
+    `${file ? `${file}:` : ''}${line !== undefined ? `line ${line}: ` : ''}event type "${type}" at seq ${seq} is unknown to this ` +
+      'build and not marked ignorable; the log was probably written by a newer harness',
     { eventType: type, seq, rule: 'known-types', ...(line !== undefined ? { line } : {}), ...(file ? { file } : {}) },
   );
 }

@@ -383,7 +383,9 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
     const line = seq < 0 ? 1 : lineOf(seq);
     const w: LogWarning = {
       code: 'PLACEHOLDER',
-      message: `${line !== undefined ? `line ${line}: ` : ''}${seq < 0 ? 'header' : `${eventType} at seq ${seq}`} has the placeholder ${token} at ${path}`,
+      message:
+        `${line !== undefined ? `line ${line}: ` : ''}${seq < 0 ? 'header' : `${eventType} at seq ${seq}`} has the placeholder ` +
+        `${token} at ${path}`,
     };
     if (line !== undefined) w.line = line;
     if (seq >= 0) w.seq = seq;
@@ -394,7 +396,16 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
     const w: LogWarning = {
       code: 'OUTSIDE_TURN',
       seq: outside.seq,
-      message: `${line !== undefined ? `line ${line}: ` : ''}${outside.type} at seq ${outside.seq} sits outside any open ${outside.type === 'turn/end' || outside.type === 'step/start' || outside.type.startsWith('request/') || outside.type === 'todo/write' ? 'turn' : 'step'}; dsh restores such logs without checking turn enclosure, so it (and any like it after) was loaded outside the turn structure`,
+      message:
+        `${line !== undefined ? `line ${line}: ` : ''}${outside.type} at seq ${outside.seq} sits outside any open ` +
+        (outside.type === 'turn/end' ||
+        outside.type === 'step/start' ||
+        outside.type.startsWith('request/') ||
+        outside.type === 'todo/write'
+          ? 'turn'
+          : 'step') +
+        '; dsh restores such logs without checking turn enclosure, so it (and any like it after) was loaded outside the turn ' +
+        'structure',
     };
     if (line !== undefined) w.line = line;
     warnings.push(w);
@@ -403,7 +414,9 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
     warnings.push({
       code: 'OPEN_TURN',
       seq: eventCount - 1,
-      message: `turn ${openTurn} was left open (the writer stopped mid-turn); crash repair closed it with ${repaired.map((d) => d.type).join(', ')}`,
+      message:
+        `turn ${openTurn} was left open (the writer stopped mid-turn); crash repair closed it with ` +
+        `${repaired.map((d) => d.type).join(', ')}`,
     });
   }
 

@@ -131,7 +131,9 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
     {
       code: 'FORMAT_CONVERTED',
       line: 1,
-      message: `written in dsh session format ${version}; read as format 0 in memory (streams as assistant/chunk events, seqs renumbered, newer event types kept as ignorable events)`,
+      message:
+        `written in dsh session format ${version}; read as format 0 in memory (streams as assistant/chunk events, seqs renumbered, ` +
+        'newer event types kept as ignorable events)',
     },
   ];
   const head = header(h);
@@ -296,7 +298,9 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
   if (kept.size > 0) {
     warnings.push({
       code: 'FORMAT_CONVERTED',
-      message: `converted beyond renumbering (format 0 has no type or value for them; events kept as ignorable): ${[...kept].map(([t, n]) => `${t.includes(' ') ? t : preview(t)} ×${n}`).join(', ')}`,
+      message:
+        'converted beyond renumbering (format 0 has no type or value for them; events kept as ignorable): ' +
+        `${[...kept].map(([t, n]) => `${t.includes(' ') ? t : preview(t)} ×${n}`).join(', ')}`,
     });
   }
   for (let i = rest; i < lines.length; i++) {

@@ -87,7 +87,10 @@ export function shellEnvironment(
 
 export function sandboxNote(s: SandboxReport | undefined): string | undefined {
   if (!s || s.enforcement === 'full') return undefined;
-  return `[sandbox: ${s.mode} is only partially enforced on this machine (${s.reason ?? 'no sandbox backend'}); this command ran without a file sandbox]`;
+  return (
+    `[sandbox: ${s.mode} is only partially enforced on this machine (${s.reason ?? 'no sandbox backend'}); this command ran without ` +
+    'a file sandbox]'
+  );
 }
 
 function looksDenied(r: RunResult): boolean {
@@ -133,7 +136,12 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
   return {
     name: 'bash',
     description:
-      'Execute a bash command (`bash -c`) and return its stdout/stderr. Each call runs in a fresh shell: no state (cwd, variables, functions) persists between calls; pass `workdir` instead of using `cd`. Non-zero exits are reported as `[exit code: N]`. Commands may run under a file sandbox; a blocked file operation is reported as `[sandbox: file access denied under <mode> mode]`. Long output is cut to its head and tail; the full output is saved to a file whose path is reported. Set `run_in_background: true` for long-running commands: the call returns a job id immediately; read its output with `job_output` and stop it with `job_kill`.',
+      'Execute a bash command (`bash -c`) and return its stdout/stderr. Each call runs in a fresh shell: no state (cwd, ' +
+      'variables, functions) persists between calls; pass `workdir` instead of using `cd`. Non-zero exits are reported as `[exit ' +
+      'code: N]`. Commands may run under a file sandbox; a blocked file operation is reported as `[sandbox: file access denied ' +
+      'under <mode> mode]`. Long output is cut to its head and tail; the full output is saved to a file whose path is reported. ' +
+      'Set `run_in_background: true` for long-running commands: the call returns a job id immediately; read its output with ' +
+      '`job_output` and stop it with `job_kill`.',
     parameters: params,
     permission: { effects: 'shell', subject: (a) => ({ kind: 'command', value: a.command }) },
     async execute(args, ctx) {

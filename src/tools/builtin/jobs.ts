@@ -23,7 +23,8 @@ function find(env: BuiltinEnv, id: string): Job {
     const ids = env.jobs.list().map((j) => j.id);
     throw new ToolError(
       'JOB_NOT_FOUND',
-      `there is no background job "${id}"${ids.length ? `; jobs in this session: ${ids.join(', ')}` : '; no background job was started in this session'}`,
+      `there is no background job "${id}"` +
+        `${ids.length ? `; jobs in this session: ${ids.join(', ')}` : '; no background job was started in this session'}`,
     );
   }
   return job;

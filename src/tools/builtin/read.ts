@@ -19,7 +19,8 @@ export function readTool(env: BuiltinEnv): ToolDefinition<Args> {
   return {
     name: 'read',
     description:
-      'Read a UTF-8 text file and return line-numbered content (`N: text`). Use offset/limit to page through long files; a directory path lists its entries.',
+      'Read a UTF-8 text file and return line-numbered content (`N: text`). Use offset/limit to page through long files; a ' +
+      'directory path lists its entries.',
     parameters: params,
     isConcurrencySafe: () => true,
     permission: { effects: 'none', subject: (a) => ({ kind: 'path', value: a.file_path }) },
@@ -34,7 +35,10 @@ export function readTool(env: BuiltinEnv): ToolDefinition<Args> {
         const list = await fs.list(args.file_path, { recursive: false, gitignore: false, limit: 1000 });
         const names = list.entries.map((e) => (e.type === 'directory' ? `${e.path}/` : e.path));
         const more = list.truncated ? '\n(more entries not shown; use glob to search this directory)' : '';
-        return `<path>${await shown(ctx, list.path)}</path>\n<type>directory</type>\n<entries>\n${names.join('\n') || '(empty directory)'}${more}\n</entries>`;
+        return (
+          `<path>${await shown(ctx, list.path)}</path>\n<type>directory</type>\n<entries>\n` +
+          `${names.join('\n') || '(empty directory)'}${more}\n</entries>`
+        );
       }
       const lines = file.text.split('\n');
       if (lines.at(-1) === '') lines.pop(); // a final newline ends the last line; it is not a line of its own
@@ -46,7 +50,9 @@ export function readTool(env: BuiltinEnv): ToolDefinition<Args> {
       if (total === 0) return { content: `${head}(File is empty)\n</content>`, meta: { path, offset, totalLines: 0, shownLines: 0 } };
       if (offset > total) {
         return {
-          content: `${head}(offset ${offset} is past the end of the file - total ${total} lines. Use an offset between 1 and ${total}.)\n</content>`,
+          content:
+            `${head}(offset ${offset} is past the end of the file - total ${total} lines. Use an offset between 1 and ${total}` +
+            '.)\n</content>',
           meta: { path, offset, totalLines: total, shownLines: 0 },
         };
       }

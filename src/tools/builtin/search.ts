@@ -33,7 +33,8 @@ const globParams = z.object({
     .string()
     .min(1)
     .describe(
-      'Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" to anchor it.',
+      'Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" ' +
+        'to anchor it.',
     ),
   path: z.string().optional().describe('Directory to search in. Defaults to the workspace root; a relative path resolves against it.'),
 });
@@ -41,7 +42,10 @@ const globParams = z.object({
 export function globTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof globParams>> {
   return {
     name: 'glob',
-    description: `Find files whose paths match a glob pattern. Returns file paths (never directories), including hidden and ignored files (VCS metadata excluded), in modification-time order. Up to ${GLOB_MAX_RESULTS} paths are shown; the complete list of a larger result is saved to a file.`,
+    description:
+      'Find files whose paths match a glob pattern. Returns file paths (never directories), including hidden and ignored files (VCS ' +
+      `metadata excluded), in modification-time order. Up to ${GLOB_MAX_RESULTS} paths are shown; the complete list of a larger ` +
+      'result is saved to a file.',
     parameters: globParams,
     isConcurrencySafe: () => true,
     permission: { effects: 'none', subject: (a) => ({ kind: 'path', value: a.path ?? '.' }) },
@@ -63,7 +67,11 @@ export function globTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof globPar
       const walkNote = listing.truncated ? ` The walk stopped after ${GLOB_WALK_LIMIT} files; narrow path.` : '';
       if (paths.length > GLOB_MAX_RESULTS) {
         const saved = await saveList(env, 'glob', paths.join('\n'));
-        text += `\n\n${saved ? spillNote(`Showing ${GLOB_MAX_RESULTS} of ${paths.length} paths`, saved) : `(Showing ${GLOB_MAX_RESULTS} of ${paths.length} paths. The complete result could not be saved; narrow pattern or path to see more.)`}${walkNote}`;
+        const showing = `Showing ${GLOB_MAX_RESULTS} of ${paths.length} paths`;
+        const note = saved
+          ? spillNote(showing, saved)
+          : `(${showing}. The complete result could not be saved; narrow pattern or path to see more.)`;
+        text += `\n\n${note}${walkNote}`;
       } else if (walkNote) text += `\n\n(${walkNote.trim()})`;
       return {
         content: text,
@@ -85,7 +93,10 @@ const grepParams = z.object({
 export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepParams>> {
   return {
     name: 'grep',
-    description: `Search file contents with a regular expression, honouring .gitignore. Returns matching lines with line numbers, grouped by file. The first ${GREP_MAX_MATCHES} matches are shown; the complete list of a larger result is saved to a file. Use read on a matched file for surrounding context.`,
+    description:
+      'Search file contents with a regular expression, honouring .gitignore. Returns matching lines with line numbers, grouped by ' +
+      `file. The first ${GREP_MAX_MATCHES} matches are shown; the complete list of a larger result is saved to a file. Use read on ` +
+      'a matched file for surrounding context.',
     parameters: grepParams,
     isConcurrencySafe: () => true,
     permission: { effects: 'none', subject: (a) => ({ kind: 'path', value: a.path ?? '.' }) },
@@ -96,7 +107,8 @@ export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepPar
       const extra = { pattern: args.pattern, maxMatches: Number.MAX_SAFE_INTEGER, maxLineChars: GREP_MAX_LINE_CHARS };
       const r = await fsFor(ctx, env).search(args.path ?? '.', args.include !== undefined ? { ...extra, include: args.include } : extra);
       const linked = r.skippedHardLinks
-        ? `\n(${r.skippedHardLinks} file${r.skippedHardLinks === 1 ? ' was' : 's were'} not searched: more than one hard link, so possibly a file outside the workspace)`
+        ? `\n(${r.skippedHardLinks} file${r.skippedHardLinks === 1 ? ' was' : 's were'} not searched: more than one hard link, so ` +
+          'possibly a file outside the workspace)'
         : '';
       if (r.total === 0) return { content: `No matches found${linked}`, meta: { kind: 'matches', files: [], truncated: false, total: 0 } };
       const format = (ms: typeof r.matches): string => {
@@ -117,7 +129,11 @@ export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepPar
       let text = `Found ${r.total} match${r.total === 1 ? '' : 'es'} in ${files} file${files === 1 ? '' : 's'}\n\n${format(page)}`;
       if (r.matches.length > GREP_MAX_MATCHES) {
         const saved = await saveList(env, 'grep', format(r.matches));
-        text += `\n\n${saved ? spillNote(`Showing ${GREP_MAX_MATCHES} of ${r.total} matches`, saved) : `(Showing ${GREP_MAX_MATCHES} of ${r.total} matches. The complete result could not be saved; narrow the pattern, path or include.)`}`;
+        const showing = `Showing ${GREP_MAX_MATCHES} of ${r.total} matches`;
+        const note = saved
+          ? spillNote(showing, saved)
+          : `(${showing}. The complete result could not be saved; narrow the pattern, path or include.)`;
+        text += `\n\n${note}`;
       }
       if (r.truncated) text += `\n(The search stopped early after ${r.total} matches; narrow it to see everything.)`;
       text += linked;

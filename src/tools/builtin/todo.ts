@@ -17,7 +17,9 @@ export function todoWriteTool(): ToolDefinition<z.infer<typeof params>> {
   return {
     name: 'todo_write',
     description:
-      'Record and update a structured task list for the current work. Send the ENTIRE list every call: it REPLACES the previous list. Mark a todo in_progress while working on it and completed the moment it is done. Skip the list for trivial single-step tasks.',
+      'Record and update a structured task list for the current work. Send the ENTIRE list every call: it REPLACES the previous ' +
+      'list. Mark a todo in_progress while working on it and completed the moment it is done. Skip the list for trivial ' +
+      'single-step tasks.',
     parameters: params,
     permission: { effects: 'none' },
     execute(args, ctx) {

@@ -45,7 +45,8 @@ const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 function changed(path: string, why: string): FsError {
   return new FsError(
     'FS_PATH_CHANGED',
-    `"${path}" changed while it was being opened (${why}); nothing was read or written. Try again once nothing else is renaming files there`,
+    `"${path}" changed while it was being opened (${why}); nothing was read or written. Try again once nothing else is renaming ` +
+      'files there',
   );
 }
 

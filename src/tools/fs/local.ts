@@ -56,7 +56,9 @@ export function checkHardLinks(r: FsRequest, st: Stats, verb: string, shown: str
   if (!r.confined || r.hardLinks === 'allow' || !st.isFile() || st.nlink <= 1) return;
   throw new FsError(
     'FS_HARD_LINK',
-    `cannot ${verb} "${shown}": it is a hard link (the file has ${st.nlink} names), and another name may be outside the workspace, so file tools do not ${verb} it in this sandbox mode. Copy it to a new file (cp) to work on an independent copy, or allow it with a permission rule`,
+    `cannot ${verb} "${shown}": it is a hard link (the file has ${st.nlink} names), and another name may be outside the ` +
+      `workspace, so file tools do not ${verb} it in this sandbox mode. Copy it to a new file (cp) to work on an independent copy, ` +
+      'or allow it with a permission rule',
   );
 }
 
@@ -119,7 +121,8 @@ async function readOpen(fh: FileHandle, st: Stats, p: string, maxBytes: number):
   if (st.size > maxBytes) {
     throw new FsError(
       'FS_TOO_LARGE',
-      `cannot read "${p}": it is ${st.size} bytes, over the ${maxBytes}-byte limit; search it with grep or read it in parts with bash (e.g. sed -n)`,
+      `cannot read "${p}": it is ${st.size} bytes, over the ${maxBytes}-byte limit; search it with grep or read it in parts with ` +
+        'bash (e.g. sed -n)',
     );
   }
   let buf: Buffer;
@@ -247,7 +250,8 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
       if (n > 1 && !r.replaceAll) {
         throw new FsError(
           'FS_EDIT_AMBIGUOUS',
-          `old_string occurs ${n} times in "${p}"; nothing was changed. Include more surrounding lines to make it unique, or set replace_all: true to replace every occurrence`,
+          `old_string occurs ${n} times in "${p}"; nothing was changed. Include more surrounding lines to make it unique, or set ` +
+            'replace_all: true to replace every occurrence',
         );
       }
       const after = r.replaceAll ? before.split(r.oldString).join(r.newString) : before.replace(r.oldString, () => r.newString);

@@ -101,7 +101,8 @@ async function walk(base: string, parts: string[], requested: string, display: (
       if ((e as { code?: string }).code === 'EINVAL' || (e as { code?: string }).code === 'ENOENT') {
         throw new FsError(
           'FS_PATH_CHANGED',
-          `"${requested}" changed while it was being checked ("${part}" stopped being a symbolic link); nothing was read or written. Try again once nothing else is renaming files there`,
+          `"${requested}" changed while it was being checked ("${part}" stopped being a symbolic link); nothing was read or ` +
+            'written. Try again once nothing else is renaming files there',
         );
       }
       throw fsErrorFrom(e, 'resolve', requested);
@@ -118,7 +119,8 @@ async function walk(base: string, parts: string[], requested: string, display: (
 function escapeError(requested: string, target: string, display: (p: string) => string): FsError {
   return new FsError(
     'FS_SYMLINK_ESCAPE',
-    `"${requested}" resolves through a symbolic link to "${display(target)}", which is outside the workspace; file tools cannot follow links out of it`,
+    `"${requested}" resolves through a symbolic link to "${display(target)}", which is outside the workspace; file tools cannot ` +
+      'follow links out of it',
   );
 }
 
@@ -164,7 +166,8 @@ export async function resolveConfinedIn(
   }
   throw new FsError(
     'FS_OUTSIDE_WORKSPACE',
-    `"${requested}" is outside the workspace (${workspace}); file tools can only reach files inside it. Use a path relative to the workspace root`,
+    `"${requested}" is outside the workspace (${workspace}); file tools can only reach files inside it. Use a path relative to ` +
+      'the workspace root',
   );
 }
 

@@ -128,7 +128,9 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
           if (policy === 'never') {
             return {
               kind: 'deny',
-              reason: `it asks to leave the ${mode} sandbox, and the approval policy is "never", so no one can approve that. Work within the sandbox instead`,
+              reason:
+                `it asks to leave the ${mode} sandbox, and the approval policy is "never", so no one can approve that. Work within ` +
+                'the sandbox instead',
             };
           }
           const why = (args as { justification?: unknown }).justification;
@@ -194,13 +196,16 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
           if (opts.exposedKeys !== undefined) {
             throw new ToolError(
               'SANDBOX_KEYS_EXPOSED',
-              `dsh's own environment still holds its API keys (${opts.exposedKeys}), and without bubblewrap (${report.reason ?? probe?.reason ?? 'disabled in the configuration'}) a command would see dsh's process and read them; the command was not run`,
+              `dsh's own environment still holds its API keys (${opts.exposedKeys}), and without bubblewrap (` +
+                `${report.reason ?? probe?.reason ?? 'disabled in the configuration'}) a command would see dsh's process and read ` +
+                'them; the command was not run',
             );
           }
           if (!network) {
             throw new ToolError(
               'SANDBOX_NETWORK_UNAVAILABLE',
-              `the network is off for commands in this session, and that needs bubblewrap, which cannot run here (${report.reason ?? probe?.reason ?? 'disabled in the configuration'}); the command was not run`,
+              'the network is off for commands in this session, and that needs bubblewrap, which cannot run here (' +
+                `${report.reason ?? probe?.reason ?? 'disabled in the configuration'}); the command was not run`,
             );
           }
           return { ...plan, sandbox: report };

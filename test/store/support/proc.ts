@@ -46,7 +46,8 @@ export class Child {
         () =>
           reject(
             new Error(
-              `child ${this.pid}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${this.lines.slice(-5).join(' | ')}; stderr: ${this.stderr}`,
+              `child ${this.pid}: no "${prefix}" line within ${timeoutMs} ms; stdout: ${this.lines.slice(-5).join(' | ')}` +
+                `; stderr: ${this.stderr}`,
             ),
           ),
         timeoutMs,

@@ -1,0 +1,54 @@
+/**
+ * No line of code is longer than 140 columns, long literals and comments included (the
+ * formatter wraps the rest). A string is wrapped by splitting it with `+` or joining an array of
+ * lines; a regex by building it from parts with `new RegExp`. No file is exempt.
+ */
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/shared.js';
+import { tempTrees } from './temp-tree.js';
+import { CODE_ROOTS, codeFiles, LINE_LIMIT, longLines, longLinesIn } from './line-length.js';
+
+const tree = tempTrees('dsh-lines-');
+
+describe('line length', () => {
+  it(`no line of code in ${CODE_ROOTS.join(', ')} or at the root is longer than ${LINE_LIMIT} columns`, () => {
+    expect(codeFiles(repoRoot).filter((f) => f.startsWith('src/')).length).toBeGreaterThan(100);
+    expect(longLinesIn(repoRoot)).toEqual([]);
+  });
+
+  it('rejects a long string, template, regex or comment anywhere in the code, naming file:line and the width', () => {
+    const x = (n: number): string => 'x'.repeat(n);
+    const lines = {
+      string: `export const s = '${x(LINE_LIMIT)}';`,
+      comment: `// ${x(LINE_LIMIT - 2)}`,
+      regex: `const r = /${x(LINE_LIMIT)}/;`,
+      template: `const t = \`\${1}${x(LINE_LIMIT)}\`;`,
+      root: `const u = '${x(LINE_LIMIT)}';`,
+    };
+    const dir = tree({
+      'src/a.ts': `${lines.string}\nexport const ok = 1;\n`,
+      // exactly at the limit passes, one over fails; width is in characters, not UTF-8 bytes
+      'test/b.test.ts': `// ${x(LINE_LIMIT - 3)}\n// ${'·'.repeat(LINE_LIMIT - 3)}\n${lines.comment}\n`,
+      'bench/c.js': `${lines.regex}\n`,
+      'scripts/d.mjs': `\n${lines.template}\n`,
+      'top.ts': `${lines.root}\n`,
+      'node_modules/e.js': `${lines.string}\n`,
+      'dist/f.js': `${lines.string}\n`,
+      'docs/g.md': `${lines.string}\n`,
+    });
+    expect(longLinesIn(dir)).toEqual([
+      `bench/c.js:1: ${lines.regex.length} columns`,
+      `scripts/d.mjs:2: ${lines.template.length} columns`,
+      `src/a.ts:1: ${lines.string.length} columns`,
+      `test/b.test.ts:3: ${lines.comment.length} columns`,
+      `top.ts:1: ${lines.root.length} columns`,
+    ]);
+    expect(lines.comment.length).toBe(LINE_LIMIT + 1);
+  });
+
+  it('counts a character outside the BMP as one column and ends lines at CRLF too', () => {
+    expect(longLines('f.ts', `${'😀'.repeat(LINE_LIMIT)}\r\n${'a'.repeat(LINE_LIMIT + 1)}\r\n`)).toEqual([
+      `f.ts:2: ${LINE_LIMIT + 1} columns`,
+    ]);
+  });
+});
