@@ -616,7 +616,8 @@ export class PgStore implements Store {
           if (outFor >= outageMs)
             throw new StoreError(
               'FOLLOW_FAILED',
-              `cannot follow session ${JSON.stringify(id)}: the database was out of reach for ${(outFor / 1000).toFixed(1)} s (${cause.message}); the last event delivered was seq ${next - 1}: follow again from ${next}`,
+              `cannot follow session ${JSON.stringify(id)}: the database was out of reach for ${(outFor / 1000).toFixed(1)}` +
+                ` s (${cause.message}); the last event delivered was seq ${next - 1}: follow again from ${next}`,
               { sessionId: id, seq: next - 1 },
               { cause },
             );

@@ -134,7 +134,8 @@ describePg('PgStore follow', () => {
     await w.close();
   });
 
-  it('followers come through a storm of killed connections (every backend of theirs and the writer): each gets exactly events.slice(from)', async () => {
+  // Every backend of the followers and of the writer is killed, again and again.
+  it('followers come through a storm of killed connections: each gets exactly events.slice(from)', async () => {
     const schema = freshSchema();
     const app = `dsh storm-${schema}`;
     const mk = (): PgStore => {

@@ -226,7 +226,9 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
     warnings.push({
       code: 'FORMAT_CONVERTED',
       line: 1,
-      message: `forked log (isSeeded: true): the inherited cut at the session/end-seed of line ${cutLine} is read as seedLength ${newSeq[cut]}`,
+      message:
+        `forked log (isSeeded: true): the inherited cut at the session/end-seed of line ${cutLine} is read as seedLength ` +
+        `${newSeq[cut]}`,
     });
   }
   out[0] = stringifyJson(head);
