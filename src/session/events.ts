@@ -225,6 +225,19 @@ export interface SessionEventMap {
   'feedback/record': JsonObject;
   'agent-preset/selected': JsonObject;
   'web/deepseek-search-llm-request': JsonObject;
+
+  /**
+   * This harness's own log-only marker (dsh does not write it; written `ignorable`, so a reader
+   * that does not know it skips it): `dsh worker` applied the queued cancel `inputId`. A cancel
+   * puts no message in the log, so without it a worker taking over could not tell whether the
+   * cancel it finds queued was applied before its predecessor died (docs/scale.md).
+   */
+  'worker/cancel': WorkerCancelData;
+}
+
+export interface WorkerCancelData {
+  /** The id of the input-queue row (`PgStore.enqueue`) this cancel came from. */
+  inputId: number;
 }
 
 export type SessionEventType = keyof SessionEventMap;
@@ -349,6 +362,7 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<string>([
   'feedback/record',
   'agent-preset/selected',
   'web/deepseek-search-llm-request',
+  'worker/cancel',
 ]);
 
 /** Core execution events: each is written by a turn's work, so it must sit inside an open turn. */

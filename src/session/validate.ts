@@ -399,6 +399,9 @@ export function validateEventData(type: string, seq: number, data: unknown, opts
     case 'session/end-seed':
       c.obj(data, '$.data');
       return;
+    case 'worker/cancel':
+      c.int(c.obj(data, '$.data').inputId, '$.data.inputId');
+      return;
     case 'steering/message':
       c.fail(
         '$.type',

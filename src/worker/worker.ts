@@ -49,7 +49,11 @@ export interface WorkerOptions {
   onTakeover?: 'continue' | 'wait';
   /** Progress lines (claims, takeovers, releases, failures). */
   log?: (line: string) => void;
+  /** @internal Fault injection for tests: runs between the flush of applied input and its mark. */
+  faults?: { beforeMarkApplied?: (stored: PgOpenSession, inputIds: readonly number[]) => void | Promise<void> };
 }
+
+const ids = (inputs: readonly QueuedInput[]): number[] => inputs.map((i) => i.id);
 
 export const TAKEOVER_NOTICE =
   'The previous turn was interrupted: the worker running it stopped, and another worker took the session over. Tool calls it left ' +
@@ -59,10 +63,17 @@ function inputMessage(input: QueuedInput): UserMessage {
   return { id: inputMessageId(input.id), role: 'user', content: input.content ?? [], source: { kind: 'user' } };
 }
 
-/** Input ids whose messages the log holds (spliced into the inbox from this session's own events on). */
+/**
+ * Input ids the log shows applied: messages spliced into the inbox (`input-<id>`), and cancels
+ * (`worker/cancel` markers), from this session's own events on.
+ */
 function appliedInLog(events: Iterable<SessionEvent>): Set<number> {
   const out = new Set<number>();
   for (const e of events) {
+    if (e.type === 'worker/cancel') {
+      out.add(e.data.inputId);
+      continue;
+    }
     if (e.type !== 'agent/inbox/spliced') continue;
     for (const m of e.data.inserted) {
       const id = inputIdOf(m.id);
@@ -169,17 +180,20 @@ class Held {
       if (input.kind === 'prompt') agent.prompt(inputMessage(input));
       else if (input.kind === 'steer') agent.steer(inputMessage(input));
       else if (input.kind === 'inject') agent.inject(inputMessage(input));
-      else agent.cancel({ kind: 'user' });
+      else {
+        // A cancel leaves no message behind (and none at all when nothing runs): the marker is
+        // what tells a later holder it was applied, so it is never applied twice.
+        this.stored.session.append('worker/cancel', { inputId: input.id }, { ignorable: true });
+        agent.cancel({ kind: 'user' });
+      }
     }
     this.cancelIdle();
     // The splice events must be durable before the rows say "applied" (a crash in between is
     // settled by reconcile: the log holds the message ids).
     const r = await this.stored.flush();
     if (!r.ok) throw r.error;
-    await this.w.store.markApplied(
-      this.stored,
-      inputs.map((i) => i.id),
-    );
+    await this.w.opts.faults?.beforeMarkApplied?.(this.stored, ids(inputs));
+    await this.w.store.markApplied(this.stored, ids(inputs));
     if (agent.status === 'idle') this.scheduleIdle();
   }
 

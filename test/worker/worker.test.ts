@@ -10,7 +10,7 @@ import { createAgent, stringifyJson, textResponse, type GenerateRequest, type Se
 import { PgStore, inputMessageId } from '../../src/postgres/index.js';
 import { persist } from '../../src/store/index.js';
 import { TAKEOVER_NOTICE } from '../../src/worker/worker.js';
-import { describePg, freshSchema, pgUrl } from '../postgres/support/pg.js';
+import { describePg, freshSchema, pgUrl, sql } from '../postgres/support/pg.js';
 import { startProxy, type PgProxy } from '../postgres/support/proxy.js';
 import { Responder, echo, lastUserText, startWorker, until, type TestWorker } from './support.js';
 
@@ -110,6 +110,85 @@ describePg('dsh worker (in-process workers)', () => {
     expect(userMessages(events).map((e) => e.data.id)).toEqual([inputMessageId(input.id)]);
     expect(turnEnds(events)).toEqual(['completed']);
     expect(w.lines.some((l) => l.includes('took over session r'))).toBe(true);
+  });
+
+  it('a cancel applied by a worker that died before marking it is not applied again by the next holder', async () => {
+    const schema = freshSchema();
+    const c = client(schema);
+    await newSession(c, 'x');
+    let releaseA!: () => void;
+    const gateA = new Promise<void>((r) => (releaseA = r));
+    let died!: () => void;
+    const dead = new Promise<void>((r) => (died = r));
+    // Worker A's model never answers; A dies (stops writing and renewing) right after the flush
+    // that holds [cancel, prompt], before it marks them applied.
+    const a = await worker(schema, {
+      leaseMs: 1000,
+      model: async () => {
+        await gateA;
+        return textResponse('never used');
+      },
+      faults: {
+        beforeMarkApplied: async (stored, ids) => {
+          const kinds = (await c.inputs('x', { all: true })).filter((i) => ids.includes(i.id)).map((i) => i.kind);
+          if (!kinds.includes('cancel')) return;
+          // Dead: nothing more written or renewed, and this worker claims nothing again.
+          stored.abandon();
+          void a.worker.stop();
+          died();
+          await gateA;
+        },
+      },
+    });
+    const p1 = await c.enqueue('x', 'prompt', text('a long task'));
+    await until(async () => (await stored(c, 'x')).some((e) => e.type === 'step/start'), 30_000, 'worker A mid-turn');
+    // The cancel and a prompt queued in one transaction: A reads and applies them together.
+    const db = await sql();
+    let cancel: { id: number };
+    let p2: { id: number };
+    try {
+      const r = await db.query<{ id: number }>(
+        `INSERT INTO "${schema}".inputs (session_id, kind, message) VALUES ('x', 'cancel', NULL), ('x', 'prompt', $1) RETURNING id`,
+        [JSON.stringify(text('after the cancel'))],
+      );
+      [cancel, p2] = r.rows.map((x) => ({ id: Number(x.id) })) as [{ id: number }, { id: number }];
+    } finally {
+      await db.end();
+    }
+    await dead;
+    const b = await worker(schema, { leaseMs: 1000 });
+    try {
+      await until(
+        async () => (await c.inputs('x')).length === 0 && b.worker.sessions.length === 0,
+        30_000,
+        'worker B to take over, finish and release',
+      );
+      const events = await stored(c, 'x');
+      const dump = [
+        ...events.map((e) => `${e.seq} ${e.type} ${JSON.stringify(e.data).slice(0, 100)}`),
+        'A:',
+        ...a.lines,
+        'B:',
+        ...b.lines,
+      ].join('\n');
+      // The cancel stopped the first turn, once; the prompt queued after it ran to the end on B (a
+      // cancel applied again would have stopped it).
+      const ends = events.filter((e): e is SessionEvent<'turn/end'> => e.type === 'turn/end').map((e) => e.data.reason);
+      // (A's turn/end for it may not have been flushed before A died: then the takeover closed it.)
+      expect(ends.filter((r) => r.kind === 'aborted').length, dump).toBeLessThanOrEqual(1);
+      expect(ends.at(-1), dump).toEqual({ kind: 'completed' });
+      const markers = events.filter((e): e is SessionEvent<'worker/cancel'> => e.type === 'worker/cancel');
+      expect(markers.map((e) => e.data.inputId)).toEqual([cancel.id]);
+      expect(markers.every((e) => e.ignorable === true)).toBe(true);
+      const ids = userMessages(events).map((e) => e.data.id);
+      expect(ids.filter((i) => i === inputMessageId(p1.id) || i === inputMessageId(p2.id))).toEqual(
+        [p1, p2].map((i) => inputMessageId(i.id)),
+      );
+      expect(b.lines.some((l) => l.includes('took over session x'))).toBe(true);
+      expect((await c.inputs('x', { all: true })).map((i) => i.state)).toEqual(['applied', 'applied', 'applied']);
+    } finally {
+      releaseA();
+    }
   });
 
   // The first writes nothing after.
