@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { checkCase, defaultCorpusDirs, loadCorpus, makeCase, MUTATION_NAMES, runFuzz } from '../../scripts/fuzz.js';
 import { describeShared, repoRoot, sharedDir } from '../support/shared.js';
@@ -60,6 +61,42 @@ describeShared('fuzzed real logs', () => {
       const o = await checkCase({ index: 0, source: src.name, mutations: ['bom', 'nul'], bytes }, dir);
       expect(o.problem).toBeUndefined();
       expect(o.accepted).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // The rule behind those cases, as a property (issue 11, session 3): a NUL is crash padding in a
+  // torn tail, which the loaders set aside, so the CLI's binary pre-check may refuse only what the
+  // loaders refuse too. Any JSON whitespace or BOM before the header, any bytes with NULs after
+  // the last complete line (with or without newlines), NULs put into the header line: the
+  // verdict of dsh log check is the loaders' verdict.
+  it('property: wherever NULs sit and whatever precedes the header, dsh log check agrees with the loaders', async () => {
+    const src = corpus.find((c) => c.bytes.length < 6_000 && c.bytes.toString('utf8').includes('"turn/end"'))!;
+    const nl = src.bytes.indexOf(10);
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-fuzz-nulprop-'));
+    let i = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.boolean(),
+          fc.array(fc.constantFrom(0x20, 0x09, 0x0d, 0x0a), { maxLength: 3 }),
+          fc.uint8Array({ maxLength: 40 }),
+          fc.nat({ max: 39 }),
+          fc.option(fc.nat({ max: nl }), { nil: undefined }),
+          async (bom, ws, tail, nulAt, headerNul) => {
+            const t = Buffer.from(tail);
+            const padded = Buffer.concat([t, Buffer.alloc(Math.max(0, nulAt + 1 - t.length))]);
+            padded[nulAt] = 0;
+            const body = Buffer.from(src.bytes);
+            if (headerNul !== undefined) body[headerNul] = 0;
+            const bytes = Buffer.concat([Buffer.from(bom ? [0xef, 0xbb, 0xbf] : []), Buffer.from(ws), body, padded]);
+            const o = await checkCase({ index: i++, source: src.name, mutations: ['nul-property'], bytes }, dir, { replay: false });
+            expect(o.problem).toBeUndefined();
+          },
+        ),
+        { numRuns: 150, seed: 11 },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
