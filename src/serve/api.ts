@@ -176,9 +176,23 @@ export const ROUTES: readonly RouteSpec[] = [
   },
 ];
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why a client's string cannot be stored or used as a name, or undefined: a lone surrogate (no
+ * UTF-8 form; the database would refuse it or a driver would replace it), and unless `nul` is
+ * allowed a NUL (PostgreSQL text cannot hold one; a path or an id with one is no path or id).
+ */
+export function badChars(v: string, nul: boolean): string | undefined {
+  if (LONE_SURROGATE.test(v)) return 'holds a lone UTF-16 surrogate (not Unicode text)';
+  if (!nul && v.includes('\u0000')) return 'holds a NUL character';
+  return undefined;
+}
+
 /** A request's route: the spec and its path parameters, or why none. */
 export type Match =
-  | { kind: 'route'; spec: RouteSpec; params: Record<string, string> }
+  /** `invalid`: a path parameter that is not a well-formed percent-encoded UTF-8 string (a 400 once authorised). */
+  | { kind: 'route'; spec: RouteSpec; params: Record<string, string>; invalid?: string }
   | { kind: 'method'; allowed: string[] }
   | { kind: 'none' };
 
@@ -203,8 +217,10 @@ export function matchRoute(method: string, pathname: string): Match {
       try {
         params[k] = decodeURIComponent(v);
       } catch {
-        return { kind: 'none' };
+        // Bad percent-encoding, or bytes that are no UTF-8 (a lone surrogate's %ED%A0%80).
+        return { kind: 'route', spec, params, invalid: k };
       }
+      if (badChars(params[k]!, false) !== undefined) return { kind: 'route', spec, params, invalid: k };
     }
     return { kind: 'route', spec, params };
   }

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { ContentBlock } from '../model/message.js';
+import { badChars } from './api.js';
 import { ServeError } from './errors.js';
 
 export const MAX_BODY_BYTES = 1 << 20;
@@ -50,11 +51,13 @@ export function onlyFields(body: Record<string, unknown>, allowed: readonly stri
 export function optionalString(
   body: Record<string, unknown>,
   key: string,
-  opts: { max?: number; pattern?: RegExp; hint?: string } = {},
+  opts: { max?: number; pattern?: RegExp; hint?: string; allowNul?: boolean } = {},
 ): string | undefined {
   const v = body[key];
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || v.length === 0) throw new ServeError('BAD_REQUEST', 'expected a non-empty string', { path: `$.${key}` });
+  const bad = badChars(v, opts.allowNul === true);
+  if (bad !== undefined) throw new ServeError('BAD_REQUEST', `the string ${bad}`, { path: `$.${key}` });
   if (opts.max !== undefined && v.length > opts.max)
     throw new ServeError('BAD_REQUEST', `longer than ${opts.max} characters`, { path: `$.${key}` });
   if (opts.pattern && !opts.pattern.test(v))
@@ -62,15 +65,16 @@ export function optionalString(
   return v;
 }
 
-export function requiredString(body: Record<string, unknown>, key: string): string {
-  const v = optionalString(body, key);
+export function requiredString(body: Record<string, unknown>, key: string, opts: { allowNul?: boolean } = {}): string {
+  const v = optionalString(body, key, opts);
   if (v === undefined) throw new ServeError('BAD_REQUEST', 'required: a non-empty string', { path: `$.${key}` });
   return v;
 }
 
 /** A message's content: `text` (a string) becomes one text block. */
 export function messageContent(body: Record<string, unknown>): ContentBlock[] {
-  return [{ type: 'text', text: requiredString(body, 'text') }];
+  // A message may hold a NUL (it is stored as JSON, escaped); a lone surrogate it may not.
+  return [{ type: 'text', text: requiredString(body, 'text', { allowNul: true }) }];
 }
 
 /** A non-negative integer query parameter (`from`, `limit`), or its default. */

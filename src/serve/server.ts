@@ -135,7 +135,7 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
       if (!isAbsolute(cwd)) throw new ServeError('BAD_REQUEST', 'the workspace must be an absolute path', { path: '$.cwd' });
       const id =
         optionalString(body, 'id', { max: 200, pattern: /^[A-Za-z0-9._:-]+$/, hint: 'letters, digits, . _ : - only' }) ?? randomUUID();
-      const prompt = optionalString(body, 'prompt');
+      const prompt = optionalString(body, 'prompt', { allowNul: true });
       // Created and closed at once: the lease is released for a worker to take.
       const h = await store.create({ cwd, id });
       const r = await h.close();
@@ -234,6 +234,10 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
       }
       if (m.spec.auth && !authorized(req))
         throw new ServeError('UNAUTHORIZED', 'send Authorization: Bearer <token> (the token dsh serve printed)');
+      if (m.invalid !== undefined)
+        throw new ServeError('BAD_REQUEST', 'not a session id: bad percent-encoding, a NUL or a lone surrogate', {
+          path: `{${m.invalid}}`,
+        });
       await handlers[m.spec.operationId]({ req, res, params: m.params, query: url.searchParams });
     } catch (e) {
       sendError(res, e);

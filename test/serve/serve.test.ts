@@ -305,7 +305,7 @@ describePg('dsh serve (HTTP API)', () => {
       ['GET', '/v1/sessions/b/events?from=-1', {}, 400, 'BAD_REQUEST', '?from'],
       ['GET', '/v1/sessions/b/events?limit=10001', {}, 400, 'BAD_REQUEST', '?limit'],
       ['GET', '/v1/sessions/b/events/stream', { headers: { 'last-event-id': 'abc' } }, 400, 'BAD_REQUEST', 'Last-Event-ID'],
-      ['GET', '/v1/sessions/%E0%A4%A/events', {}, 404, 'NOT_FOUND', undefined],
+      ['GET', '/v1/sessions/%E0%A4%A/events', {}, 400, 'BAD_REQUEST', '{id}'],
     ];
     for (const [method, path, opts, status, code, at] of cases) {
       const r = await call(method, path, opts);
@@ -317,5 +317,34 @@ describePg('dsh serve (HTTP API)', () => {
     // Nothing reached the queue or the log from the refused requests.
     expect(await store.inputs('b')).toEqual([]);
     expect(await storedTexts('b')).toEqual([]);
+  });
+
+  it('a NUL or a lone surrogate in a workspace, an id or a text is a 400 naming where, never a database error', async () => {
+    await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'n' } });
+    const cases: [string, string, Parameters<typeof call>[2], string][] = [
+      ['POST', '/v1/sessions', { body: { cwd: '/tmp/a\u0000b' } }, '$.cwd'],
+      ['POST', '/v1/sessions', { body: { cwd: '/tmp/\ud800x' } }, '$.cwd'],
+      ['POST', '/v1/sessions', { body: { cwd: '/tmp/\udc00' } }, '$.cwd'],
+      ['POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'a\u0000' } }, '$.id'],
+      ['POST', '/v1/sessions', { body: { cwd: '/tmp', prompt: 'hi \ud83d' } }, '$.prompt'],
+      ['POST', '/v1/sessions/n/prompt', { body: { text: 'x\udc00y' } }, '$.text'],
+      ['POST', '/v1/sessions/a%00b/prompt', { body: { text: 'x' } }, '{id}'],
+      ['POST', '/v1/sessions/a%00b/cancel', {}, '{id}'],
+      ['GET', '/v1/sessions/a%00b', {}, '{id}'],
+      ['GET', '/v1/sessions/a%00b/events', {}, '{id}'],
+      ['GET', '/v1/sessions/a%00b/events/stream', {}, '{id}'],
+      ['GET', '/v1/sessions/%ED%A0%80/events', {}, '{id}'],
+    ];
+    for (const [method, path, opts, at] of cases) {
+      const r = await call(method, path, opts);
+      expect([r.status, r.json?.error?.code, r.json?.error?.path], `${method} ${path} ${JSON.stringify(opts?.body ?? '')}`).toEqual([
+        400,
+        'BAD_REQUEST',
+        at,
+      ]);
+    }
+    // A NUL inside a message is text like any other (stored escaped in the JSON): accepted.
+    expect((await call('POST', '/v1/sessions/n/prompt', { body: { text: 'a\u0000b' } })).status).toBe(202);
+    expect((await store.inputs('n')).map((i) => i.content)).toEqual([[{ type: 'text', text: 'a\u0000b' }]]);
   });
 });
