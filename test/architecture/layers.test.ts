@@ -107,6 +107,52 @@ describe('reading imports', () => {
     ]);
   });
 
+  it('reports a module loader under another name, through a namespace, default import or destructuring, or passed around', () => {
+    const cases: [string, string][] = [
+      ["import { createRequire as cr } from 'node:module';", 'const req = cr(import.meta.url);'],
+      ["import * as m from 'node:module';", 'const req = m.createRequire(import.meta.url);'],
+      ["import m from 'module';", "m.Module._load('../cli/main.js');"],
+      ["const { createRequire: load } = await import('node:module');", 'load(import.meta.url);'],
+      ["const nm = require('node:module');", 'nm.createRequire(import.meta.url);'],
+      ["import { createRequire } from 'node:module';", 'const cr = createRequire;'],
+      ["import { Worker as W } from 'node:worker_threads';", "new W(new URL('../cli/main.js', import.meta.url));"],
+      ["import * as wt from 'worker_threads';", "new wt.Worker('../cli/main.js');"],
+      ['const r = require;', "r('../cli/main.js');"],
+      ['const p = "../cli/main.js";', 'require.resolve(p);'],
+    ];
+    for (const [bind, use] of cases) {
+      const r = readImports('x.ts', `${bind}\n${use}`);
+      expect(r.unreadable.length, `${bind} ${use}`).toBeGreaterThan(0);
+      expect(
+        r.unreadable.every((u) => u.form !== 'eval'),
+        use,
+      ).toBe(true);
+    }
+    // The reported line is where the loader is used (or, for `const r = require`, where it is taken).
+    expect(readImports('x.ts', cases[6]!.join('\n')).unreadable.map((u) => [u.form, u.line])).toEqual([['module-loader', 2]]);
+    expect(readImports('x.ts', cases[8]!.join('\n')).unreadable.map((u) => [u.form, u.line])).toEqual([['require', 1]]);
+  });
+
+  it('reports code compiled at run time, which can import any text', () => {
+    const cases = [
+      "new Function('s', 'return import(s)')('../cli/main.js');",
+      'Function(\'return import("../cli/main.js")\')();',
+      'eval(\'import("../cli/main.js")\');',
+      '(0, eval)(\'import("../cli/main.js")\');',
+      'globalThis.eval(\'import("../cli/main.js")\');',
+      'const F = Function; new F(\'return import("x")\');',
+      "import vm from 'node:vm'; new vm.Script('import(\"x\")');",
+    ];
+    for (const text of cases)
+      expect(
+        readImports('x.ts', text).unreadable.map((u) => u.form),
+        text,
+      ).toContain('eval');
+    // A type named Function, a property named eval and a string are not code.
+    const clean = readImports('x.ts', "type F = Function;\nconst o = { eval: 1 };\no.eval;\nconst s = 'eval(x)';");
+    expect(clean.unreadable).toEqual([]);
+  });
+
   it('reads createRequire(…) called at once with a literal as a require of that name', () => {
     const r = readImports('x.ts', "const Db = createRequire(import.meta.url)('better-sqlite3');");
     expect(r.unreadable).toEqual([]);
@@ -176,6 +222,10 @@ describe('the layer rules, on synthetic trees', () => {
       "const p = require.resolve('../high/x.js');",
       "const p = import.meta.resolve('../high/x.js');",
       'const x = await import(`../high/x.js`);',
+      // A renamed or namespaced createRequire called at once names what it loads.
+      "import { createRequire as cr } from 'node:module'; const x = cr(import.meta.url)('../high/x.js');",
+      "import * as m from 'node:module'; const x = m.createRequire(import.meta.url)('../high/x.js');",
+      '/// <reference path="../high/x.ts" />',
     ];
     const jsForms = [
       "/** @import { X } from '../high/x.js' */",
