@@ -118,7 +118,6 @@ interface Row {
 export function convertNextToV0(text: string, file?: string): ConvertedLog {
   const lines = text.split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  const strip = (l: string): string => (l.endsWith('\r') ? l.slice(0, -1) : l);
   let first = strip(lines[0] ?? '');
   if (first.charCodeAt(0) === 0xfeff) first = first.slice(1);
   const h = JSON.parse(first) as Obj;
@@ -158,145 +157,50 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
   for (let i = 1; i < lines.length; i++) {
     const l = strip(lines[i]!);
     if (l.trim() === '') continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(l);
-    } catch {
+    const v = parseRow(l, rows.length, i + 1, file);
+    if (v === undefined) {
       rest = i;
       break;
     }
-    if (!isObj(v) || typeof v.type !== 'string') {
-      rest = i;
-      break;
-    }
-    const lossy = lossyNumber(l);
-    if (lossy !== undefined)
-      throw lossyNumberError(
-        lossy,
-        typeof v.type === 'string' ? v.type : 'event',
-        typeof v.seq === 'number' ? v.seq : rows.length,
-        i + 1,
-        file,
-      );
     rows.push({ line: i + 1, o: v });
   }
 
-  const renamedIds = distinctPlaceholderIds(rows);
-  if (renamedIds > 0)
+  const conv = new RowConverter(h);
+  const events: { o: Obj; line: number }[] = [];
+  for (const { line, o } of rows) for (const e of conv.row(o, line)) events.push({ o: e, line });
+  if (conv.renamedIds > 0)
     warnings.push({
       code: 'FORMAT_CONVERTED',
-      message: `${renamedIds} message(s) shared a snapshot placeholder id with a different message; each got its own id (placeholder#n)`,
+      message:
+        `${conv.renamedIds} message(s) shared a snapshot placeholder id with a different message; ` + 'each got its own id (placeholder#n)',
     });
-
-  // Pass 1: the new seq of every old one (each stream's chunks come right before their event).
-  const newSeq: number[] = [];
-  let next = 0;
-  rows.forEach((r, i) => {
-    const old = typeof r.o.seq === 'number' ? r.o.seq : i;
-    const n = streamLength(r.o);
-    next += n;
-    // An attempt becomes its chunks only; references to it land on its last chunk.
-    if (r.o.type === 'assistant/attempt') newSeq[old] = next - 1;
-    else newSeq[old] = next++;
-  });
-  const map = (s: unknown): unknown => (typeof s === 'number' && Number.isSafeInteger(s) && s >= 0 && s < newSeq.length ? newSeq[s] : s);
-  const mapArr = (a: unknown): unknown => (Array.isArray(a) ? a.map(map) : a);
 
   // A fork (isSeeded: true) marks its inherited cut with a session/end-seed {inherited: true}:
   // the events before the last such marker came from the parent. Format 0 says the same with
   // the header's seedLength (the count of inherited events; its marker sits at seq seedLength),
   // so the cut is the marker's new seq.
   if (h.isSeeded === true) {
-    let cut: number | undefined;
-    let cutLine = 1;
-    for (let i = 0; i < rows.length; i++) {
-      const o = rows[i]!.o;
-      if (o.type === 'session/end-seed' && isObj(o.data) && o.data.inherited === true) {
-        cut = typeof o.seq === 'number' ? o.seq : i;
-        cutLine = rows[i]!.line;
-      }
-    }
-    if (cut === undefined || newSeq[cut] === undefined)
+    const cut = conv.inheritedCut;
+    if (cut === undefined)
       throw refuse(
         file,
         1,
         `a forked log of format ${version} (isSeeded: true) with no session/end-seed {inherited: true}: its inherited cut is unknown`,
       );
-    head.seedLength = newSeq[cut];
+    head.seedLength = cut.seq;
     warnings.push({
       code: 'FORMAT_CONVERTED',
       line: 1,
       message:
-        `forked log (isSeeded: true): the inherited cut at the session/end-seed of line ${cutLine} is read as seedLength ` +
-        `${newSeq[cut]}`,
+        `forked log (isSeeded: true): the inherited cut at the session/end-seed of line ${cut.line} is read as seedLength ` + `${cut.seq}`,
     });
   }
   out[0] = stringifyJson(head);
-
-  // Pass 2: emit.
-  let time = typeof h.createdAt === 'number' ? h.createdAt : 0;
-  let seq = 0;
-  let system: string | undefined;
-  const kept = new Map<string, number>();
-  const push = (o: Obj, line: number): void => {
+  for (const { o, line } of events) {
     out.push(stringifyJson(o));
     sourceLine.push(line);
-  };
-  for (const { line, o } of rows) {
-    if (typeof o.time === 'number') time = o.time;
-    const d = isObj(o.data) ? o.data : undefined;
-    const type = o.type as string;
-    // The stream first, as format 0 wrote it: chunk events before the message.
-    const chunkSeqs: number[] = [];
-    if ((type === 'assistant/message' || type === 'assistant/attempt') && d && Array.isArray(d.stream)) {
-      for (const c of expandStream(d.stream, d.turn, d.step, time)) {
-        chunkSeqs.push(seq);
-        push({ type: 'assistant/chunk', seq: seq++, time: c.time, data: c.data }, line);
-      }
-    }
-    if (type === 'assistant/attempt') continue;
-
-    const e: Obj = { type, seq: seq++, time };
-    let data: unknown = o.data;
-    if (d) data = eventData(type, d, map, mapArr);
-    if (type === 'system/message' && d && isObj(d.message)) system = textOf(d.message);
-    if (type === 'request/header' && isObj(data) && isObj(data.header) && data.header.system === undefined && system !== undefined) {
-      data = { ...data, header: { ...data.header, system } };
-    }
-    if (type === 'request/header' && isObj(data) && data.reason === 'series') {
-      // A header that starts a new series (after a compaction): format 0 calls it a change.
-      data = { ...data, reason: 'change', startsSeries: true };
-      kept.set(
-        'request/header reason "series" (read as "change", startsSeries: true)',
-        (kept.get('request/header reason "series" (read as "change", startsSeries: true)') ?? 0) + 1,
-      );
-    }
-    if (type === 'assistant/message' && isObj(data)) {
-      e.data = data;
-      e.surfaceOp = surfaceOp(o.surfaceOp, map);
-      e.sourceEventSeqs = chunkSeqs;
-    } else if (type === 'system/message') {
-      // Format 0 has no system surface event: kept (ignorable), its surface fields in the data.
-      const dd: Obj = { ...(data as Obj) };
-      if (o.surfaceOp !== undefined) dd.surfaceOp = surfaceOp(o.surfaceOp, map);
-      if (o.sourceEventSeqs !== undefined) dd.sourceEventSeqs = mapArr(o.sourceEventSeqs);
-      e.data = dd;
-      e.ignorable = true;
-      kept.set(type, (kept.get(type) ?? 0) + 1);
-    } else {
-      e.data = data;
-      if (o.surfaceOp !== undefined) e.surfaceOp = surfaceOp(o.surfaceOp, map);
-      if (o.sourceEventSeqs !== undefined) e.sourceEventSeqs = mapArr(o.sourceEventSeqs);
-      const renamed = RENAMED[type];
-      if (renamed) e.type = renamed;
-      else if (!KNOWN_EVENT_TYPES.has(type) && o.ignorable !== true) {
-        e.ignorable = true;
-        kept.set(type, (kept.get(type) ?? 0) + 1);
-      }
-      if (o.ignorable === true) e.ignorable = true;
-    }
-    push(e, line);
   }
+  const kept = conv.kept;
   if (kept.size > 0) {
     warnings.push({
       code: 'FORMAT_CONVERTED',
@@ -311,6 +215,178 @@ export function convertNextToV0(text: string, file?: string): ConvertedLog {
   }
   return { text: `${out.join('\n')}\n`, version, warnings, sourceLine };
 }
+
+/**
+ * A V2–V4 row's text parsed, or undefined when it is not a JSON object with a type (the caller
+ * passes it on for the format 0 reader to refuse or set aside as a torn tail). A number the
+ * text cannot carry exactly is refused here: the row is re-serialised later, which would hide
+ * the rounding.
+ */
+function parseRow(l: string, index: number, line: number, file: string | undefined): Obj | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(l);
+  } catch {
+    return undefined;
+  }
+  if (!isObj(v) || typeof v.type !== 'string') return undefined;
+  const lossy = lossyNumber(l);
+  if (lossy !== undefined) throw lossyNumberError(lossy, v.type, typeof v.seq === 'number' ? v.seq : index, line, file);
+  return v;
+}
+
+/**
+ * V2–V4 rows to format 0 events, one row at a time (references only ever point back, so one pass
+ * does): the state is the renumbering table, the clock, the system prompt in force and the
+ * placeholder ids seen. The whole-file conversion and the viewer's follow of a growing file
+ * share it.
+ */
+class RowConverter {
+  /** New seq of each old seq (the row index when rows carry no seq). */
+  private readonly newSeq: number[] = [];
+  private rows = 0;
+  private seq = 0;
+  private time: number;
+  private system: string | undefined;
+  private readonly ids = new PlaceholderIds();
+  readonly kept = new Map<string, number>();
+  /** The last session/end-seed {inherited: true}: its new seq and source line. */
+  inheritedCut: { seq: number; line: number } | undefined;
+
+  constructor(h: Obj) {
+    this.time = typeof h.createdAt === 'number' ? h.createdAt : 0;
+  }
+
+  get renamedIds(): number {
+    return this.ids.renamed;
+  }
+
+  private readonly map = (s: unknown): unknown =>
+    typeof s === 'number' && Number.isSafeInteger(s) && s >= 0 && s < this.newSeq.length ? this.newSeq[s] : s;
+  private readonly mapArr = (a: unknown): unknown => (Array.isArray(a) ? a.map(this.map) : a);
+
+  private count(what: string): void {
+    this.kept.set(what, (this.kept.get(what) ?? 0) + 1);
+  }
+
+  /** The format 0 events of one row (its stream's chunks first, then the event itself). */
+  row(o: Obj, line: number): Obj[] {
+    const { map, mapArr } = this;
+    this.ids.distinct(o);
+    const old = typeof o.seq === 'number' ? o.seq : this.rows;
+    this.rows++;
+    if (typeof o.time === 'number') this.time = o.time;
+    const time = this.time;
+    const d = isObj(o.data) ? o.data : undefined;
+    const type = o.type as string;
+    const out: Obj[] = [];
+    // The stream first, as format 0 wrote it: chunk events before the message.
+    const chunkSeqs: number[] = [];
+    if ((type === 'assistant/message' || type === 'assistant/attempt') && d && Array.isArray(d.stream)) {
+      for (const c of expandStream(d.stream, d.turn, d.step, time)) {
+        chunkSeqs.push(this.seq);
+        out.push({ type: 'assistant/chunk', seq: this.seq++, time: c.time, data: c.data });
+      }
+    }
+    // An attempt becomes its chunks only; references to it land on its last chunk.
+    if (type === 'assistant/attempt') {
+      if (Number.isSafeInteger(old) && old >= 0) this.newSeq[old] = this.seq - 1;
+      return out;
+    }
+    if (Number.isSafeInteger(old) && old >= 0) this.newSeq[old] = this.seq;
+
+    const e: Obj = { type, seq: this.seq++, time };
+    let data: unknown = o.data;
+    if (d) data = eventData(type, d, map, mapArr);
+    if (type === 'system/message' && d && isObj(d.message)) this.system = textOf(d.message);
+    if (type === 'request/header' && isObj(data) && isObj(data.header) && data.header.system === undefined && this.system !== undefined) {
+      data = { ...data, header: { ...data.header, system: this.system } };
+    }
+    if (type === 'request/header' && isObj(data) && data.reason === 'series') {
+      // A header that starts a new series (after a compaction): format 0 calls it a change.
+      data = { ...data, reason: 'change', startsSeries: true };
+      this.count('request/header reason "series" (read as "change", startsSeries: true)');
+    }
+    if (type === 'session/end-seed' && d?.inherited === true) this.inheritedCut = { seq: e.seq as number, line };
+    if (type === 'assistant/message' && isObj(data)) {
+      e.data = data;
+      e.surfaceOp = surfaceOp(o.surfaceOp, map);
+      e.sourceEventSeqs = chunkSeqs;
+    } else if (type === 'system/message') {
+      // Format 0 has no system surface event: kept (ignorable), its surface fields in the data.
+      const dd: Obj = { ...(data as Obj) };
+      if (o.surfaceOp !== undefined) dd.surfaceOp = surfaceOp(o.surfaceOp, map);
+      if (o.sourceEventSeqs !== undefined) dd.sourceEventSeqs = mapArr(o.sourceEventSeqs);
+      e.data = dd;
+      e.ignorable = true;
+      this.count(type);
+    } else {
+      e.data = data;
+      if (o.surfaceOp !== undefined) e.surfaceOp = surfaceOp(o.surfaceOp, map);
+      if (o.sourceEventSeqs !== undefined) e.sourceEventSeqs = mapArr(o.sourceEventSeqs);
+      const renamed = RENAMED[type];
+      if (renamed) e.type = renamed;
+      else if (!KNOWN_EVENT_TYPES.has(type) && o.ignorable !== true) {
+        e.ignorable = true;
+        this.count(type);
+      }
+      if (o.ignorable === true) e.ignorable = true;
+    }
+    out.push(e);
+    return out;
+  }
+}
+
+/**
+ * Following a growing V2–V4 file (the viewer): the converter's state after the rows already
+ * loaded, then each appended line converted to the format 0 lines it stands for, tagged with its
+ * source line. A line that is not a JSON object is passed on as it is, for the format 0 decoder
+ * to refuse at that line.
+ */
+export class NextTail {
+  private constructor(
+    private readonly conv: RowConverter,
+    private line: number,
+    private readonly file: string | undefined,
+  ) {}
+
+  /** The state after `text`: the header and the complete rows already loaded, of a V2–V4 log. */
+  static after(text: string, file?: string): NextTail {
+    const lines = text.split('\n');
+    if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    let first = strip(lines[0] ?? '');
+    if (first.charCodeAt(0) === 0xfeff) first = first.slice(1);
+    const conv = new RowConverter(JSON.parse(first) as Obj);
+    let rows = 0;
+    for (let i = 1; i < lines.length; i++) {
+      const l = strip(lines[i]!);
+      if (l.trim() === '') continue;
+      const o = parseRow(l, rows, i + 1, file);
+      if (o === undefined) break;
+      rows++;
+      conv.row(o, i + 1);
+    }
+    return new NextTail(conv, lines.length + 1, file);
+  }
+
+  /** Complete appended lines (`text` ends with a newline), each with the format 0 lines it becomes. */
+  convert(text: string): { line: number; lines: string[] }[] {
+    const out: { line: number; lines: string[] }[] = [];
+    const lines = text.split('\n');
+    lines.pop();
+    for (const raw of lines) {
+      const line = this.line++;
+      const l = strip(raw);
+      if (l.trim() === '') continue;
+      const o = parseRow(l, 0, line, this.file);
+      out.push({ line, lines: o === undefined ? [l] : this.conv.row(o, line).map((e) => stringifyJson(e)) });
+      if (o === undefined) break;
+    }
+    return out;
+  }
+}
+
+const strip = (l: string): string => (l.endsWith('\r') ? l.slice(0, -1) : l);
 
 /** A snapshot placeholder standing where dsh wrote a real id (`{{messageId}}`, `{{message:3}}`). */
 const PLACEHOLDER_ID = /^\{\{[^{}]*\}\}$/;
@@ -368,20 +444,21 @@ function messagesOf(o: Obj): Obj[] {
  * inbox and replay rely on that: two different messages pending at once under one id are refused
  * (DUPLICATE_MESSAGE_ID). So a placeholder id used by messages of different content gets a
  * suffix per distinct message (`{{messageId}}#2`, …); the same message (an inbox entry and the
- * user/message it became) keeps one id. Real (non-placeholder) ids are never touched. Returns how
- * many message objects were given a new id.
+ * user/message it became) keeps one id. Real (non-placeholder) ids are never touched.
  */
-function distinctPlaceholderIds(rows: Row[]): number {
-  const seen = new Map<string, Map<string, string>>();
-  let renamed = 0;
-  for (const { o } of rows) {
+class PlaceholderIds {
+  private readonly seen = new Map<string, Map<string, string>>();
+  /** How many message objects were given a new id. */
+  renamed = 0;
+
+  distinct(o: Obj): void {
     for (const m of messagesOf(o)) {
       const id = m.id;
       if (typeof id !== 'string' || !PLACEHOLDER_ID.test(id)) continue;
       const { id: _id, ...body } = m;
       const key = canonical(body);
-      let byBody = seen.get(id);
-      if (!byBody) seen.set(id, (byBody = new Map()));
+      let byBody = this.seen.get(id);
+      if (!byBody) this.seen.set(id, (byBody = new Map()));
       let given = byBody.get(key);
       if (given === undefined) {
         given = byBody.size === 0 ? id : `${id}#${byBody.size + 1}`;
@@ -389,11 +466,10 @@ function distinctPlaceholderIds(rows: Row[]): number {
       }
       if (given !== id) {
         m.id = given;
-        renamed++;
+        this.renamed++;
       }
     }
   }
-  return renamed;
 }
 
 /** V3's PTC renames, undone (format 0 calls them code dispatches). */
@@ -446,23 +522,6 @@ function eventData(type: string, d: Obj, map: (s: unknown) => unknown, mapArr: (
   if (typeof d.throughSeq === 'number') set('throughSeq', map(d.throughSeq));
   if (typeof d.sourceEventSeq === 'number') set('sourceEventSeq', map(d.sourceEventSeq));
   return out;
-}
-
-/** How many chunk events an event's embedded stream holds. */
-function streamLength(o: Obj): number {
-  if (o.type !== 'assistant/message' && o.type !== 'assistant/attempt') return 0;
-  const d = o.data;
-  if (!isObj(d) || !Array.isArray(d.stream)) return 0;
-  let n = 0;
-  for (const item of d.stream) {
-    if (!isObj(item)) continue;
-    if (item.type === 'chunk') n++;
-    else {
-      const p = item.type === 'tool-call-chunks' ? item.args : item.texts;
-      if (Array.isArray(p)) n += p.length;
-    }
-  }
-  return n;
 }
 
 /** The chunk events of an embedded stream, in order, with their times. */

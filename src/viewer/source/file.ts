@@ -12,6 +12,7 @@ import { loadJsonlFile, type LogWarning } from '../../session/index.js';
 import { ViewerError, describeError } from '../errors.js';
 import { GrowingSource } from './growing.js';
 import { lineStartInFile } from '../../store/load.js';
+import { NextTail, nextVersionOf } from '../../session/codec/next.js';
 
 export interface FileSourceOptions {
   /** How often the file's size is checked, in ms (default 250). */
@@ -45,6 +46,22 @@ export class FileSource extends GrowingSource {
     super(path, loaded, warnings, nextLine, opts.knownTypes);
     this.ino = ino;
     this.offset = lineStartInFile(path, nextLine);
+    this.followNewerFormat(path);
+  }
+
+  /**
+   * A log of dsh's formats 2–4 was converted to format 0 when loaded; lines appended to it are
+   * converted the same way, continuing from the state the loaded rows left (renumbering, clock,
+   * system prompt). Format 1's rows are format 0's and need nothing.
+   */
+  private followNewerFormat(path: string): void {
+    const head = readStart(path, Math.min(this.offset, 64 << 10));
+    const nl = head.indexOf(0x0a);
+    // A header line longer than what was read is no dsh header of a newer format.
+    const version = nl < 0 ? undefined : nextVersionOf(head.toString('utf8', 0, nl));
+    if (version === undefined || version === 1) return;
+    const tail = NextTail.after(readStart(path, this.offset).toString('utf8'), path);
+    this.convertAppended = (text) => tail.convert(text);
   }
 
   /** Load `path` and start following it. Load failures are the codec's `SessionError`s. */
@@ -107,6 +124,23 @@ export class FileSource extends GrowingSource {
     }
     if (this.ingest(buf.toString('utf8', 0, lastNl + 1))) this.offset += lastNl + 1;
   }
+}
+
+/** The first `bytes` bytes of a file (fewer if it is shorter). */
+function readStart(path: string, bytes: number): Buffer {
+  const buf = Buffer.allocUnsafe(bytes);
+  let n = 0;
+  const fd = openSync(path, 'r');
+  try {
+    while (n < bytes) {
+      const r = readSync(fd, buf, n, bytes - n, n);
+      if (r === 0) break;
+      n += r;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return buf.subarray(0, n);
 }
 
 export function assertFile(path: string): void {

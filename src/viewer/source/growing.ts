@@ -25,6 +25,11 @@ export abstract class GrowingSource implements LogSource {
   private readonly validation: ValidationOptions;
   private state: FollowState = { state: 'following' };
   private listeners: ((batch: readonly SessionEvent[]) => void)[] = [];
+  /**
+   * For a log of dsh's formats 2–4: appended lines converted to format 0 as the load converted
+   * the rest (`NextTail`), each with its source line.
+   */
+  protected convertAppended: ((text: string) => { line: number; lines: string[] }[]) | undefined;
 
   protected constructor(
     label: string,
@@ -112,7 +117,8 @@ export abstract class GrowingSource implements LogSource {
     let failure: unknown;
     try {
       this.decoder ??= this.makeDecoder();
-      this.decoder.decode(text, batch);
+      if (this.convertAppended) this.decoder.decodeConverted(this.convertAppended(text), batch);
+      else this.decoder.decode(text, batch);
     } catch (e) {
       failure = e;
     }

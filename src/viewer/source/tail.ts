@@ -83,6 +83,23 @@ export class TailDecoder {
     }
   }
 
+  /**
+   * Decode appended lines of a newer-format log, already converted to format 0 (`NextTail`):
+   * each source line with the format 0 lines it stands for, refused at its source line.
+   */
+  decodeConverted(groups: readonly { line: number; lines: readonly string[] }[], out: SessionEvent[]): void {
+    for (const g of groups) {
+      this.line = g.line + 1;
+      for (const line of g.lines) {
+        try {
+          this.decodeLine(line, out);
+        } catch (e) {
+          throw this.at(e, g.line);
+        }
+      }
+    }
+  }
+
   private decodeLine(line: string, out: SessionEvent[]): void {
     let v: unknown;
     try {
