@@ -28,6 +28,32 @@ describe('the CodedError rule', () => {
       'x.ts:10 Cyclic2Error (Cyclic2Error → Cyclic1Error → Cyclic2Error)',
     ]);
   });
+
+  it('rejects anonymous error classes and class expressions, named by the binding they are assigned to', () => {
+    const text = [
+      'class CodedError extends Error {}',
+      "export const SneakyError = class extends Error { code = 'X'; };", // 2
+      'export const Sneaky = class extends globalThis.Error {};', // 3
+      'export default class extends Error {}', // 4
+      'const errors = { Lost: class extends RangeError {} };', // 5
+      'let Late; Late = class extends Error {};', // 6
+      'class ChildOfSneaky extends SneakyError {}', // 7
+      'throw new (class extends Error {})();', // 8
+      'const Mixed = class extends withCode(Error) {};', // 9
+      'export const GoodError = class extends CodedError {};', // 10
+      'const Good = class Named extends CodedError {};', // 11
+    ].join('\n');
+    expect(uncodedErrors(readClasses('x.ts', text))).toEqual([
+      'x.ts:2 SneakyError (SneakyError → Error)',
+      'x.ts:3 Sneaky (Sneaky → Error)',
+      'x.ts:4 default (default → Error)',
+      'x.ts:5 Lost (Lost → RangeError)',
+      'x.ts:6 Late (Late → Error)',
+      'x.ts:7 ChildOfSneaky (ChildOfSneaky → SneakyError → Error)',
+      'x.ts:8 (anonymous class) ((anonymous class) → Error)',
+      'x.ts:9 Mixed (Mixed → withCode(Error))',
+    ]);
+  });
 });
 
 describe('src/', () => {
