@@ -71,7 +71,6 @@ function input(kind: 'prompt' | 'steer' | 'inject' | 'cancel', summaryText: stri
     ...(kind === 'cancel' ? {} : { body: textBody }),
     responses: {
       202: { description: 'queued; a worker holding (or taking) the session applies it, once', schema: queued },
-      400: { description: 'bad body', schema: ERR },
       404: { description: 'no such session', schema: ERR },
     },
   };
@@ -117,7 +116,6 @@ export const ROUTES: readonly RouteSpec[] = [
     },
     responses: {
       201: { description: 'created', schema: { type: 'object', required: ['id'], properties: { id: str, inputId: int } } },
-      400: { description: 'bad body', schema: ERR },
       409: { description: 'the id is taken', schema: ERR },
     },
   },
@@ -187,6 +185,45 @@ export function badChars(v: string, nul: boolean): string | undefined {
   if (LONE_SURROGATE.test(v)) return 'holds a lone UTF-16 surrogate (not Unicode text)';
   if (!nul && v.includes('\u0000')) return 'holds a NUL character';
   return undefined;
+}
+
+export type Responses = RouteSpec['responses'];
+
+/**
+ * Every status a route can answer: its own (`responses`) and those that follow from what it
+ * takes, as the server produces them: 401 and 503 where the token and the database are involved,
+ * 400 for a bad path parameter, query parameter or header, 400/413/415 for a body, 404 for a Host
+ * that is not loopback (and an unknown session), 405 for another method on its path. The document
+ * lists exactly these (test/serve/serve.test.ts drives each one).
+ */
+export function responsesOf(r: RouteSpec): Responses {
+  const reasons = new Map<number, string[]>();
+  const add = (status: number, why: string): void => {
+    const list = reasons.get(status) ?? [];
+    if (!list.includes(why)) list.push(why);
+    reasons.set(status, list);
+  };
+  for (const [status, res] of Object.entries(r.responses)) add(Number(status), res.description);
+  if (r.auth) {
+    add(401, 'missing or wrong bearer token (WWW-Authenticate: Bearer)');
+    add(503, 'the database cannot be reached or failed (CONNECT_FAILED, DATABASE_ERROR): retry later');
+  }
+  if (r.path.includes('{')) add(400, 'a path parameter that is no id (bad percent-encoding, a NUL, a lone surrogate); the path is `{id}`');
+  for (const q of r.query ?? []) add(400, `a bad ?${q.name}`);
+  for (const h of r.headers ?? []) add(400, `a bad ${h.name} header`);
+  if (r.method === 'POST') {
+    add(400, 'a body that is not a JSON object, or a field that is missing, unknown or wrong (the path names it)');
+    add(413, 'a body over 1 MiB (BODY_TOO_LARGE)');
+    add(415, 'a body not sent as application/json (UNSUPPORTED_MEDIA_TYPE)');
+  }
+  add(404, 'a Host header that names no loopback address (`unknown host`)');
+  add(405, 'another method on this path (METHOD_NOT_ALLOWED; Allow lists those it has)');
+  const out: Record<number, Responses[number]> = {};
+  for (const [status, why] of [...reasons].sort((a, b) => a[0] - b[0])) {
+    const own = r.responses[status];
+    out[status] = own ? { ...own, description: why.join('; ') } : { description: why.join('; '), schema: ERR };
+  }
+  return out;
 }
 
 /** A request's route: the spec and its path parameters, or why none. */

@@ -1,5 +1,5 @@
 /** The OpenAPI 3.1 document of `dsh serve`, generated from the route table (api.ts). */
-import { ROUTES, type RouteSpec } from './api.js';
+import { responsesOf, ROUTES, type RouteSpec } from './api.js';
 
 function operation(r: RouteSpec): Record<string, unknown> {
   const params: unknown[] = [];
@@ -9,7 +9,7 @@ function operation(r: RouteSpec): Record<string, unknown> {
   for (const h of r.headers ?? [])
     params.push({ name: h.name, in: 'header', required: false, description: h.description, schema: { type: 'string' } });
   const responses: Record<string, unknown> = {};
-  for (const [status, res] of Object.entries(r.responses)) {
+  for (const [status, res] of Object.entries(responsesOf(r))) {
     const content = res.sse
       ? { 'text/event-stream': { schema: { type: 'string' } } }
       : res.schema
@@ -19,11 +19,6 @@ function operation(r: RouteSpec): Record<string, unknown> {
           : undefined;
     responses[status] = { description: res.description, ...(content ? { content } : {}) };
   }
-  if (r.auth)
-    responses['401'] = {
-      description: 'missing or wrong bearer token',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
   return {
     operationId: r.operationId,
     summary: r.summary,

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { stringifyJson, textResponse, type GenerateRequest, type SessionEvent } from '../../src/index.js';
 import { PgStore, inputMessageId } from '../../src/postgres/index.js';
 import { ROUTES, startServe, type Serve } from '../../src/serve/index.js';
+import type { RouteSpec } from '../../src/serve/api.js';
 import { describePg, freshSchema, pgUrl } from '../postgres/support/pg.js';
 import { lastUserText, startWorker, until, type TestWorker } from '../worker/support.js';
 
@@ -45,9 +46,9 @@ interface Reply {
 function call(
   method: string,
   path: string,
-  opts: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> } = {},
+  opts: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string>; base?: string } = {},
 ): Promise<Reply> {
-  const u = new URL(path, serve.url);
+  const u = new URL(path, opts.base ?? serve.url);
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== null) headers.authorization = `Bearer ${opts.token ?? TOKEN}`;
   const body = opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined);
@@ -183,6 +184,80 @@ describePg('dsh serve (HTTP API)', () => {
     const r = await call('DELETE', '/v1/sessions');
     expect(r.status).toBe(405);
     expect(r.headers.allow).toBe('GET, POST');
+  });
+
+  // The matrix comes from the route table: a status the server answers without a document entry fails here.
+  it('every status the server answers is in the document, and every documented status is answered', async () => {
+    const doc = (await call('GET', '/openapi.json', { token: null })).json;
+    await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'm' } });
+    // The same server over a database that is not there: every route that reads it is a 503.
+    const dead = new PgStore({ url: 'postgres://nobody@127.0.0.1:1/none', schema, connectTimeoutMs: 300 });
+    const down = await startServe({ store: dead, token: TOKEN });
+    let fresh = 0;
+    const okBody = (r: RouteSpec): Parameters<typeof call>[2] =>
+      r.method !== 'POST'
+        ? {}
+        : r.operationId === 'createSession'
+          ? { body: { cwd: '/tmp', id: `m${++fresh}` } }
+          : r.operationId === 'cancel'
+            ? {}
+            : { body: { text: 'x' } };
+    const concrete = (r: RouteSpec, id: string): string => r.path.replace('{id}', id);
+    try {
+      for (const r of ROUTES) {
+        const documented = Object.keys(doc.paths[r.path][r.method.toLowerCase()].responses).map(Number).sort();
+        const cases: { why: string; want: number; path: string; opts: Parameters<typeof call>[2] }[] = [];
+        const ok = Number(Object.keys(r.responses).find((k) => k.startsWith('2')));
+        cases.push({ why: 'good input', want: ok, path: concrete(r, 'm'), opts: okBody(r) });
+        cases.push({
+          why: 'a Host that is not loopback',
+          want: 404,
+          path: concrete(r, 'm'),
+          opts: { ...okBody(r), headers: { host: 'x.example' } },
+        });
+        if (r.auth) {
+          cases.push({ why: 'no token', want: 401, path: concrete(r, 'm'), opts: { ...okBody(r), token: null } });
+          cases.push({ why: 'the database is down', want: 503, path: concrete(r, 'm'), opts: { ...okBody(r), base: down.url } });
+        }
+        if (r.path.includes('{id}')) {
+          cases.push({ why: 'an unknown session', want: 404, path: concrete(r, 'nope'), opts: okBody(r) });
+          cases.push({ why: 'an id with a NUL', want: 400, path: concrete(r, 'a%00b'), opts: okBody(r) });
+        }
+        for (const q of r.query ?? [])
+          cases.push({ why: `a bad ?${q.name}`, want: 400, path: `${concrete(r, 'm')}?${q.name}=-1`, opts: {} });
+        for (const h of r.headers ?? [])
+          cases.push({ why: `a bad ${h.name}`, want: 400, path: concrete(r, 'm'), opts: { headers: { [h.name.toLowerCase()]: 'x' } } });
+        if (r.method === 'POST') {
+          cases.push({ why: 'a body that is not JSON', want: 400, path: concrete(r, 'm'), opts: { raw: '{' } });
+          cases.push({ why: 'a body too large', want: 413, path: concrete(r, 'm'), opts: { raw: `"${'x'.repeat(1.1 * (1 << 20))}"` } });
+          cases.push({
+            why: 'a body not JSON-typed',
+            want: 415,
+            path: concrete(r, 'm'),
+            opts: { raw: 'text=x', headers: { 'content-type': 'text/plain' } },
+          });
+        }
+        if (r.operationId === 'createSession')
+          cases.push({ why: 'an id that is taken', want: 409, path: r.path, opts: { body: { cwd: '/tmp', id: 'm' } } });
+        cases.push({ why: 'another method', want: 405, path: concrete(r, 'm'), opts: {} });
+        const seen = new Set<number>();
+        for (const c of cases) {
+          const method = c.why === 'another method' ? 'DELETE' : r.method;
+          const status =
+            r.operationId === 'streamEvents' && c.want === ok
+              ? (await sse(c.path, { stop: () => true })).status
+              : (await call(method, c.path, c.opts)).status;
+          const label = `${r.method} ${r.path}, ${c.why}: answered ${status}`;
+          expect(status, label).toBe(c.want);
+          expect(documented, `${label}, which the document does not list`).toContain(status);
+          seen.add(status);
+        }
+        expect(documented, `${r.method} ${r.path}: documented statuses that no input produced`).toEqual([...seen].sort());
+      }
+    } finally {
+      await down.close();
+      await dead.close();
+    }
   });
 
   // SSE resumes from Last-Event-ID with no gap or duplicate.
