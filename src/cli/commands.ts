@@ -274,7 +274,10 @@ Examples:
     });
   sessions
     .command('import')
-    .description('store dsh JSONL logs as sessions in the current store (DSH_STORE), exactly as they are')
+    .description(
+      'store dsh JSONL logs as sessions in the current store (DSH_STORE): lines dsh wrote (canonical JSON) byte for byte; ' +
+        'any other line as its canonical form (the same JSON value)',
+    )
     .argument('<file...>', 'session log files; - reads standard input')
     .option('--json', 'print one JSON report')
     .addHelpText(

@@ -4,6 +4,8 @@
  * byte for byte (so `export | import` between the JSONL store and PostgreSQL, in either
  * direction, and back, gives the same file). What is exported is the log as stored: no crash
  * repair, no seed marker; a turn left open arrives open and is closed by the next `open`.
+ * "Byte for byte" holds for the lines dsh writes (canonical JSON); a hand-edited line (spaces,
+ * escapes, CRLF, a BOM) is accepted and stored as its canonical form, the same JSON value.
  *
  *   dsh sessions export 3f2a > s.jsonl
  *   DSH_STORE=postgres://… dsh sessions import s.jsonl

@@ -108,6 +108,39 @@ describePg('the CLI on PostgreSQL (DSH_STORE)', () => {
     expect(readFileSync(file2!, 'utf8')).toBe(readFileSync(file!, 'utf8'));
   });
 
+  it('import stores canonical lines byte for byte and others in their canonical form (what its help says)', async () => {
+    const schema = freshSchema();
+    const home = tempDir();
+    const env = { DSH_HOME: home, HOME: tempDir() };
+    const pgEnv = { ...env, DSH_STORE: pgUrl!, DSH_STORE_SCHEMA: schema };
+    const help = await runMain(['sessions', 'import', '--help'], env);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'lines dsh wrote (canonical JSON) byte for byte; any other line as its canonical form',
+    );
+    // A canonical log (dsh wrote it), and the same log hand-edited: spaces, an escaped key, CRLF.
+    const canonical = encodeJsonl({ version: 0, id: 'canon', createdAt: 1, cwd: '/w' }, [
+      {
+        type: 'user/message',
+        seq: 0,
+        time: 2,
+        data: { id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } },
+        surfaceOp: 'append',
+      },
+    ] as never);
+    const lines = canonical.split('\n');
+    const edited = `${lines[0]!.replace('"canon"', '"edited"')}\r\n${lines[1]!.replace('{"type":', '{ "\\u0074ype" :  ')}  \r\n`;
+    const dir = tempDir();
+    writeFileSync(join(dir, 'canon.jsonl'), canonical);
+    writeFileSync(join(dir, 'edited.jsonl'), edited);
+    for (const e of [env, pgEnv]) {
+      expect((await runMain(['sessions', 'import', join(dir, 'canon.jsonl'), join(dir, 'edited.jsonl')], e)).code).toBe(0);
+      expect((await runMain(['sessions', 'export', 'canon'], e)).stdout).toBe(canonical);
+      const back = (await runMain(['sessions', 'export', 'edited'], e)).stdout;
+      expect(back).not.toBe(edited);
+      expect(back).toBe(canonical.replace('"canon"', '"edited"'));
+    }
+  });
+
   it('dsh log show --follow prints a session another store writes, each event once', async () => {
     const schema = freshSchema();
     const writer = new PgStore({ url: pgUrl!, schema, clock: fixedClock() });
