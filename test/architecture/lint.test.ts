@@ -81,7 +81,7 @@ describe('format (biome.jsonc)', () => {
   });
 });
 
-describe("the page's type check (src/viewer/page/tsconfig.json)", () => {
+describe("the page's type check (src/viewer/page/tsconfig.json, tsconfig.typed.json)", () => {
   // One program over three page scripts (the DOM library is large to load): each one's errors.
   it('rejects a DOM property the element does not have and a possibly-null element; accepts them typed', () => {
     const dir = files({
@@ -89,15 +89,30 @@ describe("the page's type check (src/viewer/page/tsconfig.json)", () => {
       'maybe-null.js': "// @ts-check\ndocument.getElementById('x').hidden = true;\n",
       'typed.js': "// @ts-check\nconst el = /** @type {HTMLInputElement} */ (document.getElementById('x'));\nel.value = 'x';\n",
     });
-    copyFileSync(join(repoRoot, 'src/viewer/page/tsconfig.json'), join(dir, 'tsconfig.json'));
-    const cfg = ts.getParsedCommandLineOfConfigFile(
-      join(dir, 'tsconfig.json'),
-      {},
-      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
-    )!;
-    const errors = ts
-      .getPreEmitDiagnostics(ts.createProgram(cfg.fileNames, cfg.options))
-      .map((d) => `${d.file?.fileName.slice(dir.length + 1)} TS${d.code}`);
-    expect(errors.sort()).toEqual(['maybe-null.js TS2531', 'no-such-property.js TS2339']);
+    expect(pageErrors(dir, 'tsconfig.json')).toEqual(['maybe-null.js TS2531', 'no-such-property.js TS2339']);
+  });
+
+  it('rejects an untyped parameter in the scripts tsconfig.typed.json lists (noImplicitAny), and accepts a typed one', () => {
+    const dir = files({
+      'api.js': '// @ts-check\nexport function api(route) {\n  return route;\n}\n',
+      'dom.js': '// @ts-check\n/** @param {string} s */\nexport function visible(s) {\n  return s;\n}\n',
+      'format.js': '// @ts-check\nexport const nf = (n = 1) => n;\n',
+      'types.d.ts': 'export type Kid = Node;\n',
+      'unsafe-chars.d.ts': 'export const UNSAFE_CHAR_CLASS: string;\n',
+      // not listed: still checked by tsconfig.json, with untyped parameters as any
+      'app.js': '// @ts-check\nexport function later(x) {\n  return x;\n}\n',
+    });
+    expect(pageErrors(dir, 'tsconfig.typed.json')).toEqual(['api.js TS7006']);
+    expect(pageErrors(dir, 'tsconfig.json')).toEqual([]);
   });
 });
+
+/** The page's tsconfig (with the one it extends) run on the scripts in `dir`: `file TScode`, sorted. */
+function pageErrors(dir: string, config: string): string[] {
+  for (const name of ['tsconfig.json', 'tsconfig.typed.json']) copyFileSync(join(repoRoot, 'src/viewer/page', name), join(dir, name));
+  const cfg = ts.getParsedCommandLineOfConfigFile(join(dir, config), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  return ts
+    .getPreEmitDiagnostics(ts.createProgram(cfg.fileNames, cfg.options))
+    .map((d) => `${d.file?.fileName.slice(dir.length + 1)} TS${d.code}`)
+    .sort();
+}

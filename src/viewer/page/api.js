@@ -2,12 +2,22 @@
 // The server's JSON API. URLs are relative: the page lives under its token path, and so do they.
 
 export class ApiError extends Error {
+  /**
+   * @param {string} code the server's stable error code (or HTTP_<status>)
+   * @param {string} message
+   */
   constructor(code, message) {
     super(message);
     this.code = code;
   }
 }
 
+/**
+ * GET `api/<route>` with the given query parameters (undefined and null ones left out).
+ * @param {string} route
+ * @param {Record<string, string | number | boolean | null | undefined>} [params]
+ * @returns {Promise<any>} the response's JSON, shaped by the route (see src/viewer/api.ts)
+ */
 export async function api(route, params = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));

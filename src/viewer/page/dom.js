@@ -4,10 +4,14 @@
 // the Content-Security-Policy's Trusted Types rule would make such an assignment throw.
 
 import { UNSAFE_CHAR_CLASS } from './unsafe-chars.js';
+/** @import { Kid } from './types.js' */
 
 let term = '';
 
-/** Search text to highlight in text rendered from now on ('' for none). */
+/**
+ * Search text to highlight in text rendered from now on ('' for none).
+ * @param {string} q
+ */
 export function setHighlight(q) {
   term = q.toLowerCase();
 }
@@ -17,6 +21,7 @@ export function setHighlight(q) {
 // terminal's too (src/model/unsafe-chars.ts), served by the viewer as unsafe-chars.js.
 const CONTROL = new RegExp('[' + UNSAFE_CHAR_CLASS + ']', 'g');
 
+/** @param {string} s */
 export function visible(s) {
   return s.replace(CONTROL, (c) => {
     const code = c.charCodeAt(0);
@@ -33,6 +38,10 @@ export function visible(s) {
 const RUN = 64;
 const LONG_RUN = /\S{64,}/g;
 
+/**
+ * @param {Node & ParentNode} parent
+ * @param {string} text
+ */
 function appendBreakable(parent, text) {
   LONG_RUN.lastIndex = 0;
   let pos = 0;
@@ -46,7 +55,11 @@ function appendBreakable(parent, text) {
   parent.append(document.createTextNode(text.slice(pos)));
 }
 
-/** Text: text nodes, with <mark>s around search hits and <wbr>s in long unbroken runs. */
+/**
+ * Text: text nodes, with <mark>s around search hits and <wbr>s in long unbroken runs.
+ * @param {unknown} s
+ * @returns {Text | DocumentFragment}
+ */
 export function txt(s) {
   const v = visible(String(s));
   const lower = term ? v.toLowerCase() : '';
@@ -69,7 +82,14 @@ export function txt(s) {
   return frag;
 }
 
-/** An element with a class and children (strings become text through `txt`). */
+/**
+ * An element with a class and children (strings become text through `txt`).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null | undefined} [cls]
+ * @param {...Kid} kids
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, cls, ...kids) {
   const el = document.createElement(tag);
   if (cls) el.className = cls;
@@ -77,6 +97,10 @@ export function h(tag, cls, ...kids) {
   return el;
 }
 
+/**
+ * @param {HTMLElement} el
+ * @param {Kid} k
+ */
 function add(el, k) {
   if (k === null || k === undefined || k === false) return;
   if (Array.isArray(k)) {
@@ -88,10 +112,17 @@ function add(el, k) {
   }
 }
 
+/** @param {Node} el */
 export function clear(el) {
   while (el.firstChild) el.firstChild.remove();
 }
 
+/**
+ * @param {Kid} label
+ * @param {string | null | undefined} cls
+ * @param {(e: MouseEvent) => void} onClick
+ * @param {string} [title]
+ */
 export function button(label, cls, onClick, title) {
   const b = h('button', cls, label);
   b.type = 'button';

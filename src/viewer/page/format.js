@@ -3,21 +3,35 @@
 
 const nf = new Intl.NumberFormat('en-US');
 
+/**
+ * Token sums as the index reports them; input excludes the cache.
+ * @typedef {{ input: number, cacheRead: number, cacheWrite: number, output: number, reasoning: number }} Usage
+ */
+
+/** @param {number} n */
 export function num(n) {
   return nf.format(n);
 }
 
-/** 1234 → 1.2k, 2500000 → 2.5M: compact, for summary rows. */
+/**
+ * 1234 → 1.2k, 2500000 → 2.5M: compact, for summary rows.
+ * @param {number} n
+ */
 export function short(n) {
   if (n < 1000) return String(n);
   if (n < 1e6) return (n / 1e3).toFixed(n < 1e4 ? 1 : 0) + 'k';
   return (n / 1e6).toFixed(n < 1e7 ? 1 : 0) + 'M';
 }
 
+/**
+ * @param {number} n
+ * @param {string} word
+ */
 export function plural(n, word) {
   return num(n) + ' ' + word + (n === 1 ? '' : 's');
 }
 
+/** @param {number | null | undefined} ms */
 export function duration(ms) {
   if (ms === undefined || ms === null) return '';
   if (ms < 1000) return ms + ' ms';
@@ -26,7 +40,10 @@ export function duration(ms) {
   return m + ' min ' + Math.round((ms % 60000) / 1000) + ' s';
 }
 
-/** Index usage sums ({input, cacheRead, cacheWrite, output, reasoning}; input excludes cache). */
+/**
+ * Index usage sums ({input, cacheRead, cacheWrite, output, reasoning}; input excludes cache).
+ * @param {Usage} u
+ */
 export function usageParts(u) {
   const incl = u.input + u.cacheRead + u.cacheWrite;
   const parts = ['in ' + short(incl)];
@@ -35,6 +52,7 @@ export function usageParts(u) {
   return parts.join(' · ');
 }
 
+/** @param {Usage} u */
 export function usageTitle(u) {
   return (
     'input incl. cache ' +
@@ -52,8 +70,12 @@ export function usageTitle(u) {
   );
 }
 
-/** One message's usage as recorded ({input?, cacheRead?, cacheWrite?, output?, reasoning?}). */
+/**
+ * One message's usage as recorded ({input?, cacheRead?, cacheWrite?, output?, reasoning?}).
+ * @param {Partial<Usage>} u
+ */
 export function messageUsage(u) {
+  /** @param {keyof Usage} k */
   const z = (k) => u[k] || 0;
   return usageParts({
     input: z('input'),
@@ -64,6 +86,7 @@ export function messageUsage(u) {
   });
 }
 
+/** @param {unknown} ms epoch milliseconds; anything else prints as '' */
 export function time(ms) {
   if (typeof ms !== 'number') return '';
   return new Date(ms)

@@ -224,6 +224,7 @@ export function itemBody(item, onFull) {
         h('div', 'tool-result ' + item.status, blocks(item.content, onFull)),
       ];
     case 'header': {
+      /** @type {HTMLElement[]} */
       const out = [
         head(
           'request header',
