@@ -88,8 +88,10 @@ describe("the page's type check (src/viewer/page/tsconfig.json, tsconfig.typed.j
       'no-such-property.js': "// @ts-check\ndocument.body.valu = 'x';\n",
       'maybe-null.js': "// @ts-check\ndocument.getElementById('x').hidden = true;\n",
       'typed.js': "// @ts-check\nconst el = /** @type {HTMLInputElement} */ (document.getElementById('x'));\nel.value = 'x';\n",
+      // a script in a subfolder of the page is checked too
+      'sub/deep.js': "// @ts-check\ndocument.body.valu = 'x';\n",
     });
-    expect(pageErrors(dir, 'tsconfig.json')).toEqual(['maybe-null.js TS2531', 'no-such-property.js TS2339']);
+    expect(pageErrors(dir, 'tsconfig.json')).toEqual(['maybe-null.js TS2531', 'no-such-property.js TS2339', 'sub/deep.js TS2339']);
   });
 
   it('rejects an untyped parameter in the scripts tsconfig.typed.json lists (noImplicitAny), and accepts a typed one', () => {
