@@ -140,6 +140,7 @@ Examples:
     )
     .option('-p, --port <n>', 'port (default: any free port)', portNumber)
     .option('--host <host>', 'loopback address to listen on: 127.0.0.1 (default), ::1 or localhost')
+    .option('--max-streams <n>', 'event streams open at once; more get 503 with Retry-After (default 64)', positiveInt)
     .addHelpText(
       'after',
       `

@@ -14,6 +14,7 @@ import { packageVersion } from './version.js';
 export interface ServeCliOptions {
   port?: number;
   host?: string;
+  maxStreams?: number;
 }
 
 export async function runServe(opts: ServeCliOptions, io: Io, until: Promise<unknown> = waitForSignal()): Promise<number> {
@@ -30,6 +31,7 @@ export async function runServe(opts: ServeCliOptions, io: Io, until: Promise<unk
       version: packageVersion(),
       ...(opts.host !== undefined ? { host: opts.host } : {}),
       ...(opts.port !== undefined ? { port: opts.port } : {}),
+      ...(opts.maxStreams !== undefined ? { maxStreams: opts.maxStreams } : {}),
     });
   } catch (e) {
     await store.close();

@@ -661,6 +661,58 @@ export class PgStore implements Store {
     }
   }
 
+  /** One session's header text and who holds it (a row, no events): what `dsh serve` answers. SESSION_NOT_FOUND if none. */
+  async sessionInfo(id: string): Promise<{ header: string; lockedBy?: LockHolder }> {
+    this.assertOpen();
+    const pool = await this.pool();
+    let row: SessionRow | undefined;
+    try {
+      row = await sessionRow(pool, this.names, id);
+    } catch (e) {
+      throw pgError(e, `cannot read session ${id}`, { sessionId: id });
+    }
+    if (!row) throw this.notFound(id);
+    const holder = holderOf(row);
+    return holder ? { header: row.header, lockedBy: holder } : { header: row.header };
+  }
+
+  /**
+   * A new session nobody holds, for the workers (`dsh serve`): its row (the header; no events),
+   * and its first prompt queued, in one transaction, so it never exists without the prompt it
+   * was created with. SESSION_EXISTS if the id is taken.
+   */
+  async createQueued(opts: { cwd: string; id?: string }, prompt?: ContentBlock[]): Promise<{ id: string; input?: QueuedInput }> {
+    this.assertOpen();
+    const session = Session.create({
+      ...this.sessionOptions(),
+      header: { cwd: opts.cwd },
+      ...(opts.id !== undefined ? { id: opts.id } : {}),
+    });
+    const pool = await this.pool();
+    const n = this.names;
+    const h = session.header;
+    try {
+      return await inTransaction(pool, async (c) => {
+        const r = await c.query(
+          `INSERT INTO ${n.sessions} (id, header, cwd, created_at, base_seq) VALUES ($1, $2, $3, $4, 0) ON CONFLICT (id) DO NOTHING`,
+          [session.id, encodeHeaderLine(h).slice(0, -1), h.cwd ?? null, h.createdAt],
+        );
+        if (r.rowCount !== 1)
+          throw new StoreError(
+            'SESSION_EXISTS',
+            `session ${JSON.stringify(session.id)} already exists in ${this.location}; nothing was overwritten`,
+            {
+              sessionId: session.id,
+            },
+          );
+        const input = prompt ? await enqueueInput(c, n, session.id, 'prompt', prompt) : undefined;
+        return input ? { id: session.id, input } : { id: session.id };
+      });
+    } catch (e) {
+      throw pgError(e, `cannot create session ${session.id} in ${this.location}`, { sessionId: session.id });
+    }
+  }
+
   // --- The input queue (dsh serve, dsh worker): queue.ts
 
   /** Queue a prompt, steering, context or a cancel for whoever holds (or next takes) the session. */

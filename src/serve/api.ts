@@ -170,6 +170,7 @@ export const ROUTES: readonly RouteSpec[] = [
     responses: {
       200: { description: 'text/event-stream: `id: <seq>`, `event: <type>`, `data: <the event JSON>`', sse: true },
       404: { description: 'no such session', schema: ERR },
+      503: { description: 'too many streams open (TOO_MANY_STREAMS, `--max-streams`): retry after Retry-After seconds', schema: ERR },
     },
   },
 ];

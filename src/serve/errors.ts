@@ -21,7 +21,9 @@ export type ServeErrorCode =
   /** A body over the limit. */
   | 'BODY_TOO_LARGE'
   /** A body not sent as `application/json`. */
-  | 'UNSUPPORTED_MEDIA_TYPE';
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  /** Every event stream the server allows is open (`maxStreams`); the answer carries Retry-After. */
+  | 'TOO_MANY_STREAMS';
 
 export const STATUS: Readonly<Record<string, number>> = {
   UNAUTHORIZED: 401,
@@ -33,6 +35,7 @@ export const STATUS: Readonly<Record<string, number>> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   CONNECT_FAILED: 503,
   DATABASE_ERROR: 503,
+  TOO_MANY_STREAMS: 503,
 };
 
 export class ServeError extends CodedError<ServeErrorCode> {

@@ -34,7 +34,16 @@ export interface ServeOptions {
   version?: string;
   /** SSE keep-alive comment interval (default 15 s). */
   heartbeatMs?: number;
+  /**
+   * Event streams open at once (default 64): each holds a follower (a pooled read on every
+   * append). Past it a new stream is refused with 503 TOO_MANY_STREAMS and Retry-After.
+   */
+  maxStreams?: number;
 }
+
+export const DEFAULT_MAX_STREAMS = 64;
+/** Seconds a client refused for too many streams is told to wait. */
+const STREAM_RETRY_AFTER_S = 5;
 
 export interface Serve {
   url: string;
@@ -93,6 +102,7 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
   const tokenDigest = digest(opts.token);
   const doc = JSON.stringify(openApiDocument(opts.version ?? '0'));
   const streams = new Set<{ tail?: Tail; res: ServerResponse; timer?: NodeJS.Timeout }>();
+  const maxStreams = opts.maxStreams ?? DEFAULT_MAX_STREAMS;
 
   const authorized = (req: IncomingMessage): boolean => {
     const m = /^Bearer ([^\s]+)$/i.exec(req.headers.authorization ?? '');
@@ -136,21 +146,17 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
       const id =
         optionalString(body, 'id', { max: 200, pattern: /^[A-Za-z0-9._:-]+$/, hint: 'letters, digits, . _ : - only' }) ?? randomUUID();
       const prompt = optionalString(body, 'prompt', { allowNul: true });
-      // Created and closed at once: the lease is released for a worker to take.
-      const h = await store.create({ cwd, id });
-      const r = await h.close();
-      if (!r.ok) throw r.error;
-      const q = prompt !== undefined ? await store.enqueue(id, 'prompt', [{ type: 'text', text: prompt }]) : undefined;
-      sendJson(res, 201, { id, ...(q ? { inputId: q.id } : {}) });
+      // Nobody holds it: a worker takes it for its prompt. Row and prompt commit together.
+      const made = await store.createQueued({ cwd, id }, prompt !== undefined ? [{ type: 'text', text: prompt }] : undefined);
+      sendJson(res, 201, { id, ...(made.input ? { inputId: made.input.id } : {}) });
     },
     getSession: async ({ res, params }) => {
-      const { header } = await store.rows(params.id!, 0, 0);
-      const listed = (await store.list()).sessions.find((s) => s.id === params.id);
+      const { header, lockedBy } = await store.sessionInfo(params.id!);
       const queued = (await store.inputs(params.id!)).map((i) => ({ inputId: i.id, sessionId: i.sessionId, kind: i.kind }));
       sendJson(res, 200, {
         id: params.id,
         header: JSON.parse(header) as unknown,
-        ...(listed?.lockedBy ? { lockedBy: listed.lockedBy } : {}),
+        ...(lockedBy ? { lockedBy } : {}),
         queued,
       });
     },
@@ -176,6 +182,17 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
         from = Number(last.trim()) + 1;
       }
       const id = params.id!;
+      if (req.method === 'HEAD') {
+        // The headers a GET would get, and no follower: a HEAD has no body to stream.
+        await store.sessionInfo(id);
+        res.writeHead(200, { ...HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8' });
+        res.end();
+        return;
+      }
+      if (streams.size >= maxStreams) {
+        res.setHeader('Retry-After', String(STREAM_RETRY_AFTER_S));
+        throw new ServeError('TOO_MANY_STREAMS', `${maxStreams} event streams are open (dsh serve --max-streams); retry later`);
+      }
       const s: { tail?: Tail; res: ServerResponse; timer?: NodeJS.Timeout } = { res };
       const open = (): void => {
         if (res.headersSent) return;

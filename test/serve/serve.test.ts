@@ -6,12 +6,12 @@
  * without a gap or a duplicate; bad input gets a typed error naming its JSON path.
  */
 import { request } from 'node:http';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { stringifyJson, textResponse, type GenerateRequest, type SessionEvent } from '../../src/index.js';
 import { PgStore, inputMessageId } from '../../src/postgres/index.js';
 import { ROUTES, startServe, type Serve } from '../../src/serve/index.js';
 import type { RouteSpec } from '../../src/serve/api.js';
-import { describePg, freshSchema, pgUrl } from '../postgres/support/pg.js';
+import { describePg, freshSchema, pgUrl, sql } from '../postgres/support/pg.js';
 import { lastUserText, startWorker, until, type TestWorker } from '../worker/support.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -421,5 +421,73 @@ describePg('dsh serve (HTTP API)', () => {
     // A NUL inside a message is text like any other (stored escaped in the JSON): accepted.
     expect((await call('POST', '/v1/sessions/n/prompt', { body: { text: 'a\u0000b' } })).status).toBe(202);
     expect((await store.inputs('n')).map((i) => i.content)).toEqual([[{ type: 'text', text: 'a\u0000b' }]]);
+  });
+
+  it('caps open event streams (503 TOO_MANY_STREAMS with Retry-After); HEAD opens no follower', async () => {
+    await serve.close();
+    serve = await startServe({ store, token: TOKEN, maxStreams: 2 });
+    await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 's' } });
+    const tail = vi.spyOn(store, 'tail');
+    const head = await call('HEAD', '/v1/sessions/s/events/stream');
+    expect([head.status, head.headers['content-type']]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    expect((await call('HEAD', '/v1/sessions/nope/events/stream')).status).toBe(404);
+    expect(tail).not.toHaveBeenCalled();
+    // Two streams held open, then a third is refused until one closes.
+    const open: ReturnType<typeof request>[] = [];
+    for (let i = 0; i < 2; i++)
+      await new Promise<void>((resolve, reject) => {
+        const req = request(
+          new URL('/v1/sessions/s/events/stream', serve.url),
+          { headers: { authorization: `Bearer ${TOKEN}` } },
+          (res) => {
+            expect(res.statusCode).toBe(200);
+            res.once('data', () => resolve());
+          },
+        );
+        req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+        req.end();
+        open.push(req);
+      });
+    const refused = await call('GET', '/v1/sessions/s/events/stream');
+    expect([refused.status, refused.json?.error?.code, refused.headers['retry-after']]).toEqual([503, 'TOO_MANY_STREAMS', '5']);
+    open.pop()!.destroy();
+    await until(async () => (await sse('/v1/sessions/s/events/stream', { stop: () => true })).status === 200, 5000, 'a free stream');
+    for (const r of open) r.destroy();
+  });
+
+  it('GET /v1/sessions/{id} reads that session, not the listing', async () => {
+    await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'one', prompt: 'hello' } });
+    const list = vi.spyOn(store, 'list');
+    const r = await call('GET', '/v1/sessions/one');
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ id: 'one', header: { id: 'one', cwd: '/tmp' }, queued: [{ sessionId: 'one', kind: 'prompt' }] });
+    expect(list).not.toHaveBeenCalled();
+    // Held by someone: the holder is reported.
+    const h = await store.open('one');
+    expect((await call('GET', '/v1/sessions/one')).json.lockedBy).toMatchObject({ pid: process.pid, role: 'client' });
+    await h.close();
+    expect((await call('GET', '/v1/sessions/one')).json.lockedBy).toBe(undefined);
+  });
+
+  it('a session created with a prompt is created with it or not at all (one transaction)', async () => {
+    await store.list(); // the store makes its schema on first use
+    const db = await sql();
+    try {
+      // The queue refuses the prompt: the session must not be left behind without it.
+      await db.query(
+        `CREATE FUNCTION "${schema}".no_input() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'queue down'; END $$`,
+      );
+      await db.query(`CREATE TRIGGER no_input BEFORE INSERT ON "${schema}".inputs FOR EACH ROW EXECUTE FUNCTION "${schema}".no_input()`);
+      const failed = await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'atomic', prompt: 'do it' } });
+      expect([failed.status, failed.json?.error?.code]).toEqual([503, 'DATABASE_ERROR']);
+      expect((await call('GET', '/v1/sessions/atomic')).status).toBe(404);
+      await db.query(`DROP TRIGGER no_input ON "${schema}".inputs`);
+    } finally {
+      await db.end();
+    }
+    // The client's retry succeeds (no 409): the first attempt left nothing.
+    const retry = await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'atomic', prompt: 'do it' } });
+    expect(retry.status).toBe(201);
+    expect((await store.inputs('atomic')).map((i) => i.content)).toEqual([[{ type: 'text', text: 'do it' }]]);
   });
 });
