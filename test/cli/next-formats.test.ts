@@ -3,22 +3,21 @@
  * real V2–V4 logs, and `dsh log convert --to 0` writes a format 0 log that checks and reads the
  * same (messages as derived from the source).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runMain } from './support/inproc.js';
 import { tempDir } from './support/agent.js';
-import { describeShared, sharedDir } from '../support/shared.js';
+import { nextLogs } from '../support/next-logs.js';
+import { describeShared } from '../support/shared.js';
 
-const dir = join(sharedDir, 'fixtures', 'dsh-next');
+const logs = nextLogs();
 
 describeShared('dsh log on formats 2–4', () => {
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort();
+  const files = [...logs.keys()];
   const replays = new Map<string, number>();
   it.each(files)('%s: check, show, messages, and convert --to 0 (which checks and derives the same messages)', async (f) => {
-    const path = join(dir, f);
+    const path = logs.get(f)!;
     const check = await runMain(['log', 'check', path]);
     expect(check.code, check.stdout).toBe(0);
     expect(check.stdout).toMatch(/FORMAT_CONVERTED/);
@@ -53,7 +52,7 @@ describeShared('dsh log on formats 2–4', () => {
   });
 
   it('convert refuses a format it does not write, and -o naming the input', async () => {
-    const path = join(dir, files[0]!);
+    const path = logs.get(files[0]!)!;
     const bad = await runMain(['log', 'convert', '--to', '4', path]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/writes session format 0 only \[USAGE\]/);

@@ -3,20 +3,18 @@
  * V2–V4 log of ../shared/fixtures/dsh-next loads through both loaders, derives, converts to a
  * format 0 log that loads to the same events, and keeps every row (nothing dropped).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadJsonl, loadJsonlFile, SessionError } from '../../src/session/index.js';
-import { describeShared, sharedDir } from '../support/shared.js';
+import { nextLogs, repoNextDir } from '../support/next-logs.js';
+import { describeShared } from '../support/shared.js';
 
-const dir = join(sharedDir, 'fixtures', 'dsh-next');
+const logs = nextLogs();
 
 describeShared('dsh formats 2–4 (real logs)', () => {
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort();
-  it.each(files)('%s', (f) => {
-    const path = join(dir, f);
+  it.each([...logs.keys()])('%s', (f) => {
+    const path = logs.get(f)!;
     const text = readFileSync(path, 'utf8');
     const rows = text
       .trimEnd()
@@ -237,9 +235,9 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
   });
 });
 
-describeShared('a real forked V4 log (memory-review fork)', () => {
+describe('a real forked V4 log (memory-review fork)', () => {
   it('reads the inherited prefix as seedLength: the rows before the end-seed plus their stream members', () => {
-    const path = join(dir, 'snapshots__session__memory-review-fork__session.1.v4.jsonl');
+    const path = join(repoNextDir, 'snapshots__session__memory-review-fork__session.1.v4.jsonl');
     const text = readFileSync(path, 'utf8');
     const rows = text
       .trimEnd()

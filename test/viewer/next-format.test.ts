@@ -2,12 +2,13 @@
  * The viewer on a log of dsh's newer formats (issue 11 item 4): loaded as format 0 (the stream as
  * chunk events), and following it after the load reads nothing twice.
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { loadJsonlFile } from '../../src/session/index.js';
 import { FileSource } from '../../src/viewer/source/file.js';
+import { nextLogs } from '../support/next-logs.js';
 import { describeShared, sharedDir } from '../support/shared.js';
 
 describeShared('viewer on a format 4 log', () => {
@@ -36,20 +37,18 @@ describeShared('viewer on a format 4 log', () => {
  * appended in pieces, one of them ending mid-line.
  */
 describeShared('viewer following a growing format 2–4 log', () => {
-  const dir = join(sharedDir, 'fixtures', 'dsh-next');
+  const logs = nextLogs((f) => /\.v[234]\.jsonl$/.test(f) || f.includes('room-deliberation'));
   const tmp = mkdtempSync(join(tmpdir(), 'dsh-viewer-next-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-  const files = readdirSync(dir)
-    .filter((f) => /\.v[234]\.jsonl$/.test(f) || f.includes('room-deliberation'))
-    .sort();
+  const files = [...logs.keys()];
 
   it.each(files)('%s: appended rows show up as the loader reads them', (f) => {
-    const text = readFileSync(join(dir, f), 'utf8');
+    const text = readFileSync(logs.get(f)!, 'utf8');
     const lines = text.split('\n').filter((l) => l !== '');
     const rows = lines.length - 1;
     // A fork's load needs its inherited cut: cut after the session/end-seed.
     const seedAt = lines.findIndex((l) => l.includes('"session/end-seed"') && l.includes('"inherited":true'));
-    const whole = loadJsonlFile(join(dir, f), { repair: false, placeholders: 'warn', clock: () => 0 });
+    const whole = loadJsonlFile(logs.get(f)!, { repair: false, placeholders: 'warn', clock: () => 0 });
     for (const k of [Math.floor(rows / 3), Math.floor((2 * rows) / 3)]) {
       const cut = Math.max(k, seedAt) + 1; // lines kept: the header and `cut - 1` rows
       const path = join(tmp, `${f}-${k}.jsonl`);
@@ -80,7 +79,7 @@ describeShared('viewer following a growing format 2–4 log', () => {
 
   it('an appended row the loader would refuse stops following at its source line', () => {
     const f = 'snapshots__session__portal-cli__session.v4.jsonl';
-    const lines = readFileSync(join(dir, f), 'utf8')
+    const lines = readFileSync(logs.get(f)!, 'utf8')
       .split('\n')
       .filter((l) => l !== '');
     const path = join(tmp, 'refused.jsonl');
