@@ -20,7 +20,7 @@ import { loadNotices, readLog, STDIN, type CliLog } from './read-log.js';
 import { problemFromWarning } from './problems.js';
 import { resolveLogArg } from './session-ref.js';
 import { checkOut, sameFile, writeOut } from './out-file.js';
-import { workspaceDir } from './agent/start.js';
+import { workspaceDir } from './workspace.js';
 import { LiveRenderer } from './agent/render.js';
 import { block, oneLine, plural, safeJson, truncate } from './text.js';
 

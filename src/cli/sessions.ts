@@ -12,7 +12,7 @@ import { isPg } from './store.js';
 import { CliError, EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
 import { findSession, storeFor } from './session-ref.js';
-import { workspaceDir } from './agent/start.js';
+import { workspaceDir } from './workspace.js';
 import { isoTime, oneLine, plural, safeJson, truncate } from './text.js';
 
 export interface ListOptions {

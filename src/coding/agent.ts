@@ -23,7 +23,7 @@ import type { RetryPolicyOptions } from '../agent/retry.js';
 import { compaction, type CompactionOptions } from '../compaction/engine.js';
 import { mergeCompactionConfig } from '../compaction/config.js';
 import { CODING_SYSTEM_PROMPT } from './prompt.js';
-import { defaultContextSections, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
+import { defaultContextSections, gitBranch, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
 
 export interface CodingAgentOptions {
   /** Workspace root (default: the current directory). */
@@ -97,12 +97,16 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     if (merged.length > 0) perms[k] = merged;
   }
   const mode = perms.sandbox ?? 'workspace-write';
-  const sandbox = await shellEnforcement(mode, perms.bubblewrap ?? 'bwrap');
+  // Child processes that run while the rest starts: the sandbox probe, and the git branch for
+  // the first step's runtime context (later steps read it again).
+  const probing = shellEnforcement(mode, perms.bubblewrap ?? 'bwrap');
+  let branchRead: Promise<string | undefined> | undefined = gitBranch(cwd);
 
   let mcp: McpServers | undefined;
   if (opts.mcp !== false && config.mcpServers && Object.keys(config.mcpServers).length > 0) {
     mcp = await connectMcpServers(config.mcpServers);
   }
+  const sandbox = await probing;
 
   const policySections: ContextSection[] = [
     { name: 'sandbox', text: `Sandbox: ${mode}${sandbox.enforcement === 'partial' ? ` (partially enforced: ${sandbox.reason})` : ''}` },
@@ -126,7 +130,11 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   const plugins: Plugin[] = [
     codingTools(tools),
     permissions(perms),
-    runtimeContext(() => defaultContextSections(cwd, [...policySections, ...(opts.context ?? [])])),
+    runtimeContext(() => {
+      const read = branchRead ?? gitBranch(cwd);
+      branchRead = undefined;
+      return defaultContextSections(cwd, [...policySections, ...(opts.context ?? [])], undefined, read);
+    }),
     workspaceInstructions(cwd),
   ];
   if (mcp) plugins.push(mcp.plugin);

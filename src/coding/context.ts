@@ -8,7 +8,7 @@
  * - Workspace instructions (`AGENTS.md` at the workspace root) are injected once per session, as
  *   `instructions` from plugin `dsh:workspace-instructions`, when the log has none yet.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -24,25 +24,39 @@ export interface ContextSection {
   text: string;
 }
 
-function gitBranch(cwd: string): string | undefined {
-  try {
-    return (
-      execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 })
-        .toString()
-        .trim() || undefined
-    );
-  } catch {
-    return undefined;
-  }
+/**
+ * The branch checked out in `cwd` (undefined outside a repository or without git). Read in a
+ * child process the event loop does not wait for, so it can run while the agent starts.
+ */
+export function gitBranch(cwd: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    try {
+      execFile('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd, timeout: 2000 }, (err, stdout) =>
+        resolve(err ? undefined : stdout.trim() || undefined),
+      ).stdin?.end();
+    } catch {
+      resolve(undefined);
+    }
+  });
 }
 
-export function defaultContextSections(cwd: string, extra: ContextSection[] = [], now: () => Date = () => new Date()): ContextSection[] {
+/**
+ * The runtime-context sections: workspace, platform, date, git branch, then `extra`. `branch` is
+ * a branch read already under way (the coding agent starts one when it is created); by default
+ * a new one.
+ */
+export async function defaultContextSections(
+  cwd: string,
+  extra: ContextSection[] = [],
+  now: () => Date = () => new Date(),
+  branchRead: Promise<string | undefined> = gitBranch(cwd),
+): Promise<ContextSection[]> {
   const sections: ContextSection[] = [
     { name: 'workspace', text: `Workspace (current directory): ${cwd}` },
     { name: 'platform', text: `Platform: ${process.platform} ${process.arch}` },
     { name: 'date', text: `Date: ${now().toISOString().slice(0, 10)}` },
   ];
-  const branch = gitBranch(cwd);
+  const branch = await branchRead;
   if (branch) sections.push({ name: 'git', text: `Git branch: ${branch}` });
   return [...sections, ...extra];
 }
@@ -63,14 +77,14 @@ export function lastSnapshot(session: Session): ContextSection[] | undefined {
 }
 
 /** Adds a runtime-context snapshot to a step's entered messages whenever the context changed. */
-export function runtimeContext(sections: () => ContextSection[]): Plugin {
+export function runtimeContext(sections: () => ContextSection[] | Promise<ContextSection[]>): Plugin {
   return (host) =>
     host.on(
       'agent/pre-step',
       async (p, next) => {
         const decision = await next(p);
         if (decision.kind !== 'enter' || decision.messages.length === 0) return decision;
-        const now = sections();
+        const now = await sections();
         const last = lastSnapshot(host.session);
         if (last && JSON.stringify(last) === JSON.stringify(now)) return decision;
         const snapshot: UserMessage = {

@@ -4,6 +4,7 @@ export {
   runtimeContext,
   workspaceInstructions,
   defaultContextSections,
+  gitBranch,
   lastSnapshot,
   RUNTIME_CONTEXT_PLUGIN,
   INSTRUCTIONS_PLUGIN,

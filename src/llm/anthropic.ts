@@ -5,7 +5,7 @@
  * thinking with `output_config.effort` on the later generation), and its signed blocks come back
  * through `finish.replayState` (see anthropic-stream.ts / anthropic-history.ts).
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
 import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
 import type { FinishReason, StreamChunk } from '../model/stream.js';
@@ -13,7 +13,7 @@ import { LlmError, errorChain } from '../model/failure.js';
 import { USER_AGENT } from './attribution.js';
 import { toAnthropicMessages } from './anthropic-history.js';
 import { AnthropicTranslator } from './anthropic-stream.js';
-import { abortedFailure, interruptionReason, nonHttpFailure } from './attempt.js';
+import { abortedFailure, interruptionReason, lazySdk, nonHttpFailure, sdkUnavailable } from './attempt.js';
 import type { AttachmentResolver } from './attachments.js';
 import { adapterSecrets, httpFailure, streamErrorFailure, withoutSecrets } from './failures.js';
 import { AttemptWatchdog, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './watchdog.js';
@@ -56,6 +56,10 @@ export interface AnthropicAdapterOptions {
   models?: Record<string, ModelInfo> | undefined;
 }
 
+type AnthropicSdk = typeof Anthropic;
+
+const loadSdk = lazySdk<AnthropicSdk>(() => import('@anthropic-ai/sdk').then((m) => m.default));
+
 export class AnthropicAdapter implements LlmAdapter {
   readonly providers: readonly string[];
   private readonly idleTimeoutMs: number;
@@ -63,6 +67,9 @@ export class AnthropicAdapter implements LlmAdapter {
   constructor(private readonly options: AnthropicAdapterOptions) {
     this.providers = [options.provider ?? 'anthropic'];
     this.idleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    // Start loading the SDK now: it loads while the agent starts, and the first request finds
+    // it ready. A failure is reported by that request.
+    loadSdk().catch(() => undefined);
   }
 
   modelInfo(model: string): ModelInfo | undefined {
@@ -95,11 +102,19 @@ export class AnthropicAdapter implements LlmAdapter {
     // passes every other chunk as it is.
     const key = adapterSecrets(this.options);
     const provider = this.providers[0] ?? 'anthropic';
+    // Loaded before the attempt's clock starts: the first request of a process waits for it.
+    let Sdk: AnthropicSdk;
+    try {
+      Sdk = await loadSdk();
+    } catch (e) {
+      yield { type: 'finish', reason: sdkUnavailable(provider, e) };
+      return;
+    }
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {
       const body = await this.buildBody(request);
       const translator = new AnthropicTranslator(provider);
-      const stream = await this.client(watchdog).messages.create(body, { signal: watchdog.signal });
+      const stream = await this.client(Sdk, watchdog).messages.create(body, { signal: watchdog.signal });
       for await (const event of stream) {
         for (const chunk of translator.push(event)) yield withoutSecrets(chunk, key);
       }
@@ -109,7 +124,7 @@ export class AnthropicAdapter implements LlmAdapter {
       }
       for (const chunk of translator.end()) yield withoutSecrets(chunk, key);
     } catch (e) {
-      yield withoutSecrets({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
+      yield withoutSecrets({ type: 'finish', reason: this.failureReason(Sdk, e, watchdog, request.signal) }, key);
     } finally {
       watchdog.dispose();
     }
@@ -148,8 +163,8 @@ export class AnthropicAdapter implements LlmAdapter {
     return this.options.defaultMaxTokens ?? this.modelInfo(model)?.maxOutputTokens ?? 4_096;
   }
 
-  private client(watchdog: AttemptWatchdog): Anthropic {
-    return new Anthropic({
+  private client(Sdk: AnthropicSdk, watchdog: AttemptWatchdog): Anthropic {
+    return new Sdk({
       apiKey: this.options.apiKey,
       authToken: null,
       baseURL: this.options.baseUrl ?? ANTHROPIC_BASE_URL,
@@ -162,9 +177,10 @@ export class AnthropicAdapter implements LlmAdapter {
     });
   }
 
-  private failureReason(e: unknown, watchdog: AttemptWatchdog, signal: AbortSignal | undefined): FinishReason {
+  private failureReason(Sdk: AnthropicSdk, e: unknown, watchdog: AttemptWatchdog, signal: AbortSignal | undefined): FinishReason {
     const provider = this.providers[0] ?? 'anthropic';
     if (watchdog.interruption) return interruptionReason(watchdog, signal);
+    const Anthropic = Sdk;
     if (e instanceof Anthropic.APIUserAbortError) return { kind: 'aborted', failure: abortedFailure(signal) };
     if (e instanceof Anthropic.APIConnectionTimeoutError) {
       return { kind: 'error', failure: { code: 'TIMEOUT', message: `${provider}: no response headers in time` } };

@@ -34,3 +34,18 @@ export function nonHttpFailure(provider: string, e: unknown, watchdog: AttemptWa
   }
   return { code: 'UNKNOWN', message: `${provider}: ${errorChain(e)}` };
 }
+
+/**
+ * The SDK an adapter runs on, imported by its first request (and started early by the adapter's
+ * constructor) instead of with the module: the SDKs are hundreds of modules that `dsh log …`,
+ * `dsh sessions` or a run on another provider never need. One import per process.
+ */
+export function lazySdk<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => (loading ??= load());
+}
+
+/** The finish of an attempt whose SDK could not be loaded (a broken installation). */
+export function sdkUnavailable(provider: string, e: unknown): FinishReason {
+  return { kind: 'error', failure: { code: 'UNKNOWN', message: `${provider}: the SDK could not be loaded: ${errorChain(e)}` } };
+}

@@ -7,14 +7,14 @@
  * owns retries, so every attempt is logged), and every failure ends the stream with an in-band
  * `finish` of kind `error` or `aborted` rather than a throw.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
 import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
 import type { FinishReason, StreamChunk } from '../model/stream.js';
 import { LlmError, errorChain } from '../model/failure.js';
 import { USER_AGENT } from './attribution.js';
 import type { AttachmentResolver } from './attachments.js';
-import { abortedFailure, interruptionReason, nonHttpFailure } from './attempt.js';
+import { abortedFailure, interruptionReason, lazySdk, nonHttpFailure, sdkUnavailable } from './attempt.js';
 import { adapterSecrets, httpFailure, streamErrorFailure, withoutSecrets } from './failures.js';
 import { toChatMessages } from './openai-history.js';
 import { ChatCompletionTranslator } from './openai-stream.js';
@@ -60,6 +60,10 @@ export interface ChatCompletionsAdapterOptions {
   dialect?: Partial<ChatDialect> | undefined;
 }
 
+type OpenAISdk = typeof OpenAI;
+
+const loadSdk = lazySdk<OpenAISdk>(() => import('openai').then((m) => m.default));
+
 export class ChatCompletionsAdapter implements LlmAdapter {
   readonly providers: readonly string[];
   protected readonly dialect: ChatDialect;
@@ -72,6 +76,9 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     this.providers = [options.provider];
     this.dialect = { ...baseDialect, ...options.dialect };
     this.idleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    // Start loading the SDK now: it loads while the agent starts, and the first request finds
+    // it ready. A failure is reported by that request.
+    loadSdk().catch(() => undefined);
   }
 
   modelInfo(model: string): ModelInfo | undefined {
@@ -105,10 +112,18 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     // passes every other chunk as it is.
     const key = adapterSecrets(this.options);
     const provider = this.options.provider;
+    // Loaded before the attempt's clock starts: the first request of a process waits for it.
+    let Sdk: OpenAISdk;
+    try {
+      Sdk = await loadSdk();
+    } catch (e) {
+      yield { type: 'finish', reason: sdkUnavailable(provider, e) };
+      return;
+    }
     const watchdog = new AttemptWatchdog({ signal: request.signal, idleTimeoutMs: this.idleTimeoutMs });
     try {
       const body = await this.buildBody(request);
-      const client = this.client(watchdog);
+      const client = this.client(Sdk, watchdog);
       const translator = new ChatCompletionTranslator(provider);
       const stream = await client.chat.completions.create(body, {
         signal: watchdog.signal,
@@ -124,7 +139,7 @@ export class ChatCompletionsAdapter implements LlmAdapter {
       }
       for (const chunk of translator.end()) yield withoutSecrets(chunk, key);
     } catch (e) {
-      yield withoutSecrets({ type: 'finish', reason: this.failureReason(e, watchdog, request.signal) }, key);
+      yield withoutSecrets({ type: 'finish', reason: this.failureReason(Sdk, e, watchdog, request.signal) }, key);
     } finally {
       watchdog.dispose();
     }
@@ -155,9 +170,9 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     return body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
   }
 
-  private client(watchdog: AttemptWatchdog): OpenAI {
+  private client(Sdk: OpenAISdk, watchdog: AttemptWatchdog): OpenAI {
     const keyless = this.options.apiKey === undefined || this.options.apiKey === '';
-    return new OpenAI({
+    return new Sdk({
       // The SDK insists on a key; keyless servers get a placeholder and the header is removed below.
       apiKey: keyless ? 'keyless' : this.options.apiKey,
       baseURL: this.options.baseUrl,
@@ -177,9 +192,10 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     });
   }
 
-  private failureReason(e: unknown, watchdog: AttemptWatchdog, signal: AbortSignal | undefined): FinishReason {
+  private failureReason(Sdk: OpenAISdk, e: unknown, watchdog: AttemptWatchdog, signal: AbortSignal | undefined): FinishReason {
     const provider = this.options.provider;
     if (watchdog.interruption) return interruptionReason(watchdog, signal);
+    const OpenAI = Sdk;
     if (e instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', failure: abortedFailure(signal) };
     if (e instanceof OpenAI.APIConnectionTimeoutError) {
       return { kind: 'error', failure: { code: 'TIMEOUT', message: `${provider}: no response headers in time` } };

@@ -6,10 +6,9 @@
  * dead and the next call starts it again before calling. Protocol errors the server answers
  * (unknown tool, bad params) and timeouts are not deaths.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isHttpServer, type McpServerConfig } from '../config.js';
 import { ToolError } from '../types.js';
@@ -24,6 +23,36 @@ const STDERR_KEEP = 4000;
 
 type State = 'idle' | 'connecting' | 'ready' | 'dead' | 'closed';
 
+interface McpSdk {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StdioClientTransport: typeof StdioClientTransport;
+  getDefaultEnvironment: typeof import('@modelcontextprotocol/sdk/client/stdio.js').getDefaultEnvironment;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+  ErrorCode: typeof import('@modelcontextprotocol/sdk/types.js').ErrorCode;
+}
+
+let sdk: Promise<McpSdk> | undefined;
+/**
+ * The MCP SDK (with its schema and JSON-Schema validators) is imported by the first connection:
+ * a run with no MCP servers configured never loads it.
+ */
+function loadSdk(): Promise<McpSdk> {
+  return (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, stdio, http, types]) => ({
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+  })));
+}
+
 export interface McpConnectionOptions {
   clientName?: string;
   clientVersion?: string;
@@ -34,6 +63,8 @@ export interface McpConnectionOptions {
 export class McpConnection {
   private client: Client | undefined;
   private transport: Transport | undefined;
+  /** Set by the first connection attempt. */
+  private sdk: McpSdk | undefined;
   private state: State = 'idle';
   private connecting: Promise<Tool[]> | undefined;
   private stderrTail = '';
@@ -54,7 +85,7 @@ export class McpConnection {
 
   /** The stdio server's process id (for diagnostics and tests). */
   get pid(): number | null {
-    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+    return this.sdk !== undefined && this.transport instanceof this.sdk.StdioClientTransport ? this.transport.pid : null;
   }
 
   /** Server stderr seen lately (stdio only), to explain a failure. */
@@ -62,16 +93,16 @@ export class McpConnection {
     return this.stderrTail;
   }
 
-  private makeTransport(): Transport {
+  private makeTransport(sdk: McpSdk): Transport {
     const c = this.config;
     if (isHttpServer(c)) {
-      return new StreamableHTTPClientTransport(new URL(c.url), c.headers ? { requestInit: { headers: c.headers } } : {});
+      return new sdk.StreamableHTTPClientTransport(new URL(c.url), c.headers ? { requestInit: { headers: c.headers } } : {});
     }
     const cwd = c.cwd ?? this.opts.cwd;
-    const t = new StdioClientTransport({
+    const t = new sdk.StdioClientTransport({
       command: c.command,
       args: c.args ?? [],
-      env: { ...getDefaultEnvironment(), ...c.env },
+      env: { ...sdk.getDefaultEnvironment(), ...c.env },
       stderr: 'pipe',
       ...(cwd !== undefined ? { cwd } : {}),
     });
@@ -93,9 +124,20 @@ export class McpConnection {
 
   private async open(): Promise<Tool[]> {
     const wasDead = this.state === 'dead';
+    let sdk: McpSdk;
+    try {
+      sdk = this.sdk ??= await loadSdk();
+    } catch (e) {
+      throw new McpCallError('MCP_UNAVAILABLE', `could not load the MCP client for "${this.name}": ${(e as Error).message}`, undefined, {
+        cause: e,
+      });
+    }
     this.state = 'connecting';
-    const client = new Client({ name: this.opts.clientName ?? 'dsh', version: this.opts.clientVersion ?? '0.1.0' }, { capabilities: {} });
-    const transport = this.makeTransport();
+    const client = new sdk.Client(
+      { name: this.opts.clientName ?? 'dsh', version: this.opts.clientVersion ?? '0.1.0' },
+      { capabilities: {} },
+    );
+    const transport = this.makeTransport(sdk);
     client.onclose = () => {
       if (this.client !== client) return;
       if (this.state !== 'closed') {
@@ -133,6 +175,7 @@ export class McpConnection {
   async callTool(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     if (this.state !== 'ready') await this.connect();
     const client = this.client!;
+    const { McpError, ErrorCode } = this.sdk!;
     try {
       return await client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
