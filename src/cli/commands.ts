@@ -330,6 +330,6 @@ The model comes from --model, then DSH_MODEL, then "model" in the config, then t
     )
     .action(async (opts: ConfigShowOptions) => {
       const { runConfigShow } = await import('./config.js');
-      setExit(runConfigShow(opts, io));
+      setExit(await runConfigShow(opts, io));
     });
 }

@@ -43,9 +43,9 @@ function modelReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, explicit?: st
   }
 }
 
-export function runConfigShow(opts: ConfigShowOptions, io: Io): number {
+export async function runConfigShow(opts: ConfigShowOptions, io: Io): Promise<number> {
   const cwd = opts.cwd ?? process.cwd();
-  const loaded = loadConfig({ cwd, env: io.env, ...(opts.config !== undefined ? { file: opts.config } : {}) });
+  const loaded = await loadConfig({ cwd, env: io.env, ...(opts.config !== undefined ? { file: opts.config } : {}) });
   const model = modelReport(loaded, io.env, opts.model);
   const locations = configLocations(cwd, io.env);
   if (opts.json) {

@@ -15,7 +15,7 @@ export type StoreChoice = { kind: 'jsonl'; root: string } | { kind: 'postgres'; 
 
 const PG_URL = /^postgres(ql)?:\/\//;
 
-export function storeChoice(env: NodeJS.ProcessEnv): StoreChoice {
+export async function storeChoice(env: NodeJS.ProcessEnv): Promise<StoreChoice> {
   const schema = env.DSH_STORE_SCHEMA?.trim() || 'dsh';
   const fromEnv = env.DSH_STORE?.trim();
   if (fromEnv) {
@@ -28,7 +28,7 @@ export function storeChoice(env: NodeJS.ProcessEnv): StoreChoice {
     }
     return { kind: 'postgres', url: fromEnv, schema, from: 'DSH_STORE' };
   }
-  const user = readConfigFile(configLocations(process.cwd(), env).user);
+  const user = await readConfigFile(configLocations(process.cwd(), env).user);
   if (user?.store) return { kind: 'postgres', url: user.store, schema, from: 'config' };
   return { kind: 'jsonl', root: defaultRoot(env) };
 }
@@ -41,7 +41,7 @@ export async function storeFor(
   env: NodeJS.ProcessEnv,
   opts: { create?: boolean; role?: 'worker' | 'client'; leaseMs?: number } = {},
 ): Promise<Store> {
-  const choice = storeChoice(env);
+  const choice = await storeChoice(env);
   if (choice.kind === 'jsonl') {
     checkSessionsRoot(choice.root, env, opts.create ? { create: true } : {});
     return new SessionStore({ root: choice.root });
@@ -61,7 +61,7 @@ export async function pgStoreFor(
   command: string,
   opts: { role?: 'worker' | 'client'; leaseMs?: number } = {},
 ): Promise<PgStore> {
-  const choice = storeChoice(env);
+  const choice = await storeChoice(env);
   if (choice.kind !== 'postgres') {
     throw new CliError(
       'NEEDS_POSTGRES',

@@ -36,7 +36,7 @@ export async function runWorker(opts: WorkerCliOptions, io: Io): Promise<number>
   };
   // The model and its key, checked once before any session is taken (each session's workspace
   // may still add a project config).
-  agentSetup(process.cwd(), opts, io);
+  await agentSetup(process.cwd(), opts, io);
   const worker = new Worker({
     store,
     ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
@@ -46,7 +46,7 @@ export async function runWorker(opts: WorkerCliOptions, io: Io): Promise<number>
     log: say,
     agentFor: async (stored) => {
       const cwd = stored.session.header.cwd ?? process.cwd();
-      const setup = agentSetup(cwd, opts, io);
+      const setup = await agentSetup(cwd, opts, io);
       const coding = await createCodingAgent({ ...setup.coding, session: stored.session, plugins: [persist(stored)] });
       return { agent: coding.agent, close: () => coding.close() };
     },

@@ -15,13 +15,13 @@ import type { Session } from '../session/session.js';
 import { codingTools, type CodingToolsOptions } from '../tools/coding-tools.js';
 import { permissions, shellEnforcement, type PermissionsOptions } from '../tools/permissions/plugin.js';
 import type { ApprovalPolicy, SandboxMode, SandboxReport } from '../tools/permissions/modes.js';
-import { permissionsOptionsFrom } from '../tools/config.js';
+import { permissionsOptionsFrom } from '../tools/config-options.js';
 import { connectMcpServers, type McpServers } from '../tools/mcp/plugin.js';
 import type { ApprovalHandler } from '../tools/pipeline.js';
 import { llmSection, loadConfig, type DshConfig } from '../config/config.js';
 import type { RetryPolicyOptions } from '../agent/retry.js';
 import { compaction, type CompactionOptions } from '../compaction/engine.js';
-import { mergeCompactionConfig } from '../compaction/config.js';
+import { mergeCompactionConfig } from '../compaction/policy.js';
 import { CODING_SYSTEM_PROMPT } from './prompt.js';
 import { defaultContextSections, gitBranch, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
 
@@ -81,7 +81,7 @@ export interface CodingAgent {
 
 export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<CodingAgent> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const config = opts.config ?? loadConfig({ cwd }).config;
+  const config = opts.config ?? (await loadConfig({ cwd })).config;
   const llm = llmSection(config);
   const choice = isModelChoice(opts.model) ? opts.model : chooseModel({ spec: opts.model, config: llm, adapters: opts.adapters });
 

@@ -20,7 +20,7 @@ import type { Session } from '../session/session.js';
 import type { SessionEvent } from '../session/events.js';
 import { deriveEventMessage } from '../session/derive.js';
 import { chooseCut, safeCuts, type RegionMode } from './boundaries.js';
-import { resolvePolicy, retainBudget, type CompactionConfig, type CompactionPolicy } from './config.js';
+import { resolvePolicy, retainBudget, type CompactionConfig, type CompactionPolicy } from './policy.js';
 import { CompactionError } from './errors.js';
 import type { CompactionTrigger } from './hooks.js';
 import './hooks.js';

@@ -36,16 +36,17 @@ export {
   checkpointMessage,
   isCheckpointSource,
 } from './checkpoint.js';
+export { compactionConfigSchema, compactionConfigShape } from './config.js';
 export {
-  compactionConfigSchema,
-  compactionConfigShape,
+  checkCompactionConfig,
   mergeCompactionConfig,
   resolvePolicy,
   retainBudget,
   DEFAULTS as COMPACTION_DEFAULTS,
   type CompactionConfig,
   type CompactionPolicy,
-} from './config.js';
+  type ConfigIssue as CompactionConfigIssue,
+} from './policy.js';
 export { CompactionError, type CompactionErrorCode } from './errors.js';
 export { replayCompactions, recordedBrackets, type RecordedBracket, type BracketPlace } from './replay-compactions.js';
 export type { CompactionTrigger } from './hooks.js';

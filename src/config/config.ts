@@ -18,34 +18,13 @@ import { CodedError } from '../model/coded-error.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { z } from 'zod';
-import { llmConfigShape, type LlmConfig } from '../llm/config.js';
-import { pricesConfigShape } from '../llm/pricing.js';
-import { mcpServersSchema, permissionsSchema, sandboxSchema, isHttpServer, type ToolsConfig } from '../tools/config.js';
-import { compactionConfigShape, mergeCompactionConfig } from '../compaction/config.js';
+import type { LlmConfig } from '../llm/config.js';
+import type { ToolsConfig } from '../tools/config.js';
+import { isHttpServer } from '../tools/config-options.js';
+import { mergeCompactionConfig } from '../compaction/policy.js';
+import type { DshConfig } from './schema.js';
 
-export const configShape = {
-  /** Editors' schema pointer; ignored. */
-  $schema: z.string().optional(),
-  ...llmConfigShape,
-  ...pricesConfigShape,
-  mcpServers: mcpServersSchema.optional(),
-  permissions: permissionsSchema.optional(),
-  sandbox: sandboxSchema.optional(),
-  ...compactionConfigShape,
-  /** User config only: workspaces whose project config may loosen permissions. */
-  trustedProjects: z.array(z.string().min(1)).optional(),
-  /**
-   * User config only: where sessions are stored, a `postgres://…` URL (docs/scale.md). Absent:
-   * JSONL files under $DSH_HOME/sessions. The DSH_STORE environment variable overrides it.
-   */
-  store: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
-    .optional(),
-};
-export const ConfigSchema = z.strictObject(configShape);
-export type DshConfig = z.infer<typeof ConfigSchema>;
+export type { DshConfig };
 
 export class ConfigError extends CodedError<'CONFIG_UNREADABLE' | 'CONFIG_NOT_JSON' | 'CONFIG_INVALID'> {
   constructor(
@@ -111,8 +90,11 @@ function jsonPath(path: readonly PropertyKey[]): string {
   );
 }
 
-/** Parse and validate one config document. */
-export function parseConfig(text: string, file: string): DshConfig {
+/**
+ * Parse and validate one config document. Asynchronous because the schema (and zod with it) is
+ * imported by the first file read, not at start-up: a run with no config file never loads it.
+ */
+export async function parseConfig(text: string, file: string): Promise<DshConfig> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -121,6 +103,7 @@ export function parseConfig(text: string, file: string): DshConfig {
     const where = m ? ` at ${lineCol(text, Number(m[1]))}` : '';
     throw new ConfigError('CONFIG_NOT_JSON', `${file}: not valid JSON${where}: ${(e as Error).message}`, file);
   }
+  const { ConfigSchema } = await import('./schema.js');
   const r = ConfigSchema.safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0]!;
@@ -131,7 +114,7 @@ export function parseConfig(text: string, file: string): DshConfig {
   return r.data;
 }
 
-export function readConfigFile(file: string): DshConfig | undefined {
+export async function readConfigFile(file: string): Promise<DshConfig | undefined> {
   if (!existsSync(file)) return undefined;
   let text: string;
   try {
@@ -203,18 +186,18 @@ export interface LoadConfigOptions {
   file?: string;
 }
 
-export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
+export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(opts.cwd ?? process.cwd());
   const loc = configLocations(cwd, opts.env);
   const warnings: ConfigWarning[] = [];
   const sources: LoadedConfig['sources'] = [];
   let config: DshConfig = {};
-  const user = readConfigFile(loc.user);
+  const user = await readConfigFile(loc.user);
   if (user) {
     config = user;
     sources.push({ scope: 'user', file: loc.user });
   }
-  const project = loc.project === loc.user ? undefined : readConfigFile(loc.project);
+  const project = loc.project === loc.user ? undefined : await readConfigFile(loc.project);
   if (project) {
     const trusted = (user?.trustedProjects ?? []).some((p) => resolve(isAbsolute(p) ? p : join(dshHome(opts.env), p)) === cwd);
     if (!trusted) {
@@ -231,7 +214,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
     sources.push({ scope: 'project', file: loc.project });
   }
   if (opts.file) {
-    const explicit = readConfigFile(resolve(opts.file));
+    const explicit = await readConfigFile(resolve(opts.file));
     if (!explicit) throw new ConfigError('CONFIG_UNREADABLE', `${opts.file}: no such file`, opts.file);
     config = mergeConfig(config, explicit);
     sources.push({ scope: 'user', file: resolve(opts.file) });

@@ -15,7 +15,6 @@
 import { z } from 'zod';
 import { parseRule } from './permissions/rules.js';
 import { APPROVAL_POLICIES, SANDBOX_MODES } from './permissions/modes.js';
-import type { PermissionsOptions } from './permissions/plugin.js';
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -98,21 +97,3 @@ export type McpServersConfig = z.infer<typeof mcpServersSchema>;
 export type PermissionsConfig = z.infer<typeof permissionsSchema>;
 export type SandboxConfig = z.infer<typeof sandboxSchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
-
-export function isHttpServer(s: McpServerConfig): s is z.infer<typeof httpServerSchema> {
-  return 'url' in s;
-}
-
-/** The `permissions()` options the `permissions` and `sandbox` sections describe. */
-export function permissionsOptionsFrom(cfg: Pick<ToolsConfig, 'permissions' | 'sandbox'>): PermissionsOptions {
-  const o: PermissionsOptions = {};
-  if (cfg.sandbox?.mode !== undefined) o.sandbox = cfg.sandbox.mode;
-  if (cfg.sandbox?.bubblewrap !== undefined) o.bubblewrap = cfg.sandbox.bubblewrap;
-  if (cfg.sandbox?.network !== undefined) o.network = cfg.sandbox.network;
-  if (cfg.sandbox?.allowSockets) o.allowSockets = cfg.sandbox.allowSockets;
-  if (cfg.permissions?.approval !== undefined) o.approval = cfg.permissions.approval;
-  if (cfg.permissions?.allow) o.allow = cfg.permissions.allow;
-  if (cfg.permissions?.ask) o.ask = cfg.permissions.ask;
-  if (cfg.permissions?.deny) o.deny = cfg.permissions.deny;
-  return o;
-}

@@ -14,6 +14,7 @@ export * from './permissions/rules.js';
 export * from './permissions/plugin.js';
 export * from './coding-tools.js';
 export * from './config.js';
+export * from './config-options.js';
 export * from './mcp/plugin.js';
 export * from './mcp/connection.js';
 export * from './mcp/content.js';

@@ -11,7 +11,6 @@
  * in the result's `meta.original`, so the rewrite is auditable from the log.
  */
 import { randomUUID } from 'node:crypto';
-import { ZodType } from 'zod';
 import type { ContentBlock, UserMessage } from '../model/message.js';
 import type { JsonValue } from '../model/json.js';
 import type { HookBus } from '../hooks/bus.js';
@@ -20,6 +19,7 @@ import type { ApprovalOutcome } from '../session/events.js';
 import { errorChain } from '../model/failure.js';
 import type { ToolRegistry } from './registry.js';
 import { isJsonSchemaParameters } from './registry.js';
+import { isZodSchema, zodCheck, type ArgsCheck } from './zod-check.js';
 import {
   ToolError,
   type ToolCallOutcome,
@@ -91,15 +91,10 @@ export function parseArguments(raw: string): unknown {
   }
 }
 
-function validateArgs(def: ToolDefinition, args: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+async function validateArgs(def: ToolDefinition, args: unknown): Promise<ArgsCheck> {
   if (typeof args === 'string') return { ok: false, error: `the arguments are not valid JSON: ${JSON.stringify(args.slice(0, 200))}` };
   const p = def.parameters;
-  if (p instanceof ZodType) {
-    const r = p.safeParse(args);
-    if (r.success) return { ok: true, value: r.data };
-    const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-    return { ok: false, error: issues.join('; ') };
-  }
+  if (isZodSchema(p)) return zodCheck(p, args);
   if (isJsonSchemaParameters(p) && p.validate) return p.validate(args);
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { ok: false, error: 'the arguments must be a JSON object' };
   return { ok: true, value: args };
@@ -126,7 +121,7 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
       'UnknownToolError',
     );
   }
-  const parsed = validateArgs(def, parseArguments(call.rawArguments));
+  const parsed = await validateArgs(def, parseArguments(call.rawArguments));
   if (!parsed.ok) return errorOutcome('INVALID_ARGS', `invalid arguments for ${call.name}: ${parsed.error}`, 'InvalidArgsError');
   const args = deepFreeze(parsed.value);
 

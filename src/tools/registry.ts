@@ -1,10 +1,10 @@
 /** The tool registry: what the model may call, and the schemas it is shown. */
 import { CodedError } from '../model/coded-error.js';
-import { z } from 'zod';
 import type { ToolSchema } from '../model/request.js';
 import type { JsonObject } from '../model/json.js';
 import type { Disposer } from '../hooks/bus.js';
 import type { ToolDefinition, JsonSchemaParameters } from './types.js';
+import { isZodSchema, zodJsonSchema } from './zod-check.js';
 
 export class ToolRegistryError extends CodedError<'DUPLICATE_TOOL' | 'INVALID_TOOL'> {
   constructor(code: 'DUPLICATE_TOOL' | 'INVALID_TOOL', message: string) {
@@ -16,15 +16,13 @@ export class ToolRegistryError extends CodedError<'DUPLICATE_TOOL' | 'INVALID_TO
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export function isJsonSchemaParameters(p: ToolDefinition['parameters']): p is JsonSchemaParameters {
-  return typeof p === 'object' && p !== null && 'jsonSchema' in p && !('_zod' in p);
+  return typeof p === 'object' && p !== null && 'jsonSchema' in p && !isZodSchema(p);
 }
 
 /** The JSON Schema the model sees for a tool's parameters. */
 export function parametersSchema(def: ToolDefinition): JsonObject {
   if (isJsonSchemaParameters(def.parameters)) return def.parameters.jsonSchema;
-  const schema = z.toJSONSchema(def.parameters, { unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema; // some providers reject the meta-schema key
-  return schema as JsonObject;
+  return zodJsonSchema(def.parameters);
 }
 
 export class ToolRegistry {

@@ -9,11 +9,15 @@ import type { CallId, ContentBlock, UserMessage } from '../model/message.js';
 import type { JsonObject, JsonValue } from '../model/json.js';
 import type { Session } from '../session/session.js';
 import type { HookBus } from '../hooks/bus.js';
+import type { ArgsCheck } from './zod-check.js';
 
-/** A raw JSON Schema with an optional validator (zod schemas validate themselves). */
+/**
+ * A raw JSON Schema with an optional validator (zod schemas validate themselves). The validator
+ * may be asynchronous: the built-in tools load their zod schemas with the first call.
+ */
 export interface JsonSchemaParameters {
   jsonSchema: JsonObject;
-  validate?(args: unknown): { ok: true; value: unknown } | { ok: false; error: string };
+  validate?(args: unknown): ArgsCheck | Promise<ArgsCheck>;
 }
 
 export interface ToolResultValue {

@@ -19,8 +19,8 @@ function workspace(user?: unknown, project?: unknown): { home: string; cwd: stri
 }
 
 describe('parseConfig', () => {
-  it('accepts every section', () => {
-    const c = parseConfig(
+  it('accepts every section', async () => {
+    const c = await parseConfig(
       JSON.stringify({
         model: 'deepseek:deepseek-v4-flash',
         providers: { ollama: { baseUrl: 'http://127.0.0.1:11434/v1', requiresKey: false } },
@@ -34,37 +34,31 @@ describe('parseConfig', () => {
     expect(c.sandbox?.mode).toBe('workspace-write');
   });
 
-  it('names the line and column of a JSON syntax error', () => {
-    const err = (() => {
-      try {
-        parseConfig('{\n  "model": "x",\n  oops\n}', 'c.json');
-      } catch (e) {
-        return e;
-      }
-    })();
+  it('names the line and column of a JSON syntax error', async () => {
+    const err = await parseConfig('{\n  "model": "x",\n  oops\n}', 'c.json').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).code).toBe('CONFIG_NOT_JSON');
     expect((err as ConfigError).message).toMatch(/^c\.json: not valid JSON at line 3, column 3/);
   });
 
-  it('names the JSON path of an invalid value and refuses unknown keys', () => {
-    expect(() => parseConfig('{"providers":{"x":{"baseUrl":"ftp://nope"}}}', 'c.json')).toThrow(
+  it('names the JSON path of an invalid value and refuses unknown keys', async () => {
+    await expect(parseConfig('{"providers":{"x":{"baseUrl":"ftp://nope"}}}', 'c.json')).rejects.toThrow(
       /^c\.json: \$\.providers\.x\.baseUrl: must be an http\(s\) URL/,
     );
-    expect(() => parseConfig('{"sandbox":{"mode":"yolo"}}', 'c.json')).toThrow(/\$\.sandbox\.mode/);
-    expect(() => parseConfig('{"permissions":{"allow":["bash(unclosed"]}}', 'c.json')).toThrow(/\$\.permissions\.allow\[0\]/);
-    expect(() => parseConfig('{"modle":"typo"}', 'c.json')).toThrow(/modle/);
+    await expect(parseConfig('{"sandbox":{"mode":"yolo"}}', 'c.json')).rejects.toThrow(/\$\.sandbox\.mode/);
+    await expect(parseConfig('{"permissions":{"allow":["bash(unclosed"]}}', 'c.json')).rejects.toThrow(/\$\.permissions\.allow\[0\]/);
+    await expect(parseConfig('{"modle":"typo"}', 'c.json')).rejects.toThrow(/modle/);
   });
 });
 
 describe('readConfigFile', () => {
-  it('a directory where the file belongs: CONFIG_UNREADABLE in words, not the errno text', () => {
+  it('a directory where the file belongs: CONFIG_UNREADABLE in words, not the errno text', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-config-dir-'));
     const file = join(dir, 'config.json');
     mkdirSync(file);
     let err: unknown;
     try {
-      readConfigFile(file);
+      await readConfigFile(file);
     } catch (e) {
       err = e;
     }
@@ -75,7 +69,7 @@ describe('readConfigFile', () => {
 });
 
 describe('loadConfig', () => {
-  it('merges project over user: scalars override, records merge, rule lists accumulate', () => {
+  it('merges project over user: scalars override, records merge, rule lists accumulate', async () => {
     const w = workspace(
       {
         model: 'deepseek-v4-flash',
@@ -85,7 +79,7 @@ describe('loadConfig', () => {
       },
       { model: 'deepseek-v4-pro', permissions: { deny: ['write(secrets/**)'], ask: ['bash(git push*)'] } },
     );
-    const { config, sources, warnings } = loadConfig({ cwd: w.cwd, env: w.env });
+    const { config, sources, warnings } = await loadConfig({ cwd: w.cwd, env: w.env });
     expect(sources.map((s) => s.scope)).toEqual(['user', 'project']);
     expect(warnings).toEqual([]);
     expect(config.model).toBe('deepseek-v4-pro');
@@ -94,7 +88,7 @@ describe('loadConfig', () => {
     expect(config.permissions?.ask).toEqual(['bash(git push*)']);
   });
 
-  it('drops what an untrusted project config would loosen, with a warning for each key', () => {
+  it('drops what an untrusted project config would loosen, with a warning for each key', async () => {
     const w = workspace(
       {},
       {
@@ -104,7 +98,7 @@ describe('loadConfig', () => {
         providers: { deepseek: { baseUrl: 'https://attacker.example/v1' } },
       },
     );
-    const { config, warnings } = loadConfig({ cwd: w.cwd, env: w.env });
+    const { config, warnings } = await loadConfig({ cwd: w.cwd, env: w.env });
     expect(config.sandbox).toBeUndefined();
     expect(config.permissions).toEqual({ deny: ['bash(rm *)'] });
     expect(config.mcpServers).toEqual({});
@@ -115,37 +109,37 @@ describe('loadConfig', () => {
     expect(warnings[0]!.message).toContain('trustedProjects');
   });
 
-  it('applies a trusted project config in full', () => {
+  it('applies a trusted project config in full', async () => {
     const root = workspace();
     const w = workspace({ trustedProjects: [] });
     writeFileSync(join(w.home, 'config.json'), JSON.stringify({ trustedProjects: [w.cwd] }));
     writeFileSync(join(w.cwd, '.dsh', 'config.json'), JSON.stringify({ sandbox: { mode: 'read-only' } }));
-    const { config, warnings } = loadConfig({ cwd: w.cwd, env: w.env });
+    const { config, warnings } = await loadConfig({ cwd: w.cwd, env: w.env });
     expect(warnings).toEqual([]);
     expect(config.sandbox?.mode).toBe('read-only');
     expect(root.cwd).not.toBe(w.cwd);
   });
 
-  it('composes the compaction section: validated, project over user, a retention form replaces the other', () => {
+  it('composes the compaction section: validated, project over user, a retention form replaces the other', async () => {
     const w = workspace({ compaction: { thresholdRatio: 0.7, retainRatio: 0.1 } }, { compaction: { retainTokens: 5000 } });
-    const { config } = loadConfig({ cwd: w.cwd, env: w.env });
+    const { config } = await loadConfig({ cwd: w.cwd, env: w.env });
     expect(config.compaction).toEqual({ thresholdRatio: 0.7, retainTokens: 5000 });
-    expect(() => parseConfig('{"compaction":{"thresholdRatio":2}}', 'c.json')).toThrow(/\$\.compaction\.thresholdRatio/);
+    await expect(parseConfig('{"compaction":{"thresholdRatio":2}}', 'c.json')).rejects.toThrow(/\$\.compaction\.thresholdRatio/);
   });
 
-  it('reports a bad file with its path', () => {
+  it('reports a bad file with its path', async () => {
     const w = workspace('{"model": 3}');
-    expect(() => loadConfig({ cwd: w.cwd, env: w.env })).toThrow(/config\.json: \$\.model/);
+    await expect(loadConfig({ cwd: w.cwd, env: w.env })).rejects.toThrow(/config\.json: \$\.model/);
   });
 
-  it('an explicit file that does not exist is an error', () => {
+  it('an explicit file that does not exist is an error', async () => {
     const w = workspace();
-    expect(() => loadConfig({ cwd: w.cwd, env: w.env, file: join(w.cwd, 'nope.json') })).toThrow(ConfigError);
+    await expect(loadConfig({ cwd: w.cwd, env: w.env, file: join(w.cwd, 'nope.json') })).rejects.toThrow(ConfigError);
   });
 });
 
 describe('mergeConfig and redactConfig', () => {
-  it('never prints secrets', () => {
+  it('never prints secrets', async () => {
     const c = redactConfig({
       providers: { x: { apiKey: 'sk-secret', headers: { Authorization: 'Bearer t0ken' } } },
       mcpServers: { a: { command: 'x', env: { TOKEN: 'abc' } }, b: { url: 'https://h.example/mcp', headers: { 'X-Key': 'k' } } },

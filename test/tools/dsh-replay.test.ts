@@ -5,7 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
-import { ZodType } from 'zod';
+import { isJsonSchemaParameters } from '../../src/tools/registry.js';
 import { ScriptedAdapter, textResponse, toolCallResponse, type ScriptEntry } from '../../src/llm/scripted.js';
 import { BUILTIN_TOOL_NAMES, codingTools } from '../../src/tools/coding-tools.js';
 import { describeShared, sharedPath } from '../support/shared.js';
@@ -69,7 +69,7 @@ const SCENARIOS: Record<string, Record<string, string>> = {
 };
 
 describeShared('recorded dsh sessions against the built-in tools', () => {
-  it('every recorded argument shape for a built-in tool validates', () => {
+  it('every recorded argument shape for a built-in tool validates', async () => {
     const agent = agentFor(tempDir(), [codingTools()]);
     let checked = 0;
     const failures: string[] = [];
@@ -77,11 +77,11 @@ describeShared('recorded dsh sessions against the built-in tools', () => {
       for (const c of recordedCalls(`${fixtureDir()}/${f}`)) {
         if (!builtin.has(c.name)) continue;
         const params = agent.tools.get(c.name)!.parameters;
-        if (!(params instanceof ZodType)) throw new Error(`${c.name} has no zod schema`);
+        if (!isJsonSchemaParameters(params) || !params.validate) throw new Error(`${c.name} has no validator`);
         const args = c.arguments.replaceAll('{{cwd}}', '/ws');
-        const r = params.safeParse(JSON.parse(args));
+        const r = await params.validate(JSON.parse(args));
         checked++;
-        if (!r.success) failures.push(`${f} ${c.callId} ${c.name} ${args}: ${r.error.message}`);
+        if (!r.ok) failures.push(`${f} ${c.callId} ${c.name} ${args}: ${r.error}`);
       }
     }
     expect(failures).toEqual([]);

@@ -12,7 +12,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { connectMcpServers, type McpServers } from '../../src/tools/mcp/plugin.js';
 import { mcpToolName, MAX_TOOL_NAME } from '../../src/tools/mcp/names.js';
 import { permissions } from '../../src/tools/permissions/plugin.js';
-import { permissionsOptionsFrom, toolsConfigSchema } from '../../src/tools/config.js';
+import { toolsConfigSchema } from '../../src/tools/config.js';
+import { permissionsOptionsFrom } from '../../src/tools/config-options.js';
 import { repoRoot } from '../support/shared.js';
 import { agentFor, call, tempDir, text } from './helpers.js';
 

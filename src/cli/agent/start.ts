@@ -79,7 +79,7 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     if (store && flags.continue) resume = await latestIn(store, cwd);
   }
 
-  const setup = agentSetup(cwd, flags, io);
+  const setup = await agentSetup(cwd, flags, io);
 
   let stored: OpenSession | undefined;
   let session: Session;
@@ -107,12 +107,12 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
  * and `dsh chat` start with, and what `dsh worker` runs each session with. A missing key fails
  * here, before any log is touched.
  */
-export function agentSetup(
+export async function agentSetup(
   cwd: string,
   flags: ModelFlags,
   io: Io,
-): Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'> {
-  const loaded = loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
+): Promise<Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'>> {
+  const loaded = await loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
   // Chosen once, against the CLI's environment (not whatever the process had), and passed down
   // to the coding preset and the agent as it is; the adapter is made now, so a missing key fails

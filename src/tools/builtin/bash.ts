@@ -3,7 +3,6 @@
  * Output is reported as dsh reports it: stdout, then a `[stderr]` section, then
  * `[exit code: N]` when non-zero; `(no output)` when there is none.
  */
-import { z } from 'zod';
 import type { JsonObject } from '../../model/json.js';
 import type { ToolDefinition, ToolResultValue } from '../types.js';
 import { ToolError } from '../types.js';
@@ -12,34 +11,11 @@ import { plainPlan } from '../shell/hooks.js';
 import { runForeground, type RunResult } from '../shell/run.js';
 import type { SandboxReport } from '../permissions/modes.js';
 import { fsFor, spillNote, type BuiltinEnv } from './env.js';
+import { builtinParameters } from './parameters.js';
+import type { BashArgs } from './schemas.js';
 import '../shell/hooks.js';
 
-const params = z.object({
-  command: z.string().min(1).describe('The bash command to execute.'),
-  description: z
-    .string()
-    .optional()
-    .describe('Clear, concise description of what this command does in active voice, 5-10 words (shown in the UI).'),
-  timeoutMs: z
-    .number()
-    .positive()
-    .optional()
-    .describe('Timeout in milliseconds. A default applies, and a cap; the command is killed on expiry.'),
-  workdir: z
-    .string()
-    .optional()
-    .describe('Working directory for this command. Defaults to the workspace root; a relative path resolves against it.'),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe('Run in the background and return a job id immediately (collect with job_output, stop with job_kill). No timeout applies.'),
-  sandbox_permissions: z
-    .enum(['danger-full-access'])
-    .optional()
-    .describe('Ask to run this one command outside the file sandbox; needs approval. Give a justification.'),
-  justification: z.string().optional().describe('Why this command needs to leave the sandbox (shown to the approver).'),
-});
-type Args = z.infer<typeof params>;
+type Args = BashArgs;
 
 /**
  * The harness's own credentials (provider API keys, tokens) are not the model's: they are left
@@ -142,7 +118,7 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
       'under <mode> mode]`. Long output is cut to its head and tail; the full output is saved to a file whose path is reported. ' +
       'Set `run_in_background: true` for long-running commands: the call returns a job id immediately; read its output with ' +
       '`job_output` and stop it with `job_kill`.',
-    parameters: params,
+    parameters: builtinParameters('bash'),
     permission: { effects: 'shell', subject: (a) => ({ kind: 'command', value: a.command }) },
     async execute(args, ctx) {
       const cwd = await fsFor(ctx, env).stat(args.workdir ?? '.');

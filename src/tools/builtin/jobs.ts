@@ -1,12 +1,13 @@
 /** `job_output`, `job_kill`, `job_list`: what makes `bash` background mode usable. */
-import { z } from 'zod';
 import type { ToolDefinition } from '../types.js';
 import { ToolError } from '../types.js';
 import type { Job, JobRead } from '../shell/jobs.js';
 import { sandboxNote } from './bash.js';
 import type { BuiltinEnv } from './env.js';
+import { DEFAULT_WAIT_MS } from './limits.js';
+import { builtinParameters } from './parameters.js';
+import type { JobKillArgs, JobOutputArgs } from './schemas.js';
 
-const DEFAULT_WAIT_MS = 30_000;
 const MAX_WAIT_MS = 600_000;
 
 export function statusLine(r: Pick<JobRead, 'status' | 'exitCode' | 'signal' | 'spawnError'>): string {
@@ -30,23 +31,12 @@ function find(env: BuiltinEnv, id: string): Job {
   return job;
 }
 
-const jobId = z.string().min(1).describe('Job id returned by the tool that started the background work.');
-
-const outputParams = z.object({
-  job_id: jobId,
-  wait: z
-    .boolean()
-    .optional()
-    .describe('Block until the job finishes or the timeout expires. A timed-out wait returns [status: running] and leaves the job alive.'),
-  timeout_ms: z.number().positive().optional().describe(`Max wait in milliseconds (only with wait: true). Defaults to ${DEFAULT_WAIT_MS}.`),
-});
-
-export function jobOutputTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof outputParams>> {
+export function jobOutputTool(env: BuiltinEnv): ToolDefinition<JobOutputArgs> {
   return {
     name: 'job_output',
     description:
       'Read a background job: the output since the previous read, ending with `[status: ...]`. Non-blocking unless `wait: true`.',
-    parameters: outputParams,
+    parameters: builtinParameters('job_output'),
     permission: { effects: 'none' },
     async execute(args, ctx) {
       const job = find(env, args.job_id);
@@ -67,17 +57,12 @@ export function jobOutputTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof ou
   };
 }
 
-const killParams = z.object({
-  job_id: jobId,
-  reason: z.string().optional().describe('Optional short reason, recorded in the log.'),
-});
-
-export function jobKillTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof killParams>> {
+export function jobKillTool(env: BuiltinEnv): ToolDefinition<JobKillArgs> {
   return {
     name: 'job_kill',
     description:
       'Request cancellation of a running background job by job id. Returns immediately; the job settles as killed once it actually stops.',
-    parameters: killParams,
+    parameters: builtinParameters('job_kill'),
     permission: { effects: 'none' },
     execute(args) {
       const job = find(env, args.job_id);
@@ -91,7 +76,7 @@ export function jobListTool(env: BuiltinEnv): ToolDefinition<Record<string, neve
   return {
     name: 'job_list',
     description: 'List the background jobs of this session (running and finished) with their ids and statuses.',
-    parameters: z.object({}),
+    parameters: builtinParameters('job_list'),
     isConcurrencySafe: () => true,
     permission: { effects: 'none' },
     execute() {

@@ -1,19 +1,15 @@
 /** `read`: a line window of a text file, numbered as dsh numbers it (`N: text`). */
-import { z } from 'zod';
 import type { ToolDefinition } from '../types.js';
 import { FsError } from '../fs/errors.js';
 import { fsFor, shown, type BuiltinEnv } from './env.js';
+import { DEFAULT_READ_LIMIT } from './limits.js';
+import { builtinParameters } from './parameters.js';
+import type { ReadArgs } from './schemas.js';
 
-export const DEFAULT_READ_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 
-const params = z.object({
-  file_path: z.string().describe('Path to read: relative to the workspace root, or absolute inside it.'),
-  offset: z.number().min(1).optional().describe('1-based first line to return. Defaults to 1.'),
-  limit: z.number().min(1).optional().describe(`Maximum number of lines to return. Defaults to ${DEFAULT_READ_LIMIT}.`),
-});
-type Args = z.infer<typeof params>;
+type Args = ReadArgs;
 
 export function readTool(env: BuiltinEnv): ToolDefinition<Args> {
   return {
@@ -21,7 +17,7 @@ export function readTool(env: BuiltinEnv): ToolDefinition<Args> {
     description:
       'Read a UTF-8 text file and return line-numbered content (`N: text`). Use offset/limit to page through long files; a ' +
       'directory path lists its entries.',
-    parameters: params,
+    parameters: builtinParameters('read'),
     isConcurrencySafe: () => true,
     permission: { effects: 'none', subject: (a) => ({ kind: 'path', value: a.file_path }) },
     async execute(args, ctx) {

@@ -2,7 +2,8 @@
  * `glob` (find files by path pattern) and `grep` (search contents). Both go through the
  * filesystem seam; an over-cap result shows its first page and saves the complete list.
  */
-import { z } from 'zod';
+import { builtinParameters } from './parameters.js';
+import type { GlobArgs, GrepArgs } from './schemas.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -28,25 +29,14 @@ async function saveList(env: BuiltinEnv, label: string, text: string): Promise<s
   }
 }
 
-const globParams = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe(
-      'Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" ' +
-        'to anchor it.',
-    ),
-  path: z.string().optional().describe('Directory to search in. Defaults to the workspace root; a relative path resolves against it.'),
-});
-
-export function globTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof globParams>> {
+export function globTool(env: BuiltinEnv): ToolDefinition<GlobArgs> {
   return {
     name: 'glob',
     description:
       'Find files whose paths match a glob pattern. Returns file paths (never directories), including hidden and ignored files (VCS ' +
       `metadata excluded), in modification-time order. Up to ${GLOB_MAX_RESULTS} paths are shown; the complete list of a larger ` +
       'result is saved to a file.',
-    parameters: globParams,
+    parameters: builtinParameters('glob'),
     isConcurrencySafe: () => true,
     permission: { effects: 'none', subject: (a) => ({ kind: 'path', value: a.path ?? '.' }) },
     async execute(args, ctx) {
@@ -81,23 +71,14 @@ export function globTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof globPar
   };
 }
 
-const grepParams = z.object({
-  pattern: z.string().min(1).describe('Regular expression to search for (ripgrep syntax).'),
-  path: z.string().optional().describe('File or directory to search. Defaults to the workspace root; a relative path resolves against it.'),
-  include: z
-    .string()
-    .optional()
-    .describe('One glob filter for which files to search (e.g. "*.ts", "*.{js,jsx}"). Not a list; negation is not supported.'),
-});
-
-export function grepTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof grepParams>> {
+export function grepTool(env: BuiltinEnv): ToolDefinition<GrepArgs> {
   return {
     name: 'grep',
     description:
       'Search file contents with a regular expression, honouring .gitignore. Returns matching lines with line numbers, grouped by ' +
       `file. The first ${GREP_MAX_MATCHES} matches are shown; the complete list of a larger result is saved to a file. Use read on ` +
       'a matched file for surrounding context.',
-    parameters: grepParams,
+    parameters: builtinParameters('grep'),
     isConcurrencySafe: () => true,
     permission: { effects: 'none', subject: (a) => ({ kind: 'path', value: a.path ?? '.' }) },
     async execute(args, ctx) {

@@ -1,26 +1,16 @@
 /** `todo_write`: the whole task list, every call; the log keeps it as `todo/write`. */
-import { z } from 'zod';
+import { builtinParameters } from './parameters.js';
+import type { TodoWriteArgs } from './schemas.js';
 import type { ToolDefinition } from '../types.js';
 
-const params = z.object({
-  todos: z
-    .array(
-      z.object({
-        content: z.string().min(1).describe('What the task is: a short imperative line.'),
-        status: z.enum(['pending', 'in_progress', 'completed']).describe('pending (not started) | in_progress (now) | completed (done).'),
-      }),
-    )
-    .describe('The COMPLETE task list, replacing any previous list.'),
-});
-
-export function todoWriteTool(): ToolDefinition<z.infer<typeof params>> {
+export function todoWriteTool(): ToolDefinition<TodoWriteArgs> {
   return {
     name: 'todo_write',
     description:
       'Record and update a structured task list for the current work. Send the ENTIRE list every call: it REPLACES the previous ' +
       'list. Mark a todo in_progress while working on it and completed the moment it is done. Skip the list for trivial ' +
       'single-step tasks.',
-    parameters: params,
+    parameters: builtinParameters('todo_write'),
     permission: { effects: 'none' },
     execute(args, ctx) {
       // Only the two fields dsh logs: extra keys a model adds (e.g. activeForm) are dropped.

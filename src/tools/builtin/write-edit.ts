@@ -1,9 +1,10 @@
 /** `write` (create or replace a file) and `edit` (exact string replacement). */
-import { z } from 'zod';
 import type { JsonValue } from '../../model/json.js';
 import type { ToolDefinition } from '../types.js';
 import { workspaceRelative } from '../fs/paths.js';
 import { fsFor, shown, type BuiltinEnv } from './env.js';
+import { builtinParameters } from './parameters.js';
+import type { EditArgs, WriteArgs } from './schemas.js';
 
 /** Diffs bigger than this are not kept in the log (the file itself is the record). */
 const DIFF_BASIS_LIMIT = 64 * 1024;
@@ -13,26 +14,11 @@ function diffMeta(root: string, path: string, oldText: string | undefined, newTe
   return { diffs: [{ path: workspaceRelative(root, path), oldText, newText }] };
 }
 
-/** Accepted and ignored here: the permissions plugin reads them (an approved one-call escalation). */
-const escalation = {
-  sandbox_permissions: z
-    .enum(['danger-full-access'])
-    .optional()
-    .describe('Request one-call escalation out of the sandbox; needs approval. Only with a justification.'),
-  justification: z.string().optional().describe('Why the escalation is needed (shown to the approver).'),
-};
-
-const writeParams = z.object({
-  file_path: z.string().describe('Path to write: relative to the workspace root, or absolute inside it. Parent directories are created.'),
-  content: z.string().describe('Full UTF-8 text content to write.'),
-  ...escalation,
-});
-
-export function writeTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof writeParams>> {
+export function writeTool(env: BuiltinEnv): ToolDefinition<WriteArgs> {
   return {
     name: 'write',
     description: 'Create or fully replace a UTF-8 text file. To change part of an existing file, prefer edit.',
-    parameters: writeParams,
+    parameters: builtinParameters('write'),
     permission: { effects: 'fs', subject: (a) => ({ kind: 'path', value: a.file_path }) },
     async execute(args, ctx) {
       const r = await fsFor(ctx, env).write(args.file_path, { content: args.content });
@@ -45,20 +31,12 @@ export function writeTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof writeP
   };
 }
 
-const editParams = z.object({
-  file_path: z.string().describe('Path to edit: relative to the workspace root, or absolute inside it.'),
-  old_string: z.string().min(1).describe('Literal text to replace. Must match exactly, including whitespace.'),
-  new_string: z.string().describe('Literal replacement text. Use an empty string to delete the match.'),
-  replace_all: z.boolean().optional().describe('Replace all matches. Defaults to false; when false, old_string must appear exactly once.'),
-  ...escalation,
-});
-
-export function editTool(env: BuiltinEnv): ToolDefinition<z.infer<typeof editParams>> {
+export function editTool(env: BuiltinEnv): ToolDefinition<EditArgs> {
   return {
     name: 'edit',
     description:
       'Edit an existing UTF-8 text file by replacing literal text. Refused unless old_string occurs exactly once, or replace_all is true.',
-    parameters: editParams,
+    parameters: builtinParameters('edit'),
     permission: { effects: 'fs', subject: (a) => ({ kind: 'path', value: a.file_path }) },
     async execute(args, ctx) {
       const r = await fsFor(ctx, env).edit(args.file_path, {

@@ -10,7 +10,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isHttpServer, type McpServerConfig } from '../config.js';
+import type { McpServerConfig } from '../config.js';
+import { isHttpServer } from '../config-options.js';
 import { ToolError } from '../types.js';
 
 export class McpCallError extends ToolError {

@@ -1,0 +1,151 @@
+/**
+ * Start-up cost is module loading, so what each command loads is pinned here: the real binary
+ * runs with a preload that records every module it loads (ES modules through a loader hook,
+ * CommonJS from the require cache), and the record must hold none of the heavy modules the
+ * command does not use. A later change that imports one of them on these paths (a static import
+ * of an SDK, a config schema, the viewer) fails here. Timings are `npm run bench`'s (startup).
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
+import { dsh, type Run } from './support/run.js';
+import { agentEnv, call, gitRepo, tempDir, text } from './support/agent.js';
+import { examplePath } from './support/files.js';
+import { SessionStore } from '../../src/store/index.js';
+import { repoRoot } from '../support/shared.js';
+
+const preload = pathToFileURL(fileURLToPath(new URL('./support/trace-modules.mjs', import.meta.url))).href;
+
+/** Heavy dependencies by package, and our own layers that only some commands need. */
+const HEAVY: Record<string, RegExp> = {
+  'OpenAI SDK': /\/node_modules\/openai\//,
+  'Anthropic SDK': /\/node_modules\/@anthropic-ai\//,
+  OpenTelemetry: /\/node_modules\/@opentelemetry\//,
+  'MCP SDK': /\/node_modules\/@modelcontextprotocol\//,
+  zod: /\/node_modules\/zod(-to-json-schema)?\//,
+  pg: /\/node_modules\/pg(-[a-z]+)?\//,
+  'better-sqlite3': /\/node_modules\/better-sqlite3\//,
+  'ACP SDK': /\/node_modules\/@agentclientprotocol\//,
+  'the viewer': /\/dist\/viewer\//,
+  'the OTLP export': /\/dist\/observability\//,
+};
+const NOT_FOR_ANY_RUN = [
+  'Anthropic SDK',
+  'OpenTelemetry',
+  'MCP SDK',
+  'zod',
+  'pg',
+  'better-sqlite3',
+  'ACP SDK',
+  'the viewer',
+  'the OTLP export',
+];
+
+/** The heavy modules a trace holds, by name, with the first URL that matched. */
+function heavyIn(trace: readonly string[], names: readonly string[] = Object.keys(HEAVY)): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const name of names) {
+    const hit = trace.find((url) => HEAVY[name]!.test(url));
+    if (hit !== undefined) found[name] = hit;
+  }
+  return found;
+}
+
+const traces: string[] = [];
+afterEach(() => {
+  for (const t of traces.splice(0)) rmSync(t, { force: true });
+});
+
+async function traced(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<{ run: Run; modules: string[] }> {
+  const file = join(tempDir('dsh-lazy-'), 'modules.txt');
+  traces.push(file);
+  const run = await dsh(args, {
+    env: { ...env, NODE_OPTIONS: `--import=${preload}`, DSH_TRACE_MODULES: file },
+    ...(cwd !== undefined ? { cwd } : {}),
+  });
+  const modules = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  return { run, modules };
+}
+
+describe('the checker', () => {
+  it('finds each heavy module in a synthetic trace, and nothing in a light one', () => {
+    const light = [
+      pathToFileURL(join(repoRoot, 'dist/cli/main.js')).href,
+      'node:fs',
+      pathToFileURL(join(repoRoot, 'node_modules/commander/index.js')).href,
+    ];
+    expect(heavyIn(light)).toEqual({});
+    const heavy = [
+      'file:///x/node_modules/openai/index.mjs',
+      'file:///x/node_modules/@anthropic-ai/sdk/index.mjs',
+      'file:///x/node_modules/@opentelemetry/api/build/src/index.js',
+      'file:///x/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js',
+      'file:///x/node_modules/zod/v4/classic/external.js',
+      'file:///x/node_modules/pg/lib/index.js',
+      'file:///x/node_modules/better-sqlite3/lib/index.js',
+      'file:///x/node_modules/@agentclientprotocol/sdk/dist/acp.js',
+      'file:///x/dist/viewer/server.js',
+      'file:///x/dist/observability/export.js',
+    ];
+    expect(Object.keys(heavyIn(heavy)).sort()).toEqual(Object.keys(HEAVY).sort());
+  });
+});
+
+describe('what each command loads', () => {
+  let provider: FakeProvider | undefined;
+  afterEach(async () => {
+    await provider?.close();
+    provider = undefined;
+  });
+
+  it('the trace sees the process: the CLI entry and commander', async () => {
+    const { run, modules } = await traced(['--version']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(modules.some((m) => m.endsWith('/dist/cli/main.js'))).toBe(true);
+    expect(modules.some((m) => m.includes('/node_modules/commander/'))).toBe(true);
+  });
+
+  it('dsh sessions, with nothing stored and with a session: no heavy module', async () => {
+    const home = tempDir();
+    const empty = await traced(['sessions', '--all'], { DSH_HOME: home });
+    expect(empty.run.code, empty.run.stderr).toBe(0);
+    expect(heavyIn(empty.modules)).toEqual({});
+    const store = new SessionStore({ root: join(home, 'sessions') });
+    const stored = await store.create({ cwd: repoRoot });
+    stored.session.append('turn/start', { turn: 1 });
+    await store.close();
+    const listed = await traced(['sessions'], { DSH_HOME: home }, repoRoot);
+    expect(listed.run.code, listed.run.stderr).toBe(0);
+    expect(listed.run.stdout).toContain(stored.session.id);
+    expect(heavyIn(listed.modules)).toEqual({});
+  });
+
+  it('dsh log check, show and messages of a small file: no heavy module', async () => {
+    const file = examplePath;
+    for (const cmd of ['check', 'show', 'messages']) {
+      const { run, modules } = await traced(['log', cmd, file]);
+      expect(run.code, `${cmd}: ${run.stderr}`).toBe(0);
+      expect(heavyIn(modules), cmd).toEqual({});
+    }
+  });
+
+  it('dsh run on DeepSeek with no config file: the OpenAI SDK, nothing else heavy; a tool call then loads zod to check its arguments', async () => {
+    const repo = gitRepo();
+    const home = tempDir();
+    provider = await startFakeProvider({ script: [text(['hi'])] });
+    const answer = await traced(['run', '--cwd', repo, 'say hi'], agentEnv(provider.url, home), repo);
+    expect(answer.run.code, answer.run.stderr).toBe(0);
+    expect(Object.keys(heavyIn(answer.modules))).toEqual(['OpenAI SDK']);
+    expect(heavyIn(answer.modules, NOT_FOR_ANY_RUN)).toEqual({});
+
+    await provider.close();
+    provider = await startFakeProvider({ script: [call('c1', 'read', { file_path: 'README.md' }), text(['done'])] });
+    const tool = await traced(['run', '--cwd', repo, 'read the readme'], agentEnv(provider.url, home), repo);
+    expect(tool.run.code, tool.run.stderr).toBe(0);
+    expect(Object.keys(heavyIn(tool.modules)).sort()).toEqual(['OpenAI SDK', 'zod']);
+  });
+});
