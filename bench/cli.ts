@@ -1,0 +1,375 @@
+/**
+ * `npm run bench` (third part): what a user waits for at the command line (issue 13), the built
+ * CLI (`bin/dsh.js`) run as a user runs it, each figure beside `node -e 0` timed in the same run,
+ * alternately with it, median of the runs.
+ *
+ *   node dist-bench/bench/cli.js                          every phase
+ *   node dist-bench/bench/cli.js --only startup,listing   phases: startup resume listing
+ *   node dist-bench/bench/cli.js --reps 5 --turns 2000 --sessions 1000,10000
+ *
+ * "To the first request" is the time from spawning the process to the moment a fake
+ * OpenAI-compatible provider on 127.0.0.1 (in this process, idle while it waits) receives the
+ * request's headers; the process is then answered and left to finish. Everything else is the
+ * whole process, spawn to exit. Peak RSS comes from `/usr/bin/time -f %M` when it exists.
+ */
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { encodeJsonl, Session, type SessionEvent } from '../src/session/index.js';
+import { logPath } from '../src/store/layout.js';
+import { generateWorkload } from './generate.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '..', '..');
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    reps: { type: 'string' },
+    turns: { type: 'string' },
+    sessions: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    /** Another build's bin/dsh.js, to measure it (before/after comparisons). */
+    dsh: { type: 'string' },
+    /** A build to compare with in the same run (e.g. main before a change): its bin/dsh.js. */
+    before: { type: 'string' },
+  },
+});
+const DSH = resolve(args.dsh ?? join(repoRoot, 'bin', 'dsh.js'));
+const BEFORE = args.before === undefined ? undefined : resolve(args.before);
+const quick = args.quick ?? false;
+const REPS = Number(args.reps ?? (quick ? 3 : 7));
+const only = args.only?.split(',');
+const want = (k: string): boolean => !only || only.includes(k);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+interface Run {
+  ms: number;
+  /** Peak RSS in bytes (when /usr/bin/time is there). */
+  rss?: number;
+  /** User + system CPU time of the process in ms (when /usr/bin/time is there): less sensitive to other load than wall time. */
+  cpu?: number;
+  firstRequestMs?: number;
+}
+
+/** Spawn `node ARGS` and wait for its exit; with `provider`, also note when its first request arrives. */
+function runNode(argv: readonly string[], env: Record<string, string>, cwd: string, provider?: Provider): Promise<Run> {
+  return new Promise((done, fail) => {
+    const cmd = TIME ?? process.execPath;
+    const full = TIME ? ['-f', '%M %U %S', process.execPath, ...argv] : [...argv];
+    const t0 = performance.now();
+    if (provider) provider.onRequest = () => (provider.firstAt ??= performance.now());
+    const child = spawn(cmd, full, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      const lines = err.trim().split('\n');
+      const [rssKb, user, sys] = TIME ? (lines.at(-1) ?? '').split(' ').map(Number) : [];
+      if (code !== 0) return fail(new Error(`node ${argv.join(' ')} exited ${code}: ${err.slice(-2000)}`));
+      const r: Run = { ms };
+      if (rssKb !== undefined && Number.isFinite(rssKb)) r.rss = rssKb * 1024;
+      if (user !== undefined && sys !== undefined && Number.isFinite(user + sys)) r.cpu = (user + sys) * 1000;
+      if (provider) {
+        if (provider.firstAt === undefined) return fail(new Error(`node ${argv.join(' ')}: no request reached the provider`));
+        r.firstRequestMs = provider.firstAt - t0;
+        provider.firstAt = undefined;
+      }
+      done(r);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fake OpenAI-compatible provider: one short text answer to every request.
+
+interface Provider {
+  url: string;
+  server: Server;
+  firstAt: number | undefined;
+  onRequest: () => void;
+}
+
+function sse(): string {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage: unknown = null): string =>
+    `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', created: 0, model: 'deepseek-chat', choices: [{ index: 0, delta, finish_reason: finish }], usage })}\n\n`;
+  return (
+    chunk({ role: 'assistant', content: '' }) +
+    chunk({ content: 'ok' }) +
+    chunk({ content: '' }, 'stop', {
+      prompt_tokens: 10,
+      completion_tokens: 1,
+      total_tokens: 11,
+      prompt_cache_hit_tokens: 0,
+      prompt_cache_miss_tokens: 10,
+    }) +
+    'data: [DONE]\n\n'
+  );
+}
+
+async function startProvider(): Promise<Provider> {
+  const p: Provider = { url: '', server: undefined as unknown as Server, firstAt: undefined, onRequest: () => {} };
+  p.server = createServer((req, res) => {
+    p.onRequest();
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sse());
+    });
+  });
+  await new Promise<void>((r) => p.server.listen(0, '127.0.0.1', r));
+  p.url = `http://127.0.0.1:${(p.server.address() as AddressInfo).port}`;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+interface Row {
+  metric: string;
+  value: string;
+  ratio: string;
+  target: string;
+  ok: string;
+}
+const rows: Row[] = [];
+const ms = (x: number): string => `${x.toFixed(0)} ms`;
+const mb = (b: number | undefined): string => (b === undefined ? '?' : `${(b / 1e6).toFixed(0)} MB`);
+function row(metric: string, value: string, ratio = '', target = '', ok?: boolean): void {
+  rows.push({ metric, value, ratio, target, ok: ok === undefined ? '' : ok ? 'met' : 'MISSED' });
+  console.log(`  ${metric}: ${value}${ratio ? `  | ${ratio}` : ''}${target ? `  | target ${target} ${ok ? 'met' : 'MISSED'}` : ''}`);
+}
+
+/** `node -e 0` and each measured command alternately, `REPS` times after a warm-up of each. */
+async function alternate(cases: Record<string, () => Promise<Run>>): Promise<Record<string, Run[]>> {
+  const out: Record<string, Run[]> = {};
+  const names = Object.keys(cases);
+  for (const n of names) await cases[n]!();
+  for (let i = 0; i < REPS; i++) for (const n of names) (out[n] ??= []).push(await cases[n]!());
+  return out;
+}
+
+const med = (runs: Run[], f: (r: Run) => number | undefined): number => median(runs.map(f).filter((x): x is number => x !== undefined));
+
+function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+function gitRepo(): string {
+  const dir = tempDir('dsh-bench-repo-');
+  writeFileSync(join(dir, 'README.md'), '# bench\n');
+  const git = (...a: string[]): void => void execFileSync('git', a, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('-c', 'user.email=b@example.com', '-c', 'user.name=b', 'commit', '-qm', 'init');
+  return dir;
+}
+
+function agentEnv(url: string, home: string): Record<string, string> {
+  return { DEEPSEEK_BASE_URL: url, DEEPSEEK_API_KEY: 'bench', DSH_HOME: home, DSH_MODEL: '', NO_COLOR: '1' };
+}
+
+/** A small finished session (examples/fix-typo.jsonl, a real dsh log) under another id and cwd. */
+const EXAMPLE = readFileSync(join(repoRoot, 'examples', 'fix-typo.jsonl'), 'utf8');
+function tinySession(id: string, cwd: string, createdAt: number): string {
+  const nl = EXAMPLE.indexOf('\n');
+  const header = { ...(JSON.parse(EXAMPLE.slice(0, nl)) as Record<string, unknown>), id, cwd, createdAt };
+  return JSON.stringify(header) + EXAMPLE.slice(nl);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function startup(provider: Provider): Promise<void> {
+  console.log('\nstart-up (spawn to exit, or to the first model request)');
+  const home = tempDir('dsh-bench-home-');
+  const repo = gitRepo();
+  const tiny = join(home, 'tiny.jsonl');
+  writeFileSync(tiny, tinySession('tiny', repo, 1_755_000_000_000));
+  const env = { DSH_HOME: home, NO_COLOR: '1' };
+  const builds: [string, string][] = [['', DSH]];
+  if (BEFORE !== undefined) builds.push([' (before)', BEFORE]);
+  const cases: Record<string, () => Promise<Run>> = { base: () => runNode(['-e', '0'], {}, repo) };
+  for (const [tag, bin] of builds) {
+    cases[`version${tag}`] = () => runNode([bin, '--version'], env, repo);
+    cases[`sessions${tag}`] = () => runNode([bin, 'sessions'], env, repo);
+    cases[`check${tag}`] = () => runNode([bin, 'log', 'check', tiny], env, repo);
+    cases[`show${tag}`] = () => runNode([bin, 'log', 'show', tiny], env, repo);
+    cases[`run${tag}`] = () => runNode([bin, 'run', '--cwd', repo, 'say ok'], agentEnv(provider.url, home), repo, provider);
+  }
+  const r = await alternate(cases);
+  const base = med(r.base!, (x) => x.ms);
+  const baseCpu = med(r.base!, (x) => x.cpu);
+  row('node -e 0 (baseline)', `${ms(base)}, CPU ${ms(baseCpu)}`);
+  const line = (name: string, label: string, target?: number, f: (x: Run) => number | undefined = (x) => x.ms): void => {
+    for (const [tag] of builds) {
+      const v = med(r[`${name}${tag}`]!, f);
+      const cpu = med(r[`${name}${tag}`]!, (x) => x.cpu);
+      const vs =
+        tag === '' && BEFORE !== undefined
+          ? `, ${(v / med(r[`${name} (before)`]!, f)).toFixed(2)}× before (CPU ${(cpu / med(r[`${name} (before)`]!, (x) => x.cpu)).toFixed(2)}×)`
+          : '';
+      row(
+        `${label}${tag}`,
+        `${ms(v)} (${ms(v - base)} above node -e 0), process CPU ${ms(cpu)}`,
+        `${(v / base).toFixed(2)}× node -e 0 (CPU ${(cpu / baseCpu).toFixed(2)}×)${vs}`,
+        target === undefined ? '' : `≤ ${target} ms`,
+        target === undefined ? undefined : v <= target,
+      );
+    }
+  };
+  line('version', 'dsh --version');
+  line('sessions', 'dsh sessions, nothing stored', 150);
+  line('check', 'dsh log check, tiny log', 150);
+  line('show', 'dsh log show, tiny log');
+  line('run', 'dsh run "task", new session: to the first request', 300, (x) => x.firstRequestMs);
+  line('run', 'dsh run "task", new session: whole process');
+  rmSync(home, { recursive: true, force: true });
+  rmSync(repo, { recursive: true, force: true });
+}
+
+/** The bench workload (bench/generate.ts) as a stored session of `home`, for `repo`. */
+function storeWorkload(
+  home: string,
+  repo: string,
+  turns: number,
+  pack: boolean,
+): { id: string; path: string; bytes: number; events: number } {
+  const drafts = generateWorkload({ turns });
+  const id = `bench-${pack ? 'packed' : 'plain'}`;
+  let now = 0;
+  const s = Session.create({ id, header: { cwd: repo, delegationDepth: 0, createdAt: 1_755_000_000_000 }, clock: () => now });
+  const append = s.append as unknown as (type: string, data: unknown, o?: unknown) => SessionEvent;
+  for (const d of drafts) {
+    now = d.time;
+    append.call(
+      s,
+      d.type,
+      d.data,
+      d.surfaceOp === undefined
+        ? undefined
+        : d.sourceEventSeqs === undefined
+          ? { surfaceOp: d.surfaceOp }
+          : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
+    );
+  }
+  const text = encodeJsonl({ version: 0, id, createdAt: 1_755_000_000_000, cwd: repo, delegationDepth: 0 }, s.events, { pack });
+  const path = logPath(join(home, 'sessions'), repo, id);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return { id, path, bytes: Buffer.byteLength(text), events: s.length };
+}
+
+async function resume(provider: Provider): Promise<void> {
+  const turns = Number(args.turns ?? (quick ? 200 : 2000));
+  console.log(`\nresume and log commands on the bench workload (${turns} turns)`);
+  const home = tempDir('dsh-bench-home-');
+  const repo = gitRepo();
+  try {
+    for (const pack of [false, true]) {
+      const w = storeWorkload(home, repo, turns, pack);
+      const label = `${pack ? 'packed' : 'one-event-per-line'} log (${(w.bytes / 1e6).toFixed(1)} MB, ${w.events} events)`;
+      // Each resume appends a turn; a fresh copy per run keeps the log the same size for every run.
+      const parseProbe = join(here, 'parse-child.js');
+      const r = await alternate({
+        base: () => runNode(['-e', '0'], {}, repo),
+        parse: () => runNode([parseProbe, w.path], {}, repo),
+        resume: () => runNode([DSH, 'run', '--cwd', repo, '--resume', w.id, 'say ok'], agentEnv(provider.url, home), repo, provider),
+        check: () => runNode([DSH, 'log', 'check', w.path], { NO_COLOR: '1' }, repo),
+        show: () => runNode([DSH, 'log', 'show', w.path], { NO_COLOR: '1' }, repo),
+      });
+      const base = med(r.base!, (x) => x.ms);
+      const parse = med(r.parse!, (x) => x.ms);
+      const parseRss = med(r.parse!, (x) => x.rss);
+      console.log(`  ${label}`);
+      row(`  node -e 0 / read + JSON.parse of each line (baselines)`, `${ms(base)} / ${ms(parse)}, ${mb(parseRss)} peak`);
+      const res = med(r.resume!, (x) => x.firstRequestMs);
+      row(
+        `  dsh run --resume, ${label}: to the first request`,
+        `${ms(res)}, peak ${mb(med(r.resume!, (x) => x.rss))}`,
+        `${(res / parse).toFixed(2)}× JSON.parse, ${(res / base).toFixed(1)}× node -e 0`,
+        '< 1000 ms',
+        res < 1000,
+      );
+      for (const cmd of ['check', 'show'] as const) {
+        const v = med(r[cmd]!, (x) => x.ms);
+        const rss = med(r[cmd]!, (x) => x.rss);
+        row(
+          `  dsh log ${cmd}, ${label}`,
+          `${ms(v)}, peak ${mb(rss)}`,
+          `${(v / parse).toFixed(2)}× / RSS ${(rss / parseRss).toFixed(2)}× JSON.parse`,
+        );
+      }
+      rmSync(dirname(w.path), { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+async function listing(): Promise<void> {
+  const counts = (args.sessions ?? (quick ? '1000' : '1000,10000')).split(',').map(Number);
+  console.log('\nlisting (dsh sessions --all)');
+  for (const n of counts) {
+    const home = tempDir('dsh-bench-home-');
+    const root = join(home, 'sessions');
+    const cwds = ['/work/a', '/work/b', '/work/c', '/work/d'];
+    for (let i = 0; i < n; i++) {
+      const id = `s-${String(i).padStart(6, '0')}`;
+      const cwd = cwds[i % cwds.length]!;
+      const path = logPath(root, cwd, id);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, tinySession(id, cwd, 1_755_000_000_000 + i * 1000));
+    }
+    const env = { DSH_HOME: home, NO_COLOR: '1' };
+    const r = await alternate({
+      base: () => runNode(['-e', '0'], {}, home),
+      list: () => runNode([DSH, 'sessions', '--all'], env, home),
+    });
+    const base = med(r.base!, (x) => x.ms);
+    const v = med(r.list!, (x) => x.ms);
+    row(
+      `dsh sessions --all, ${n} sessions`,
+      `${ms(v)} (${ms(v - base)} above node -e 0 at ${ms(base)})`,
+      `${(v / base).toFixed(2)}× node -e 0`,
+      n >= 10000 ? '< 200 ms' : '',
+      n >= 10000 ? v < 200 : undefined,
+    );
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `dsh CLI benchmark (${DSH}) — node ${process.version}, median of ${REPS} runs after a warm-up, alternating with the baselines`,
+  );
+  const check = spawnSync(process.execPath, [DSH, '--version'], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`bin/dsh.js does not run (npm run build first): ${check.stderr}`);
+  const provider = await startProvider();
+  try {
+    if (want('startup')) await startup(provider);
+    if (want('listing')) await listing();
+    if (want('resume')) await resume(provider);
+  } finally {
+    provider.server.close();
+  }
+  console.log('\nsummary (CLI)');
+  const w = (k: keyof Row): number => Math.max(k.length, ...rows.map((x) => x[k].length));
+  const keys: (keyof Row)[] = ['metric', 'value', 'ratio', 'target', 'ok'];
+  console.log(keys.map((k) => k.padEnd(w(k))).join('  '));
+  for (const x of rows) console.log(keys.map((k) => x[k].padEnd(w(k))).join('  '));
+}
+
+await main();
