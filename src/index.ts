@@ -30,17 +30,15 @@ export {
   DEEPSEEK_PROVIDERS,
   costAt,
   inPeak,
-  pricesConfigShape,
-  PriceEntrySchema,
   type PriceRule,
   type TokenRates,
   type PeakTier,
-  type PriceEntry,
   type Priced,
   type PricePeriod,
   type CallPoint,
   type PriceTableOptions,
 } from './llm/pricing.js';
+export { pricesConfigShape, PriceEntrySchema, type PriceEntry } from './llm/pricing-config.js';
 export * from './tools/index.js';
 export { Agent, AgentError, assembleAgent, userMessage, type AssembleAgentOptions } from './agent/agent.js';
 export type { AgentContext, AgentHost, AgentOptions, AgentStatus, Plugin, UserInput } from './agent/context.js';

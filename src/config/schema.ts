@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { llmConfigShape } from '../llm/config.js';
-import { pricesConfigShape } from '../llm/pricing.js';
+import { pricesConfigShape } from '../llm/pricing-config.js';
 import { mcpServersSchema, permissionsSchema, sandboxSchema } from '../tools/config.js';
 import { compactionConfigShape } from '../compaction/config.js';
 

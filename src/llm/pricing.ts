@@ -16,7 +16,7 @@
  * and a call is priced at its event time. A model no rule names, or a call outside every rule's
  * interval, has no price: the caller gets the reason, never a guess.
  */
-import { z } from 'zod';
+import type { PriceEntry } from './pricing-config.js';
 import type { TokenUsage } from '../model/usage.js';
 
 /** Rates per million tokens, in the rule's currency. */
@@ -125,42 +125,7 @@ export const DEEPSEEK_DEFAULT_PRICES: readonly PriceRule[] = [
   ),
 ];
 
-// ---------------------------------------------------------------------------------------------
-// The config section
-
-const rate = z.number().finite().nonnegative();
-const RatesSchema = z.strictObject({ input: rate, cacheRead: rate.optional(), cacheWrite: rate.optional(), output: rate });
-const hour = z.number().int().min(0).max(24);
-
-/** One model's prices in the config: rates, and optionally a peak tier. */
-export const PriceEntrySchema = z.strictObject({
-  input: rate,
-  /** Absent: cache reads are charged as input. */
-  cacheRead: rate.optional(),
-  cacheWrite: rate.optional(),
-  output: rate,
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/, 'must be a three-letter currency code such as USD')
-    .optional(),
-  peak: z
-    .strictObject({
-      hoursUtc: z.array(z.tuple([hour, hour]).refine(([s, e]) => s < e, 'a window must end after it starts')).min(1),
-      weekdays: z.array(z.number().int().min(0).max(6)).min(1).optional(),
-      rates: RatesSchema,
-    })
-    .optional(),
-});
-export type PriceEntry = z.infer<typeof PriceEntrySchema>;
-
-/**
- * `prices` in the config file: keyed by model name (`deepseek-flash`) or `provider:model`
- * (`openrouter:deepseek/deepseek-chat`, which wins over the bare name). A configured entry
- * replaces the defaults for that model at all times.
- */
-export const pricesConfigShape = {
-  prices: z.record(z.string().min(1), PriceEntrySchema).optional(),
-};
+// The config section's zod schema is in pricing-config.ts (loaded with the config file only).
 
 function ratesOf(e: { input: number; cacheRead?: number | undefined; cacheWrite?: number | undefined; output: number }): TokenRates {
   const r: TokenRates = { input: e.input, cacheRead: e.cacheRead ?? e.input, output: e.output };

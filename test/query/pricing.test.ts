@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PriceTable, costAt, inPeak, pricesConfigShape, DEEPSEEK_DEFAULT_PRICES } from '../../src/llm/pricing.js';
+import { PriceTable, costAt, inPeak, DEEPSEEK_DEFAULT_PRICES } from '../../src/llm/pricing.js';
+import { pricesConfigShape } from '../../src/llm/pricing-config.js';
 
 const usage = { inputTokens: 1_000_000, cacheReadTokens: 2_000_000, outputTokens: 500_000 };
 const at = (iso: string): number => Date.parse(iso);

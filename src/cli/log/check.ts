@@ -163,6 +163,8 @@ export async function runCheckCommand(
     // like a missing file does; the others are still checked.
     inputs = await Promise.all(given.map((f) => resolveLogArg(f, io.env).catch((error: unknown) => ({ file: f, error }))));
   }
-  const alerting: AlertContext | undefined = opts.alerts ? { kinds: opts.alerts, prices: pricesFor(io), writer: writerFor } : undefined;
+  const alerting: AlertContext | undefined = opts.alerts
+    ? { kinds: opts.alerts, prices: await pricesFor(io), writer: writerFor }
+    : undefined;
   return runCheck(inputs, opts, io, alerting);
 }

@@ -15,9 +15,9 @@ import { oneLine } from '../text.js';
  * The config's `prices` over DeepSeek's defaults. A config file that does not load costs the
  * command nothing but its prices: the defaults are used and a warning says why.
  */
-export function pricesFor(io: Io): PriceTable {
+export async function pricesFor(io: Io): Promise<PriceTable> {
   try {
-    const { config } = loadConfig({ env: io.env });
+    const { config } = await loadConfig({ env: io.env });
     return new PriceTable({ config: config.prices });
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;

@@ -178,7 +178,7 @@ Examples:
     )
     .action(async (file: string, n: number, opts: TurnOptions) => {
       const { runTurn } = await import('./turn.js');
-      setExit(runTurn(await resolveLogArg(file, io.env), n, opts, io));
+      setExit(await runTurn(await resolveLogArg(file, io.env), n, opts, io));
     });
 
   log

@@ -298,7 +298,7 @@ export async function runStats(paths: readonly string[], opts: StatsOptions, io:
   const store = wantsStore(opts);
   if (!store && paths.length === 0)
     throw new CliError('USAGE', 'give log files or session ids, or --all (with --since, --cwd) for the stored sessions');
-  const prices = pricesFor(io);
+  const prices = await pricesFor(io);
   if (!store && paths.length === 1) {
     const r = readOne(paths[0]!, prices, true, io);
     if (opts.json) io.out.line(safeJson({ file: r.path, ...r.stats, alerts: r.alerts }, 2));

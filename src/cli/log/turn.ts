@@ -63,11 +63,11 @@ export function stepTable(steps: readonly StepStats[], out: Output, indent = '')
   );
 }
 
-export function runTurn(path: string, n: number, opts: TurnOptions, io: Io): number {
+export async function runTurn(path: string, n: number, opts: TurnOptions, io: Io): Promise<number> {
   const log = readLog(path);
   for (const l of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
   const slice = query(log.file, () => turnOf(log, n));
-  const { stats } = collectStats(viewOf(log), { prices: pricesFor(io), writer: writerFor(path) });
+  const { stats } = collectStats(viewOf(log), { prices: await pricesFor(io), writer: writerFor(path) });
   const t = stats.perTurn!.find((x) => x.start === slice.start)!;
   if (opts.json) {
     io.out.line(
