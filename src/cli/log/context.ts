@@ -3,7 +3,8 @@
  * query refusals as CLI errors (a turn, call or seq the log does not have is a usage error, exit
  * 2, as `--turn` and `--at` already are).
  */
-import { ConfigError, loadConfig } from '../../config/index.js';
+// config.js, not the config index: the index re-exports the zod schema, loaded only with a config file.
+import { ConfigError, loadConfig } from '../../config/config.js';
 import { PriceTable } from '../../llm/pricing.js';
 import { QueryError, writerOf, type WriterState } from '../../query/index.js';
 import { CliError } from '../errors.js';
