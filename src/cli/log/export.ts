@@ -8,7 +8,8 @@ import { CliError, EXIT_OK } from '../errors.js';
 import { loadNotices, readLog, type CliLog } from '../read-log.js';
 import { problemFromWarning } from '../problems.js';
 import { resolveLogArg } from '../session-ref.js';
-import { ConfigError, loadConfig } from '../../config/index.js';
+// config.js, not the config index: the index re-exports the zod schema, loaded only with a config file.
+import { ConfigError, loadConfig } from '../../config/config.js';
 import { oneLine, safeJson } from '../text.js';
 import { checkOut, writeOut } from '../out-file.js';
 import { deriveMessagesFrom } from '../../session/index.js';
@@ -45,9 +46,9 @@ function pairs(flag: string, list: readonly string[] = []): Record<string, strin
  * names the route only). A config that does not load costs only those: the built-in endpoints
  * are used and a warning says why.
  */
-function configEndpoints(io: Io): Record<string, string> {
+async function configEndpoints(io: Io): Promise<Record<string, string>> {
   try {
-    const { config } = loadConfig({ env: io.env });
+    const { config } = await loadConfig({ env: io.env });
     const out: Record<string, string> = {};
     for (const [route, p] of Object.entries(config.providers ?? {})) if (p.baseUrl !== undefined) out[route] = p.baseUrl;
     return out;
@@ -84,7 +85,7 @@ export async function runExport(arg: string, opts: ExportOptions, io: Io): Promi
     headers: pairs('--header', opts.header),
     content: opts.content ?? 'none',
     traces: opts.traces ?? 'turn',
-    endpoints: configEndpoints(io),
+    endpoints: await configEndpoints(io),
     resourceAttributes: pairs('--resource-attribute', opts.resourceAttribute),
   };
   if (opts.serviceName) o.serviceName = opts.serviceName;
