@@ -32,7 +32,8 @@ export class Inbox {
     private readonly events?: Partial<InboxEvents>,
   ) {
     const from = session.header.seedLength ?? 0;
-    for (const e of session.since(from)) if (e.type === 'agent/inbox/spliced') this.apply(e.data);
+    // Splices only: a resumed log's chunk runs are stepped over, not materialised.
+    for (const e of session.eventsOfType(['agent/inbox/spliced'], from)) this.apply(e.data);
   }
 
   get nextTurn(): readonly UserMessage[] {

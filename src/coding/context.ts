@@ -67,13 +67,9 @@ function snapshotText(sections: readonly ContextSection[]): string {
 
 /** The sections of the last runtime-context snapshot recorded in the log, if any. */
 export function lastSnapshot(session: Session): ContextSection[] | undefined {
-  for (let i = session.length - 1; i >= 0; i--) {
-    const e = session.at(i)!;
-    if (e.type === 'user/message' && e.data.source.kind === 'plugin' && e.data.source.plugin === RUNTIME_CONTEXT_PLUGIN) {
-      return (e.data.source.sections ?? []) as ContextSection[];
-    }
-  }
-  return undefined;
+  // Walking back over records (chunk runs stepped over whole), not `at()` per seq.
+  const e = session.lastOfType('user/message', (m) => m.data.source.kind === 'plugin' && m.data.source.plugin === RUNTIME_CONTEXT_PLUGIN);
+  return e && e.data.source.kind === 'plugin' ? ((e.data.source.sections ?? []) as ContextSection[]) : undefined;
 }
 
 /** Adds a runtime-context snapshot to a step's entered messages whenever the context changed. */
@@ -107,9 +103,11 @@ export function workspaceInstructions(cwd: string, maxBytes = 64 * 1024): Plugin
     host.on(
       'agent/session-start',
       ({ agent }) => {
-        for (const e of agent.session.since(0)) {
-          if (e.type === 'user/message' && e.data.source.kind === 'plugin' && e.data.source.plugin === INSTRUCTIONS_PLUGIN) return;
-        }
+        const given = agent.session.lastOfType(
+          'user/message',
+          (m) => m.data.source.kind === 'plugin' && m.data.source.plugin === INSTRUCTIONS_PLUGIN,
+        );
+        if (given) return;
         for (const name of INSTRUCTION_FILES) {
           const file = join(cwd, name);
           if (!existsSync(file)) continue;

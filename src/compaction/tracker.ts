@@ -19,7 +19,8 @@ class LogIndex {
 
   update(): this {
     if (this.cursor === this.session.length) return this;
-    for (const e of this.session.since(this.cursor)) {
+    // Only these four types: a resumed log's chunk runs are stepped over, not materialised.
+    for (const e of this.session.eventsOfType(['request/header', 'compaction/start', 'compaction/end', 'session/end-seed'], this.cursor)) {
       switch (e.type) {
         case 'request/header':
           this.headerSeqs.push(e.seq);

@@ -377,6 +377,40 @@ export class Session {
     }
   }
 
+  /**
+   * The events of one of `types` from `fromSeq` on, in log order. A compact chunk run holds only
+   * `assistant/chunk`s, so unless that type is asked for a run is stepped over whole, never
+   * materialised: a pass for the few other events of a loaded log (resume's start-up, which
+   * looks for inbox splices and plugin messages) costs one step per record instead of building
+   * a million chunk objects.
+   */
+  *eventsOfType<K extends SessionEventType>(types: readonly K[], fromSeq = 0): IterableIterator<SessionEvent<K>> {
+    const wanted = new Set<string>(types);
+    const chunks = wanted.has('assistant/chunk');
+    const log = this.log;
+    const first = Math.max(0, fromSeq);
+    if (first >= this.count) return;
+    for (let r = this.starts === undefined ? first : this.recordOf(first); r < log.length; r++) {
+      const slot = log[r]!;
+      if (slot instanceof ChunkRun) {
+        if (chunks) for (let k = Math.max(0, first - slot.seq0); k < slot.length; k++) yield slot.member(k) as SessionEvent<K>;
+      } else if (wanted.has(slot.type)) yield slot as SessionEvent<K>;
+    }
+  }
+
+  /** The last event of `type` for which `test` holds, walking back from the end (chunk runs stepped over whole, as in `eventsOfType`). */
+  lastOfType<K extends Exclude<SessionEventType, 'assistant/chunk'>>(
+    type: K,
+    test: (e: SessionEvent<K>) => boolean = () => true,
+  ): SessionEvent<K> | undefined {
+    const log = this.log;
+    for (let r = log.length - 1; r >= 0; r--) {
+      const slot = log[r]!;
+      if (!(slot instanceof ChunkRun) && slot.type === type && test(slot as SessionEvent<K>)) return slot as SessionEvent<K>;
+    }
+    return undefined;
+  }
+
   /** The model-visible history: cached, O(new surface nodes) per call, frozen. */
   deriveMessages(): readonly Message[] {
     // Surface nodes are surface events, never chunks, so their slots hold the events themselves.
