@@ -7,7 +7,8 @@
  * count. A value not found in its window is left out, never guessed.
  */
 import { open } from 'node:fs/promises';
-import type { SessionInfo, Store, StoreSessionInfo } from '../store/index.js';
+import type { ListingSummarizer, SessionInfo, SessionStore, Store, StoreListing, StoreSessionInfo } from '../store/index.js';
+import type { JsonValue } from '../model/json.js';
 import { isPg } from './store.js';
 import { CliError, EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
@@ -81,54 +82,64 @@ export interface SessionSummary {
   lockedByPid: number | null;
 }
 
+/** What a listing reads from a log beyond its header: remembered by the store's listing cache while the log is unchanged. */
+interface LogFacts {
+  [key: string]: string | number | null;
+  title: string | null;
+  turns: number | null;
+}
+
 /**
  * Title and turn count from the lines at each end of a log: `head` from its first event on,
  * `tail` ending at its last. `whole`: the two cover every event (so no turn-bearing line means
  * no turns yet).
  */
-function fromEnds(head: readonly string[], tail: readonly string[], whole: boolean): { title?: string; turns?: number } {
-  const out: { title?: string; turns?: number } = {};
+function fromEnds(head: readonly string[], tail: readonly string[], whole: boolean): LogFacts {
+  let title: string | undefined;
+  let turns: number | undefined;
   let prompt: string | undefined;
   for (const l of head) {
     const r = parse(l);
     if (r?.type === 'session/title' && typeof r.data?.title === 'string') {
-      out.title = r.data.title;
+      title = r.data.title;
       break;
     }
     if (prompt === undefined && r?.type === 'user/message' && r.data?.source?.kind === 'user') prompt = textOf(r.data.content);
   }
-  if (out.title === undefined && prompt !== undefined) out.title = prompt;
+  title ??= prompt;
   for (let i = tail.length - 1; i >= 0; i--) {
     const t = parse(tail[i]!)?.data?.turn;
     if (typeof t === 'number' && Number.isSafeInteger(t)) {
-      out.turns = t;
+      turns = t;
       break;
     }
   }
-  if (out.turns === undefined && whole) out.turns = 0;
-  return out;
+  if (turns === undefined && whole) turns = 0;
+  return { title: title === undefined ? null : title.replace(/\s+/g, ' ').trim(), turns: turns ?? null };
 }
 
-async function fileEnds(info: SessionInfo): Promise<{ title?: string; turns?: number }> {
+async function readFacts(info: { path: string; size: number }): Promise<LogFacts> {
   try {
     const head = await readWindow(info.path, info.size, false);
     const tail = info.size > WINDOW ? await readWindow(info.path, info.size, true) : head;
     return fromEnds(lines(head, false, info.size > WINDOW).slice(1), lines(tail, info.size > WINDOW, false), info.size <= WINDOW);
   } catch {
-    return {}; // unreadable beyond the header: list what the header says
+    return { title: null, turns: null }; // unreadable beyond the header: list what the header says
   }
 }
 
-async function summarizeInfo(store: Store, info: StoreSessionInfo): Promise<SessionSummary> {
-  let ends: { title?: string; turns?: number } = {};
-  let bytes: number | null = null;
-  if (isPg(store)) {
-    const e = await store.ends(info.id, 200, 50).catch(() => undefined);
-    if (e) ends = fromEnds(e.head, e.tail, e.whole);
-  } else {
-    bytes = (info as SessionInfo).size;
-    ends = await fileEnds(info as SessionInfo);
-  }
+const isFacts = (v: unknown): v is LogFacts =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  Object.keys(v).length === 2 &&
+  ((v as LogFacts).title === null || typeof (v as LogFacts).title === 'string') &&
+  ((v as LogFacts).turns === null || Number.isSafeInteger((v as LogFacts).turns));
+
+/** The listing's summarizer (the key names this computation: change it when readFacts changes). */
+export const LOG_FACTS: ListingSummarizer<LogFacts> = { key: 'cli-sessions/title+turns/1', summarize: readFacts, check: isFacts };
+
+function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | null): SessionSummary {
   return {
     id: info.id,
     cwd: info.header.cwd ?? null,
@@ -136,11 +147,37 @@ async function summarizeInfo(store: Store, info: StoreSessionInfo): Promise<Sess
     modifiedAt: Math.round(info.modifiedMs),
     bytes,
     path: info.location,
-    turns: ends.turns ?? null,
-    title: ends.title === undefined ? null : ends.title.replace(/\s+/g, ' ').trim(),
+    turns: facts.turns,
+    title: facts.title,
     parentSession: info.header.parentSession ?? null,
     lockedByPid: info.lockedBy?.pid ?? null,
   };
+}
+
+/**
+ * The sessions with their title and turn count: from the JSONL store's listing cache (read from
+ * the log's ends only for new or changed logs), or from each PostgreSQL session's first and last
+ * rows.
+ */
+async function listRows(
+  store: Store,
+  keep: (sessions: StoreSessionInfo[]) => StoreSessionInfo[],
+): Promise<{ rows: SessionSummary[]; problems: StoreListing['problems'] }> {
+  if (isPg(store)) {
+    const { sessions, problems } = await store.list();
+    const rows = await Promise.all(
+      keep(sessions).map(async (info) => {
+        const e = await store.ends(info.id, 200, 50).catch(() => undefined);
+        return summaryRow(info, e ? fromEnds(e.head, e.tail, e.whole) : { title: null, turns: null }, null);
+      }),
+    );
+    return { rows, problems };
+  }
+  const { sessions, problems } = await (store as SessionStore).list(LOG_FACTS as ListingSummarizer<JsonValue>);
+  const rows = (keep(sessions) as SessionInfo[]).map((info) =>
+    summaryRow(info, isFacts(info.summary) ? info.summary : { title: null, turns: null }, info.size),
+  );
+  return { rows, problems };
 }
 
 function humanTime(ms: number): string {
@@ -161,11 +198,11 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
 
 async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> {
   const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
-  const { sessions, problems } = await store.list();
-  let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
-  chosen = [...chosen].sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
-  if (opts.limit !== undefined) chosen = chosen.slice(0, opts.limit);
-  const rows = await Promise.all(chosen.map((info) => summarizeInfo(store, info)));
+  const { rows, problems } = await listRows(store, (sessions) => {
+    let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
+    chosen = [...chosen].sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
+    return opts.limit !== undefined ? chosen.slice(0, opts.limit) : chosen;
+  });
   if (opts.json) {
     io.out.line(safeJson(rows, 2));
     return EXIT_OK;

@@ -3,6 +3,7 @@
  * for the id's directory, and a listing reads only each log's first line plus a `stat`, so it
  * scales with the number of sessions, not with their size.
  */
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { preview, validateHeader, type SessionHeader } from '../session/index.js';
@@ -10,12 +11,16 @@ import { StoreError, isErrno } from './errors.js';
 import type { StoreListing, StoreListProblem, StoreSessionInfo } from './interface.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';
 import { lockHolder } from './lock.js';
+import { fingerprint, ListingCache, type ListingSummarizer } from './listing-cache.js';
+import type { JsonValue } from '../model/json.js';
 
 export interface SessionInfo extends StoreSessionInfo {
   path: string;
   /** File size in bytes. */
   size: number;
   mtimeMs: number;
+  /** What a listing's summarizer computed for this log (or remembered unchanged: see listing-cache.ts). */
+  summary?: JsonValue;
 }
 
 export type ListProblem = StoreListProblem;
@@ -177,7 +182,74 @@ async function listOne(root: string, dir: string): Promise<Entry> {
   }
 }
 
-export async function listSessions(root: string): Promise<Listing> {
+function namesItsFile(root: string, path: string, header: SessionHeader): boolean {
+  try {
+    checkIdentity(root, path, header);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A session directory's and log's stats, or undefined when either is missing or not what it should be. */
+function statPair(dir: string, path: string): [Stats, Stats] | undefined {
+  try {
+    const d = statSync(dir);
+    const l = statSync(path);
+    return l.isFile() ? [d, l] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One session directory through the listing cache: its remembered header (and summary) when the
+ * directory and log are unchanged, else `listOne` (and the summarizer) as without a cache.
+ */
+async function listOneCached(
+  root: string,
+  dir: string,
+  cache: ListingCache,
+  summarizer: ListingSummarizer<JsonValue> | undefined,
+): Promise<Entry> {
+  const path = join(dir, LOG_FILE);
+  const stats = statPair(dir, path);
+  if (stats === undefined) return listOne(root, dir); // missing, compressed, odd: the uncached path says which
+  const fp = fingerprint(stats[0], stats[1]);
+  const hit = cache.get(path, fp);
+  if (hit !== undefined && (summarizer === undefined || summarizer.check(hit.summary)) && namesItsFile(root, path, hit.header)) {
+    const st = stats[1];
+    const info: SessionInfo = {
+      id: hit.header.id,
+      header: hit.header,
+      path,
+      location: path,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      modifiedMs: st.mtimeMs,
+    };
+    if (hit.summary !== undefined) info.summary = hit.summary;
+    if (hit.lockFile) {
+      const holder = lockHolder(join(dir, LOCK_FILE));
+      if (holder) info.lockedBy = holder;
+    }
+    return { info };
+  }
+  // Taken before the read: a write after this makes the fingerprint stale, never the entry.
+  const lockFile = existsSync(join(dir, LOCK_FILE));
+  const e = await listOne(root, dir);
+  if (e === undefined || 'problem' in e) return e;
+  if (summarizer !== undefined) e.info.summary = await summarizer.summarize(e.info);
+  cache.set(path, { fp, header: e.info.header, lockFile, ...(e.info.summary !== undefined ? { summary: e.info.summary } : {}) });
+  return e;
+}
+
+/**
+ * Every session under `root`, newest first, through the listing cache (`listing-cache.ts`); with
+ * a summarizer, each session also carries its summary, computed only for new or changed logs.
+ */
+export async function listSessions(root: string, summarizer?: ListingSummarizer<JsonValue>): Promise<Listing> {
+  const cache = new ListingCache(root, summarizer?.key);
   const dirs: string[] = [];
   for (const project of await projectDirs(root)) {
     let entries;
@@ -189,7 +261,8 @@ export async function listSessions(root: string): Promise<Listing> {
     }
     for (const e of entries) if (e.isDirectory()) dirs.push(join(project, e.name));
   }
-  const entries = await mapLimit(dirs, 32, (d) => listOne(root, d));
+  const entries = await mapLimit(dirs, 32, (d) => listOneCached(root, d, cache, summarizer));
+  cache.save(new Set(dirs.map((d) => join(d, LOG_FILE))));
   const sessions: SessionInfo[] = [];
   const problems: ListProblem[] = [];
   const seen = new Map<string, SessionInfo>();

@@ -14,6 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
+import type { ListingSummarizer } from './listing-cache.js';
+import type { JsonValue } from '../model/json.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
 import { pidIsDead } from './process-identity.js';
 import { flushAllSync } from './exit.js';
@@ -328,9 +330,12 @@ export class SessionStore implements Store {
     return { id, header: log.header, path, location: path, size: st.size, mtimeMs: st.mtimeMs, modifiedMs: st.mtimeMs };
   }
 
-  /** Every session under the root: headers (line 1) and stat only. */
-  list(): Promise<Listing> {
-    return listSessions(this.root);
+  /**
+   * Every session under the root: headers (line 1) and stat only, remembered in the listing cache
+   * for logs that did not change. With a summarizer, each session carries its summary too.
+   */
+  list(summarizer?: ListingSummarizer<JsonValue>): Promise<Listing> {
+    return listSessions(this.root, summarizer);
   }
 
   /** Close every session this store opened. Results in open order; a failed close stays open. */
