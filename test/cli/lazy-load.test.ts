@@ -15,6 +15,7 @@ import { agentEnv, call, gitRepo, tempDir, text } from './support/agent.js';
 import { examplePath } from './support/files.js';
 import { SessionStore } from '../../src/store/index.js';
 import { repoRoot } from '../support/shared.js';
+import { describePg, freshSchema, pgUrl } from '../postgres/support/pg.js';
 
 const preload = pathToFileURL(fileURLToPath(new URL('./support/trace-modules.mjs', import.meta.url))).href;
 
@@ -30,6 +31,13 @@ const HEAVY: Record<string, RegExp> = {
   'ACP SDK': /\/node_modules\/@agentclientprotocol\//,
   'the viewer': /\/dist\/viewer\//,
   'the OTLP export': /\/dist\/observability\//,
+  // The query layer's work, not its leaf modules (the alert kinds for parsing --alerts, QueryError,
+  // who writes a log), which the CLI's option parsing and dsh log check use.
+  'the query layer': /\/dist\/query\/(index|input|turn|call|provenance|stats|dist|fleet)\.js/,
+  'the search layer': /\/dist\/search\//,
+  'the PostgreSQL store': /\/dist\/postgres\//,
+  'dsh serve': /\/dist\/serve\//,
+  'dsh worker': /\/dist\/worker\//,
 };
 const NOT_FOR_ANY_RUN = [
   'Anthropic SDK',
@@ -41,6 +49,11 @@ const NOT_FOR_ANY_RUN = [
   'ACP SDK',
   'the viewer',
   'the OTLP export',
+  'the query layer',
+  'the search layer',
+  'the PostgreSQL store',
+  'dsh serve',
+  'dsh worker',
 ];
 
 /** The heavy modules a trace holds, by name, with the first URL that matched. */
@@ -77,6 +90,7 @@ describe('the checker', () => {
       pathToFileURL(join(repoRoot, 'dist/cli/main.js')).href,
       'node:fs',
       pathToFileURL(join(repoRoot, 'node_modules/commander/index.js')).href,
+      pathToFileURL(join(repoRoot, 'dist/query/alerts.js')).href,
     ];
     expect(heavyIn(light)).toEqual({});
     const heavy = [
@@ -90,6 +104,11 @@ describe('the checker', () => {
       'file:///x/node_modules/@agentclientprotocol/sdk/dist/acp.js',
       'file:///x/dist/viewer/server.js',
       'file:///x/dist/observability/export.js',
+      'file:///x/dist/query/stats.js',
+      'file:///x/dist/search/index-db.js',
+      'file:///x/dist/postgres/store.js',
+      'file:///x/dist/serve/server.js',
+      'file:///x/dist/worker/worker.js',
     ];
     expect(Object.keys(heavyIn(heavy)).sort()).toEqual(Object.keys(HEAVY).sort());
   });
@@ -147,5 +166,46 @@ describe('what each command loads', () => {
     const tool = await traced(['run', '--cwd', repo, 'read the readme'], agentEnv(provider.url, home), repo);
     expect(tool.run.code, tool.run.stderr).toBe(0);
     expect(Object.keys(heavyIn(tool.modules)).sort()).toEqual(['OpenAI SDK', 'zod']);
+  });
+
+  it('dsh log stats and log turn of a small file: the query layer, nothing else heavy', async () => {
+    for (const args of [
+      ['log', 'stats', examplePath],
+      ['log', 'turn', examplePath, '1'],
+    ]) {
+      const { run, modules } = await traced(args);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(Object.keys(heavyIn(modules)), args.join(' ')).toEqual(['the query layer']);
+    }
+  });
+
+  it('dsh sessions search: better-sqlite3 and the search layer, nothing else heavy', async () => {
+    const home = tempDir();
+    const store = new SessionStore({ root: join(home, 'sessions') });
+    const stored = await store.create({ cwd: repoRoot });
+    stored.session.append('turn/start', { turn: 1 });
+    stored.session.append(
+      'user/message',
+      { id: 'u1', role: 'user', content: [{ type: 'text', text: 'find the marmalade' }], source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    );
+    await store.close();
+    const { run, modules } = await traced(['sessions', 'search', 'marmalade', '--json'], { DSH_HOME: home }, repoRoot);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(stored.session.id);
+    expect(Object.keys(heavyIn(modules)).sort()).toEqual(['better-sqlite3', 'the search layer']);
+  });
+});
+
+describePg('what a command loads on the PostgreSQL store', () => {
+  it('dsh sessions with DSH_STORE=postgres://… loads pg and the PostgreSQL store, nothing else heavy; without it, neither', async () => {
+    const home = tempDir();
+    const env = { DSH_HOME: home, DSH_STORE: pgUrl!, DSH_STORE_SCHEMA: freshSchema('lazy') };
+    const pgRun = await traced(['sessions', '--all'], env);
+    expect(pgRun.run.code, pgRun.run.stderr).toBe(0);
+    expect(Object.keys(heavyIn(pgRun.modules)).sort()).toEqual(['pg', 'the PostgreSQL store']);
+    const files = await traced(['sessions', '--all'], { DSH_HOME: home });
+    expect(files.run.code, files.run.stderr).toBe(0);
+    expect(heavyIn(files.modules)).toEqual({});
   });
 });

@@ -3,8 +3,7 @@
  * (warnings are printed but pass, unless `--strict`). Loading stops at the first refusal, so a
  * failing file reports one error: the first line the harness itself would refuse.
  */
-import { alertsOf, collectStats, viewOf, type Alert, type AlertKind, type WriterState } from '../../query/index.js';
-import type { PriceTable } from '../../llm/pricing.js';
+import type { Alert, AlertKind } from '../../query/index.js';
 import { EXIT_OK, EXIT_PROBLEM } from '../errors.js';
 import type { Io } from '../output.js';
 import { formatProblem, problemFromError, problemFromWarning, type Problem } from '../problems.js';
@@ -23,11 +22,19 @@ export interface CheckOptions {
   alerts?: readonly AlertKind[];
 }
 
-/** What `--alerts` needs to compute a log's statistics. */
+/** What `--alerts` computes for a loaded log: the alerts its statistics raise. */
 export interface AlertContext {
   kinds: readonly AlertKind[];
-  prices: PriceTable;
-  writer: (path: string) => WriterState;
+  alertsOf: (log: CliLog, path: string) => Alert[];
+}
+
+/** The query layer is imported here, with --alerts only: a plain check does not load it. */
+async function alertContext(kinds: readonly AlertKind[], io: Io): Promise<AlertContext> {
+  const [q, prices] = await Promise.all([import('../../query/index.js'), pricesFor(io)]);
+  return {
+    kinds,
+    alertsOf: (log, path) => q.alertsOf(q.collectStats(q.viewOf(log), { prices, writer: writerFor(path) }).stats, kinds),
+  };
 }
 
 export interface FileReport {
@@ -58,8 +65,7 @@ export function checkFile(path: string, strict: boolean, alerting?: AlertContext
     problems,
   };
   if (alerting) {
-    const { stats } = collectStats(viewOf(log), { prices: alerting.prices, writer: alerting.writer(path) });
-    report.alerts = alertsOf(stats, alerting.kinds);
+    report.alerts = alerting.alertsOf(log, path);
   }
   return report;
 }
@@ -163,8 +169,6 @@ export async function runCheckCommand(
     // like a missing file does; the others are still checked.
     inputs = await Promise.all(given.map((f) => resolveLogArg(f, io.env).catch((error: unknown) => ({ file: f, error }))));
   }
-  const alerting: AlertContext | undefined = opts.alerts
-    ? { kinds: opts.alerts, prices: await pricesFor(io), writer: writerFor }
-    : undefined;
+  const alerting = opts.alerts ? await alertContext(opts.alerts, io) : undefined;
   return runCheck(inputs, opts, io, alerting);
 }

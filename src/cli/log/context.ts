@@ -6,7 +6,10 @@
 // config.js, not the config index: the index re-exports the zod schema, loaded only with a config file.
 import { ConfigError, loadConfig } from '../../config/config.js';
 import { PriceTable } from '../../llm/pricing.js';
-import { QueryError, writerOf, type WriterState } from '../../query/index.js';
+// Leaf modules, not the query index: dsh log check reads a log's writer without the query layer.
+import { QueryError } from '../../query/errors.js';
+import type { WriterState } from '../../query/stats.js';
+import { writerOf } from '../../query/writer.js';
 import { CliError } from '../errors.js';
 import type { Io } from '../output.js';
 import { STDIN } from '../read-log.js';

@@ -12,7 +12,8 @@ import type { TurnOptions } from './turn.js';
 import type { CallOptions } from './call.js';
 import type { TraceOptions } from './trace.js';
 import type { StatsOptions } from './stats.js';
-import { ALERT_KINDS, DEFAULT_ALERTS, isAlertKind, type AlertKind } from '../../query/index.js';
+// The alert kinds' own module, not the query index: parsing --alerts must not load the query layer.
+import { ALERT_KINDS, DEFAULT_ALERTS, isAlertKind, type AlertKind } from '../../query/alerts.js';
 import { parseSince } from './select.js';
 import type { ConvertOptions } from './convert.js';
 
