@@ -79,7 +79,10 @@ export function storedLogs(home: string): string[] {
   const root = join(home, 'sessions');
   if (!existsSync(root)) return [];
   const out: string[] = [];
-  for (const project of readdirSync(root))
+  // Directories only: the root also holds the listing cache (listing-cache.json).
+  for (const project of readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name))
     for (const id of readdirSync(join(root, project)))
       if (existsSync(join(root, project, id, 'session.jsonl'))) out.push(join(root, project, id, 'session.jsonl'));
   return out;
