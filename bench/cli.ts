@@ -103,8 +103,10 @@ interface Provider {
 }
 
 function sse(): string {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage: unknown = null): string =>
-    `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', created: 0, model: 'deepseek-chat', choices: [{ index: 0, delta, finish_reason: finish }], usage })}\n\n`;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage: unknown = null): string => {
+    const choices = [{ index: 0, delta, finish_reason: finish }];
+    return `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', created: 0, model: 'deepseek-chat', choices, usage })}\n\n`;
+  };
   return (
     chunk({ role: 'assistant', content: '' }) +
     chunk({ content: 'ok' }) +
@@ -216,9 +218,10 @@ async function startup(provider: Provider): Promise<void> {
     for (const [tag] of builds) {
       const v = med(r[`${name}${tag}`]!, f);
       const cpu = med(r[`${name}${tag}`]!, (x) => x.cpu);
+      const before = r[`${name} (before)`];
       const vs =
-        tag === '' && BEFORE !== undefined
-          ? `, ${(v / med(r[`${name} (before)`]!, f)).toFixed(2)}× before (CPU ${(cpu / med(r[`${name} (before)`]!, (x) => x.cpu)).toFixed(2)}×)`
+        tag === '' && before !== undefined
+          ? `, ${(v / med(before, f)).toFixed(2)}× before (CPU ${(cpu / med(before, (x) => x.cpu)).toFixed(2)}×)`
           : '';
       row(
         `${label}${tag}`,
@@ -359,9 +362,10 @@ async function listing(): Promise<void> {
     for (const [tag] of builds) {
       const v = med(r[`list${tag}`]!, (x) => x.ms);
       const cpu = med(r[`list${tag}`]!, (x) => x.cpu);
+      const before = r['list (before)'];
       const vs =
-        tag === '' && BEFORE !== undefined
-          ? `, ${(v / med(r['list (before)']!, (x) => x.ms)).toFixed(2)}× before (CPU ${(cpu / med(r['list (before)']!, (x) => x.cpu)).toFixed(2)}×)`
+        tag === '' && before !== undefined
+          ? `, ${(v / med(before, (x) => x.ms)).toFixed(2)}× before (CPU ${(cpu / med(before, (x) => x.cpu)).toFixed(2)}×)`
           : '';
       row(
         `dsh sessions --all${tag}, ${n} sessions`,

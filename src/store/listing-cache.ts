@@ -155,7 +155,9 @@ export class ListingCache {
       return; // nothing stored: no root to write into
     }
     const entries = JSON.stringify(Object.fromEntries(this.entries));
-    const doc = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"root":${JSON.stringify(this.root)},"summaryKey":${JSON.stringify(this.summaryKey ?? null)},"digest":${JSON.stringify(digest(entries))},"entries":${entries}}\n`;
+    const head = `"format":${JSON.stringify(FORMAT)},"version":${VERSION},"root":${JSON.stringify(this.root)}`;
+    const key = JSON.stringify(this.summaryKey ?? null);
+    const doc = `{${head},"summaryKey":${key},"digest":${JSON.stringify(digest(entries))},"entries":${entries}}\n`;
     const tmp = `${this.file}.${process.pid}.tmp`;
     try {
       writeFileSync(tmp, doc);

@@ -152,7 +152,7 @@ describe('what each command loads', () => {
     }
   });
 
-  it('dsh run on DeepSeek with no config file: the OpenAI SDK, nothing else heavy; a tool call then loads zod to check its arguments', async () => {
+  it('dsh run on DeepSeek, no config file: the OpenAI SDK, nothing else heavy; a tool call then loads zod for its arguments', async () => {
     const repo = gitRepo();
     const home = tempDir();
     provider = await startFakeProvider({ script: [text(['hi'])] });

@@ -18,17 +18,53 @@ function fromZod(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+const WIDTH = 140;
+
+/** A JSON string as a TypeScript literal, split into `'…' +` pieces that fit the line limit. */
+function stringLiteral(v: string, indent: string, room: number): string {
+  const quote = (t: string): string => JSON.stringify(t);
+  if (quote(v).length <= room) return quote(v);
+  const max = WIDTH - indent.length - 6;
+  const pieces: string[] = [];
+  let rest = v;
+  while (rest.length > 0) {
+    let n = Math.min(rest.length, max);
+    // JSON escapes make a piece longer than its characters: shrink until it fits.
+    while (quote(rest.slice(0, n)).length > max) n--;
+    const space = rest.lastIndexOf(' ', n);
+    if (n < rest.length && space > n / 2) n = space + 1;
+    pieces.push(quote(rest.slice(0, n)));
+    rest = rest.slice(n);
+  }
+  return `\n${indent}  ${pieces.join(` +\n${indent}  `)}`;
+}
+
+/** A JSON value as a TypeScript literal laid out within the line limit (the file is not formatted by Biome). */
+function literal(v: unknown, indent: string, room: number): string {
+  if (typeof v === 'string') return stringLiteral(v, indent, room);
+  const flat = JSON.stringify(v);
+  if (flat.length <= room || v === null || typeof v !== 'object') return flat;
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) return `[\n${v.map((x) => `${inner}${literal(x, inner, WIDTH - inner.length - 1)},`).join('\n')}\n${indent}]`;
+  const rows = Object.entries(v as Record<string, unknown>).map(([k, x]) => {
+    const key = `${JSON.stringify(k)}: `;
+    return `${inner}${key}${literal(x, inner, WIDTH - inner.length - key.length - 1)},`;
+  });
+  return `{\n${rows.join('\n')}\n${indent}}`;
+}
+
 function render(): string {
-  const entries = Object.entries(BUILTIN_SCHEMAS).map(([name, schema]) => `    ${name}: ${JSON.stringify(fromZod(schema))},`);
+  const entries = Object.entries(BUILTIN_SCHEMAS).map(
+    ([name, schema]) => `    ${name}: ${literal(fromZod(schema), '    ', WIDTH - name.length - 7)},`,
+  );
   return [
     '// Generated from schemas.ts by test/tools/builtin-schemas.test.ts; do not edit. After changing a',
     '// schema: npx vitest run test/tools/builtin-schemas.test.ts -u',
     "import type { JsonObject } from '../../model/json.js';",
     "import { freezeJsonInPlace } from '../../session/json.js';",
     '',
-    `export type BuiltinSchemaName = ${Object.keys(BUILTIN_SCHEMAS)
-      .map((n) => `'${n}'`)
-      .join(' | ')};`,
+    'export type BuiltinSchemaName =',
+    ...Object.keys(BUILTIN_SCHEMAS).map((n, i, all) => `  | '${n}'${i === all.length - 1 ? ';' : ''}`),
     '',
     'export const BUILTIN_JSON_SCHEMAS: Readonly<Record<BuiltinSchemaName, JsonObject>> = freezeJsonInPlace(',
     '  {',

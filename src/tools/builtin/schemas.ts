@@ -68,7 +68,8 @@ export const globParams = z.object({
     .string()
     .min(1)
     .describe(
-      'Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" to anchor it.',
+      'Glob pattern (e.g. "**/*.ts", "src/**/*.test.js"). A pattern with no "/" matches the basename at any depth; include a "/" ' +
+        'to anchor it.',
     ),
   path: z.string().optional().describe('Directory to search in. Defaults to the workspace root; a relative path resolves against it.'),
 });
