@@ -23,7 +23,8 @@ import type { Pool } from 'pg';
 import { StoreError } from '../store/errors.js';
 import { inTransaction, pgError } from './connect.js';
 
-export const SCHEMA_VERSION = 1;
+/** 2: the `requests` table (idempotency keys of `dsh serve`); a version-1 schema gains it on first use. */
+export const SCHEMA_VERSION = 2;
 
 /** SQLSTATEs the trigger raises (class DS: dsh). */
 export const LEASE_LOST_STATE = 'DS001';
@@ -48,6 +49,8 @@ export interface Names {
   sessions: string;
   events: string;
   inputs: string;
+  /** `dsh serve`'s answers by Idempotency-Key. */
+  requests: string;
   meta: string;
   /** NOTIFY channels. */
   eventsChannel: string;
@@ -61,6 +64,7 @@ export function namesFor(schema: string): Names {
     sessions: `${q}.sessions`,
     events: `${q}.events`,
     inputs: `${q}.inputs`,
+    requests: `${q}.requests`,
     meta: `${q}.meta`,
     eventsChannel: `${schema}.events`,
     inputsChannel: `${schema}.inputs`,
@@ -108,6 +112,14 @@ function ddl(n: Names): string[] {
       CHECK ((kind = 'cancel') = (message IS NULL))
     )`,
     `CREATE INDEX IF NOT EXISTS inputs_queued ON ${n.inputs} (session_id, id) WHERE state = 'queued'`,
+    `CREATE TABLE IF NOT EXISTS ${n.requests} (
+      key text PRIMARY KEY,
+      fingerprint text NOT NULL,
+      status integer NOT NULL,
+      body text NOT NULL,
+      created timestamptz NOT NULL DEFAULT now()
+    )`,
+    `CREATE INDEX IF NOT EXISTS requests_created ON ${n.requests} (created)`,
     `CREATE INDEX IF NOT EXISTS sessions_parent ON ${n.sessions} (parent_id) WHERE parent_id IS NOT NULL`,
     `CREATE OR REPLACE FUNCTION ${n.schema}.check_append() RETURNS trigger LANGUAGE plpgsql AS $fn$
     DECLARE

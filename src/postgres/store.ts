@@ -13,7 +13,7 @@
  * `inspect` takes nothing and writes nothing; `list` reads rows, never event bodies.
  */
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import {
   encodeHeaderLine,
   Session,
@@ -45,6 +45,7 @@ import { ANY, NotifyHub, rowEvent, Tail, type StoredRow, type TailOptions } from
 import { claimSession, enqueueInput, listInputs, markApplied, type Claimed, type InputKind, type QueuedInput } from './queue.js';
 import type { ContentBlock } from '../model/message.js';
 import { PgOpenSession } from './open-session.js';
+import { recallAnswer, recordAnswer, type StoredAnswer } from './requests.js';
 import { insertEvents } from './append.js';
 import { fetchPages, holderOf, loadStored, readRows, segmentsOf, SESSION_COLUMNS, sessionRow, storedEnd, type SessionRow } from './read.js';
 import { ensureSchema, namesFor, type Names } from './schema.js';
@@ -681,7 +682,11 @@ export class PgStore implements Store {
    * and its first prompt queued, in one transaction, so it never exists without the prompt it
    * was created with. SESSION_EXISTS if the id is taken.
    */
-  async createQueued(opts: { cwd: string; id?: string }, prompt?: ContentBlock[]): Promise<{ id: string; input?: QueuedInput }> {
+  async createQueued(
+    opts: { cwd: string; id?: string },
+    prompt?: ContentBlock[],
+    tx?: PoolClient,
+  ): Promise<{ id: string; input?: QueuedInput }> {
     this.assertOpen();
     const session = Session.create({
       ...this.sessionOptions(),
@@ -692,7 +697,7 @@ export class PgStore implements Store {
     const n = this.names;
     const h = session.header;
     try {
-      return await inTransaction(pool, async (c) => {
+      const within = (c: PoolClient) => async () => {
         const r = await c.query(
           `INSERT INTO ${n.sessions} (id, header, cwd, created_at, base_seq) VALUES ($1, $2, $3, $4, 0) ON CONFLICT (id) DO NOTHING`,
           [session.id, encodeHeaderLine(h).slice(0, -1), h.cwd ?? null, h.createdAt],
@@ -707,7 +712,8 @@ export class PgStore implements Store {
           );
         const input = prompt ? await enqueueInput(c, n, session.id, 'prompt', prompt) : undefined;
         return input ? { id: session.id, input } : { id: session.id };
-      });
+      };
+      return tx ? await within(tx)() : await inTransaction(pool, (c) => within(c)());
     } catch (e) {
       throw pgError(e, `cannot create session ${session.id} in ${this.location}`, { sessionId: session.id });
     }
@@ -716,9 +722,44 @@ export class PgStore implements Store {
   // --- The input queue (dsh serve, dsh worker): queue.ts
 
   /** Queue a prompt, steering, context or a cancel for whoever holds (or next takes) the session. */
-  async enqueue(sessionId: string, kind: InputKind, content?: ContentBlock[]): Promise<QueuedInput> {
+  async enqueue(sessionId: string, kind: InputKind, content?: ContentBlock[], tx?: PoolClient): Promise<QueuedInput> {
     this.assertOpen();
-    return enqueueInput(await this.pool(), this.names, sessionId, kind, content);
+    return enqueueInput(tx ?? (await this.pool()), this.names, sessionId, kind, content);
+  }
+
+  /**
+   * `dsh serve`'s idempotency keys (requests.ts): the answer stored under `key`, or else `run`'s,
+   * computed in a transaction that also stores it (so what the request did and its answer commit
+   * together). `replayed`: an earlier request's answer; compare its fingerprint with the request's.
+   */
+  async answerOnce(
+    key: string,
+    fingerprint: string,
+    run: (tx: PoolClient) => Promise<{ status: number; body: string }>,
+  ): Promise<StoredAnswer & { replayed: boolean }> {
+    this.assertOpen();
+    const pool = await this.pool();
+    const n = this.names;
+    const recall = async (): Promise<StoredAnswer | undefined> => {
+      try {
+        return await recallAnswer(pool, n, key);
+      } catch (e) {
+        throw pgError(e, `cannot read the answer to request ${JSON.stringify(key)}`);
+      }
+    };
+    const prior = await recall();
+    if (prior) return { ...prior, replayed: true };
+    const lost = new Error('another request with this key committed first');
+    try {
+      return await inTransaction(pool, async (c) => {
+        const a = { fingerprint, ...(await run(c)) };
+        if (!(await recordAnswer(c, n, key, a))) throw lost;
+        return { ...a, replayed: false };
+      });
+    } catch (e) {
+      if (e !== lost) throw pgError(e, `cannot carry out request ${JSON.stringify(key)}`);
+      return { ...(await recall())!, replayed: true };
+    }
   }
 
   /** A session's queued inputs (with `all`, applied ones too), oldest first. */

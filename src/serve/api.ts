@@ -59,6 +59,12 @@ const event: Schema = {
   description: 'a session event exactly as stored (docs/architecture.md, the event vocabulary)',
 };
 const ERR = { $ref: '#/components/schemas/Error' } as const;
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  description:
+    'a retry with the same key (1 to 200 visible ASCII characters) gets the first answer and does nothing again ' +
+    '(kept 24 h, across restarts)',
+} as const;
 const idPath = '/v1/sessions/{id}';
 
 function input(kind: 'prompt' | 'steer' | 'inject' | 'cancel', summaryText: string): RouteSpec {
@@ -68,6 +74,7 @@ function input(kind: 'prompt' | 'steer' | 'inject' | 'cancel', summaryText: stri
     operationId: kind,
     summary: summaryText,
     auth: true,
+    headers: [IDEMPOTENCY_KEY],
     ...(kind === 'cancel' ? {} : { body: textBody }),
     responses: {
       202: { description: 'queued; a worker holding (or taking) the session applies it, once', schema: queued },
@@ -104,6 +111,7 @@ export const ROUTES: readonly RouteSpec[] = [
     operationId: 'createSession',
     summary: "create a session for a workspace (a directory on the workers' hosts), optionally with its first prompt",
     auth: true,
+    headers: [IDEMPOTENCY_KEY],
     body: {
       type: 'object',
       required: ['cwd'],
@@ -216,6 +224,7 @@ export function responsesOf(r: RouteSpec): Responses {
     add(400, 'a body that is not a JSON object, or a field that is missing, unknown or wrong (the path names it)');
     add(413, 'a body over 1 MiB (BODY_TOO_LARGE)');
     add(415, 'a body not sent as application/json (UNSUPPORTED_MEDIA_TYPE)');
+    add(422, 'an Idempotency-Key already used for another request (IDEMPOTENCY_KEY_REUSED)');
   }
   add(404, 'a Host header that names no loopback address (`unknown host`)');
   add(405, 'another method on this path (METHOD_NOT_ALLOWED; Allow lists those it has)');

@@ -23,7 +23,9 @@ export type ServeErrorCode =
   /** A body not sent as `application/json`. */
   | 'UNSUPPORTED_MEDIA_TYPE'
   /** Every event stream the server allows is open (`maxStreams`); the answer carries Retry-After. */
-  | 'TOO_MANY_STREAMS';
+  | 'TOO_MANY_STREAMS'
+  /** An Idempotency-Key already used for another request (another route, session or body). */
+  | 'IDEMPOTENCY_KEY_REUSED';
 
 export const STATUS: Readonly<Record<string, number>> = {
   UNAUTHORIZED: 401,
@@ -36,6 +38,7 @@ export const STATUS: Readonly<Record<string, number>> = {
   CONNECT_FAILED: 503,
   DATABASE_ERROR: 503,
   TOO_MANY_STREAMS: 503,
+  IDEMPOTENCY_KEY_REUSED: 422,
 };
 
 export class ServeError extends CodedError<ServeErrorCode> {

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute } from 'node:path';
+import type { PoolClient } from 'pg';
 import type { PgStore } from '../postgres/store.js';
 import type { StoredRow, Tail } from '../postgres/follow.js';
 import { rowEvent } from '../postgres/follow.js';
@@ -110,12 +111,52 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
     return m !== null && timingSafeEqual(digest(m[1]!), tokenDigest);
   };
 
+  /**
+   * Answer a POST once per Idempotency-Key: without a key `run` runs as it is; with one, its
+   * answer is stored with what it did (one transaction), and a retry gets that answer again.
+   */
+  const once = async (
+    c: Ctx,
+    op: OperationId,
+    body: Record<string, unknown>,
+    run: (tx?: PoolClient) => Promise<{ status: number; value: unknown }>,
+  ): Promise<void> => {
+    const key = c.req.headers['idempotency-key'];
+    if (key === undefined) {
+      const a = await run();
+      sendJson(c.res, a.status, a.value);
+      return;
+    }
+    if (typeof key !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(key))
+      throw new ServeError('BAD_REQUEST', 'Idempotency-Key: 1 to 200 visible ASCII characters', { path: 'Idempotency-Key' });
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([op, c.params, body]))
+      .digest('hex');
+    const a = await store.answerOnce(key, fingerprint, async (tx) => {
+      const r = await run(tx);
+      return { status: r.status, body: JSON.stringify(r.value) };
+    });
+    if (a.fingerprint !== fingerprint)
+      throw new ServeError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request (route, session or body)', {
+        path: 'Idempotency-Key',
+      });
+    c.res.writeHead(a.status, {
+      ...HEADERS,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(a.body),
+      ...(a.replayed ? { 'Idempotency-Replayed': 'true' } : {}),
+    });
+    c.res.end(a.body);
+  };
+
   const queue = async (c: Ctx, kind: 'prompt' | 'steer' | 'inject' | 'cancel'): Promise<void> => {
     const body = await readJsonBody(c.req);
     onlyFields(body, kind === 'cancel' ? [] : ['text']);
     const content = kind === 'cancel' ? undefined : messageContent(body);
-    const q = await store.enqueue(c.params.id!, kind, content);
-    sendJson(c.res, 202, { inputId: q.id, sessionId: q.sessionId, kind: q.kind });
+    await once(c, kind, body, async (tx) => {
+      const q = await store.enqueue(c.params.id!, kind, content, tx);
+      return { status: 202, value: { inputId: q.id, sessionId: q.sessionId, kind: q.kind } };
+    });
   };
 
   const handlers: Record<OperationId, Handler> = {
@@ -137,8 +178,8 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
         .sort((a, b) => b.createdAt - a.createdAt);
       sendJson(res, 200, { sessions: out });
     },
-    createSession: async ({ req, res }) => {
-      const body = await readJsonBody(req);
+    createSession: async (c) => {
+      const body = await readJsonBody(c.req);
       onlyFields(body, ['cwd', 'id', 'prompt']);
       const cwd = optionalString(body, 'cwd', { max: 4096 });
       if (cwd === undefined) throw new ServeError('BAD_REQUEST', 'required: the workspace, an absolute path', { path: '$.cwd' });
@@ -147,8 +188,10 @@ export async function startServe(opts: ServeOptions): Promise<Serve> {
         optionalString(body, 'id', { max: 200, pattern: /^[A-Za-z0-9._:-]+$/, hint: 'letters, digits, . _ : - only' }) ?? randomUUID();
       const prompt = optionalString(body, 'prompt', { allowNul: true });
       // Nobody holds it: a worker takes it for its prompt. Row and prompt commit together.
-      const made = await store.createQueued({ cwd, id }, prompt !== undefined ? [{ type: 'text', text: prompt }] : undefined);
-      sendJson(res, 201, { id, ...(made.input ? { inputId: made.input.id } : {}) });
+      await once(c, 'createSession', body, async (tx) => {
+        const made = await store.createQueued({ cwd, id }, prompt !== undefined ? [{ type: 'text', text: prompt }] : undefined, tx);
+        return { status: 201, value: { id, ...(made.input ? { inputId: made.input.id } : {}) } };
+      });
     },
     getSession: async ({ res, params }) => {
       const { header, lockedBy } = await store.sessionInfo(params.id!);

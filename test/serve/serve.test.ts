@@ -225,8 +225,14 @@ describePg('dsh serve (HTTP API)', () => {
         }
         for (const q of r.query ?? [])
           cases.push({ why: `a bad ?${q.name}`, want: 400, path: `${concrete(r, 'm')}?${q.name}=-1`, opts: {} });
+        const badHeader: Record<string, string> = { 'Last-Event-ID': 'x', 'Idempotency-Key': 'k'.repeat(201) };
         for (const h of r.headers ?? [])
-          cases.push({ why: `a bad ${h.name}`, want: 400, path: concrete(r, 'm'), opts: { headers: { [h.name.toLowerCase()]: 'x' } } });
+          cases.push({
+            why: `a bad ${h.name}`,
+            want: 400,
+            path: concrete(r, 'm'),
+            opts: { ...okBody(r), headers: { [h.name.toLowerCase()]: badHeader[h.name]! } },
+          });
         if (r.method === 'POST') {
           cases.push({ why: 'a body that is not JSON', want: 400, path: concrete(r, 'm'), opts: { raw: '{' } });
           cases.push({ why: 'a body too large', want: 413, path: concrete(r, 'm'), opts: { raw: `"${'x'.repeat(1.1 * (1 << 20))}"` } });
@@ -235,6 +241,19 @@ describePg('dsh serve (HTTP API)', () => {
             want: 415,
             path: concrete(r, 'm'),
             opts: { raw: 'text=x', headers: { 'content-type': 'text/plain' } },
+          });
+        }
+        if (r.method === 'POST') {
+          // The key of another request: prime it on another route first.
+          const key = `reused-${r.operationId}`;
+          const other = r.operationId === 'cancel' ? '/v1/sessions/m/inject' : '/v1/sessions/m/cancel';
+          const primeBody = other.endsWith('/cancel') ? undefined : { text: 'y' };
+          expect((await call('POST', other, { body: primeBody, headers: { 'idempotency-key': key } })).status).toBeLessThan(300);
+          cases.push({
+            why: 'a reused Idempotency-Key',
+            want: 422,
+            path: concrete(r, 'm'),
+            opts: { ...okBody(r), headers: { 'idempotency-key': key } },
           });
         }
         if (r.operationId === 'createSession')
@@ -489,5 +508,46 @@ describePg('dsh serve (HTTP API)', () => {
     const retry = await call('POST', '/v1/sessions', { body: { cwd: '/tmp', id: 'atomic', prompt: 'do it' } });
     expect(retry.status).toBe(201);
     expect((await store.inputs('atomic')).map((i) => i.content)).toEqual([[{ type: 'text', text: 'do it' }]]);
+  });
+
+  it('Idempotency-Key: a retried POST gets the first answer and queues or creates nothing new, across a serve restart', async () => {
+    const k = { 'idempotency-key': 'create-1' };
+    const first = await call('POST', '/v1/sessions', { body: { cwd: '/tmp', prompt: 'hello' }, headers: k });
+    expect(first.status).toBe(201);
+    const again = await call('POST', '/v1/sessions', { body: { cwd: '/tmp', prompt: 'hello' }, headers: k });
+    expect([again.status, again.text, again.headers['idempotency-replayed']]).toEqual([201, first.text, 'true']);
+    const id = first.json.id as string;
+    expect((await store.list()).sessions.map((s) => s.id)).toEqual([id]);
+    const p = { 'idempotency-key': 'prompt-1' };
+    const queued = await call('POST', `/v1/sessions/${id}/prompt`, { body: { text: 'more' }, headers: p });
+    expect(queued.status).toBe(202);
+    // The server restarts (a new process would do the same): the answers are in the database.
+    await serve.close();
+    const second = new PgStore({ url: pgUrl!, schema, poolSize: 2 });
+    serve = await startServe({ store: second, token: TOKEN });
+    for (const [path, body, headers, want] of [
+      [`/v1/sessions/${id}/prompt`, { text: 'more' }, p, queued],
+      ['/v1/sessions', { cwd: '/tmp', prompt: 'hello' }, k, first],
+    ] as const) {
+      const r = await call('POST', path, { body, headers });
+      expect([r.status, r.text], path).toEqual([want.status, want.text]);
+    }
+    for (const kind of ['steer', 'inject', 'cancel'] as const) {
+      const h = { 'idempotency-key': `${kind}-1` };
+      const body = kind === 'cancel' ? undefined : { text: kind };
+      const a = await call('POST', `/v1/sessions/${id}/${kind}`, { body, headers: h });
+      const b = await call('POST', `/v1/sessions/${id}/${kind}`, { body, headers: h });
+      expect([b.status, b.text], kind).toEqual([a.status, a.text]);
+    }
+    expect((await store.inputs(id)).map((i) => i.kind)).toEqual(['prompt', 'prompt', 'steer', 'inject', 'cancel']);
+    // The same key with another body is refused; without a key a retry is a new request.
+    const other = await call('POST', `/v1/sessions/${id}/prompt`, { body: { text: 'else' }, headers: p });
+    expect([other.status, other.json?.error?.code, other.json?.error?.path]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED', 'Idempotency-Key']);
+    await call('POST', `/v1/sessions/${id}/prompt`, { body: { text: 'twice' } });
+    await call('POST', `/v1/sessions/${id}/prompt`, { body: { text: 'twice' } });
+    expect((await store.inputs(id)).length).toBe(7);
+    await serve.close();
+    await second.close();
+    serve = await startServe({ store, token: TOKEN }); // for afterEach
   });
 });
