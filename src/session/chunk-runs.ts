@@ -15,6 +15,12 @@ import type { SessionEvent } from './events.js';
 
 export type RunKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta';
 
+/** A run's payloads and times, as built or as read later (`ChunkRun.deferred`). */
+export interface RunBody {
+  readonly payloads: readonly string[];
+  readonly times: readonly number[];
+}
+
 export class ChunkRun {
   readonly length: number;
   /**
@@ -22,11 +28,16 @@ export class ChunkRun {
    * into one string with end offsets (runs gathered from event lines, whose payload strings
    * would otherwise each stay a separate heap object).
    */
-  private readonly parts: readonly string[] | undefined;
-  private readonly texts: string | undefined;
-  private readonly ends: Uint32Array | undefined;
+  private parts: readonly string[] | undefined;
+  private texts: string | undefined;
+  private ends: Uint32Array | undefined;
   /** Member times (safe integers). */
-  private readonly times: readonly number[];
+  private times: readonly number[];
+  /**
+   * A deferred run (a resume from the sidecar index): where its body comes from, read on the
+   * first access to a payload or a time, then dropped. Undefined once the body is in hand.
+   */
+  private pending: (() => RunBody) | undefined;
 
   constructor(
     readonly seq0: number,
@@ -40,10 +51,63 @@ export class ChunkRun {
     payloads: readonly string[],
     times: readonly number[],
     join: boolean,
+    length = payloads.length,
   ) {
-    const n = payloads.length;
-    this.length = n;
+    this.length = length;
     this.times = times;
+    this.setBody(payloads, join);
+    Object.seal(this);
+  }
+
+  /**
+   * A run whose placement is known (from the resume index) and whose payloads and times are
+   * read from storage by `load` only when a member is first read. `load` must return exactly
+   * `length` of each, or throw.
+   */
+  static deferred(
+    seq0: number,
+    length: number,
+    placement: { turn: number; step: number; index: number; kind: RunKind; id: string | undefined; name: string | undefined },
+    load: () => RunBody,
+  ): ChunkRun {
+    const run = new ChunkRun(
+      seq0,
+      placement.turn,
+      placement.step,
+      placement.index,
+      placement.kind,
+      placement.id,
+      placement.name,
+      [],
+      [],
+      false,
+      length,
+    );
+    run.pending = load;
+    return run;
+  }
+
+  /** Is the body still in storage (a deferred run not read yet)? */
+  get isDeferred(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /**
+   * The first member's placement as a candidate for the trace check, without reading a deferred
+   * body (the trace reads only type, seq, turn and step of a chunk).
+   */
+  probe(): SessionEvent {
+    if (this.pending === undefined) return this.member(0);
+    return {
+      type: 'assistant/chunk',
+      seq: this.seq0,
+      time: 0,
+      data: { turn: this.turn, step: this.step, chunk: { type: this.kind, index: this.index } },
+    } as unknown as SessionEvent;
+  }
+
+  private setBody(payloads: readonly string[], join: boolean): void {
+    const n = payloads.length;
     if (join) {
       this.texts = payloads.join('');
       const ends = new Uint32Array(n);
@@ -56,16 +120,28 @@ export class ChunkRun {
     } else {
       this.parts = payloads;
     }
-    Object.freeze(this);
+  }
+
+  private fetch(): void {
+    const load = this.pending!;
+    const body = load();
+    if (body.payloads.length !== this.length || body.times.length !== this.length) {
+      throw new Error(`chunk run at seq ${this.seq0}: storage returned ${body.payloads.length} payloads for ${this.length} members`);
+    }
+    this.times = body.times;
+    this.setBody(body.payloads, false);
+    this.pending = undefined;
   }
 
   payload(k: number): string {
+    if (this.pending !== undefined) this.fetch();
     if (this.parts !== undefined) return this.parts[k]!;
     const ends = this.ends!;
     return this.texts!.slice(k === 0 ? 0 : ends[k - 1]!, ends[k]!);
   }
 
   time(k: number): number {
+    if (this.pending !== undefined) this.fetch();
     return this.times[k]!;
   }
 
@@ -81,7 +157,7 @@ export class ChunkRun {
     return Object.freeze({
       type: 'assistant/chunk',
       seq: this.seq0 + k,
-      time: this.times[k]!,
+      time: this.time(k),
       data: Object.freeze({ turn: this.turn, step: this.step, chunk }),
     }) as unknown as SessionEvent;
   }

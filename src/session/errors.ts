@@ -27,6 +27,8 @@ export type SessionErrorCode =
   | 'CORRUPT_LOG'
   /** A log line longer than a JavaScript string can hold (about 512 MiB). */
   | 'LINE_TOO_LONG'
+  /** A deferred chunk run (resume from the sidecar index) read bytes that no longer hold it: the log changed under the session. */
+  | 'STORAGE_CHANGED'
   | 'FORMAT_UNSUPPORTED'
   | 'OPEN_TURN'
   | 'INVALID_BOUNDARY';

@@ -29,3 +29,15 @@ export {
   type FileLoadOptions,
   type LoadedLog,
 } from './codec/load.js';
+export {
+  buildResumeIndex,
+  loadJsonlIndexed,
+  parseResumeIndex,
+  RESUME_INDEX_FORMAT,
+  RESUME_INDEX_VERSION,
+  type ResumeIndex,
+  type IndexedLoad,
+  type IndexEntry,
+  type KeptEntry,
+  type RunEntry,
+} from './codec/resume-index.js';

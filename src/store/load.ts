@@ -8,9 +8,22 @@
  * there, and an open for writing moves what follows into a sidecar before truncating. The codec
  * reports the torn tail by line; the byte offset is found by counting newlines.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { loadJsonl, loadJsonlFile, type LoadedLog, type LoadOptions } from '../session/index.js';
+import { dirname, join } from 'node:path';
+import {
+  buildResumeIndex,
+  loadJsonl,
+  loadJsonlFile,
+  loadJsonlIndexed,
+  parseResumeIndex,
+  type LoadedLog,
+  type LoadOptions,
+  type ResumeIndex,
+} from '../session/index.js';
+
+/** The resume index beside a session's log (a cache: see session/codec/resume-index.ts). */
+export const RESUME_INDEX_FILE = 'resume-index.json';
 
 export const DEFAULT_STREAM_THRESHOLD = 64 * 1024 * 1024;
 
@@ -21,6 +34,10 @@ export interface LogLoad extends LoadedLog {
   endsWithNewline: boolean;
   /** Was the file streamed rather than read whole? */
   streamed: boolean;
+  /** With `resumeIndex`: was the prefix read through the sidecar index? */
+  fromIndex?: boolean;
+  /** With `resumeIndex`: the index of the file as loaded, when it changed (to be written), or undefined. */
+  newIndex?: ResumeIndex;
 }
 
 export interface ReadLogOptions {
@@ -33,6 +50,40 @@ export interface ReadLogOptions {
   placeholders?: 'warn' | 'error';
   /** Close a turn left open with crash-repair events (default true): see `LoadOptions`. */
   repair?: boolean;
+  /**
+   * Resume through the sidecar index beside the log when it fits the file (else a full load),
+   * and hand back the index to write when it is missing, stale or grew (`newIndex`).
+   */
+  resumeIndex?: boolean;
+}
+
+/** The sidecar index of `path`, when there is one that parses whole (its fit to the file is checked by the load). */
+function readIndexFile(path: string): ResumeIndex | undefined {
+  try {
+    return parseResumeIndex(readFileSync(join(dirname(path), RESUME_INDEX_FILE), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Write the resume index beside the log (temp file + rename, so a reader sees the old or the
+ * new one whole). Best effort: the index is a cache, and a failure to write it costs the next
+ * resume its speed only.
+ */
+export function writeResumeIndex(logPath: string, index: ResumeIndex): void {
+  const file = join(dirname(logPath), RESUME_INDEX_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(index));
+    renameSync(tmp, file);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing left behind
+    }
+  }
 }
 
 /** Byte offset where 1-based `line` starts (the file's size if it has fewer lines), reading the file in chunks from the start. */
@@ -95,6 +146,20 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
   if (opts.clock !== undefined) lo.clock = opts.clock;
   if (opts.placeholders !== undefined) lo.placeholders = opts.placeholders;
   if (opts.repair !== undefined) lo.repair = opts.repair;
+  if (opts.resumeIndex) {
+    const index = readIndexFile(path);
+    const indexed = index ? loadJsonlIndexed(path, index, lo) : undefined;
+    if (indexed) {
+      const { resumeIndex, fromIndex, ...loaded } = indexed;
+      const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;
+      const out: LogLoad = { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), streamed: true, fromIndex };
+      if (resumeIndex !== undefined && resumeIndex !== index) out.newIndex = resumeIndex;
+      return out;
+    }
+    const full = await readLog(fh, path, size, { ...opts, resumeIndex: false });
+    const built = buildResumeIndex(path, full);
+    return { ...full, fromIndex: false, ...(built ? { newIndex: built } : {}) };
+  }
   if (size > (opts.streamThreshold ?? DEFAULT_STREAM_THRESHOLD)) {
     const loaded = loadJsonlFile(path, lo);
     const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;

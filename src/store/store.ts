@@ -20,7 +20,7 @@ import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } f
 import { pidIsDead } from './process-identity.js';
 import { flushAllSync } from './exit.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, defaultRoot, logPath, sessionDir } from './layout.js';
-import { readLog, readLogFile, type LogLoad } from './load.js';
+import { readLog, readLogFile, writeResumeIndex, type LogLoad } from './load.js';
 import { acquireLock, type SessionLock } from './lock.js';
 import { StoredSession } from './stored-session.js';
 import { forkChild, validateImport } from './shared.js';
@@ -46,6 +46,11 @@ export interface SessionStoreOptions {
   knownTypes?: ReadonlySet<string>;
   /** Logs bigger than this are streamed on open (default 64 MiB). */
   streamThreshold?: number;
+  /**
+   * Resume through the sidecar index beside each log (`resume-index.json`, a cache rebuilt from
+   * the log when missing or stale; default true). Off: every open loads the whole file.
+   */
+  resumeIndex?: boolean;
   /** How long `open` waits while another process is mid-takeover of a stale lock (default 2 s). */
   lockContentionMs?: number;
   /** Test seams: file operations of the writer, and the steps of an atomic publish. */
@@ -245,7 +250,7 @@ export class SessionStore implements Store {
     let size: number;
     try {
       size = (await fh.stat()).size;
-      load = await readLog(fh, path, size, this.readOptions(path));
+      load = await readLog(fh, path, size, { ...this.readOptions(path), resumeIndex: this.opts.resumeIndex !== false });
     } finally {
       await fh.close();
     }
@@ -261,6 +266,8 @@ export class SessionStore implements Store {
         { path },
       );
     }
+    // Before anything is appended: the index describes the bytes as loaded (a prefix of the file to come).
+    if (load.newIndex) writeResumeIndex(path, load.newIndex);
     const warnings = [...load.warnings];
     const recovery: Recovery = { repaired: load.repaired.map((d) => d.type) };
     let length = load.goodLength;

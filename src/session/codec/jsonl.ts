@@ -145,6 +145,19 @@ export class LineMap {
     this.total = seq + 1;
   }
 
+  /** `n` events on consecutive lines from `line` (a run of event lines, read whole from the resume index). */
+  events(seq0: number, n: number, line: number): void {
+    const k = this.seqs.length - 1;
+    if (k >= 0 && this.counts[k]! > 0 && this.seqs[k]! + this.counts[k]! === seq0 && this.lines[k]! + this.counts[k]! === line)
+      this.counts[k]! += n;
+    else {
+      this.seqs.push(seq0);
+      this.lines.push(line);
+      this.counts.push(n);
+    }
+    this.total = seq0 + n;
+  }
+
   row(seq0: number, members: number, line: number): void {
     this.seqs.push(seq0);
     this.lines.push(line);
@@ -153,7 +166,7 @@ export class LineMap {
   }
 
   lineOf(seq: number): number | undefined {
-    if (!(seq >= 0 && seq < this.total) || this.seqs.length === 0) return undefined;
+    if (!(seq >= 0 && seq < this.total) || this.seqs.length === 0 || seq < this.seqs[0]!) return undefined;
     let lo = 0;
     let hi = this.seqs.length - 1;
     while (lo < hi) {
@@ -310,9 +323,11 @@ function scanBody(
   header: Record<string, unknown>,
   handlers: ScanHandlers,
   warnings: LogWarning[] = [],
+  /** Where the lines in `src` start: after a prefix read another way (a resume from the sidecar index). */
+  start: { count: number; line: number; lines?: LineMap } = { count: 0, line: 1 },
 ): Scanned {
-  const lines = new LineMap();
-  let count = 0;
+  const lines = start.lines ?? new LineMap();
+  let count = start.count;
   let rowCount = 0;
   let tornTail: TornTail | undefined;
 
@@ -340,7 +355,7 @@ function scanBody(
     });
   };
 
-  let line = 1;
+  let line = start.line;
   while (src.next()) {
     line++;
     const text = src.line;

@@ -18,6 +18,7 @@ import {
   StringLines,
   unknownTypeError,
   type DecodeOptions,
+  type LineMap,
   type LineSource,
   type LogWarning,
   type ScanHandlers,
@@ -241,11 +242,35 @@ const ABANDON = Symbol('abandon');
  * header. So a validation error is only noted when met; validation stops there while the scan
  * goes on to the end, and the error is thrown once the scan has found nothing that outranks it.
  */
-function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
+/**
+ * A prefix of the log read another way (the resume index): its header, what it holds, and a feed
+ * that hands its events and deferred runs to the session before the rest is scanned.
+ */
+export interface LoadPrefix {
+  header: Record<string, unknown>;
+  /** Events in the prefix (the first seq of the rest). */
+  count: number;
+  /** Lines in the prefix, header included (the rest starts on the next). */
+  line: number;
+  /** Rows (event lines and packed rows) in the prefix. */
+  rows: number;
+  /** The prefix's seq-to-line map; the scan of the rest continues it. */
+  lines: LineMap;
+  feed(sink: SeedSink): void;
+}
+
+/** `loadJsonlLines` for the lines after a prefix read another way (`resume-index.ts`). */
+export function loadWithPrefix(src: LineSource, opts: LoadOptions, prefix: LoadPrefix): LoadedLog {
+  const loaded = loadLines(src, opts, prefix);
+  return { ...loaded, rowCount: loaded.rowCount + prefix.rows };
+}
+
+function loadLines(src: LineSource, opts: LoadOptions, prefix?: LoadPrefix): LoadedLog {
   const file = opts.file;
   const known = opts.knownTypes;
   const early: LogWarning[] = [];
-  const header = scanHeader(src, file, early);
+  const header = prefix ? prefix.header : scanHeader(src, file, early);
+  const start = prefix ? { count: prefix.count, line: prefix.line, lines: prefix.lines } : undefined;
   const sessionId = typeof header.id === 'string' ? header.id : '';
   const legacy: LogWarning[] = [];
   const importer = new LegacyImporter(sessionId);
@@ -345,7 +370,8 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
     session = Session[restoreWith](header, { validation, clock: opts.clock ?? Date.now }, (s: SeedSink) => {
       fed = true;
       sink = s;
-      scanned = scanBody(src, file, header, handlers, early);
+      prefix?.feed(s);
+      scanned = scanBody(src, file, header, handlers, early, start);
       pending.flush(batch);
       drain();
       if (firstUnknown !== undefined || invalid !== undefined) throw ABANDON;
@@ -368,7 +394,7 @@ function loadLines(src: LineSource, opts: LoadOptions): LoadedLog {
   }
   if (scanned === undefined) {
     sink = undefined;
-    scanned = scanBody(src, file, header, handlers, early);
+    scanned = scanBody(src, file, header, handlers, early, start);
   }
   if (firstUnknown) throw unknownTypeError(firstUnknown.type, firstUnknown.seq, firstUnknown.line, file);
   if (invalid !== undefined) throw located(invalid.error, scanned, file);
