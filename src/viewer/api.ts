@@ -5,6 +5,7 @@
  */
 import { ViewerError } from './errors.js';
 import { HistoryCache } from './model/history.js';
+import { callView, provenanceView, statsView } from './model/inspect.js';
 import { FULL_CAPS, PREVIEW_CAPS, buildItems } from './model/items.js';
 import type { LogIndex } from './model/log-index.js';
 import { search } from './model/search.js';
@@ -110,6 +111,16 @@ export class ViewerApi {
         if (where.step) out.step = where.step.step;
         return out;
       }
+      // The query layer's answers (src/query), run here so the page never re-implements them.
+      case 'call': {
+        const id = params.get('id') ?? '';
+        if (id.length === 0 || id.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `id must be 1 to ${MAX_QUERY} characters`);
+        return callView(this.src, id);
+      }
+      case 'provenance':
+        return provenanceView(this.src, this.seqParam(params));
+      case 'stats':
+        return statsView(this.src);
       default:
         throw new ViewerError('NOT_FOUND', 'no such API route');
     }

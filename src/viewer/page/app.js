@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { clear, h, setHighlight } from './dom.js';
 import { num, plural, time, usageParts, usageTitle } from './format.js';
+import { Inspector } from './inspect.js';
 import { ModelView } from './model.js';
 import { Timeline } from './timeline.js';
 import { VirtualList } from './vlist.js';
@@ -29,7 +30,25 @@ const list = new VirtualList({
   render: () => h('div'),
   estimate: () => 40,
 });
-const timeline = new Timeline(list, { onSelect, onError: showError });
+const timeline = new Timeline(list, { onSelect, onError: showError, onInspect });
+const inspector = new Inspector({
+  panel: $('inspect'),
+  title: $('inspect-title'),
+  body: $('inspect-body'),
+  close: $('inspect-close'),
+  goTo: (seq) => void timeline.goToSeq(seq).catch(showError),
+  onError: showError,
+});
+
+/**
+ * A row's inspector button: a tool call's round trip, or an event's provenance.
+ * @param {'call' | 'provenance'} kind
+ * @param {any} item
+ */
+function onInspect(kind, item) {
+  if (kind === 'call') void inspector.showCall(item.callId);
+  else void inspector.showProvenance(item.seq);
+}
 const model = new ModelView({
   panel: $('model'),
   seqInput: input('model-seq'),
@@ -202,6 +221,7 @@ $('jump-form').addEventListener('submit', async (e) => {
   }
 });
 
+$('stats-toggle').addEventListener('click', () => void inspector.showStats());
 $('rows').addEventListener('click', (e) => {
   const target = /** @type {Element} */ (e.target);
   const rowEl = /** @type {HTMLElement | null} */ (target.closest('.row'));
@@ -210,6 +230,10 @@ $('rows').addEventListener('click', (e) => {
   if (target.closest('button, summary, a, input')) return;
   const i = Number(rowEl.dataset.i);
   timeline.select(i, false);
+  // A click on a tool call or its result shows the call's round trip.
+  const itemEl = /** @type {HTMLElement | null} */ (target.closest('.item'));
+  const row = timeline.list.rows[i];
+  if (itemEl && row?.kind === 'item' && (row.data.kind === 'tool' || row.data.kind === 'result')) onInspect('call', row.data);
   if (target.closest('.head')) timeline.toggle(i);
 });
 
@@ -272,6 +296,9 @@ document.addEventListener('keydown', (e) => {
       break;
     case 'm':
       toggleModel();
+      break;
+    case 's':
+      void inspector.showStats();
       break;
     case 'n':
       gotoMatch(search.at + 1);

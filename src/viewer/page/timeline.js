@@ -15,10 +15,16 @@ const HEIGHT = { placeholder: 34, turn: 34, outside: 34, step: 30, item: 46, mor
 let version = 0;
 
 export class Timeline {
-  constructor(list, { onSelect, onError }) {
+  /**
+   * @param {any} list
+   * @param {{ onSelect: any, onError: any, onInspect?: (kind: 'call' | 'provenance', item: any) => void }} callbacks
+   */
+  constructor(list, { onSelect, onError, onInspect }) {
     this.list = list;
     this.onSelect = onSelect;
     this.onError = onError;
+    /** @type {(kind: 'call' | 'provenance', item: any) => void} */
+    this.onInspect = onInspect ?? (() => {});
     this.segs = [];
     this.total = 0;
     this.expanded = new Set();
@@ -106,12 +112,22 @@ export class Timeline {
       'item item-' + item.kind,
       h('span', 'seq', String(item.seq)),
       h('div', 'body', itemBody(item, row ? () => this.showFull(row) : null)),
+      h('span', 'inspect-actions', this.actions(item)),
     );
     el.dataset.item = item.kind;
     el.dataset.seq = String(item.seq);
     const tone = itemTone(item);
     if (tone) el.classList.add('tone-' + tone);
     return el;
+  }
+
+  /** The inspector's buttons on an item: its call's round trip (tool calls and results), its provenance. */
+  actions(item) {
+    const out = [];
+    if ((item.kind === 'tool' || item.kind === 'result') && typeof item.callId === 'string')
+      out.push(button('round trip', 'link act-call', () => this.onInspect('call', item), "This call's round trip"));
+    out.push(button('provenance', 'link act-prov', () => this.onInspect('provenance', item), 'What this event cites and what cites it'));
+    return out;
   }
 
   // ----------------------------------------------------------------------------------------
