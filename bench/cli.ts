@@ -20,9 +20,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { encodeJsonl, Session, type SessionEvent } from '../src/session/index.js';
+import { encodeJsonl, Session } from '../src/session/index.js';
 import { logPath } from '../src/store/layout.js';
-import { generateWorkload } from './generate.js';
+import { appendDraft, generateWorkload } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
@@ -253,19 +253,9 @@ function storeWorkload(
   const id = `bench-${pack ? 'packed' : 'plain'}`;
   let now = 0;
   const s = Session.create({ id, header: { cwd: repo, delegationDepth: 0, createdAt: 1_755_000_000_000 }, clock: () => now });
-  const append = s.append as unknown as (type: string, data: unknown, o?: unknown) => SessionEvent;
   for (const d of drafts) {
     now = d.time;
-    append.call(
-      s,
-      d.type,
-      d.data,
-      d.surfaceOp === undefined
-        ? undefined
-        : d.sourceEventSeqs === undefined
-          ? { surfaceOp: d.surfaceOp }
-          : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
-    );
+    appendDraft(s, d);
   }
   const text = encodeJsonl({ version: 0, id, createdAt: 1_755_000_000_000, cwd: repo, delegationDepth: 0 }, s.events, { pack });
   const path = logPath(join(home, 'sessions'), repo, id);

@@ -8,7 +8,7 @@
  * and exact chunk provenance, the tool call and its ~2 KB result), step 2 (~200 text deltas and
  * the final answer with usage), turn/end. 2,000 turns give about 970,000 events.
  */
-import type { SessionEventType, SurfaceOp } from '../src/session/index.js';
+import type { Session, SessionEvent, SessionEventType, SurfaceOp } from '../src/session/index.js';
 
 export interface Draft {
   type: SessionEventType;
@@ -233,4 +233,19 @@ export function generateWorkload(opts: WorkloadOptions = {}): Draft[] {
     push({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } }, 1);
   }
   return out;
+}
+
+/** Append one draft to `s` with its surface op and chunk provenance (the log's own append path). */
+export function appendDraft(s: Session, d: Draft): SessionEvent {
+  const append = s.append as unknown as (type: string, data: unknown, o?: unknown) => SessionEvent;
+  return append.call(
+    s,
+    d.type,
+    d.data,
+    d.surfaceOp === undefined
+      ? undefined
+      : d.sourceEventSeqs === undefined
+        ? { surfaceOp: d.surfaceOp }
+        : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
+  );
 }

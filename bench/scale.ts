@@ -11,17 +11,23 @@
  *   beside the commit alone (the flush) and a bare `SELECT 1` round trip;
  * - resume: `open` of the big session (load, validate, take the lease) from each store.
  *
- *   node --expose-gc dist-bench/bench/scale.js [--quick] [--turns N] [--reps N] [--events N]
+ * - resume baseline: JSON.parse of the session's JSONL lines (read from the file, split) alone, so
+ *   each store's resume is also a multiple of the bare parse of the same log; and the PostgreSQL
+ *   load's phases (the SELECTs alone; the codec alone on the fetched text) beside it.
+ *
+ *   node --expose-gc dist-bench/bench/scale.js [--quick] [--turns N] [--reps N] [--events N] [--only append,latency,resume]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { Session, SessionEvent, SessionHeader } from '../src/session/index.js';
+import type { Session, SessionHeader } from '../src/session/index.js';
 import { SessionStore, type OpenSession, type Store } from '../src/store/index.js';
 import { PgStore } from '../src/postgres/index.js';
-import { generateWorkload, type Draft } from './generate.js';
+import { fetchPages, segmentsOf } from '../src/postgres/read.js';
+import { namesFor } from '../src/postgres/schema.js';
+import { appendDraft, generateWorkload, type Draft } from './generate.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,6 +35,7 @@ const { values: args } = parseArgs({
     turns: { type: 'string' },
     reps: { type: 'string' },
     events: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 
@@ -43,6 +50,7 @@ const turns = Number(args.turns ?? (args.quick ? 100 : 2000));
 const reps = Number(args.reps ?? 3);
 const latencyEvents = Number(args.events ?? (args.quick ? 300 : 1000));
 const schema = `bench_${process.pid}`;
+const phases = new Set((args.only ?? 'append,latency,resume').split(','));
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const median = (xs: number[]): number => {
@@ -60,25 +68,13 @@ const row = (metric: string, value: string, ratio: string): void => {
   console.log(`${metric.padEnd(58)} ${value.padEnd(46)} ${ratio}`);
 };
 
-type Append = (type: string, data: unknown, o?: unknown) => SessionEvent;
-
 /** Append the drafts with the persist checkpoints; returns ms from the first append to the last flush. */
 async function appendWorkload(h: OpenSession, drafts: readonly Draft[], clock: { now: number }): Promise<number> {
   const s: Session = h.session;
-  const append = s.append as unknown as Append;
   const t0 = performance.now();
   for (const d of drafts) {
     clock.now = d.time;
-    append.call(
-      s,
-      d.type,
-      d.data,
-      d.surfaceOp === undefined
-        ? undefined
-        : d.sourceEventSeqs === undefined
-          ? { surfaceOp: d.surfaceOp }
-          : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
-    );
+    appendDraft(s, d);
     if (d.type === 'step/start' || d.type === 'tool/call') {
       const r = await h.flush();
       if (!r.ok) throw r.error;
@@ -101,87 +97,89 @@ async function main(): Promise<void> {
     console.log(`workload: ${drafts.length} events`);
 
     // -- append throughput, alternating JSONL and PostgreSQL -----------------------------------
-    const times: Record<'jsonl' | 'pg', number[]> = { jsonl: [], pg: [] };
-    for (let i = 0; i <= reps; i++) {
-      for (const [kind, store] of [
-        ['jsonl', jsonl],
-        ['pg', pgs],
-      ] as const) {
-        gc();
-        const h = await (store as Store).create({ cwd: '/work/repo', id: `append-${kind}-${i}` });
-        const ms = await appendWorkload(h, drafts, clock);
-        const r = await h.close();
-        if (!r.ok) throw r.error;
-        if (i > 0) times[kind].push(ms); // the first round warms up
+    if (phases.has('append')) {
+      const times: Record<'jsonl' | 'pg', number[]> = { jsonl: [], pg: [] };
+      for (let i = 0; i <= reps; i++) {
+        for (const [kind, store] of [
+          ['jsonl', jsonl],
+          ['pg', pgs],
+        ] as const) {
+          gc();
+          const h = await (store as Store).create({ cwd: '/work/repo', id: `append-${kind}-${i}` });
+          const ms = await appendWorkload(h, drafts, clock);
+          const r = await h.close();
+          if (!r.ok) throw r.error;
+          if (i > 0) times[kind].push(ms); // the first round warms up
+        }
       }
+      const rate = (ms: number): string => `${(((drafts.length / ms) * 1000) / 1e6).toFixed(3)} Mevents/s (${ms.toFixed(0)} ms)`;
+      const tj = median(times.jsonl);
+      const tp = median(times.pg);
+      row('append, JSONL store (baseline)', rate(tj), '100%');
+      row('append, PostgreSQL store (batched)', rate(tp), `${((tj / tp) * 100).toFixed(1)}% of JSONL`);
+      const checkpoints = drafts.filter((d) => d.type === 'step/start' || d.type === 'tool/call').length + 1;
+      row('  flushes (checkpoints) per run', String(checkpoints), '');
     }
-    const rate = (ms: number): string => `${(((drafts.length / ms) * 1000) / 1e6).toFixed(3)} Mevents/s (${ms.toFixed(0)} ms)`;
-    const tj = median(times.jsonl);
-    const tp = median(times.pg);
-    row('append, JSONL store (baseline)', rate(tj), '100%');
-    row('append, PostgreSQL store (batched)', rate(tp), `${((tj / tp) * 100).toFixed(1)}% of JSONL`);
-    const checkpoints = drafts.filter((d) => d.type === 'step/start' || d.type === 'tool/call').length + 1;
-    row('  flushes (checkpoints) per run', String(checkpoints), '');
 
     // -- commit-to-follower latency --------------------------------------------------------------
-    const w = await pgs.create({ cwd: '/work/repo', id: 'latency' });
-    const sent = new Map<number, number>();
-    const arrived = new Map<number, number>();
-    const tail = await reader.tail('latency', (batch) => {
-      const t = performance.now();
-      for (const r of batch) arrived.set(r.seq, t);
-    });
-    const commit: number[] = [];
-    const s = w.session;
-    const append = s.append as unknown as Append;
-    for (let i = 0; i < latencyEvents && i < drafts.length; i++) {
-      const d = drafts[i]!;
-      clock.now = d.time;
-      const t0 = performance.now();
-      const e = append.call(
-        s,
-        d.type,
-        d.data,
-        d.surfaceOp === undefined
-          ? undefined
-          : d.sourceEventSeqs === undefined
-            ? { surfaceOp: d.surfaceOp }
-            : { surfaceOp: d.surfaceOp, sourceEventSeqs: d.sourceEventSeqs },
-      );
-      sent.set(e.seq, t0);
-      const r = await w.flush();
-      if (!r.ok) throw r.error;
-      commit.push(performance.now() - t0);
-      // Wait for the follower before the next event, so each latency is one event's.
-      const deadline = Date.now() + 10_000;
-      while (!arrived.has(e.seq)) {
-        if (Date.now() > deadline) throw new Error(`the follower never got seq ${e.seq}`);
-        await new Promise((r2) => setImmediate(r2));
-      }
-    }
-    tail.stop();
-    await w.close();
-    const lat = [...sent].map(([seq, t0]) => arrived.get(seq)! - t0);
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    const rtt: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      await c.query('SELECT 1');
-      rtt.push(performance.now() - t0);
-    }
-    await c.end();
     const ms = (x: number): string => `${x.toFixed(2)} ms`;
-    row(
-      `commit-to-follower latency, ${lat.length} events, p50`,
-      ms(pct(lat, 50)),
-      `${(pct(lat, 50) / pct(commit, 50)).toFixed(2)}× the commit`,
-    );
-    row(`commit-to-follower latency, p99`, ms(pct(lat, 99)), `${(pct(lat, 99) / pct(commit, 99)).toFixed(2)}× the commit`);
-    row('  baseline: the commit alone (append + flush), p50 / p99', `${ms(pct(commit, 50))} / ${ms(pct(commit, 99))}`, '');
-    row('  baseline: SELECT 1 round trip, p50 / p99', `${ms(pct(rtt, 50))} / ${ms(pct(rtt, 99))}`, '');
+    if (phases.has('latency')) {
+      const w = await pgs.create({ cwd: '/work/repo', id: 'latency' });
+      const sent = new Map<number, number>();
+      const arrived = new Map<number, number>();
+      const tail = await reader.tail('latency', (batch) => {
+        const t = performance.now();
+        for (const r of batch) arrived.set(r.seq, t);
+      });
+      const commit: number[] = [];
+      const s = w.session;
+      for (let i = 0; i < latencyEvents && i < drafts.length; i++) {
+        const d = drafts[i]!;
+        clock.now = d.time;
+        const t0 = performance.now();
+        const e = appendDraft(s, d);
+        sent.set(e.seq, t0);
+        const r = await w.flush();
+        if (!r.ok) throw r.error;
+        commit.push(performance.now() - t0);
+        // Wait for the follower before the next event, so each latency is one event's.
+        const deadline = Date.now() + 10_000;
+        while (!arrived.has(e.seq)) {
+          if (Date.now() > deadline) throw new Error(`the follower never got seq ${e.seq}`);
+          await new Promise((r2) => setImmediate(r2));
+        }
+      }
+      tail.stop();
+      await w.close();
+      const lat = [...sent].map(([seq, t0]) => arrived.get(seq)! - t0);
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      const rtt: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        await c.query('SELECT 1');
+        rtt.push(performance.now() - t0);
+      }
+      await c.end();
+      row(
+        `commit-to-follower latency, ${lat.length} events, p50`,
+        ms(pct(lat, 50)),
+        `${(pct(lat, 50) / pct(commit, 50)).toFixed(2)}× the commit`,
+      );
+      row(`commit-to-follower latency, p99`, ms(pct(lat, 99)), `${(pct(lat, 99) / pct(commit, 99)).toFixed(2)}× the commit`);
+      row('  baseline: the commit alone (append + flush), p50 / p99', `${ms(pct(commit, 50))} / ${ms(pct(commit, 99))}`, '');
+      row('  baseline: SELECT 1 round trip, p50 / p99', `${ms(pct(rtt, 50))} / ${ms(pct(rtt, 99))}`, '');
+    }
+    if (!phases.has('resume')) return;
 
     // -- resume of the big session ---------------------------------------------------------------
+    if (!phases.has('append')) {
+      // The big session is the append phase's; without that phase it is written once here.
+      const h = await jsonl.create({ cwd: '/work/repo', id: 'append-jsonl-1' });
+      await appendWorkload(h, drafts, clock);
+      const r = await h.close();
+      if (!r.ok) throw r.error;
+    }
     const big = await jsonl.inspect('append-jsonl-1');
     const header: SessionHeader = { ...big.header, id: 'resume' };
     const events = big.session.events.slice(0, big.eventCount);
@@ -190,11 +188,32 @@ async function main(): Promise<void> {
       await store.importLog({ header, events });
       row(`  import of the ${events.length}-event session into ${store.kind}`, ms(performance.now() - t0), '');
     }
-    const opened: Record<string, number[]> = { jsonl: [], postgres: [] };
+    const names = namesFor(schema);
+    const fetcher = new pg.Pool({ connectionString: url, max: 1 });
+    const logFile = jsonl.pathOf(header.cwd, 'resume');
+    const opened: Record<string, number[]> = { parse: [], jsonl: [], postgres: [], select: [], rowparse: [] };
     for (let i = 0; i <= reps; i++) {
+      // Baseline: the bare parse of the same log, as lines of its JSONL file.
+      gc();
+      let t0 = performance.now();
+      const lines = readFileSync(logFile, 'utf8').split('\n');
+      let parsed = 0;
+      for (const l of lines) if (l.length > 0 && JSON.parse(l) !== undefined) parsed++;
+      if (i > 0) opened.parse!.push(performance.now() - t0);
+      if (i === 0) row(`  the JSONL file of the session`, `${lines.length - 1} lines for ${events.length} events`, '');
+      void parsed;
+      // The PostgreSQL load's SELECTs alone (what the driver hands over, before the codec).
+      gc();
+      t0 = performance.now();
+      const texts = await fetchPages(fetcher, names, await segmentsOf(fetcher, names, 'resume'), 0, Number.MAX_SAFE_INTEGER);
+      if (i > 0) opened.select!.push(performance.now() - t0);
+      gc();
+      t0 = performance.now();
+      for (const page of texts) for (const l of page.text.split('\n')) JSON.parse(l);
+      if (i > 0) opened.rowparse!.push(performance.now() - t0);
       for (const store of [jsonl, pgs] as Store[]) {
         gc();
-        const t0 = performance.now();
+        t0 = performance.now();
         const h = await store.open('resume');
         const t = performance.now() - t0;
         if (h.session.length < events.length) throw new Error('short load');
@@ -202,18 +221,21 @@ async function main(): Promise<void> {
         if (i > 0) opened[store.kind]!.push(t);
       }
     }
+    const ob = median(opened.parse!);
     const oj = median(opened.jsonl!);
     const op = median(opened.postgres!);
+    const os = median(opened.select!);
     row(
-      `resume (open) of the ${events.length}-event session, JSONL (baseline)`,
-      `${ms(oj)} = ${(((events.length / oj) * 1000) / 1e6).toFixed(3)} Mevents/s`,
-      '100%',
+      `resume baseline: JSON.parse of the session's JSONL lines`,
+      `${ms(ob)} = ${(((events.length / ob) * 1000) / 1e6).toFixed(3)} Mevents/s`,
+      '1.00× the parse',
     );
-    row(
-      `resume (open), PostgreSQL`,
-      `${ms(op)} = ${(((events.length / op) * 1000) / 1e6).toFixed(3)} Mevents/s`,
-      `${((op / oj) * 100).toFixed(1)}% of JSONL's time`,
-    );
+    row(`resume (open) of the ${events.length}-event session, JSONL`, `${ms(oj)}`, `${(oj / ob).toFixed(2)}× the parse`);
+    row(`resume (open), PostgreSQL`, ms(op), `${(op / ob).toFixed(2)}× the parse, ${(op / oj).toFixed(2)}× JSONL`);
+    row(`  of which the SELECTs (fetch of the stored texts)`, ms(os), `${(os / ob).toFixed(2)}× the parse`);
+    const or = median(opened.rowparse!);
+    row(`  JSON.parse of the stored rows (one per event), no codec`, ms(or), `${(or / ob).toFixed(2)}× the parse`);
+    await fetcher.end();
   } finally {
     await reader.close();
     await pgs.close();
