@@ -1,7 +1,8 @@
 /**
  * No line of code is longer than 140 columns, long literals and comments included (the
  * formatter wraps the rest). A string is wrapped by splitting it with `+` or joining an array of
- * lines; a regex by building it from parts with `new RegExp`. No file is exempt.
+ * lines; a regex by building it from parts with `new RegExp`; a CSS rule one declaration group per line.
+ * No code file is exempt; JSON and Markdown are not code here (why: line-length.ts, CODE_ROOTS).
  */
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
@@ -35,11 +36,33 @@ describe('line length', () => {
       'node_modules/e.js': `${lines.string}\n`,
       'dist/f.js': `${lines.string}\n`,
       'docs/g.md': `${lines.string}\n`,
+      'src/h.tsx': `${lines.string}\n`,
+      'src/i.jsx': `${lines.string}\n`,
+      'src/j.mts': `${lines.string}\n`,
+      'src/k.cts': `${lines.string}\n`,
+      'scripts/l.cjs': `${lines.string}\n`,
+      'scripts/m.sh': `${lines.root}\n`,
+      '.ci/run': `#!/bin/sh\n${lines.root}\n`,
+      '.ci/notes': `${lines.root}\n`,
+      'src/viewer/n.css': `${lines.root}\n`,
+      'src/viewer/o.html': `${lines.root}\n`,
+      'package.json': `{ "scripts": { "x": "${x(LINE_LIMIT)}" } }\n`,
+      'README.md': `${lines.string}\n`,
     });
+    // JSON and Markdown stay out (see line-length.ts); an extensionless file is a script only with a `#!` line
     expect(longLinesIn(dir)).toEqual([
+      `.ci/run:2: ${lines.root.length} columns`,
       `bench/c.js:1: ${lines.regex.length} columns`,
       `scripts/d.mjs:2: ${lines.template.length} columns`,
+      `scripts/l.cjs:1: ${lines.string.length} columns`,
+      `scripts/m.sh:1: ${lines.root.length} columns`,
       `src/a.ts:1: ${lines.string.length} columns`,
+      `src/h.tsx:1: ${lines.string.length} columns`,
+      `src/i.jsx:1: ${lines.string.length} columns`,
+      `src/j.mts:1: ${lines.string.length} columns`,
+      `src/k.cts:1: ${lines.string.length} columns`,
+      `src/viewer/n.css:1: ${lines.root.length} columns`,
+      `src/viewer/o.html:1: ${lines.root.length} columns`,
       `test/b.test.ts:3: ${lines.comment.length} columns`,
       `top.ts:1: ${lines.root.length} columns`,
     ]);

@@ -9,9 +9,20 @@ import { join, relative } from 'node:path';
 
 export const LINE_LIMIT = 140;
 
-/** Where the code lives: every TypeScript and JavaScript file under these, and at the root. */
-export const CODE_ROOTS = ['src', 'test', 'bench', 'scripts', 'examples', 'bin'];
-const CODE_FILE = /\.(?:[cm]?ts|[cm]?js)$/;
+/**
+ * Where the code lives: every code file under these, and at the root. Code is TypeScript and
+ * JavaScript in every module flavour (.ts/.mts/.cts/.tsx, .js/.mjs/.cjs/.jsx), shell scripts
+ * (`.sh`, or no extension and a `#!` first line, as .ci/run and .ci/pg), CSS and HTML.
+ * Left out on purpose: JSON, because package.json's `scripts` are one-line shell commands that
+ * JSON cannot split (a script too long to read belongs in a file under scripts/ or .ci/), and
+ * the generated JSON Schemas are held equal to their generator's output by their own test;
+ * Markdown, because its tables and command-output samples cannot wrap without changing what
+ * they show (docs are prose, reviewed as such).
+ */
+export const CODE_ROOTS = ['src', 'test', 'bench', 'scripts', 'examples', 'bin', '.ci'];
+const CODE_FILE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx|sh|css|html)$/;
+/** A file without an extension is code when it is a script: its first line is a `#!` line. */
+const isScript = (path: string, name: string): boolean => !name.includes('.') && readFileSync(path, 'utf8').startsWith('#!');
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'dist-bench', 'dist-scripts']);
 
 /** The code files of the tree at `root`, as paths relative to it, sorted. */
@@ -21,7 +32,9 @@ export function codeFiles(root: string): string[] {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name)) walk(join(dir, e.name));
-      } else if (e.isFile() && CODE_FILE.test(e.name)) out.push(relative(root, join(dir, e.name)));
+      } else if (e.isFile() && (CODE_FILE.test(e.name) || isScript(join(dir, e.name), e.name))) {
+        out.push(relative(root, join(dir, e.name)));
+      }
     }
   };
   for (const r of CODE_ROOTS) {
