@@ -3,11 +3,11 @@
  * V2–V4 log of ../shared/fixtures/dsh-next loads through both loaders, derives, converts to a
  * format 0 log that loads to the same events, and keeps every row (nothing dropped).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadJsonl, loadJsonlFile, SessionError } from '../../src/session/index.js';
-import { nextLogs, repoNextDir } from '../support/next-logs.js';
+import { nextLogs, sharedNextDir } from '../support/next-logs.js';
 import { describeShared } from '../support/shared.js';
 
 const logs = nextLogs();
@@ -235,9 +235,17 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
   });
 });
 
-describe('a real forked V4 log (memory-review fork)', () => {
+// Fetched from dsh's repository (snapshots/session/memory-review-fork/session.1.v4.jsonl): data
+// from another project lives only in ../shared, so this skips where that file is absent; the
+// synthetic V4 fork above holds the same rule everywhere.
+const forkLog = join(sharedNextDir, 'snapshots__session__memory-review-fork__session.1.v4.jsonl');
+if (!existsSync(forkLog) && !process.env.DSH_QUIET_SKIPS) {
+  console.warn(`[dsh tests] skipping the real forked V4 log: ${forkLog} is absent on this machine`);
+}
+
+describe.skipIf(!existsSync(forkLog))('a real forked V4 log (memory-review fork)', () => {
   it('reads the inherited prefix as seedLength: the rows before the end-seed plus their stream members', () => {
-    const path = join(repoNextDir, 'snapshots__session__memory-review-fork__session.1.v4.jsonl');
+    const path = forkLog;
     const text = readFileSync(path, 'utf8');
     const rows = text
       .trimEnd()
