@@ -2,20 +2,46 @@
  * Every module reference a source file makes, read with the TypeScript parser (not a regular
  * expression, so strings and comments that merely look like imports are not counted, and no form
  * is missed because it spans lines): import declarations (type-only and side-effect ones
- * included), `export … from`, `import x = require(…)`, dynamic `import(…)`, `require(…)` and
- * `require.resolve(…)`, `import.meta.resolve(…)`, type-level `import('…')`, module augmentations
- * (`declare module '…'`), and in JavaScript files JSDoc's `@import` tags and `import('…')` types.
+ * included), `export … from`, `import x = require(…)`, dynamic `import(…)`, `require(…)`,
+ * `require.resolve(…)` and `process.getBuiltinModule(…)`, `import.meta.resolve(…)`, type-level
+ * `import('…')`, module augmentations (`declare module '…'`), and in JavaScript files JSDoc's
+ * `@import` tags and `import('…')` types.
  *
  * `/// <reference path>` and `/// <reference types>` directives count as type-only imports.
  *
- * What cannot be checked is returned as `unreadable`, so the layer test can refuse it: a dynamic
- * import or require whose argument is not a literal; a module loaded through `createRequire(…)`
- * (unless called at once with a literal) or a worker_threads `Worker`, under any local name,
- * through a namespace or default import of `node:module`/`node:worker_threads`, or destructured
- * from a require or import of them; any other use of those bindings or of `require` (passed
- * around, aliased: `const r = require`); and code compiled at run time (`eval`, `Function`,
- * `node:vm`), which can hold an import of any text. Names are matched by spelling, scopes aside:
- * a local that shadows one of them is refused too, which errs on the safe side.
+ * What cannot be checked is returned as `unreadable`, so the layer test can refuse it:
+ * - a dynamic import, require or `getBuiltinModule` whose argument is not a literal;
+ * - a module loaded through `createRequire(…)` (unless called at once with a literal), a
+ *   worker_threads `Worker` or a child_process `fork`, under any local name, through a namespace
+ *   or default import (`import m from`, `import * as m`, `import { default as m }`), destructured
+ *   from a require, import or `getBuiltinModule` of their module, or reached inline without a
+ *   binding (`(await import('node:worker_threads')).Worker`);
+ * - any other use of those bindings, of `require` (passed around, aliased: `const r = require`;
+ *   `module.require`, `process.mainModule.require`) or of `getBuiltinModule`; a named import of
+ *   any node:module export but `createRequire` and the two that load nothing (`isBuiltin`,
+ *   `builtinModules`): `register` installs loader hooks, `Module._load` loads a file; an
+ *   `export … from` of a loader module, which would hand its exports on under other names;
+ * - code compiled at run time, which can hold an import of any text: `eval` and `Function`
+ *   (called, aliased, `(0, eval)`, or as a property of a global object, `globalThis.eval`,
+ *   `globalThis['eval']`, and any computed property of a global object), a constructor called
+ *   straight off `.constructor` (`(async () => {}).constructor('…')`, the AsyncFunction and
+ *   GeneratorFunction constructors), and an import of `node:vm` or `node:inspector` (whose
+ *   `Runtime.evaluate` runs text).
+ * A specifier with a URL scheme (`file:`, `data:`, `http:`) is returned as an import; the layer
+ * rules refuse it, since it cannot be placed in a layer.
+ *
+ * Names are matched by spelling, scopes aside: a local that shadows one of them is refused too,
+ * which errs on the safe side.
+ *
+ * Limits: no static reader can catch every way to run code or load a module, only the spellings
+ * that name it. These are not caught: a Function constructor reached through data
+ * (`Object.getPrototypeOf(async () => {}).constructor` bound to a name and called later,
+ * `Reflect.construct`, `Reflect.get(globalThis, 'ev' + 'al')`, a key built at run time on an object
+ * other than the globals); a child process that runs node on a path given as data
+ * (`spawn(process.execPath, [file])`, `execFile('node', …)`, `--import` in NODE_OPTIONS); native
+ * code (`process.dlopen`); and a file written at run time and imported by a non-literal name (that
+ * import itself is reported). The layer test holds the code a reviewer reads, not a determined
+ * adversary; the review still is.
  */
 import ts from 'typescript';
 
@@ -73,88 +99,158 @@ function isRequireCallee(e: ts.Expression): boolean {
   return false;
 }
 
+/** `(x)`, `await x`, `x as T`, `x!`, `x satisfies T` → x. */
+function unwrap(e: ts.Expression): ts.Expression {
+  while (
+    ts.isParenthesizedExpression(e) ||
+    ts.isAwaitExpression(e) ||
+    ts.isAsExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isSatisfiesExpression(e) ||
+    ts.isTypeAssertionExpression(e)
+  )
+    e = e.expression;
+  return e;
+}
+
+/** The name a member access reads: `o.name`, `o['name']`; undefined for a key computed at run time. */
+function memberName(e: ts.Node): string | undefined {
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  if (ts.isElementAccessExpression(e)) return literalText(e.argumentExpression);
+  return undefined;
+}
+
+/** `getBuiltinModule`, `process.getBuiltinModule`, `process['getBuiltinModule']`: Node 20.16's loader of built-in modules. */
+function isGetBuiltin(e: ts.Expression): boolean {
+  e = unwrap(e);
+  return (ts.isIdentifier(e) && e.text === 'getBuiltinModule') || memberName(e) === 'getBuiltinModule';
+}
+
+type Loader = 'createRequire' | 'Worker' | 'fork';
+interface LoaderModule {
+  /** The export that loads a module. */
+  loader: Loader;
+  /** The other exports a named import may take; null: any (they load and run nothing). */
+  harmless: ReadonlySet<string> | null;
+}
+const NODE_MODULE: LoaderModule = { loader: 'createRequire', harmless: new Set(['isBuiltin', 'builtinModules']) };
+const WORKER_THREADS: LoaderModule = { loader: 'Worker', harmless: null };
+const CHILD_PROCESS: LoaderModule = { loader: 'fork', harmless: null };
 /** Modules whose exports load other modules, and the export that does. */
-const LOADER_MODULES: Record<string, 'createRequire' | 'Worker'> = {
-  module: 'createRequire',
-  'node:module': 'createRequire',
-  worker_threads: 'Worker',
-  'node:worker_threads': 'Worker',
+const LOADER_MODULES: Record<string, LoaderModule> = {
+  module: NODE_MODULE,
+  'node:module': NODE_MODULE,
+  worker_threads: WORKER_THREADS,
+  'node:worker_threads': WORKER_THREADS,
+  child_process: CHILD_PROCESS,
+  'node:child_process': CHILD_PROCESS,
 };
 /** Modules that compile code at run time. */
-const COMPILER_MODULES = new Set(['vm', 'node:vm']);
+const COMPILER_MODULES = new Set(['vm', 'node:vm', 'inspector', 'node:inspector', 'inspector/promises', 'node:inspector/promises']);
 /** Globals that compile code at run time. */
 const COMPILERS = new Set(['eval', 'Function']);
+/** The names of the global object. */
+const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self', 'global']);
 
 /** The bindings a file has for the module loaders: by local name, and namespaces of a loader module. */
 interface LoaderBindings {
   /** Local name → which loader it is (`import { createRequire as cr }` → cr: createRequire). */
-  names: Map<string, 'createRequire' | 'Worker'>;
+  names: Map<string, Loader>;
   /** Local names bound to a whole loader module (`import * as m from 'node:module'`). */
-  namespaces: Map<string, 'createRequire' | 'Worker'>;
+  namespaces: Map<string, Loader>;
+  /** Bindings of a loader module's exports that load or run code but are not its loader (`import { register }`). */
+  forbidden: ts.Node[];
 }
 
-/** `require('m')`, `await import('m')`: the literal module it loads, if any. */
+/** `require('m')`, `await import('m')`, `process.getBuiltinModule('m')`: the literal module it loads, if any. */
 function loadedModule(e: ts.Expression | undefined): string | undefined {
-  while (e && (ts.isAwaitExpression(e) || ts.isParenthesizedExpression(e))) e = e.expression;
+  if (e) e = unwrap(e);
   if (!e || !ts.isCallExpression(e)) return undefined;
-  const isLoad = e.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(e.expression) && e.expression.text === 'require');
+  const isLoad =
+    e.expression.kind === ts.SyntaxKind.ImportKeyword ||
+    (ts.isIdentifier(e.expression) && e.expression.text === 'require') ||
+    isGetBuiltin(e.expression);
   return isLoad ? literalText(e.arguments[0]) : undefined;
 }
 
+/** The name an import or binding element takes from its module: `{ a as b }` → a, `{ b }` → b. */
+function importedName(el: ts.ImportSpecifier | ts.BindingElement): string | undefined {
+  const key = el.propertyName;
+  if (key && (ts.isIdentifier(key) || ts.isStringLiteral(key))) return key.text;
+  return ts.isIdentifier(el.name) ? el.name.text : undefined;
+}
+
 function loaderBindings(sf: ts.SourceFile): LoaderBindings {
-  const names = new Map<string, 'createRequire' | 'Worker'>([
+  const names = new Map<string, Loader>([
     // The plain spellings always count: the global Worker, and createRequire however it came.
     ['createRequire', 'createRequire'],
     ['Worker', 'Worker'],
   ]);
-  const namespaces = new Map<string, 'createRequire' | 'Worker'>();
+  const namespaces = new Map<string, Loader>();
+  const forbidden: ts.Node[] = [];
   const ownNames = new Set<string>();
   const loaderBound = new Set<string>();
-  const bindPattern = (pattern: ts.BindingName, loader: 'createRequire' | 'Worker'): void => {
-    if (ts.isIdentifier(pattern)) {
-      namespaces.set(pattern.text, loader);
-      return;
+  /** One named import or destructured element of a loader module. */
+  const bindElement = (el: ts.ImportSpecifier | ts.BindingElement, mod: LoaderModule): void => {
+    const imported = importedName(el);
+    // A type is erased: `import { type SourceMap }` runs nothing.
+    if (ts.isImportSpecifier(el) && (el.isTypeOnly || el.parent.parent.isTypeOnly)) return;
+    if (!ts.isIdentifier(el.name)) {
+      forbidden.push(el);
+    } else if (imported === mod.loader) {
+      names.set(el.name.text, mod.loader);
+      loaderBound.add(el.name.text);
+    } else if (imported === 'default') {
+      // `import { default as m }` is the default import spelled as a named one.
+      namespaces.set(el.name.text, mod.loader);
+    } else if (mod.harmless !== null && (imported === undefined || !mod.harmless.has(imported))) {
+      forbidden.push(el);
     }
-    if (!ts.isObjectBindingPattern(pattern)) return;
-    for (const el of pattern.elements) {
-      const key = el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : undefined;
-      const imported = key ?? (ts.isIdentifier(el.name) ? el.name.text : undefined);
-      if (imported === loader && ts.isIdentifier(el.name)) {
-        names.set(el.name.text, loader);
-        loaderBound.add(el.name.text);
-      }
-    }
+  };
+  const bindPattern = (pattern: ts.BindingName, mod: LoaderModule): void => {
+    if (ts.isIdentifier(pattern)) namespaces.set(pattern.text, mod.loader);
+    else if (ts.isObjectBindingPattern(pattern)) for (const el of pattern.elements) bindElement(el, mod);
+    else forbidden.push(pattern);
   };
   const visit = (n: ts.Node): void => {
     if (ts.isImportDeclaration(n)) {
-      const loader = LOADER_MODULES[literalText(n.moduleSpecifier) ?? ''];
+      const mod = LOADER_MODULES[literalText(n.moduleSpecifier) ?? ''];
       const clause = n.importClause;
       // A name imported from any other module (dsh's own Worker class) is not the global one.
       const b0 = clause?.namedBindings;
-      if (!loader && b0 && ts.isNamedImports(b0)) for (const el of b0.elements) ownNames.add(el.name.text);
-      if (loader && clause) {
-        if (clause.name) namespaces.set(clause.name.text, loader);
+      if (!mod && b0 && ts.isNamedImports(b0)) for (const el of b0.elements) ownNames.add(el.name.text);
+      if (mod && clause) {
+        if (clause.name) namespaces.set(clause.name.text, mod.loader);
         const b = clause.namedBindings;
-        if (b && ts.isNamespaceImport(b)) namespaces.set(b.name.text, loader);
-        if (b && ts.isNamedImports(b))
-          for (const el of b.elements)
-            if ((el.propertyName ?? el.name).text === loader) {
-              names.set(el.name.text, loader);
-              loaderBound.add(el.name.text);
-            }
+        if (b && ts.isNamespaceImport(b)) namespaces.set(b.name.text, mod.loader);
+        if (b && ts.isNamedImports(b)) for (const el of b.elements) bindElement(el, mod);
       }
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {
-      const loader = LOADER_MODULES[literalText(n.moduleReference.expression) ?? ''];
-      if (loader) namespaces.set(n.name.text, loader);
+      const mod = LOADER_MODULES[literalText(n.moduleReference.expression) ?? ''];
+      if (mod) namespaces.set(n.name.text, mod.loader);
     } else if (ts.isVariableDeclaration(n)) {
-      const loader = LOADER_MODULES[loadedModule(n.initializer) ?? ''];
-      if (loader) bindPattern(n.name, loader);
+      const mod = LOADER_MODULES[loadedModule(n.initializer) ?? ''];
+      if (mod) bindPattern(n.name, mod);
     }
     ts.forEachChild(n, visit);
   };
   visit(sf);
   for (const name of ownNames) if (names.get(name) !== undefined && !loaderBound.has(name)) names.delete(name);
-  return { names, namespaces };
+  return { names, namespaces, forbidden };
+}
+
+/** Is this load (`import('m')`, `require('m')`) the whole initializer of a variable, so that its bindings were read? */
+function isBound(load: ts.Node): boolean {
+  let e: ts.Node = load;
+  while (
+    ts.isParenthesizedExpression(e.parent) ||
+    ts.isAwaitExpression(e.parent) ||
+    ts.isAsExpression(e.parent) ||
+    ts.isNonNullExpression(e.parent) ||
+    ts.isSatisfiesExpression(e.parent)
+  )
+    e = e.parent;
+  return ts.isVariableDeclaration(e.parent) && e.parent.initializer === e;
 }
 
 /** Is this identifier a name being declared, a property name or part of a type, rather than a use of a binding? */
@@ -189,14 +285,18 @@ export function readImports(fileName: string, text: string): FileImports {
   const loaderCallees = new Set<ts.Node>();
   const bindings = loaderBindings(sf);
   /** Which loader an expression names: `cr`, `createRequire`, `m.createRequire`, `wt.Worker`. */
-  const loaderOf = (e: ts.Expression): 'createRequire' | 'Worker' | undefined => {
+  const loaderOf = (e: ts.Expression): Loader | undefined => {
     if (ts.isIdentifier(e)) return bindings.names.get(e.text);
-    if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression)) {
+    if ((ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) && ts.isIdentifier(e.expression)) {
       const ns = bindings.namespaces.get(e.expression.text);
-      if (ns !== undefined && e.name.text === ns) return ns;
+      if (ns !== undefined && memberName(e) === ns) return ns;
     }
     return undefined;
   };
+  const report = (form: UnreadableImport['form'], at: ts.Node, shown: ts.Node = at): void => {
+    unreadable.push({ form, line: lineOf(at), text: shown.getText(sf).slice(0, 120) });
+  };
+  for (const f of bindings.forbidden) report('module-loader', f, f.parent);
   const add = (specifier: string, form: ImportForm, typeOnly: boolean, at: ts.Node): void => {
     imports.push({ specifier, form, typeOnly, line: lineOf(at) });
   };
@@ -210,6 +310,8 @@ export function readImports(fileName: string, text: string): FileImports {
     } else if (ts.isExportDeclaration(n) && n.moduleSpecifier) {
       const spec = literalText(n.moduleSpecifier);
       if (spec !== undefined) add(spec, 'export-from', n.isTypeOnly, n);
+      // Re-exporting a loader module hands its loaders on under names this reader does not follow.
+      if (spec !== undefined && LOADER_MODULES[spec] && !n.isTypeOnly) report('module-loader', n);
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {
       const spec = literalText(n.moduleReference.expression);
       if (spec !== undefined) add(spec, 'import-equals', n.isTypeOnly, n);
@@ -228,14 +330,17 @@ export function readImports(fileName: string, text: string): FileImports {
       // (dsh's own `dsh worker`) loads no module.
       const options = loaderOf(n.expression) === 'Worker' && n.arguments?.[0] !== undefined && ts.isObjectLiteralExpression(n.arguments[0]);
       // A require made at run time, or a worker's module: what they load is not in the syntax.
-      if (!readLoaders.has(n) && !options) unreadable.push({ form: 'module-loader', line: lineOf(n), text: n.getText(sf).slice(0, 120) });
+      if (!readLoaders.has(n) && !options) report('module-loader', n);
     } else if (ts.isCallExpression(n)) {
       const isDynamicImport = n.expression.kind === ts.SyntaxKind.ImportKeyword;
-      if (isDynamicImport || isRequireCallee(n.expression)) {
+      if (isDynamicImport || isRequireCallee(n.expression) || isGetBuiltin(n.expression)) {
         const form = isDynamicImport ? 'dynamic-import' : 'require';
         const spec = literalText(n.arguments[0]);
         if (spec !== undefined) add(spec, form, false, n);
-        else unreadable.push({ form, line: lineOf(n), text: n.getText(sf).slice(0, 120) });
+        else report(form, n);
+        // A loader module used inline, `(await import('node:worker_threads')).Worker`: no binding to follow.
+        const loaded = loadedModule(n);
+        if (loaded !== undefined && LOADER_MODULES[loaded] && !isBound(n)) report('module-loader', n, n.parent);
       }
     } else if (ts.isImportTypeNode(n)) {
       const arg = n.argument;
@@ -259,12 +364,27 @@ export function readImports(fileName: string, text: string): FileImports {
         unreadable.push({ form: 'require', line: lineOf(n), text: n.parent.getText(sf).slice(0, 120) });
       } else if ((bindings.names.has(name) && !loaderCallees.has(n)) || (bindings.namespaces.has(name) && !viaNamespace)) {
         // A loader used other than by a direct call: aliased, passed on, or another export of its module.
-        unreadable.push({ form: 'module-loader', line: lineOf(n), text: n.parent.getText(sf).slice(0, 120) });
+        report('module-loader', n, n.parent);
+      } else if (name === 'getBuiltinModule' && !callee) {
+        report('module-loader', n, n.parent);
       }
-    } else if (ts.isPropertyAccessExpression(n) && COMPILERS.has(n.name.text) && ts.isIdentifier(n.expression)) {
-      // globalThis.eval, window.Function
-      if (['globalThis', 'window', 'self', 'global'].includes(n.expression.text))
-        unreadable.push({ form: 'eval', line: lineOf(n), text: n.getText(sf).slice(0, 120) });
+    } else if (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) {
+      const name = memberName(n);
+      const object = unwrap(n.expression);
+      const onGlobal = ts.isIdentifier(object) && GLOBAL_OBJECTS.has(object.text);
+      const callee = (ts.isCallExpression(n.parent) || ts.isNewExpression(n.parent)) && n.parent.expression === n;
+      if (onGlobal && (name === undefined || COMPILERS.has(name))) {
+        // globalThis.eval, window['Function'], globalThis[key]: code from a string, or any global at all.
+        report('eval', n);
+      } else if (name === 'constructor' && callee) {
+        // (async () => {}).constructor('…'): the AsyncFunction constructor compiles its text.
+        report('eval', n.parent);
+      } else if (name === 'require') {
+        // module.require, process.mainModule.require: CommonJS's require reached through an object.
+        report('require', n);
+      } else if (name === 'getBuiltinModule' && !callee) {
+        report('module-loader', n, n.parent);
+      }
     }
     // JSDoc is not among a node's children; in JavaScript files it can name modules
     // (`@import`, `@type {import('./x.js').T}`).

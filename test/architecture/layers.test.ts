@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
-import { readImports, type ImportRef } from './imports.js';
+import { readImports, type ImportRef, type UnreadableImport } from './imports.js';
 import {
   checkLayers,
   findCycles,
@@ -255,6 +255,60 @@ describe('the layer rules, on synthetic trees', () => {
       'low/a.ts:3 import "./nope.js" names no file under src/',
       'stray/s.ts:1 src/stray is not in the layer table of docs/architecture.md: add its row where it belongs in the order',
     ]);
+  });
+
+  it('catch the loader forms of review 2: getBuiltinModule, { default as m }, node:module exports, inline loaders, URLs', () => {
+    // Each probe is a file in the middle layer reaching the high one; what must catch it: an
+    // upward violation (the reader followed the load), a URL violation, or an unreadable form.
+    const probes: [string, 'upward' | 'url' | UnreadableImport['form']][] = [
+      ["const m = process.getBuiltinModule('node:module'); m.createRequire(import.meta.url)('../high/x.js');", 'upward'],
+      ["const { createRequire: cr } = process.getBuiltinModule('module'); cr(import.meta.url)('../high/x.js');", 'upward'],
+      ["process.getBuiltinModule('node:module').createRequire(import.meta.url)('../high/x.js');", 'module-loader'],
+      ["process.getBuiltinModule('node:vm').runInThisContext('import(\"../high/x.js\")');", 'eval'],
+      ["process['getBuiltinModule']('node:vm');", 'eval'],
+      ['const g = process.getBuiltinModule; g(name);', 'module-loader'],
+      ['process.getBuiltinModule(name);', 'require'],
+      ["import { default as nm } from 'node:module'; nm.createRequire(import.meta.url)('../high/x.js');", 'upward'],
+      ["import { default as nm } from 'node:module'; nm.Module._load('../high/x.js');", 'module-loader'],
+      ["import { register } from 'node:module'; register('../high/x.js', import.meta.url);", 'module-loader'],
+      ["import { Module } from 'node:module'; Module._load('../high/x.js');", 'module-loader'],
+      ["const { register } = await import('node:module'); register('../high/x.js', import.meta.url);", 'module-loader'],
+      ["export * from 'node:module';", 'module-loader'],
+      ["new (await import('node:worker_threads')).Worker(new URL('../high/x.js', import.meta.url));", 'module-loader'],
+      ["require('node:module').createRequire(import.meta.url)(p);", 'module-loader'],
+      ["import('node:module').then((m) => m.createRequire(import.meta.url)(p));", 'module-loader'],
+      ["(globalThis as any)['eval']('import(\"../high/x.js\")');", 'eval'],
+      ['(globalThis as any).eval(\'import("../high/x.js")\');', 'eval'],
+      ["const k = 'ev' + 'al'; (globalThis as any)[k]('import(\"../high/x.js\")');", 'eval'],
+      ['(async () => {}).constructor(\'return import("../high/x.js")\')();', 'eval'],
+      ['new (function* () {}).constructor(\'yield import("../high/x.js")\');', 'eval'],
+      ["import { Session } from 'node:inspector';", 'eval'],
+      ["import { fork } from 'node:child_process'; fork(new URL('../high/x.js', import.meta.url));", 'module-loader'],
+      ["import * as cp from 'node:child_process'; cp.fork('../high/x.js');", 'module-loader'],
+      ["module.require('../high/x.js');", 'require'],
+      ["process.mainModule?.require('../high/x.js');", 'require'],
+      ["const x = await import('file:///work/main/src/high/x.js');", 'url'],
+      ['const x = await import(\'data:text/javascript,import "../high/x.js"\');', 'url'],
+      ["const x = await import('https://example.com/x.js');", 'url'],
+    ];
+    const caught = (text: string): string[] => {
+      const r = readImports('mid/m.ts', text);
+      const tree = [source('high/x.ts', 'export const x = 1;'), { path: 'mid/m.ts', imports: r.imports }];
+      const v = checkLayers(tree, layers).violations.map((x) =>
+        /runs upward/.test(x.message) ? 'upward' : /URL/.test(x.message) ? 'url' : x.message,
+      );
+      return [...v, ...r.unreadable.map((u) => u.form)];
+    };
+    for (const [text, by] of probes) expect(caught(text), text).toContain(by);
+    // What loads or runs nothing stays clean: the harmless exports, other built-ins, a constructor's name.
+    const clean = [
+      "import { isBuiltin, builtinModules, type SourceMap } from 'node:module';",
+      "import { spawn, execFile } from 'node:child_process'; spawn('ls');",
+      "import { isMainThread, parentPort } from 'node:worker_threads';",
+      "const fs = process.getBuiltinModule('node:fs'); process.getBuiltinModule('node:path').join('a', 'b');",
+      'const n = x.constructor.name; globalThis.fetch(u); o.eval;',
+    ];
+    for (const text of clean) expect(caught(text), text).toEqual([]);
   });
 
   it('find cycles, type-only ones included, as closed paths', () => {

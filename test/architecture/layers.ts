@@ -63,6 +63,8 @@ export type Resolved =
   | { kind: 'file'; path: string }
   | { kind: 'package'; name: string }
   | { kind: 'outside'; path: string }
+  /** `file:///…`, `data:text/javascript,…`, `https://…`: no layer can be told from it. */
+  | { kind: 'url'; scheme: string }
   | { kind: 'missing' };
 
 /** `openai/streaming` → `openai`, `@anthropic-ai/sdk/x` → `@anthropic-ai/sdk`, `node:fs` → `node:fs`. */
@@ -76,6 +78,8 @@ export function packageName(specifier: string): string {
  * Relative specifiers follow TypeScript's NodeNext rule: `./x.js` names `x.ts` (or `x.js` itself).
  */
 export function resolveSpecifier(from: string, specifier: string, files: ReadonlySet<string>): Resolved {
+  const scheme = /^([a-z][a-z\d+.-]*):/i.exec(specifier)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'node') return { kind: 'url', scheme };
   if (!specifier.startsWith('.') && !specifier.startsWith('/')) return { kind: 'package', name: packageName(specifier) };
   const target = join(dirname(from), specifier).split(sep).join('/');
   if (target.startsWith('../') || target === '..') return { kind: 'outside', path: target };
@@ -142,6 +146,14 @@ export function checkLayers(sources: readonly SourceFile[], layers: readonly Lay
     for (const imp of s.imports) {
       const r = resolveSpecifier(s.path, imp.specifier, files);
       if (r.kind === 'package') continue;
+      if (r.kind === 'url') {
+        violations.push({
+          file: s.path,
+          line: imp.line,
+          message: `${imp.form} ${JSON.stringify(imp.specifier.slice(0, 80))} names a module by a ${r.scheme}: URL, no layer holds it`,
+        });
+        continue;
+      }
       if (r.kind === 'outside') {
         violations.push({ file: s.path, line: imp.line, message: `${imp.form} ${JSON.stringify(imp.specifier)} leaves src/ (${r.path})` });
         continue;
