@@ -5,7 +5,7 @@
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
  * session log → hook bus → model adapters → tools → agent loop → compaction → config → coding
  * preset → store → PostgreSQL store → import → query → search → replay → observability → viewer →
- * worker → service → CLI. This entry re-exports them in that order; nothing imports it.
+ * worker → service → terminal → CLI. This entry re-exports them in that order; nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';

@@ -1,0 +1,217 @@
+/**
+ * Terminal columns. Widths come from `string-width` (East Asian wide and fullwidth characters
+ * take two columns, combining marks none, an emoji sequence two), and text is cut only between
+ * grapheme clusters (`Intl.Segmenter`), so a flag or a family emoji is never split in half.
+ *
+ * Everything shown came from a model or a tool, so before it is measured it is made safe: the
+ * characters of the shared unsafe table (`src/model/unsafe-chars.ts`: controls, ESC, bidi
+ * overrides, zero-width characters) become visible escapes, and a tab becomes spaces (a terminal
+ * would move it to its own tab stop, which no width function can know).
+ */
+import stringWidth from 'string-width';
+import { escapeUnsafeChar, UNSAFE_CHAR_CLASS } from '../../model/unsafe-chars.js';
+import type { Span, SpanLine } from './style.js';
+
+const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'g');
+const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`);
+const TAB = '    ';
+
+/** Text safe to print on one line: no controls (newlines too are escaped), tabs as spaces. */
+export function safeText(s: string): string {
+  const t = s.includes('\t') ? s.replace(/\t/g, TAB) : s;
+  const u = t.includes('\n') ? t.replace(/\n/g, ' ') : t;
+  return UNSAFE_TEST.test(u) ? u.replace(UNSAFE, escapeUnsafeChar) : u;
+}
+
+/** Columns `s` takes (its SGR sequences take none). */
+export function textWidth(s: string): number {
+  return stringWidth(s);
+}
+
+export function spansWidth(line: readonly Span[]): number {
+  let w = 0;
+  for (const s of line) w += stringWidth(s.text);
+  return w;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The grapheme clusters of `s`. */
+export function graphemes(s: string): string[] {
+  const out: string[] = [];
+  for (const g of segmenter.segment(s)) out.push(g.segment);
+  return out;
+}
+
+/**
+ * The first at most `width` columns of a line, cut between graphemes; `…` marks a cut when
+ * `ellipsis` (and takes the last column).
+ */
+export function clipSpans(line: readonly Span[], width: number, ellipsis = false): SpanLine {
+  if (spansWidth(line) <= width) return [...line];
+  const room = ellipsis ? width - 1 : width;
+  const out: SpanLine = [];
+  let used = 0;
+  let lastStyle: Span['style'];
+  outer: for (const s of line) {
+    lastStyle = s.style;
+    let taken = '';
+    for (const g of graphemes(s.text)) {
+      const w = stringWidth(g);
+      if (used + w > room) {
+        if (taken) out.push(s.style ? { text: taken, style: s.style } : { text: taken });
+        break outer;
+      }
+      taken += g;
+      used += w;
+    }
+    if (taken) out.push(s.style ? { text: taken, style: s.style } : { text: taken });
+  }
+  if (ellipsis && width >= 1) out.push(lastStyle ? { text: '…', style: lastStyle } : { text: '…' });
+  return out;
+}
+
+/** Plain text cut to `width` columns with `…` marking the cut. */
+export function clipText(s: string, width: number): string {
+  return clipSpans([{ text: s }], width, true)
+    .map((x) => x.text)
+    .join('');
+}
+
+/** Spaces that fill a line of `used` columns out to `width`. */
+export function pad(used: number, width: number): string {
+  return width > used ? ' '.repeat(width - used) : '';
+}
+
+interface Piece {
+  text: string;
+  style: Span['style'];
+  width: number;
+}
+
+/** A word: the pieces between two spaces (a word can change style midway, as in `**bold**,`). */
+type Word = Piece[];
+
+function wordsOf(spans: readonly Span[]): { words: Word[]; spaceBefore: boolean[] } {
+  const words: Word[] = [];
+  const spaceBefore: boolean[] = [];
+  let cur: Word = [];
+  let gap = false;
+  for (const s of spans) {
+    for (const part of s.text.split(/( +)/)) {
+      if (part === '') continue;
+      if (part.startsWith(' ')) {
+        if (cur.length > 0) {
+          words.push(cur);
+          cur = [];
+        }
+        gap = true;
+        continue;
+      }
+      if (cur.length === 0) spaceBefore.push(gap);
+      gap = false;
+      cur.push({ text: part, style: s.style, width: stringWidth(part) });
+    }
+  }
+  if (cur.length > 0) words.push(cur);
+  return { words, spaceBefore };
+}
+
+function pieceSpan(p: { text: string; style: Span['style'] }): Span {
+  return p.style ? { text: p.text, style: p.style } : { text: p.text };
+}
+
+/** Adjacent spans of one style joined (fewer escapes when painted). */
+export function mergeSpans(line: readonly Span[]): SpanLine {
+  const out: SpanLine = [];
+  for (const s of line) {
+    if (s.text === '') continue;
+    const last = out.at(-1);
+    if (last && sameStyle(last.style, s.style)) last.text += s.text;
+    else out.push(s.style ? { text: s.text, style: s.style } : { text: s.text });
+  }
+  return out;
+}
+
+function sameStyle(a: Span['style'], b: Span['style']): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((s, i) => s === y[i]);
+}
+
+export interface WrapOptions {
+  /** Put before the first line (a bullet); its width is taken from every line's room. */
+  first?: readonly Span[];
+  /** Put before the other lines (the bullet's indent); defaults to spaces as wide as `first`. */
+  rest?: readonly Span[];
+}
+
+/**
+ * Spans filled into lines of at most `width` columns: broken at spaces, a word longer than a
+ * line broken between graphemes; the spaces at a break are dropped. `\n` in a span's text is a
+ * hard break. Always at least one line.
+ */
+export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptions = {}): SpanLine[] {
+  const first = opts.first ?? [];
+  const rest = opts.rest ?? (first.length > 0 ? [{ text: ' '.repeat(spansWidth(first)) }] : []);
+  // Hard breaks first: each segment between them is filled on its own.
+  const segments: Span[][] = [[]];
+  for (const s of spans) {
+    const parts = s.text.split('\n');
+    parts.forEach((p, i) => {
+      if (i > 0) segments.push([]);
+      if (p !== '') segments.at(-1)!.push(s.style ? { text: p, style: s.style } : { text: p });
+    });
+  }
+  const lines: SpanLine[] = [];
+  const prefix = (): readonly Span[] => (lines.length === 0 ? first : rest);
+  for (const seg of segments) {
+    let line: SpanLine = [...prefix()];
+    let used = spansWidth(line);
+    let room = Math.max(1, width - used);
+    let empty = true;
+    const newLine = (): void => {
+      lines.push(mergeSpans(line));
+      line = [...prefix()];
+      used = spansWidth(line);
+      room = Math.max(1, width - used);
+      empty = true;
+    };
+    const { words, spaceBefore } = wordsOf(seg);
+    words.forEach((word, i) => {
+      const w = word.reduce((n, p) => n + p.width, 0);
+      const gap = !empty && spaceBefore[i] ? 1 : 0;
+      if (used + gap + w <= width || (empty && w <= room)) {
+        if (gap) line.push({ text: ' ' });
+        for (const p of word) line.push(pieceSpan(p));
+        used += gap + w;
+        empty = false;
+        return;
+      }
+      if (w <= room) {
+        newLine();
+        for (const p of word) line.push(pieceSpan(p));
+        used += w;
+        empty = false;
+        return;
+      }
+      // Longer than a line: fill what is left of this one, then break between graphemes.
+      if (gap && used + 1 < width) {
+        line.push({ text: ' ' });
+        used += 1;
+      } else if (!empty) newLine();
+      for (const p of word) {
+        for (const g of graphemes(p.text)) {
+          const gw = stringWidth(g);
+          if (used + gw > width && !empty) newLine();
+          line.push(pieceSpan({ text: g, style: p.style }));
+          used += gw;
+          empty = false;
+        }
+      }
+    });
+    lines.push(mergeSpans(line));
+  }
+  // A prefix wider than the line, or a grapheme wider than one: the line is cut, never wider.
+  return lines.map((l) => (spansWidth(l) > width ? clipSpans(l, width) : l));
+}
