@@ -1,67 +1,105 @@
-/** Every error class under src/ is a CodedError (issue 12 item 4); the rule first rejects synthetic classes. */
+/**
+ * Every error class under src/ is a CodedError (issue 12 item 4), as the TypeScript type checker
+ * resolves each class's base types (./errors.ts). The rule first rejects synthetic trees in a
+ * temp dir, each holding a copy of the real src/model/coded-error.ts.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
-import { listSources } from './layers.js';
-import { readClasses, uncodedErrors } from './errors.js';
+import { compilerOptions, errorClasses } from './errors.js';
+import { tempTrees } from './temp-tree.js';
+
+const CODED = 'model/coded-error.ts';
+const options = compilerOptions(repoRoot);
+const tree = tempTrees('dsh-errors-');
+const check = (files: Record<string, string>) =>
+  errorClasses(tree({ [CODED]: readFileSync(join(repoRoot, 'src', CODED), 'utf8'), ...files }), CODED, options);
 
 describe('the CodedError rule', () => {
   it('rejects an error class on Error or another built-in, directly or through a parent, and accepts CodedError descendants', () => {
     const text = [
-      'class CodedError extends Error {}',
-      'class GoodError extends CodedError<"X"> {}',
-      'class GoodChild extends GoodError {}',
-      'export class PlainError extends Error {}',
-      'class Weird extends TypeError {}',
-      'class ChildOfPlain extends PlainError {}',
-      'class Plain {}',
-      'class Indirect extends Plain {}',
-      'class Cyclic1Error extends Cyclic2Error {}',
-      'class Cyclic2Error extends Cyclic1Error {}',
+      "import { CodedError } from './coded-error.js';",
+      "class GoodError extends CodedError<'X'> {}", // 2
+      'class GoodChild extends GoodError {}', // 3
+      'export class PlainError extends Error {}', // 4
+      'class Weird extends TypeError {}', // 5
+      'class ChildOfPlain extends PlainError {}', // 6
+      'class Plain {}', // 7
+      'class Indirect extends Plain {}', // 8
+      'export { GoodChild, Weird, ChildOfPlain, Indirect };',
     ].join('\n');
-    expect(uncodedErrors(readClasses('x.ts', text))).toEqual([
-      'x.ts:4 PlainError (PlainError → Error)',
-      'x.ts:5 Weird (Weird → TypeError)',
-      'x.ts:6 ChildOfPlain (ChildOfPlain → PlainError → Error)',
-      'x.ts:9 Cyclic1Error (Cyclic1Error → Cyclic2Error → Cyclic1Error)',
-      'x.ts:10 Cyclic2Error (Cyclic2Error → Cyclic1Error → Cyclic2Error)',
+    const r = check({ 'model/x.ts': text });
+    expect(r.uncoded).toEqual([
+      'model/x.ts:4 PlainError (PlainError → Error)',
+      'model/x.ts:5 Weird (Weird → TypeError → Error)',
+      'model/x.ts:6 ChildOfPlain (ChildOfPlain → PlainError → Error)',
     ]);
+    expect(r.classes).toEqual(['model/x.ts:2 GoodError', 'model/x.ts:3 GoodChild', ...r.uncoded.map((u) => u.split(' (')[0])].sort());
   });
 
   it('rejects anonymous error classes and class expressions, named by the binding they are assigned to', () => {
     const text = [
-      'class CodedError extends Error {}',
+      "import { CodedError } from './coded-error.js';",
       "export const SneakyError = class extends Error { code = 'X'; };", // 2
       'export const Sneaky = class extends globalThis.Error {};', // 3
       'export default class extends Error {}', // 4
-      'const errors = { Lost: class extends RangeError {} };', // 5
-      'let Late; Late = class extends Error {};', // 6
-      'class ChildOfSneaky extends SneakyError {}', // 7
+      'export const errors = { Lost: class extends RangeError {} };', // 5
+      'export let Late; Late = class extends Error {};', // 6
+      'export class ChildOfSneaky extends SneakyError {}', // 7
       'throw new (class extends Error {})();', // 8
-      'const Mixed = class extends withCode(Error) {};', // 9
-      'export const GoodError = class extends CodedError {};', // 10
-      'const Good = class Named extends CodedError {};', // 11
+      // The mixin's own class is generic, not an error: only its use on Error is.
+      'const withCode = <T extends new (...a: any[]) => object>(B: T) => class extends B { code = 1 };', // 9
+      'export const Mixed = class extends withCode(Error) {};', // 10
+      'export const GoodError = class extends CodedError {};', // 11
+      'export const Good = class Named extends CodedError {};', // 12
     ].join('\n');
-    expect(uncodedErrors(readClasses('x.ts', text))).toEqual([
-      'x.ts:2 SneakyError (SneakyError → Error)',
-      'x.ts:3 Sneaky (Sneaky → Error)',
-      'x.ts:4 default (default → Error)',
-      'x.ts:5 Lost (Lost → RangeError)',
-      'x.ts:6 Late (Late → Error)',
-      'x.ts:7 ChildOfSneaky (ChildOfSneaky → SneakyError → Error)',
-      'x.ts:8 (anonymous class) ((anonymous class) → Error)',
-      'x.ts:9 Mixed (Mixed → withCode(Error))',
+    expect(check({ 'model/x.ts': text }).uncoded).toEqual([
+      'model/x.ts:2 SneakyError (SneakyError → Error)',
+      'model/x.ts:3 Sneaky (Sneaky → Error)',
+      'model/x.ts:4 default (default → Error)',
+      'model/x.ts:5 Lost (Lost → RangeError → Error)',
+      'model/x.ts:6 Late (Late → Error)',
+      'model/x.ts:7 ChildOfSneaky (ChildOfSneaky → SneakyError → Error)',
+      'model/x.ts:8 (anonymous class) ((anonymous class) → Error)',
+      'model/x.ts:10 Mixed (Mixed → (anonymous class) → Error)',
+    ]);
+  });
+
+  it('follows bindings, not spellings: aliases, a local CodedError, other built-in bases, classless errors, .mts/.cts (review 2)', () => {
+    const r = check({
+      'model/alias.ts': 'const Base = Error;\nexport class Oops extends Base { code = "OOPS"; }',
+      'model/local.ts': 'class CodedError extends Error {}\nexport class FakeCodedError extends CodedError { code = "FAKE"; }',
+      'model/laundered.ts': 'const fake = { CodedError: Error };\nexport class LaunderedError extends fake.CodedError {}',
+      'model/dom.ts': 'export class Aborted extends DOMException {}',
+      'model/legacy.ts': [
+        'export function LegacyError(this: unknown, m: string) { return Reflect.construct(Error, [m], LegacyError); }',
+        'Object.setPrototypeOf(LegacyError.prototype, Error.prototype);',
+      ].join('\n'),
+      'model/untyped.ts': 'declare const Anything: any;\nexport class Unknown extends Anything {}',
+      'model/m.mts': 'export class MtsError extends Error {}',
+      'model/c.cts': 'export class CtsError extends Error {}',
+      'model/ok.ts': "import { CodedError } from './coded-error.js';\nexport class OkError extends CodedError {}",
+    });
+    expect(r.uncoded).toEqual([
+      'model/alias.ts:2 Oops (Oops → Error)',
+      'model/c.cts:1 CtsError (CtsError → Error)',
+      'model/dom.ts:1 Aborted (Aborted → DOMException → Error)',
+      'model/laundered.ts:2 LaunderedError (LaunderedError → Error)',
+      'model/legacy.ts:1 Reflect.construct(…) (Error)',
+      'model/legacy.ts:2 Object.setPrototypeOf(…) (Error)',
+      'model/local.ts:1 CodedError (CodedError → Error)',
+      'model/local.ts:2 FakeCodedError (FakeCodedError → CodedError (not src/model’s) → Error)',
+      'model/m.mts:1 MtsError (MtsError → Error)',
+      'model/untyped.ts:2 Unknown (Unknown → any)',
     ]);
   });
 });
 
 describe('src/', () => {
   it('declares every error class on CodedError (the browser page, which cannot import it, aside)', () => {
-    const src = join(repoRoot, 'src');
-    const files = listSources(src, ['.ts']);
-    const classes = files.flatMap((f) => readClasses(f, readFileSync(join(src, f), 'utf8')));
-    expect(classes.filter((c) => c.base !== undefined && c.name.endsWith('Error')).length).toBeGreaterThanOrEqual(18);
-    expect(uncodedErrors(classes)).toEqual([]);
+    const r = errorClasses(join(repoRoot, 'src'), CODED, options);
+    expect(r.classes.length).toBeGreaterThanOrEqual(18);
+    expect(r.uncoded).toEqual([]);
   });
 });
