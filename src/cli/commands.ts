@@ -243,8 +243,9 @@ Examples:
       'after',
       `
 Hits: session · turn · seq · kind, then a snippet. Open one with dsh view SESSION --seq N.
-The index ($DSH_HOME/search/index.sqlite) is a cache: each search first reads what the logs
-gained since the last one; deleting it loses nothing. Exit status 0 with hits, 1 without.
+The index ($DSH_HOME/search/index.sqlite) is a cache: dsh run and dsh chat add each step as
+they write it, and each search first reads what the logs gained since; deleting it loses
+nothing. Exit status 0 with hits, 1 without.
 
 Examples:
   dsh sessions search recieve

@@ -6,8 +6,9 @@
  * pseudo-filesystem such as /proc.
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fsyncDir } from '../store/durable.js';
+import { defaultRoot } from '../store/layout.js';
 import { CliError } from './errors.js';
 
 function homeName(root: string, env: NodeJS.ProcessEnv): string {
@@ -77,4 +78,9 @@ export function checkSessionsRoot(root: string, env: NodeJS.ProcessEnv, opts: { 
   } catch (e) {
     throw new CliError('HOME_UNUSABLE', `${name} cannot be used: cannot write to ${root}: ${reason(e)}`, { cause: e });
   }
+}
+
+/** Where the search index lives: beside the sessions, under `$DSH_HOME/search`. */
+export function indexPath(env: NodeJS.ProcessEnv): string {
+  return join(dirname(defaultRoot(env)), 'search', 'index.sqlite');
 }

@@ -4,13 +4,12 @@
  * kind and a snippet; `dsh view ID --seq N` opens one. The index lives in `$DSH_HOME/search` and is
  * brought up to date from the logs on each search (src/search); `--rebuild` starts it afresh.
  */
-import { dirname, join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { defaultRoot } from '../store/index.js';
 import { search, type DocKind, type SearchHit } from '../search/index.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io, Output } from './output.js';
-import { checkSessionsRoot } from './home.js';
+import { checkSessionsRoot, indexPath } from './home.js';
 import { workspaceDir } from './workspace.js';
 import { oneLine, plural, safeJson } from './text.js';
 
@@ -24,11 +23,6 @@ export interface SearchCliOptions {
 }
 
 export const DOC_KINDS: readonly DocKind[] = ['prompt', 'context', 'answer', 'reasoning', 'call', 'result', 'title'];
-
-/** Where the index lives: beside the sessions, under `$DSH_HOME/search`. */
-export function indexPath(env: NodeJS.ProcessEnv): string {
-  return join(dirname(defaultRoot(env)), 'search', 'index.sqlite');
-}
 
 function highlighted(h: SearchHit, out: Output): string {
   if (!h.match) return oneLine(h.snippet);

@@ -127,14 +127,18 @@ export class IndexDb {
     };
   }
 
-  /** Open (or create) the index at `path`; an unreadable or outdated one is rebuilt from nothing. */
-  static open(path: string): IndexDb {
+  /**
+   * Open (or create) the index at `path`; an unreadable or outdated one is rebuilt from nothing.
+   * `busyMs`: how long a write waits for another process's write to finish (a search waits; the
+   * write path does not, see live.ts).
+   */
+  static open(path: string, opts: { busyMs?: number } = {}): IndexDb {
     const Db = sqlite();
     mkdirSync(dirname(path), { recursive: true });
     for (let attempt = 0; ; attempt++) {
       let db: Database | undefined;
       try {
-        db = new Db(path, { timeout: 10_000 });
+        db = new Db(path, { timeout: opts.busyMs ?? 10_000 });
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         db.exec(SCHEMA);
@@ -244,6 +248,15 @@ export class IndexDb {
 
 /** Matches ranked by relevance at most; beyond, newest first (see `query`). */
 export const RANK_LIMIT = 5000;
+
+/** SQLite's "another connection holds the lock" (better-sqlite3 puts the code on the error or its cause). */
+export function isBusy(e: unknown): boolean {
+  for (let x = e, i = 0; x && i < 3; x = (x as { cause?: unknown }).cause, i++) {
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) return true;
+  }
+  return false;
+}
 
 class Outdated extends CodedError<'INDEX_OUTDATED'> {
   constructor() {

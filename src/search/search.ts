@@ -149,7 +149,7 @@ function extraLogs(paths: readonly string[]): Source[] {
 
 /** Bring the index up to date with the logs. */
 export function refresh(db: IndexDb, root: string, extra: readonly string[] = []): RefreshStats {
-  const stats: RefreshStats = { files: 0, indexed: 0, reindexed: 0, removed: 0, bytes: 0, docs: 0, skippedLines: 0, extraIds: [] };
+  const stats = noStats();
   const sources = [...storeLogs(root), ...extraLogs(extra)];
   const seen = new Set<string>();
   // One read of what the index knows; each log costs a stat, and a read only when it changed.
@@ -173,6 +173,30 @@ export function refresh(db: IndexDb, root: string, extra: readonly string[] = []
     .filter((s) => !s.stored)
     .map((s) => db.file(s.path)?.id)
     .filter((x): x is number => x !== undefined);
+  return stats;
+}
+
+/** Empty refresh figures (one log's update fills them in). */
+export function noStats(): RefreshStats {
+  return { files: 0, indexed: 0, reindexed: 0, removed: 0, bytes: 0, docs: 0, skippedLines: 0, extraIds: [] };
+}
+
+/**
+ * Bring one stored log's entry up to date (its new lines, or all of it when it was replaced), in
+ * one write transaction: the write path's update (live.ts), the same step a search's refresh
+ * takes for each log that changed. A log that is gone is forgotten.
+ */
+export function indexStoredLog(db: IndexDb, path: string, stats: RefreshStats = noStats()): RefreshStats {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    const row = db.file(path);
+    if (row) db.write(() => db.dropFile(row.id));
+    return stats;
+  }
+  stats.files++;
+  db.write(() => indexOne(db, { path, st, stored: true }, stats));
   return stats;
 }
 

@@ -45,12 +45,10 @@ const NOT_FOR_ANY_RUN = [
   'MCP SDK',
   'zod',
   'pg',
-  'better-sqlite3',
   'ACP SDK',
   'the viewer',
   'the OTLP export',
   'the query layer',
-  'the search layer',
   'the PostgreSQL store',
   'dsh serve',
   'dsh worker',
@@ -152,20 +150,28 @@ describe('what each command loads', () => {
     }
   });
 
-  it('dsh run on DeepSeek, no config file: the OpenAI SDK, nothing else heavy; a tool call then loads zod for its arguments', async () => {
+  it('dsh run on DeepSeek, no config file: the OpenAI SDK, then the search index after a step; a tool call loads zod', async () => {
     const repo = gitRepo();
     const home = tempDir();
-    provider = await startFakeProvider({ script: [text(['hi'])] });
+    provider = await startFakeProvider({ script: [text(['hi']), text(['hi'])] });
     const answer = await traced(['run', '--cwd', repo, 'say hi'], agentEnv(provider.url, home), repo);
     expect(answer.run.code, answer.run.stderr).toBe(0);
-    expect(Object.keys(heavyIn(answer.modules))).toEqual(['OpenAI SDK']);
+    // The search index follows the log once a step has ended (src/cli/agent/search-index.ts):
+    // better-sqlite3 and the search layer load then, after the model answered, never at start.
+    expect(Object.keys(heavyIn(answer.modules))).toEqual(['OpenAI SDK', 'better-sqlite3', 'the search layer']);
     expect(heavyIn(answer.modules, NOT_FOR_ANY_RUN)).toEqual({});
+    const sdkAt = answer.modules.findIndex((m) => HEAVY['OpenAI SDK']!.test(m));
+    const searchAt = answer.modules.findIndex((m) => HEAVY['the search layer']!.test(m));
+    expect(searchAt).toBeGreaterThan(sdkAt);
+    const inMemory = await traced(['run', '--no-persist', '--cwd', repo, 'say hi'], agentEnv(provider.url, home), repo);
+    expect(inMemory.run.code, inMemory.run.stderr).toBe(0);
+    expect(Object.keys(heavyIn(inMemory.modules))).toEqual(['OpenAI SDK']);
 
     await provider.close();
     provider = await startFakeProvider({ script: [call('c1', 'read', { file_path: 'README.md' }), text(['done'])] });
     const tool = await traced(['run', '--cwd', repo, 'read the readme'], agentEnv(provider.url, home), repo);
     expect(tool.run.code, tool.run.stderr).toBe(0);
-    expect(Object.keys(heavyIn(tool.modules)).sort()).toEqual(['OpenAI SDK', 'zod']);
+    expect(Object.keys(heavyIn(tool.modules)).sort()).toEqual(['OpenAI SDK', 'better-sqlite3', 'the search layer', 'zod']);
   });
 
   it('dsh log stats and log turn of a small file: the query layer, nothing else heavy', async () => {

@@ -26,6 +26,8 @@ import { scrubEnviron } from '../environ.js';
 
 export { workspaceDir } from '../workspace.js';
 import { workspaceDir } from '../workspace.js';
+import { indexPath } from '../home.js';
+import { finishIndex, indexAsWritten } from './search-index.js';
 
 function holdsAny(file: string, values: readonly string[]): boolean {
   try {
@@ -63,6 +65,8 @@ export interface AgentSession {
   coding: CodingAgentOptions;
   /** Said before the work starts when dsh could not hide its keys in its own environment. */
   environWarning?: string;
+  /** The search index the log is indexed into as it is written (JSONL store only). */
+  searchIndex?: string;
 }
 
 export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSession> {
@@ -99,6 +103,7 @@ export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSess
     path: stored?.location,
     resumed: resume !== undefined,
     openWarnings: stored?.warnings ?? [],
+    ...(store?.kind === 'jsonl' ? { searchIndex: indexPath(io.env) } : {}),
   };
 }
 
@@ -173,12 +178,13 @@ export async function agentSetup(
 
 /** The coding agent on the session's log; `persist()` first, so checkpoints precede everything. */
 export async function buildAgent(
-  s: Pick<AgentSession, 'coding' | 'stored'>,
+  s: Pick<AgentSession, 'coding' | 'stored' | 'searchIndex'>,
   session: Session,
   extra: { approve?: ApprovalHandler; plugins?: Plugin[] } = {},
 ): Promise<CodingAgent> {
   const plugins: Plugin[] = [];
   if (s.stored) plugins.push(persist(s.stored));
+  if (s.stored && s.searchIndex !== undefined) plugins.push(indexAsWritten(s.stored, s.searchIndex));
   plugins.push(...(extra.plugins ?? []));
   return createCodingAgent({ ...s.coding, session, plugins, ...(extra.approve ? { approve: extra.approve } : {}) });
 }
@@ -206,7 +212,7 @@ export function agentWarnings(coding: CodingAgent): string[] {
   return out;
 }
 
-/** Dispose the agent (and MCP servers), then flush and close the log. */
+/** Dispose the agent (and MCP servers), then flush and close the log, then index what it holds. */
 export async function closeSession(coding: CodingAgent | undefined, stored: OpenSession | undefined, io: Io): Promise<void> {
   try {
     await coding?.close();
@@ -214,6 +220,9 @@ export async function closeSession(coding: CodingAgent | undefined, stored: Open
     if (stored) {
       const r = await stored.close();
       if (!r.ok) io.err.line(`dsh: the session log could not be closed cleanly: ${oneLine(r.error.message)} [${r.error.code}]`);
+      const failed = await finishIndex(stored);
+      if (failed)
+        io.err.line(`dsh: the search index was not updated (${oneLine(failed.message)}); the next dsh sessions search reads the log`);
     }
   }
 }

@@ -141,7 +141,11 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   };
 
   const start = async (session: Session, stored: OpenSession | undefined): Promise<Current> => {
-    const coding = await buildAgent({ coding: s.coding, stored }, session, { approve, plugins: [modelPlugin] });
+    const coding = await buildAgent(
+      { coding: s.coding, stored, ...(s.searchIndex !== undefined ? { searchIndex: s.searchIndex } : {}) },
+      session,
+      { approve, plugins: [modelPlugin] },
+    );
     const detach = renderer.attach(session);
     const offStatus = coding.agent.on('agent/status', ({ status }) => {
       if (status === 'idle') onIdle();
