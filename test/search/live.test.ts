@@ -124,7 +124,7 @@ describe('the index follows a running session', () => {
     } finally {
       chat.kill('SIGKILL');
     }
-  });
+  }, 90_000);
 
   it('dsh run: the session is indexed when it ends, in the same entry a search keeps (no second copy)', async () => {
     const repo = gitRepo();
@@ -147,7 +147,7 @@ describe('the index follows a running session', () => {
     expect(await mem.done).toBe(0);
     expect(storedLogs(home2)).toEqual([]);
     expect(() => readFileSync(join(home2, 'search', 'index.sqlite'))).toThrow();
-  });
+  }, 60_000);
 });
 
 /** A stored log of `turns` turns, each a prompt and an answer holding `word`. */
