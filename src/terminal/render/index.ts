@@ -7,3 +7,5 @@
 export * from './style.js';
 export * from './width.js';
 export * from './status.js';
+export * from './highlight.js';
+export * from './markdown.js';

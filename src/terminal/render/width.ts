@@ -23,14 +23,31 @@ export function safeText(s: string): string {
   return UNSAFE_TEST.test(u) ? u.replace(UNSAFE, escapeUnsafeChar) : u;
 }
 
-/** Columns `s` takes (its SGR sequences take none). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * Columns `s` takes (its SGR sequences take none). Printable ASCII, most of what is drawn, is
+ * one column a character; only other text goes through `string-width` (the hot spot otherwise).
+ */
 export function textWidth(s: string): number {
-  return stringWidth(s);
+  if (PRINTABLE_ASCII.test(s)) return s.length;
+  // A streamed block is laid out again at each chunk, so the same words are measured again and
+  // again: their widths are kept (a bounded map, emptied when full).
+  let w = widthCache.get(s);
+  if (w === undefined) {
+    w = stringWidth(s);
+    if (widthCache.size >= WIDTH_CACHE_MAX) widthCache.clear();
+    widthCache.set(s, w);
+  }
+  return w;
 }
+
+const WIDTH_CACHE_MAX = 20_000;
+const widthCache = new Map<string, number>();
 
 export function spansWidth(line: readonly Span[]): number {
   let w = 0;
-  for (const s of line) w += stringWidth(s.text);
+  for (const s of line) w += textWidth(s.text);
   return w;
 }
 
@@ -57,7 +74,7 @@ export function clipSpans(line: readonly Span[], width: number, ellipsis = false
     lastStyle = s.style;
     let taken = '';
     for (const g of graphemes(s.text)) {
-      const w = stringWidth(g);
+      const w = textWidth(g);
       if (used + w > room) {
         if (taken) out.push(s.style ? { text: taken, style: s.style } : { text: taken });
         break outer;
@@ -110,7 +127,7 @@ function wordsOf(spans: readonly Span[]): { words: Word[]; spaceBefore: boolean[
       }
       if (cur.length === 0) spaceBefore.push(gap);
       gap = false;
-      cur.push({ text: part, style: s.style, width: stringWidth(part) });
+      cur.push({ text: part, style: s.style, width: textWidth(part) });
     }
   }
   if (cur.length > 0) words.push(cur);
@@ -181,8 +198,9 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
     words.forEach((word, i) => {
       const w = word.reduce((n, p) => n + p.width, 0);
       const gap = !empty && spaceBefore[i] ? 1 : 0;
-      if (used + gap + w <= width || (empty && w <= room)) {
-        if (gap) line.push({ text: ' ' });
+      if (used + gap + w <= width) {
+        // The space between two words of one style takes that style (an underline runs on).
+        if (gap) line.push(sameStyle(line.at(-1)?.style, word[0]!.style) ? pieceSpan({ text: ' ', style: word[0]!.style }) : { text: ' ' });
         for (const p of word) line.push(pieceSpan(p));
         used += gap + w;
         empty = false;
@@ -202,7 +220,7 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
       } else if (!empty) newLine();
       for (const p of word) {
         for (const g of graphemes(p.text)) {
-          const gw = stringWidth(g);
+          const gw = textWidth(g);
           if (used + gw > width && !empty) newLine();
           line.push(pieceSpan({ text: g, style: p.style }));
           used += gw;
