@@ -189,7 +189,14 @@ export interface SessionEventMap {
   'llm/retry': LlmRetryData;
   'llm/retry-started': { retryId: string; turn: number; step: number; retry: number };
   'approval/asked': { id: string; toolName: string; callId?: CallId; reason?: string };
-  'approval/decided': { id: string; outcome: ApprovalOutcome };
+  /** `reason`: why the user refused, given to the model in the call's error result (this harness's addition). */
+  'approval/decided': { id: string; outcome: ApprovalOutcome; reason?: string };
+  /**
+   * A rule the user added while answering approval `id` ("allow for this session"): calls it
+   * matches run without asking for the rest of this session, resumes and forks included, since the
+   * permissions plugin reads these from the log. Written `ignorable` (dsh does not know it).
+   */
+  'approval/rule': { id: string; rule: string; effect: 'allow'; scope: 'session' };
   'approval/policy': { policy: 'ask' | 'never'; source?: 'delegation' };
   /** `network: 'disabled'` when shell commands ran without a network; absent (as dsh writes it) means enabled. */
   'sandbox/mode': { mode: string; source?: string; network?: string };
@@ -328,6 +335,7 @@ export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<string>([
   'llm/retry-started',
   'approval/asked',
   'approval/decided',
+  'approval/rule',
   'approval/policy',
   'sandbox/mode',
   'permission/preset',

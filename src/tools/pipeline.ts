@@ -18,6 +18,7 @@ import type { Session } from '../session/session.js';
 import type { ApprovalOutcome } from '../session/events.js';
 import { errorChain } from '../model/failure.js';
 import type { ToolRegistry } from './registry.js';
+import { parseRule } from './permissions/rules.js';
 import { isJsonSchemaParameters } from './registry.js';
 import { isZodSchema, zodCheck, type ArgsCheck } from './zod-check.js';
 import {
@@ -39,8 +40,16 @@ export interface ApprovalRequest {
   reason?: string;
 }
 
+/**
+ * An answer with more than the outcome: `reason` (with `rejected`) is why the user refused, given
+ * to the model in the call's result; `rule` (with `allowed-once`) is an allow rule the user added
+ * for the rest of the session ("allow for this session"), recorded as `approval/rule` and applied
+ * by the permissions plugin.
+ */
+export type ApprovalAnswer = ApprovalOutcome | { outcome: 'rejected'; reason: string } | { outcome: 'allowed-once'; rule: string };
+
 /** Decide an approval. A UI asks the human; a non-interactive run answers `unavailable`. */
-export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalOutcome> | ApprovalOutcome;
+export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer> | ApprovalAnswer;
 
 export const nonInteractiveApproval: ApprovalHandler = () => 'unavailable';
 
@@ -157,23 +166,30 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
     const asked: { id: string; toolName: string; callId: string; reason?: string } = { id, toolName: call.name, callId: call.callId };
     if (decision.reason !== undefined) asked.reason = decision.reason;
     session.append('approval/asked', asked);
-    let outcome: ApprovalOutcome;
+    let answer: ApprovalAnswer;
     try {
       const req: ApprovalRequest = { id, toolName: call.name, callId: call.callId, args };
       if (decision.reason !== undefined) req.reason = decision.reason;
-      outcome = signal.aborted ? 'cancelled' : await deps.approve(req, signal);
+      answer = signal.aborted ? 'cancelled' : await deps.approve(req, signal);
     } catch {
-      outcome = 'unavailable'; // fail closed
+      answer = 'unavailable'; // fail closed
     }
+    let { outcome, reason, rule } = readAnswer(answer);
     if (signal.aborted && outcome === 'allowed-once') outcome = 'cancelled';
-    session.append('approval/decided', { id, outcome });
+    if (outcome !== 'allowed-once') rule = undefined;
+    // A rule that does not parse is never recorded: the call is then refused, failing closed.
+    if (rule !== undefined && !parsesAsAllowRule(rule)) ({ outcome, rule } = { outcome: 'unavailable', rule: undefined });
+    session.append('approval/decided', reason !== undefined && outcome === 'rejected' ? { id, outcome, reason } : { id, outcome });
+    if (rule !== undefined) session.append('approval/rule', { id, rule, effect: 'allow', scope: 'session' }, { ignorable: true });
     if (outcome !== 'allowed-once') {
       const why =
         outcome === 'unavailable'
           ? 'it needs approval and no one can approve in this session (non-interactive); it was not run'
           : outcome === 'cancelled'
             ? 'the approval was cancelled; it was not run'
-            : 'the user rejected it; it was not run';
+            : reason !== undefined
+              ? `the user rejected it; it was not run. The user said: ${reason}`
+              : 'the user rejected it; it was not run';
       return errorOutcome(
         `APPROVAL_${outcome.toUpperCase()}`,
         `${call.name}: ${why}${decision.reason ? ` (asked because: ${decision.reason})` : ''}`,
@@ -231,6 +247,26 @@ export async function runToolCall(call: ToolCallInfo, signal: AbortSignal, deps:
   if (final.meta !== undefined) outcome.meta = final.meta;
   bus.emit('tools/result', { call, outcome: deepFreeze({ ...outcome }) });
   return outcome;
+}
+
+/** An answer's parts; anything but the four outcomes (a handler's bad value) fails closed. */
+function readAnswer(a: ApprovalAnswer): { outcome: ApprovalOutcome; reason?: string | undefined; rule?: string | undefined } {
+  if (typeof a === 'string') return { outcome: OUTCOMES.has(a) ? a : 'unavailable' };
+  if (typeof a !== 'object' || a === null) return { outcome: 'unavailable' };
+  if (a.outcome === 'rejected')
+    return { outcome: 'rejected', reason: typeof a.reason === 'string' && a.reason.trim() ? a.reason.trim() : undefined };
+  if (a.outcome === 'allowed-once') return { outcome: 'allowed-once', rule: typeof a.rule === 'string' ? a.rule : undefined };
+  return { outcome: 'unavailable' };
+}
+const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>(['allowed-once', 'rejected', 'cancelled', 'unavailable']);
+
+function parsesAsAllowRule(rule: string): boolean {
+  try {
+    parseRule(rule, 'allow');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isJsonObject(v: unknown): v is Record<string, JsonValue> {

@@ -8,6 +8,8 @@ import { parseRule, PermissionRuleError } from '../../src/tools/permissions/rule
 import { probeBubblewrap } from '../../src/tools/shell/bubblewrap.js';
 import type { ApprovalHandler, ApprovalRequest } from '../../src/tools/pipeline.js';
 import type { Plugin } from '../../src/agent/agent.js';
+import { createAgent } from '../../src/create-agent.js';
+import { ScriptedAdapter } from '../../src/llm/scripted.js';
 import { agentFor, call, outsideDir, tempDir, text, writeTree } from './helpers.js';
 
 const bwrap = await probeBubblewrap();
@@ -116,6 +118,70 @@ describe('permissions plugin', () => {
       ['write', { file_path: 'a.txt', content: 'v2' }],
       ['write', { file_path: 'a.txt', content: 'v3' }],
     ]);
+  });
+
+  it('allow for this session: the rule is recorded and later calls it matches run unasked; a deny rule still wins', async () => {
+    const { agent, asked, root, events } = setup({ ask: ['write(*.txt)'], deny: ['write(secret.txt)'] }, (r) => ({
+      outcome: 'allowed-once',
+      rule: `write(${(r.args as { file_path: string }).file_path})`,
+    }));
+    expect((await call(agent, 'write', { file_path: 'a.txt', content: 'v2' })).isError).toBe(false);
+    expect((await call(agent, 'write', { file_path: 'a.txt', content: 'v3' })).isError).toBe(false);
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('v3');
+    // Another path is not covered by the rule: it asks again (and adds its own rule).
+    expect((await call(agent, 'write', { file_path: 'b.txt', content: 'b' })).isError).toBe(false);
+    expect(asked.map((a) => (a.args as { file_path: string }).file_path)).toEqual(['a.txt', 'b.txt']);
+    const ids = (events('approval/asked') as { id: string }[]).map((a) => a.id);
+    expect(events('approval/decided')).toEqual(ids.map((id) => ({ id, outcome: 'allowed-once' })));
+    expect(events('approval/rule')).toEqual([
+      { id: ids[0], rule: 'write(a.txt)', effect: 'allow', scope: 'session' },
+      { id: ids[1], rule: 'write(b.txt)', effect: 'allow', scope: 'session' },
+    ]);
+    expect(agent.session.events.filter((e) => e.type === 'approval/rule').every((e) => e.ignorable === true)).toBe(true);
+    expect((await call(agent, 'write', { file_path: 'secret.txt', content: 's' })).error?.code).toBe('DENIED');
+
+    // The rule lives in the log: an agent on a fork of it (or a resume) applies it without asking.
+    const again: ApprovalRequest[] = [];
+    const child = createAgent({
+      model: 'scripted:test',
+      cwd: root,
+      adapters: new ScriptedAdapter([]),
+      session: agent.session.fork(agent.session.length - 1),
+      plugins: [codingTools({ ripgrep: 'off' }), permissions({ ask: ['write(*.txt)'] })],
+      approve: (r) => (again.push(r), 'rejected'),
+      retry: false,
+    });
+    expect((await call(child, 'write', { file_path: 'a.txt', content: 'v4' })).isError).toBe(false);
+    expect((await call(child, 'write', { file_path: 'c.txt', content: 'c' })).error?.code).toBe('APPROVAL_REJECTED');
+    expect(again.map((a) => (a.args as { file_path: string }).file_path)).toEqual(['c.txt']);
+  });
+
+  it('a rule the handler gives that does not parse is not recorded and the call is refused (fail closed)', async () => {
+    const { agent, root, events } = setup({ ask: ['write(*.txt)'] }, () => ({ outcome: 'allowed-once', rule: 'write(' }));
+    const o = await call(agent, 'write', { file_path: 'a.txt', content: 'v2' });
+    expect(o.error?.code).toBe('APPROVAL_UNAVAILABLE');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect(events('approval/rule')).toEqual([]);
+    expect(events('approval/decided')).toMatchObject([{ outcome: 'unavailable' }]);
+  });
+
+  it('deny with a reason: the model reads the reason in the result and the decision records it', async () => {
+    const { agent, root, events } = setup({ ask: ['write(*.txt)'] }, () => ({ outcome: 'rejected', reason: '  use notes.md instead ' }));
+    const o = await call(agent, 'write', { file_path: 'a.txt', content: 'v2' });
+    expect(o.error).toEqual({ name: 'ApprovalError', code: 'APPROVAL_REJECTED' });
+    expect(text(o)).toBe(
+      'Error: write: the user rejected it; it was not run. The user said: use notes.md instead ' +
+        '(asked because: it matches the ask rule "write(*.txt)")',
+    );
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('alpha\n');
+    const [asked] = events('approval/asked') as { id: string }[];
+    expect(events('approval/decided')).toEqual([{ id: asked!.id, outcome: 'rejected', reason: 'use notes.md instead' }]);
+  });
+
+  it('a handler answering something outside the four outcomes is refused as unavailable', async () => {
+    const { agent, events } = setup({ ask: ['write(*.txt)'] }, () => 'yes' as unknown as 'allowed-once');
+    expect((await call(agent, 'write', { file_path: 'a.txt', content: 'v2' })).error?.code).toBe('APPROVAL_UNAVAILABLE');
+    expect(events('approval/decided')).toMatchObject([{ outcome: 'unavailable' }]);
   });
 
   it('under "ask", tools the sandbox does not contain ask; read-only and file tools do not', async () => {

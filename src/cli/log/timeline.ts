@@ -290,10 +290,14 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
         break;
       }
       case 'approval/decided': {
-        const outcome = obj(e.data).outcome;
-        push(e, { head: `approval decided: ${str(outcome)}`, tone: outcome === 'allowed-once' ? 'ok' : 'warn' });
+        const d = obj(e.data);
+        const why = typeof d.reason === 'string' ? `: ${preview(d.reason, w.text)}` : '';
+        push(e, { head: `approval decided: ${str(d.outcome)}${why}`, tone: d.outcome === 'allowed-once' ? 'ok' : 'warn' });
         break;
       }
+      case 'approval/rule':
+        push(e, { head: `approval rule for this session: allow ${str(obj(e.data).rule)}`, tone: 'ok' });
+        break;
       case 'session/end-seed':
         if (e.seq < opts.fileEventCount)
           push(e, { head: `end of seed: the ${plural(e.seq, 'event')} above were inherited`, tone: 'dim' }, 0);

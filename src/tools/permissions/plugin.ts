@@ -2,7 +2,8 @@
  * `permissions()`: the sandbox mode and the approval policy, as one plugin.
  *
  * Where each part attaches, once:
- * - `tools/pre-execute`: rules and the approval policy decide allow / deny / ask (the pipeline
+ * - `tools/pre-execute`: rules (the configured ones, and the session's `approval/rule` events,
+ *   read from the log) and the approval policy decide allow / deny / ask (the pipeline
  *   logs `approval/asked` and `approval/decided`, and a non-interactive run answers
  *   `unavailable`, so whatever would ask is denied with a result that says why);
  * - `tools/execute`: marks a call whose one-call escalation (`sandbox_permissions`) was
@@ -26,7 +27,7 @@ import { bubblewrapArgs, probeBubblewrap } from '../shell/bubblewrap.js';
 import { hostSockets, socketsToMask } from '../shell/sockets.js';
 import type { ApprovalPolicy, SandboxMode, SandboxReport } from './modes.js';
 import { ToolError } from '../types.js';
-import { firstMatch, parseRules, type Subject } from './rules.js';
+import { firstMatch, parseRule, parseRules, type PermissionRule, type Subject } from './rules.js';
 import '../hooks.js';
 import '../shell/hooks.js';
 
@@ -113,6 +114,20 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
     host.session.append('approval/policy', { policy });
     const escalated = new Set<string>();
     const workspace = host.cwd;
+    // Rules the user added while approving ("allow for this session"), read from the log: those
+    // recorded before this agent started (resume, fork) and those recorded from now on.
+    const sessionRules: PermissionRule[] = [];
+    const addSessionRule = (rule: string): void => {
+      try {
+        sessionRules.push(parseRule(rule, 'allow'));
+      } catch {
+        // A rule that does not parse (a hand-edited log) allows nothing.
+      }
+    };
+    for (const e of host.session.eventsOfType(['approval/rule'])) addSessionRule(e.data.rule);
+    const offRules = host.session.subscribe((e) => {
+      if (e.type === 'approval/rule') addSessionRule(e.data.rule);
+    });
 
     host.on(
       'tools/pre-execute',
@@ -122,6 +137,8 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
         const subject = subjectOf(def, args);
         const deny = firstMatch(rules.deny, call.name, subject, workspace);
         if (deny) return { kind: 'deny', reason: `it matches the deny rule "${deny.source}"` };
+        // The user's own answer for this session outranks the configured ask rules, never a deny.
+        if (firstMatch(sessionRules, call.name, subject, workspace)) return next();
         const allow = firstMatch(rules.allow, call.name, subject, workspace);
         if (wantsEscalation(args) && mode !== 'danger-full-access') {
           if (allow) return next();
@@ -255,5 +272,6 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
       if (mode === 'danger-full-access' || isEscalated || ruled) return { ...withHidden, hardLinks: 'allow' };
       return withHidden;
     });
+    return offRules;
   };
 }
