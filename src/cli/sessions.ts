@@ -9,6 +9,7 @@
 import { open } from 'node:fs/promises';
 import type { ListingSummarizer, SessionInfo, SessionStore, Store, StoreListing, StoreSessionInfo } from '../store/index.js';
 import type { JsonValue } from '../model/json.js';
+import { foldSpaces } from '../model/unsafe-chars.js';
 import { isPg } from './store.js';
 import { CliError, EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
@@ -115,7 +116,7 @@ function fromEnds(head: readonly string[], tail: readonly string[], whole: boole
     }
   }
   if (turns === undefined && whole) turns = 0;
-  return { title: title === undefined ? null : title.replace(/\s+/g, ' ').trim(), turns: turns ?? null };
+  return { title: title === undefined ? null : foldSpaces(title, true), turns: turns ?? null };
 }
 
 async function readFacts(info: { path: string; size: number }): Promise<LogFacts> {

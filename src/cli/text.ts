@@ -8,24 +8,23 @@
  * Source" reordering), line separators and the zero-width characters.
  */
 import { stringifyJson } from '../session/index.js';
-import { escapeUnsafeChar as escapeChar, UNSAFE_CHAR_CLASS } from '../model/unsafe-chars.js';
+import { escapeUnsafe, foldSpaces, hasUnsafe, UNSAFE_CHAR_CLASS } from '../model/unsafe-chars.js';
 
 // The table's characters; \t and \n are not among them (each function handles them).
-const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'g');
-const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`);
+const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'gu');
 
 /**
- * One line of safe text: whitespace runs (newlines included) become one space, other controls
- * become visible escapes.
+ * One line of safe text: the page's text (`visible` in src/viewer/page/dom.js) with its
+ * whitespace runs, newlines included, as one space. The table's whitespace (CR, VT, FF, U+2028,
+ * U+FEFF) is escaped, not folded, so both surfaces show the same characters.
  */
 export function oneLine(s: string): string {
-  const flat = s.replace(/\s+/g, ' ');
-  return UNSAFE_TEST.test(flat) ? flat.replace(UNSAFE, escapeChar) : flat;
+  return escapeUnsafe(foldSpaces(s));
 }
 
 /** Multi-line safe text: newlines and tabs kept, every other control escaped. */
 export function block(s: string): string {
-  return UNSAFE_TEST.test(s) ? s.replace(UNSAFE, escapeChar) : s;
+  return escapeUnsafe(s);
 }
 
 /** Cut to at most `max` code points, marking the cut; never splits a surrogate pair. */
@@ -39,7 +38,7 @@ export function truncate(s: string, max: number): string {
 
 /** A quoted one-line preview (truncated unless `max` is undefined). */
 export function preview(s: string, max: number | undefined): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
+  const flat = foldSpaces(s, true);
   return `"${oneLine(max === undefined ? flat : truncate(flat, max))}"`;
 }
 
@@ -51,7 +50,10 @@ export function preview(s: string, max: number | undefined): string {
 export function safeJson(value: unknown, indent?: number): string {
   // stringifyJson: JSON.stringify's text, also for values nested deeper than its stack allows.
   const text = stringifyJson(value, indent);
-  return UNSAFE_TEST.test(text) ? text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  // One \uNNNN per UTF-16 unit: a character beyond the BMP is written as its surrogate pair.
+  const units = (c: string): string =>
+    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+  return hasUnsafe(text) ? text.replace(UNSAFE, units) : text;
 }
 
 /** Thousands separators as a locale-independent space, from five digits on: "1850", "12 345". */

@@ -1,17 +1,26 @@
 /**
  * The one table of characters that dsh never shows raw: in the terminal (`src/cli/text.ts`) and
  * in the viewer's page (`src/viewer/page/dom.js`, which gets this table as a served module, see
- * `unsafeCharsModule`), each is replaced by a visible escape (`\e`, `\r`, `\x9b`, `\u202e`).
+ * `unsafeCharsModule`), each is replaced by a visible escape (`\e`, `\r`, `\x9b`, `\u202e`,
+ * `\u{e0041}`).
  *
  * Everything a log holds was written by a model, a tool or whoever edited the file. A reader must
  * see the characters that are there, so each entry is a character that can move the cursor,
  * restyle or retitle a terminal, reorder text ("Trojan Source"), break a line where none shows,
  * or take no space at all (so that two different strings, say a command awaiting approval and
- * the one that would run, look the same). The table is the union of what the terminal and the
- * page escaped before they shared it.
+ * the one that would run, look the same). It holds every C0/C1 control, line and paragraph
+ * separator, format character (Unicode Cf) and Default_Ignorable_Code_Point, among them the TAG
+ * block (U+E0000–E007F: invisible ASCII a model reads, "ASCII smuggling"), the variation
+ * selectors and the Hangul fillers. The only format characters left out are the prepended
+ * concatenation marks (U+0600–0605, U+06DD, U+070F, U+0890–0891, U+08E2, U+110BD, U+110CD),
+ * which are drawn as visible signs.
  *
  * Tab and line feed are not here: each surface handles them itself (a one-line rendering folds
- * them into a space, a block keeps them).
+ * them into a space, a block keeps them). Other whitespace that is in the table (VT, FF, CR,
+ * U+2028/2029, U+FEFF) is escaped, never folded: see `foldSpaces`.
+ *
+ * The character class needs a regular expression with the `u` (or `v`) flag: it names code
+ * points beyond the BMP as `\u{…}`.
  */
 export interface UnsafeRange {
   /** First and last code point, inclusive. */
@@ -28,7 +37,12 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
     why: 'C0 controls: VT, FF, CR (returns to the line start and overwrites), ESC (starts every ANSI/CSI/OSC sequence)',
   },
   { from: 0x007f, to: 0x009f, why: 'DEL and the C1 controls (U+009B is a one-character CSI on terminals that honour 8-bit controls)' },
+  { from: 0x00ad, to: 0x00ad, why: 'SOFT HYPHEN: shown only where a line happens to break there' },
+  { from: 0x034f, to: 0x034f, why: 'COMBINING GRAPHEME JOINER: takes no space' },
   { from: 0x061c, to: 0x061c, why: 'ARABIC LETTER MARK: an invisible bidi mark, like LRM and RLM' },
+  { from: 0x115f, to: 0x1160, why: 'HANGUL CHOSEONG and JUNGSEONG FILLER: blank, so they pass for spaces or nothing' },
+  { from: 0x17b4, to: 0x17b5, why: 'KHMER VOWEL INHERENT AQ and AA: not drawn' },
+  { from: 0x180b, to: 0x180f, why: 'MONGOLIAN FREE VARIATION SELECTORS and VOWEL SEPARATOR: take no space' },
   {
     from: 0x200b,
     to: 0x200d,
@@ -42,23 +56,69 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
     to: 0x2064,
     why: 'WORD JOINER and the invisible operators (function application, times, separator, plus): take no space',
   },
+  { from: 0x2065, to: 0x2065, why: 'reserved in the invisible-operator block: default ignorable, drawn as nothing' },
   { from: 0x2066, to: 0x2069, why: 'bidi isolates (LRI, RLI, FSI, PDI): reorder the text shown' },
+  { from: 0x206a, to: 0x206f, why: 'deprecated format characters (symmetric swapping, Arabic shaping, digit shapes): take no space' },
+  { from: 0x3164, to: 0x3164, why: 'HANGUL FILLER: blank, so it passes for a space or a name' },
+  { from: 0xfe00, to: 0xfe0f, why: 'VARIATION SELECTORS: take no space, so they tell apart strings that look the same' },
   { from: 0xfeff, to: 0xfeff, why: 'ZERO WIDTH NO-BREAK SPACE (byte-order mark): takes no space' },
+  { from: 0xffa0, to: 0xffa0, why: 'HALFWIDTH HANGUL FILLER: blank' },
+  { from: 0xfff0, to: 0xfff8, why: 'reserved specials: default ignorable, drawn as nothing' },
+  { from: 0xfff9, to: 0xfffb, why: 'INTERLINEAR ANNOTATION ANCHOR, SEPARATOR, TERMINATOR: can hide the annotated text' },
+  { from: 0x13430, to: 0x1343f, why: 'EGYPTIAN HIEROGLYPH format controls: take no space of their own' },
+  { from: 0x1bca0, to: 0x1bca3, why: 'SHORTHAND FORMAT controls: take no space' },
+  { from: 0x1d173, to: 0x1d17a, why: 'MUSICAL SYMBOL BEGIN/END BEAM, TIE, SLUR, PHRASE: format controls, take no space' },
+  {
+    from: 0xe0000,
+    to: 0xe0fff,
+    why: 'TAG characters (invisible ASCII that a model still reads: "ASCII smuggling"), VARIATION SELECTORS SUPPLEMENT, reserved',
+  },
 ];
 
-const hex4 = (n: number): string => n.toString(16).padStart(4, '0');
-
-/** The table as the body of a regular-expression character class (`\u0000-\u0008…`). */
+/** The table as the body of a regular-expression character class (`\u{0}-\u{8}…`), for the `u` or `v` flag. */
 export const UNSAFE_CHAR_CLASS = UNSAFE_CHARS.map((r) =>
-  r.from === r.to ? `\\u${hex4(r.from)}` : `\\u${hex4(r.from)}-\\u${hex4(r.to)}`,
+  r.from === r.to ? `\\u{${r.from.toString(16)}}` : `\\u{${r.from.toString(16)}}-\\u{${r.to.toString(16)}}`,
 ).join('');
 
-/** The visible form of one unsafe character: `\e` (ESC), `\r` (CR), `\xNN` up to U+00FF, else `\uNNNN`. */
+/**
+ * The visible form of one unsafe character (one code point): `\e` (ESC), `\r` (CR), `\xNN` up to
+ * U+00FF, `\uNNNN` in the BMP, else `\u{NNNNN}`.
+ *
+ * The page runs this very function: `unsafeCharsModule` serves its source text, so it must stay
+ * self-contained (no helper outside its body).
+ */
 export function escapeUnsafeChar(c: string): string {
-  const n = c.charCodeAt(0);
+  const n = c.codePointAt(0) ?? 0;
   if (n === 0x0d) return '\\r';
   if (n === 0x1b) return '\\e';
-  return n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${hex4(n)}`;
+  if (n <= 0xff) return `\\x${n.toString(16).padStart(2, '0')}`;
+  if (n <= 0xffff) return `\\u${n.toString(16).padStart(4, '0')}`;
+  return `\\u{${n.toString(16)}}`;
+}
+
+const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'gu');
+const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'u');
+/** Whitespace that may be folded into a space: JavaScript's `\s` less the table (VT, FF, CR, U+2028/2029, U+FEFF). */
+const FOLDABLE = new RegExp(`[\\s--[${UNSAFE_CHAR_CLASS}]]+`, 'gv');
+
+/** Every character of the table as its escape; tab, newline and everything else as is. */
+export function escapeUnsafe(s: string): string {
+  return UNSAFE_TEST.test(s) ? s.replace(UNSAFE, escapeUnsafeChar) : s;
+}
+
+/** Does `s` hold a character of the table? */
+export function hasUnsafe(s: string): boolean {
+  return UNSAFE_TEST.test(s);
+}
+
+/**
+ * Runs of whitespace as one space, and trimmed when `trim`: only the whitespace a reader sees as
+ * such. The table's whitespace (CR, U+2028, U+FEFF, …) is kept for the escape, so a one-line
+ * rendering shows `a\ufeffb` as the page does, not `a b`.
+ */
+export function foldSpaces(s: string, trim = false): string {
+  const folded = s.replace(FOLDABLE, ' ');
+  return trim ? folded.replace(/^ | $/g, '') : folded;
 }
 
 /**
@@ -67,9 +127,10 @@ export function escapeUnsafeChar(c: string): string {
  */
 export function unsafeCharsModule(): string {
   return [
-    '// Served by the viewer from src/model/unsafe-chars.ts: the characters shown as escapes, the',
-    '// same table the terminal uses. Not a file on disk.',
+    '// Served by the viewer from src/model/unsafe-chars.ts: the characters shown as escapes and',
+    '// their escape, the same table and function the terminal uses. Not a file on disk.',
     `export const UNSAFE_CHAR_CLASS = ${JSON.stringify(UNSAFE_CHAR_CLASS)};`,
+    `export ${escapeUnsafeChar.toString()}`,
     '',
   ].join('\n');
 }

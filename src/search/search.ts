@@ -13,6 +13,7 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { foldSpaces } from '../model/unsafe-chars.js';
 import { LOG_FILE } from '../store/index.js';
 import { importText } from '../import/index.js';
 import type { SessionEvent } from '../session/index.js';
@@ -590,7 +591,7 @@ const fold = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').to
 
 /** About 160 characters around the first query term, whitespace folded. */
 export function snippet(text: string, terms: string[], width = 160): { text: string; match?: [number, number] } {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = foldSpaces(text, true);
   // Folding can change lengths (a decomposed accent); offsets are looked up on the folded text
   // only when it keeps the length, otherwise on the lower-cased text.
   const folded = fold(flat);

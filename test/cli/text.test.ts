@@ -1,41 +1,90 @@
 /**
  * Terminal escaping with every character of the shared table (issue 12 item 5). The expected
- * escape of each character is written from its code point here (`\e`, `\r`, `\xNN`, `\uNNNN`).
+ * escape of each character is written from its code point here (`\e`, `\r`, `\xNN`, `\uNNNN`,
+ * `\u{N}`). Then the terminal against the page: the real src/viewer/page/dom.js, beside the
+ * unsafe-chars.js module the viewer serves, in a temp dir, on generated strings.
  */
-import { describe, expect, it } from 'vitest';
-import { block, oneLine, safeJson } from '../../src/cli/text.js';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { block, oneLine, preview, safeJson } from '../../src/cli/text.js';
+import { unsafeCharsModule } from '../../src/model/unsafe-chars.js';
+import { repoRoot } from '../support/shared.js';
 import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
 describe('terminal escaping', () => {
   it('block() shows each unsafe character as its escape, and keeps tab and newline', () => {
     for (const cp of EXPECTED_UNSAFE) {
-      const c = String.fromCharCode(cp);
+      const c = String.fromCodePoint(cp);
       expect(block(`a${c}b`), cp.toString(16)).toBe(`a${visibleForm(cp)}b`);
     }
     expect(block('a\tb\nc')).toBe('a\tb\nc');
   });
 
-  it('oneLine() shows each as its escape, or as a plain space where it is whitespace to JavaScript', () => {
+  it('oneLine() shows each as its escape, also those JavaScript counts as whitespace (CR, U+2028, U+FEFF)', () => {
     for (const cp of EXPECTED_UNSAFE) {
-      const c = String.fromCharCode(cp);
-      const want = /\s/.test(c) ? 'a b' : `a${visibleForm(cp)}b`;
-      expect(oneLine(`a${c}b`), cp.toString(16)).toBe(want);
+      const c = String.fromCodePoint(cp);
+      expect(oneLine(`a${c}b`), cp.toString(16)).toBe(`a${visibleForm(cp)}b`);
+      expect(preview(` a${c}b${c} `, undefined), cp.toString(16)).toBe(`"a${visibleForm(cp)}b${visibleForm(cp)}"`);
     }
+    // The other whitespace is a space: runs of it, newlines and tabs too, become one.
+    expect(oneLine('a \t\n\u00a0\u2003\u3000b')).toBe('a b');
   });
 
   it('safeJson() leaves none raw, and parses back to the same text', () => {
     for (const cp of EXPECTED_UNSAFE) {
-      const s = `a${String.fromCharCode(cp)}b`;
+      const s = `a${String.fromCodePoint(cp)}b`;
       const out = safeJson({ s });
-      expect(out.includes(String.fromCharCode(cp)), cp.toString(16)).toBe(false);
+      expect(out.includes(String.fromCodePoint(cp)), cp.toString(16)).toBe(false);
       expect(JSON.parse(out)).toEqual({ s });
     }
     expect(safeJson({ s: 'x\u200by' })).toBe('{"s":"x\\u200by"}');
+    expect(safeJson({ s: 'x\u{e0041}y' })).toBe('{"s":"x\\udb40\\udc41y"}');
   });
 
   it('leaves other text alone, including characters near the ranges', () => {
-    const near = '\u061b\u061d\u200a\u2010\u2027\u202f\u205f\u2065\u206a\ufefe\uff00 é 漢字 🙂';
+    const near = '\u061b\u061d\u200a\u2010\u2027\u202f\u205f\u2070\ufefe\uff00\u0600\u{e1000} é 漢字 🙂';
     expect(block(near)).toBe(near);
     expect(oneLine('plain text')).toBe('plain text');
+  });
+});
+
+describe('the terminal and the page', () => {
+  let dir = '';
+  let visible: (s: string) => string = () => '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dsh-escape-'));
+    copyFileSync(join(repoRoot, 'src', 'viewer', 'page', 'dom.js'), join(dir, 'dom.js'));
+    writeFileSync(join(dir, 'unsafe-chars.js'), unsafeCharsModule());
+    ({ visible } = (await import(pathToFileURL(join(dir, 'dom.js')).href)) as { visible: (s: string) => string });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Strings dense in the table's characters, whitespace of every kind and the characters next to both.
+  const interesting = [...EXPECTED_UNSAFE.filter((_, i) => i % 7 === 0), 0x09, 0x0a, 0x20, 0xa0, 0x2003, 0x3000, 0x5c, 0x41, 0x1f600];
+  const char = fc.oneof(
+    fc.constantFrom(...interesting).map((cp) => String.fromCodePoint(cp)),
+    fc
+      .integer({ min: 0, max: 0x10ffff })
+      .filter((cp) => cp < 0xd800 || cp > 0xdfff)
+      .map((cp) => String.fromCodePoint(cp)),
+    fc.constantFrom(' ', 'a', '\n', '\r', '\ufeff', '\u2028', '\u{e0041}'),
+  );
+  const text = fc.array(char, { maxLength: 40 }).map((cs) => cs.join(''));
+
+  it('show every code point alike: block() is the page text, oneLine() the page text with its whitespace folded', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(block(s)).toBe(visible(s));
+        expect(oneLine(s)).toBe(visible(s).replace(/\s+/g, ' '));
+      }),
+      { numRuns: 2000 },
+    );
+    // Each of the table's characters on its own, and the ones review 2 found apart.
+    for (const cp of EXPECTED_UNSAFE) expect(oneLine(String.fromCodePoint(cp)), cp.toString(16)).toBe(visible(String.fromCodePoint(cp)));
+    for (const c of ['\ufeff', '\u2028', '\u2029', '\u000b', '\u000c', '\r']) expect(oneLine(`bash${c}`)).toBe(visible(`bash${c}`));
   });
 });

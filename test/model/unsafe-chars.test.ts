@@ -1,18 +1,23 @@
 /**
- * The one escape table (issue 12 item 5): the union of the two it replaced (test/support/
- * unsafe-chars.ts), code point for code point, with a reason for each range.
+ * The one escape table (issue 12 item 5): the union of the two it replaced and every invisible
+ * code point (test/support/unsafe-chars.ts), code point for code point, with a reason for each
+ * range; and the served module that gives the page both the table and its escape function.
  */
 import { describe, expect, it } from 'vitest';
 import { escapeUnsafeChar, UNSAFE_CHAR_CLASS, UNSAFE_CHARS, unsafeCharsModule } from '../../src/model/unsafe-chars.js';
-import { EXPECTED_UNSAFE } from '../support/unsafe-chars.js';
+import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
 describe('the unsafe-character table', () => {
-  it('is the union of the terminal and page tables, nothing more', () => {
+  it('is the union of the terminal and page tables and the invisible code points, nothing more', () => {
     const inTable = new Set<number>();
     for (const r of UNSAFE_CHARS) for (let cp = r.from; cp <= r.to; cp++) inTable.add(cp);
     expect([...inTable].sort((a, b) => a - b)).toEqual(EXPECTED_UNSAFE);
     // The characters the issue names as escaped on one side only are all in it.
     for (const cp of [0x061c, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff])
+      expect(inTable.has(cp), cp.toString(16)).toBe(true);
+    // And the invisible ones review 2 found shown raw: TAG block, soft hyphen, Hangul fillers,
+    // variation selectors, interlinear annotation, musical format controls.
+    for (const cp of [0xe0000, 0xe0041, 0xe007f, 0xad, 0x115f, 0x1160, 0x3164, 0xffa0, 0xfe0f, 0xe0100, 0xfff9, 0x1d173, 0x180e, 0x2065])
       expect(inTable.has(cp), cp.toString(16)).toBe(true);
     // Tab and line feed are each surface's own business.
     expect(inTable.has(0x09) || inTable.has(0x0a)).toBe(false);
@@ -39,19 +44,22 @@ describe('the unsafe-character table', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('escapes ESC and CR by name, Latin-1 as \\xNN and the rest as \\uNNNN', () => {
+  it('escapes ESC and CR by name, Latin-1 as \\xNN, the BMP as \\uNNNN and the rest as \\u{N}', () => {
     expect(escapeUnsafeChar('\u001b')).toBe('\\e');
     expect(escapeUnsafeChar('\r')).toBe('\\r');
     expect(escapeUnsafeChar('\u0000')).toBe('\\x00');
     expect(escapeUnsafeChar('\u009b')).toBe('\\x9b');
     expect(escapeUnsafeChar('\u200b')).toBe('\\u200b');
     expect(escapeUnsafeChar('\ufeff')).toBe('\\ufeff');
+    expect(escapeUnsafeChar('\u{e0041}')).toBe('\\u{e0041}');
   });
 
-  it('is served to the page as a module holding the same class', async () => {
+  it('is served to the page as a module holding the same class and escape function', async () => {
     const mod = (await import(`data:text/javascript;base64,${Buffer.from(unsafeCharsModule()).toString('base64')}`)) as {
       UNSAFE_CHAR_CLASS: string;
+      escapeUnsafeChar: (c: string) => string;
     };
     expect(mod.UNSAFE_CHAR_CLASS).toBe(UNSAFE_CHAR_CLASS);
+    for (const cp of EXPECTED_UNSAFE) expect(mod.escapeUnsafeChar(String.fromCodePoint(cp)), cp.toString(16)).toBe(visibleForm(cp));
   });
 });

@@ -10,6 +10,7 @@
  */
 import type { SessionEvent, TurnEndReason } from '../../session/index.js';
 import type { Session } from '../../session/session.js';
+import { foldSpaces } from '../../model/unsafe-chars.js';
 import { addUsage, type TokenUsage } from '../../model/usage.js';
 import { argsPreview, formatFailure, formatTurnEnd, formatUsage } from '../format.js';
 import type { Io } from '../output.js';
@@ -217,7 +218,7 @@ export class LiveRenderer {
         const code = e.data.error?.code ?? 'error';
         this.note(
           `${err.style('cyan', `← ${name}`)} ${err.style('red', `error ${oneLine(code)}`)}: ` +
-            `${oneLine(truncate(text.replace(/\s+/g, ' ').trim(), 160))}`,
+            `${oneLine(truncate(foldSpaces(text, true), 160))}`,
         );
         break;
       }

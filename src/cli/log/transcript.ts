@@ -10,7 +10,7 @@
 import { deriveEventMessage } from '../../session/index.js';
 import type { SessionEvent } from '../../session/index.js';
 import type { ContentBlock, Message } from '../../model/message.js';
-import { escapeUnsafeChar, UNSAFE_CHAR_CLASS } from '../../model/unsafe-chars.js';
+import { escapeUnsafe, foldSpaces } from '../../model/unsafe-chars.js';
 import { formatImageRef, formatSource, formatTurnEnd, formatUsage } from '../format.js';
 import { isoTime } from '../text.js';
 
@@ -121,11 +121,8 @@ export function buildTranscript(sessionId: string, events: readonly SessionEvent
 
 // ---------------------------------------------------------------- rendering
 
-const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'g');
 /** Text with the unsafe characters as visible escapes (newlines and tabs kept). */
-function visible(s: string): string {
-  return s.replace(UNSAFE, (c) => (c === '\n' || c === '\t' ? c : escapeUnsafeChar(c)));
-}
+const visible = escapeUnsafe;
 
 /** A fence longer than every backtick run in the text, so nothing inside can close it. */
 function fence(text: string, info = ''): string {
@@ -140,7 +137,7 @@ function fence(text: string, info = ''): string {
  * inline markup (emphasis, code, links, HTML, tables, strike) are escaped.
  */
 function mdInline(s: string): string {
-  return visible(s.replace(/\s+/g, ' ')).replace(/[\\`*_[\]<>|~&]/g, (c) => `\\${c}`);
+  return visible(foldSpaces(s)).replace(/[\\`*_[\]<>|~&]/g, (c) => `\\${c}`);
 }
 
 function argsText(args: string): string {

@@ -9,18 +9,16 @@
  * would move it to its own tab stop, which no width function can know).
  */
 import stringWidth from 'string-width';
-import { escapeUnsafeChar, UNSAFE_CHAR_CLASS } from '../../model/unsafe-chars.js';
+import { escapeUnsafe } from '../../model/unsafe-chars.js';
 import type { Span, SpanLine } from './style.js';
 
-const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'g');
-const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`);
 const TAB = '    ';
 
 /** Text safe to print on one line: no controls (newlines too are escaped), tabs as spaces. */
 export function safeText(s: string): string {
   const t = s.includes('\t') ? s.replace(/\t/g, TAB) : s;
   const u = t.includes('\n') ? t.replace(/\n/g, ' ') : t;
-  return UNSAFE_TEST.test(u) ? u.replace(UNSAFE, escapeUnsafeChar) : u;
+  return escapeUnsafe(u);
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

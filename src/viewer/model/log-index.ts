@@ -8,6 +8,7 @@
  * Payloads are read defensively: plugin event data is only required to be JSON, and a log's
  * strings may be anything.
  */
+import { foldSpaces } from '../../model/unsafe-chars.js';
 import { SURFACE_EVENT_TYPES, type SessionEvent } from '../../session/index.js';
 import { toolResultCallId } from '../../session/trace.js';
 import { cap, str, type Text } from './text.js';
@@ -272,7 +273,7 @@ export class LogIndex {
         if (turn.prompt === undefined || (!turn.prompt.fromUser && obj(obj(e.data).source).kind === 'user')) {
           turn.prompt = {
             seq: e.seq,
-            text: cap(contentText(obj(e.data).content).replace(/\s+/g, ' ').trim(), 200),
+            text: cap(foldSpaces(contentText(obj(e.data).content), true), 200),
             fromUser: obj(obj(e.data).source).kind === 'user',
           };
         }

@@ -3,7 +3,7 @@
 // (and <mark> elements for search hits) — never HTML. Nothing in the page assigns innerHTML, and
 // the Content-Security-Policy's Trusted Types rule would make such an assignment throw.
 
-import { UNSAFE_CHAR_CLASS } from './unsafe-chars.js';
+import { escapeUnsafeChar, UNSAFE_CHAR_CLASS } from './unsafe-chars.js';
 /** @import { Kid } from './types.js' */
 
 let term = '';
@@ -18,18 +18,13 @@ export function setHighlight(q) {
 
 // Controls and invisible formatting characters are shown as escapes, so a log cannot hide or
 // reorder text (bidi overrides) or smuggle terminal sequences past a reader. The table is the
-// terminal's too (src/model/unsafe-chars.ts), served by the viewer as unsafe-chars.js.
-const CONTROL = new RegExp('[' + UNSAFE_CHAR_CLASS + ']', 'g');
+// terminal's too (src/model/unsafe-chars.ts), served by the viewer as unsafe-chars.js with the
+// function that writes the escapes; the class names astral code points, hence the u flag.
+const CONTROL = new RegExp('[' + UNSAFE_CHAR_CLASS + ']', 'gu');
 
 /** @param {string} s */
 export function visible(s) {
-  return s.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    if (code === 0x1b) return '\\e';
-    if (code === 0x0d) return '\\r';
-    if (code < 0x100) return '\\x' + code.toString(16).padStart(2, '0');
-    return '\\u' + code.toString(16).padStart(4, '0');
-  });
+  return s.replace(CONTROL, escapeUnsafeChar);
 }
 
 // A long run without spaces (minified code, base64, a hostile 'AAAA…') is very slow for the
