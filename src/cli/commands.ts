@@ -319,7 +319,7 @@ export function registerConfig(program: Command, io: Io, setExit: SetExit): void
     .command('show', { isDefault: true })
     .description('print the config files read, the effective config (secrets masked) and the selected model')
     .option('--json', 'print one JSON document')
-    .option('-c, --config <file>', 'also read this config file (after the user and project files)')
+    .option('--config <file>', 'also read this config file (after the user and project files)')
     .option('-m, --model <provider:model>', 'report this model instead of the one DSH_MODEL or the config selects (as dsh run --model)')
     .addHelpText(
       'after',

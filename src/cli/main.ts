@@ -16,6 +16,7 @@ import { block, oneLine } from './text.js';
 import { registerLog } from './log/index.js';
 import { registerAgentCommands, registerConfig } from './commands.js';
 import { packageVersion } from './version.js';
+import { registerCompletion } from './completion.js';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('dsh')
@@ -47,6 +48,7 @@ Docs: docs/cli.md`,
   registerAgentCommands(program, io, setExit);
   registerLog(program, io, setExit);
   registerConfig(program, io, setExit);
+  registerCompletion(program, io);
   return program;
 }
 

@@ -62,7 +62,7 @@ A file holding several sessions (sidechains, evaluation records) names one as FI
     .option('-q, --quiet', 'print errors and summaries only, not warnings')
     .option('--json', 'print one JSON report instead of text')
     .option('--alerts [kinds]', `also fail on what the logs recorded: ${ALERT_KINDS.join(', ')} (default ${DEFAULT_ALERTS.join(',')})`)
-    .option('--all', 'check the stored sessions (with --alerts: for cron)')
+    .option('-a, --all', 'check the stored sessions (with --alerts: for cron)')
     .option('--since <date>', 'stored sessions written since a date (2026-11-01) or an age (12h, 7d)', (v: string) => parseSince(v))
     .option('-C, --cwd <dir>', 'stored sessions of this workspace')
     .addHelpText(
@@ -235,7 +235,7 @@ Examples:
       'what sessions did and cost: tokens, cost, times, end reasons, retries, errors, tools, alerts; one log, several, or the store',
     )
     .argument('[log...]', 'session log files (.jsonl) or stored session ids')
-    .option('--all', 'every stored session (of every workspace unless --cwd)')
+    .option('-a, --all', 'every stored session (of every workspace unless --cwd)')
     .option(
       '--since <date>',
       'stored sessions written since a date (2026-11-01, 2026-11-01T09:00Z) or an age (30m, 12h, 7d, 2w)',
