@@ -15,7 +15,7 @@ import type { AgentFlags } from './agent/flags.js';
 import { buildAgent, closeSession, startSession, startWarnings, type AgentSession } from './agent/start.js';
 import { answerText, closingLine, LiveRenderer, type RenderMode } from './agent/render.js';
 import { formatTurnEnd } from './format.js';
-import { oneLine } from './text.js';
+import { oneLine, safeJson } from './text.js';
 
 export interface RunOptions extends AgentFlags {
   json?: boolean;
@@ -65,6 +65,10 @@ export async function runRun(taskArgs: readonly string[], opts: RunOptions, io: 
   if (opts.compact === false) s.coding.compaction = { auto: false };
   const mode: RenderMode = opts.json ? 'json' : opts.quiet ? 'quiet' : 'stream';
   const renderer = new LiveRenderer(io, { mode, approvalHints: true });
+  // A program reading --json learns which session it is watching before any event: the id to
+  // pass to --resume or `dsh log`, and where the log is (null with --no-persist).
+  if (mode === 'json')
+    io.out.line(safeJson({ type: 'dsh/run', sessionId: s.session.id, path: s.path ?? null, cwd: s.cwd, resumed: s.resumed }));
   // Before the agent exists: its setup events (sandbox mode, approval policy) are committed too.
   const detach = renderer.attach(s.session);
   let coding: CodingAgent | undefined;

@@ -130,9 +130,13 @@ describe('dsh run', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as unknown);
-    const events = logEvents(storedLogs(home)[0]!);
+    const path = storedLogs(home)[0]!;
+    const events = logEvents(path);
+    const header = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as { id: string };
+    // The first line names the session and its log, before any event.
+    expect(lines[0]).toEqual({ type: 'dsh/run', sessionId: header.id, path, cwd: repo, resumed: false });
     expect(lines.length).toBeGreaterThan(20);
-    expect(lines).toEqual(JSON.parse(JSON.stringify(events)));
+    expect(lines.slice(1)).toEqual(JSON.parse(JSON.stringify(events)));
     // No streamed prose and no tool lines mixed into the JSON stream.
     expect(r.stderr).not.toContain('→ grep');
   });
