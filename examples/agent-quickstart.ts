@@ -3,7 +3,8 @@
  * real one, see below) calls a tool, reads the result and answers. Afterwards the session log
  * holds everything, and the model-visible history is derived from it.
  *
- * Run it through the test suite: npx vitest run test/agent/create-agent.test.ts
+ * Run it: `npm run examples` (compiles examples/ with tsc and runs each with plain node), or
+ * npx vitest run test/agent/create-agent.test.ts
  */
 import { z } from 'zod';
 import { createAgent, defineTool, ScriptedAdapter, textResponse, toolCallResponse, encodeJsonl } from 'dsh';
@@ -61,4 +62,4 @@ export async function main(): Promise<string> {
   return encodeJsonl(agent.session.header, agent.session.events);
 }
 
-if (process.argv[1]?.endsWith('agent-quickstart.ts')) await main();
+if (process.argv[1] && /agent-quickstart\.[jt]s$/.test(process.argv[1])) await main(); // run directly: npm run examples

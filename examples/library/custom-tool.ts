@@ -10,7 +10,8 @@
  * example prints the model-visible history derived from the log, saves the session as a dsh v0
  * JSONL file, loads it back and checks that the reloaded session derives the same history.
  *
- * Run it: npx vitest run test/examples/custom-tool.test.ts   (the test calls `main`)
+ * Run it: `npm run examples` (compiles examples/ with tsc and runs each with plain node), or
+ * npx vitest run test/examples/custom-tool.test.ts   (the test calls `main`)
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -145,3 +146,6 @@ export async function main(dir?: string): Promise<ExampleResult> {
 
   return { file, audited, reads: stats.reads, groceriesKept: notes.has('groceries'), session: agent.session, reloaded };
 }
+
+// Run directly (npm run examples compiles it to dist-examples/ and runs it with plain node).
+if (/custom-tool\.[jt]s$/.test(process.argv[1] ?? '')) await main();
