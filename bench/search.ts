@@ -8,12 +8,15 @@
  *   refresh      the freshness check every search starts with, nothing changed; and after ten
  *                sessions each gained a turn (only their tails are read)
  *   queries      `search()` in process (freshness check, query, snippets read from the logs) for
- *                a rare, a middling and a very common word, two words, a phrase and a prefix;
+ *                a rare, a middling and a very common word, two words, a phrase and a prefix,
+ *                and a common word with --cwd and --kind; each beside the same-run baseline of
+ *                ranking every match by BM25 inside FTS5 (the page only, no snippets);
  *                and `dsh sessions search` end to end beside `dsh --version` (process start)
  *   MiniSearch   the JS full-text candidate on the same documents (a sample of the sessions,
  *                scaled): build, serialised size, the load every CLI search would pay, query
  *
  *   node --expose-gc dist-bench/bench/search.js [--sessions N] [--mb-per-session M] [--dir DIR] [--keep] [--sample K]
+ *   node --expose-gc dist-bench/bench/search.js --dir DIR --queries-only   (the queries on a store and index kept earlier)
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { encodeJsonl, loadJsonlFile, type SessionEvent, type SessionHeader } from '../src/session/index.js';
 import { logPath } from '../src/store/index.js';
 import { IndexDb } from '../src/search/index-db.js';
-import { refresh, search } from '../src/search/search.js';
+import { ftsQuery, refresh, search } from '../src/search/search.js';
 import { docsOf } from '../src/search/extract.js';
 import { generateWorkload, prng } from './generate.js';
 import { parseLines } from './parse-lines.js';
@@ -42,6 +45,8 @@ const { values: args } = parseArgs({
     sample: { type: 'string' },
     'skip-minisearch': { type: 'boolean', default: false },
     distinct: { type: 'string' },
+    // Only the query phase, on a store and index an earlier run kept (--dir DIR --keep).
+    'queries-only': { type: 'boolean', default: false },
   },
 });
 /** Sessions with their own generated body; the others reuse one (with their own header). */
@@ -137,89 +142,7 @@ function main(): void {
   const index = join(dir, 'search', 'index.sqlite');
   console.log(`search bench: ${SESSIONS} sessions of ~${MB} MB in ${dir} (node ${process.version})`);
   try {
-    // Generate (not timed): size one session first to pick the turns per session.
-    const probe = sessionText(0, 20).text.length;
-    const turns = Math.max(1, Math.round((MB * 1e6 * 20) / probe));
-    const paths: string[] = [];
-    let bytes = 0;
-    const existing = (() => {
-      try {
-        return readdirSync(root).length > 0;
-      } catch {
-        return false;
-      }
-    })();
-    const t0 = performance.now();
-    for (let i = 0; i < SESSIONS; i++) {
-      const { header, text } = sessionText(i, turns, DISTINCT);
-      const p = logPath(root, header.cwd, header.id);
-      // A reused store gets its first ten logs written again (the refresh phase grows them).
-      if (!existing || i < 10) {
-        mkdirSync(dirname(p), { recursive: true });
-        writeFileSync(p, text);
-      }
-      paths.push(p);
-      bytes += statSync(p).size;
-    }
-    console.log(
-      `store: ${paths.length} logs, ${mib(bytes)} (${turns} turns each, ${Math.min(DISTINCT, SESSIONS)} distinct bodies), ` +
-        `generated in ${fmt(performance.now() - t0)}${existing ? ' (reused)' : ''}`,
-    );
-
-    // Baselines: reading the logs.
-    const codec = timed(() => {
-      let events = 0;
-      for (const p of paths) events += loadJsonlFile(p).eventCount;
-      return events;
-    });
-    const raw = timed(() => {
-      let n = 0;
-      for (const p of paths) n += parseLines(readFileSync(p, 'utf8')).length;
-      return n;
-    });
-    console.log(`baseline  read every log with the codec (loadJsonlFile): ${fmt(codec.ms)} (${codec.value} events)`);
-    console.log(`baseline  read + JSON.parse every line:                  ${fmt(raw.ms)}`);
-
-    // Build from no index.
-    for (const s of ['', '-wal', '-shm']) rmSync(index + s, { force: true });
-    const build = timed(() => {
-      const db = IndexDb.open(index);
-      try {
-        return refresh(db, root);
-      } finally {
-        db.close();
-      }
-    });
-    const size = ['', '-wal'].reduce((n, s) => n + (statSync(index + s, { throwIfNoEntry: false })?.size ?? 0), 0);
-    console.log(
-      `FTS5 build: ${fmt(build.ms)} = ${(build.ms / codec.ms).toFixed(2)}× the codec read, ${(build.ms / raw.ms).toFixed(2)}` +
-        `× read+parse; ${build.value.docs} documents, index ${mib(size)} (${((size / bytes) * 100).toFixed(1)}% of the logs)`,
-    );
-
-    // The freshness check every search starts with.
-    const db = IndexDb.open(index);
-    const idle = medianOf(5, () => refresh(db, root));
-    for (let i = 0; i < 10; i++) {
-      const { header } = sessionText(i, 1);
-      const extra = sessionText(10_000 + i, 1)
-        .text.split('\n')
-        .slice(1);
-      // A turn more: the same events shifted to the next seqs would be a valid log; for the index
-      // only the bytes matter, so the appended lines carry their own seqs.
-      appendFileSync(logPath(root, header.cwd, header.id), extra.join('\n'));
-    }
-    const grown = timed(() => refresh(db, root));
-    db.close();
-    // Back to valid logs (the appended lines repeat seqs: fine for the index, not for a reader).
-    for (let i = 0; i < 10; i++) {
-      const { header, text } = sessionText(i, turns, DISTINCT);
-      writeFileSync(logPath(root, header.cwd, header.id), text);
-    }
-    console.log(
-      `refresh, nothing changed: ${fmt(idle)}; after 10 logs grew by a turn: ${fmt(grown.ms)} (` +
-        `${(grown.value.bytes / 1024).toFixed(0)} KiB read, ${grown.value.reindexed} re-indexed)`,
-    );
-
+    const built = args['queries-only'] ? undefined : buildPhases(root, index);
     // Queries, in process: the whole search() a CLI run makes.
     const rank = (r: number): string => VOCAB[r]!;
     const queries: [string, string][] = [
@@ -232,14 +155,22 @@ function main(): void {
       ['prefix', `${rank(500).slice(0, 4)}*`],
     ];
     const opts = { root, index, limit: 20 };
-    for (const [what, q] of queries) {
-      const r = search(q, opts);
-      const ms = medianOf(7, () => search(q, opts));
+    // Same-run baseline for each query: ranking every match by BM25 inside FTS5 (what a search
+    // did before matches over RANK_LIMIT were windowed), through the same open index.
+    const base = IndexDb.open(index);
+    const rankAll = (q: string, cwd?: string): number =>
+      base.rankAll(ftsQuery(q).match, { limit: 20, ...(cwd !== undefined ? { cwd, kinds: ['answer'] } : {}) }).length;
+    for (const [what, q, cwd] of [...queries, ['common word, --cwd and --kind', rank(10), '/work/repo-3'] as const]) {
+      const o = { ...opts, ...(cwd !== undefined ? { cwd, kinds: ['answer' as const] } : {}) };
+      const r = search(q, o);
+      const ms = medianOf(5, () => search(q, o));
+      const all = medianOf(3, () => rankAll(q, cwd));
       console.log(
-        `query ${what.padEnd(28)} ${JSON.stringify(q).padEnd(22)} ${fmt(ms).padStart(9)}  (${r.hits.length} hits shown, ` +
-          `${r.ranked ? 'ranked' : 'newest first: over 5,000 match'})`,
+        `query ${what.padEnd(30)} ${JSON.stringify(q).padEnd(22)} ${fmt(ms).padStart(9)}  ranking every match: ${fmt(all).padStart(9)}` +
+          ` (${((ms / all) * 100).toFixed(0)}%)  ${r.hits.length} hits, order ${r.order}`,
       );
     }
+    base.close();
 
     // End to end: `dsh sessions search` beside `dsh --version` (process start and CLI load).
     const bin = join(repoRoot, 'bin', 'dsh.js');
@@ -254,10 +185,97 @@ function main(): void {
     const cli = median([0, 1, 2, 3, 4].map(() => run(['sessions', 'search', rank(2_000)])));
     console.log(`dsh sessions search (end to end): ${fmt(cli)}; dsh --version: ${fmt(version)}; search's own part ${fmt(cli - version)}`);
 
-    if (!args['skip-minisearch']) miniSearch(paths.slice(0, SAMPLE), bytes, paths.length, rank(2_000));
+    if (built && !args['skip-minisearch']) miniSearch(built.paths.slice(0, SAMPLE), built.bytes, built.paths.length, rank(2_000));
   } finally {
     if (!args.keep && !args.dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Generate the store (or reuse one), time the baselines, the build and the refresh. */
+function buildPhases(root: string, index: string): { paths: string[]; bytes: number } {
+  // Generate (not timed): size one session first to pick the turns per session.
+  const probe = sessionText(0, 20).text.length;
+  const turns = Math.max(1, Math.round((MB * 1e6 * 20) / probe));
+  const paths: string[] = [];
+  let bytes = 0;
+  const existing = (() => {
+    try {
+      return readdirSync(root).length > 0;
+    } catch {
+      return false;
+    }
+  })();
+  const t0 = performance.now();
+  for (let i = 0; i < SESSIONS; i++) {
+    const { header, text } = sessionText(i, turns, DISTINCT);
+    const p = logPath(root, header.cwd, header.id);
+    // A reused store gets its first ten logs written again (the refresh phase grows them).
+    if (!existing || i < 10) {
+      mkdirSync(dirname(p), { recursive: true });
+      writeFileSync(p, text);
+    }
+    paths.push(p);
+    bytes += statSync(p).size;
+  }
+  console.log(
+    `store: ${paths.length} logs, ${mib(bytes)} (${turns} turns each, ${Math.min(DISTINCT, SESSIONS)} distinct bodies), ` +
+      `generated in ${fmt(performance.now() - t0)}${existing ? ' (reused)' : ''}`,
+  );
+
+  // Baselines: reading the logs.
+  const codec = timed(() => {
+    let events = 0;
+    for (const p of paths) events += loadJsonlFile(p).eventCount;
+    return events;
+  });
+  const raw = timed(() => {
+    let n = 0;
+    for (const p of paths) n += parseLines(readFileSync(p, 'utf8')).length;
+    return n;
+  });
+  console.log(`baseline  read every log with the codec (loadJsonlFile): ${fmt(codec.ms)} (${codec.value} events)`);
+  console.log(`baseline  read + JSON.parse every line:                  ${fmt(raw.ms)}`);
+
+  // Build from no index.
+  for (const s of ['', '-wal', '-shm']) rmSync(index + s, { force: true });
+  const build = timed(() => {
+    const db = IndexDb.open(index);
+    try {
+      return refresh(db, root);
+    } finally {
+      db.close();
+    }
+  });
+  const size = ['', '-wal'].reduce((n, s) => n + (statSync(index + s, { throwIfNoEntry: false })?.size ?? 0), 0);
+  console.log(
+    `FTS5 build: ${fmt(build.ms)} = ${(build.ms / codec.ms).toFixed(2)}× the codec read, ${(build.ms / raw.ms).toFixed(2)}` +
+      `× read+parse; ${build.value.docs} documents, index ${mib(size)} (${((size / bytes) * 100).toFixed(1)}% of the logs)`,
+  );
+
+  // The freshness check every search starts with.
+  const db = IndexDb.open(index);
+  const idle = medianOf(5, () => refresh(db, root));
+  for (let i = 0; i < 10; i++) {
+    const { header } = sessionText(i, 1);
+    const extra = sessionText(10_000 + i, 1)
+      .text.split('\n')
+      .slice(1);
+    // A turn more: the same events shifted to the next seqs would be a valid log; for the index
+    // only the bytes matter, so the appended lines carry their own seqs.
+    appendFileSync(logPath(root, header.cwd, header.id), extra.join('\n'));
+  }
+  const grown = timed(() => refresh(db, root));
+  db.close();
+  // Back to valid logs (the appended lines repeat seqs: fine for the index, not for a reader).
+  for (let i = 0; i < 10; i++) {
+    const { header, text } = sessionText(i, turns, DISTINCT);
+    writeFileSync(logPath(root, header.cwd, header.id), text);
+  }
+  console.log(
+    `refresh, nothing changed: ${fmt(idle)}; after 10 logs grew by a turn: ${fmt(grown.ms)} (` +
+      `${(grown.value.bytes / 1024).toFixed(0)} KiB read, ${grown.value.reindexed} re-indexed)`,
+  );
+  return { paths, bytes };
 }
 
 /** The JS candidate: MiniSearch over the same documents of the first `sample` logs, scaled. */

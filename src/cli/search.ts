@@ -56,7 +56,7 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
     throw e;
   }
   if (opts.json) {
-    io.out.line(safeJson({ query: text, ranked: r.ranked, hits: r.hits, index: { path: index, ...r.refresh } }, 2));
+    io.out.line(safeJson({ query: text, ranked: r.ranked, order: r.order, hits: r.hits, index: { path: index, ...r.refresh } }, 2));
     return r.hits.length ? EXIT_OK : EXIT_PROBLEM;
   }
   const o = io.out;
@@ -67,14 +67,15 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
   }
   const updated = r.refresh.indexed + r.refresh.reindexed;
   const note = updated ? ` (indexed ${plural(updated, 'log')} now)` : '';
+  const full = r.hits.length === (opts.limit ?? 20);
   const which =
-    r.hits.length === (opts.limit ?? 20)
-      ? r.ranked
+    r.order === 'rank'
+      ? full
         ? ' (the best ones; --limit shows more)'
-        : ' (the newest: over 5,000 texts match, too many to rank; add a word)'
-      : r.ranked
-        ? ''
-        : ' (newest first: over 5,000 texts match)';
+        : ''
+      : r.order === 'rank-newest'
+        ? ' (the best of the newest 5,000 matching texts: more match, too many to rank; add a word)'
+        : ' (newest first: over 5,000 texts match, too many to rank; add a word)';
   io.err.line(
     r.hits.length
       ? `${plural(r.hits.length, 'hit')}${which}${note} · open one with: dsh view SESSION --seq N`

@@ -208,35 +208,39 @@ export class IndexDb {
   /**
    * Matches of an FTS5 query in the store's logs and the other logs `extra` names (ids of logs
    * indexed earlier from other paths are left out). Ranked best first (BM25) when at most
-   * `RANK_LIMIT` documents match; a query matching more (a very common word) is answered newest
-   * first instead, since ranking every match would cost time in proportion to them all.
+   * `RANK_LIMIT` documents match (`order: 'rank'`). A query matching more (a very common word) is
+   * not ranked whole (`ranked: false`), since ranking every match costs time in proportion to
+   * them all (0.3–0.7 s for a word in 240,000 texts; bench/search.ts): it is ranked among its
+   * newest `RANK_LIMIT` matches (`rank-newest`), or with a filter or a phrase answered newest
+   * first (`newest`).
    */
   query(
     match: string,
     opts: { limit: number; cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] },
-  ): { hits: Hit[]; ranked: boolean } {
-    const where: string[] = ['fts MATCH ?'];
-    const params: unknown[] = [match];
-    where.push(`(f.format = 'dsh-store'${opts.extra?.length ? ` OR f.id IN (${opts.extra.map(() => '?').join(', ')})` : ''})`);
-    if (opts.extra?.length) params.push(...opts.extra);
-    if (opts.cwd !== undefined) {
-      where.push('f.cwd = ?');
-      params.push(opts.cwd);
-    }
-    if (opts.kinds?.length) {
-      where.push(`d.kind IN (${opts.kinds.map(() => '?').join(', ')})`);
-      params.push(...opts.kinds);
-    }
+  ): { hits: Hit[]; ranked: boolean; order: QueryOrder } {
+    const { where, params } = filters(match, opts);
     params.push(opts.limit);
     try {
       const many =
         this.db.prepare('SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?').all(match, RANK_LIMIT + 1).length >
         RANK_LIMIT;
-      const sql = `SELECT f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format,
-               d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos
-        FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
-        WHERE ${where.join(' AND ')} ORDER BY ${many ? 'fts.rowid DESC' : 'fts.rank'} LIMIT ?`;
-      return { hits: this.db.prepare(sql).all(...params) as Hit[], ranked: !many };
+      const cols = `f.path AS path, f.session AS session, f.cwd AS cwd, f.format AS format,
+               d.seq AS seq, d.turn AS turn, d.kind AS kind, d.pos AS pos`;
+      const from = 'fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file';
+      // Many matches, no filter and no phrase: BM25 inside FTS5 over the newest RANK_LIMIT
+      // matches (FTS5 walks its doclist newest first and stops there; a word's weight comes from
+      // its document count, which FTS5 keeps), then only the page is joined back. With a filter
+      // the window would have to walk past every match the filter drops, and a phrase's weight
+      // needs every match's positions: those are answered newest first.
+      const phrase = /"[^"]*\s[^"]*"/.test(match);
+      const order: QueryOrder = !many ? 'rank' : opts.cwd === undefined && !opts.kinds?.length && !phrase ? 'rank-newest' : 'newest';
+      const sql =
+        order === 'rank-newest'
+          ? `SELECT ${cols} FROM (SELECT fts.rowid AS id, fts.rank AS score FROM ${from}
+               WHERE ${where.join(' AND ')} ORDER BY fts.rowid DESC LIMIT ${RANK_LIMIT}) w
+             JOIN docs d ON d.id = w.id JOIN files f ON f.id = d.file ORDER BY w.score, w.id DESC LIMIT ?`
+          : `SELECT ${cols} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order === 'rank' ? 'fts.rank' : 'fts.rowid DESC'} LIMIT ?`;
+      return { hits: this.db.prepare(sql).all(...params) as Hit[], ranked: !many, order };
     } catch (e) {
       const msg = (e as Error).message;
       if (/fts5: syntax error|no such column|unterminated string|malformed MATCH/i.test(msg))
@@ -244,9 +248,38 @@ export class IndexDb {
       throw e;
     }
   }
+
+  /** Every match ranked by BM25, the page joined (what `query` avoids past RANK_LIMIT): the bench's baseline. */
+  rankAll(match: string, opts: { limit: number; cwd?: string; kinds?: readonly string[] }): Hit[] {
+    const { where, params } = filters(match, opts);
+    const sql = `SELECT f.path AS path, d.seq AS seq FROM fts JOIN docs d ON d.id = fts.rowid JOIN files f ON f.id = d.file
+      WHERE ${where.join(' AND ')} ORDER BY fts.rank LIMIT ?`;
+    return this.db.prepare(sql).all(...params, opts.limit) as Hit[];
+  }
 }
 
-/** Matches ranked by relevance at most; beyond, newest first (see `query`). */
+/** The WHERE terms and parameters of a query: the match, which logs, which cwd and kinds. */
+function filters(
+  match: string,
+  opts: { cwd?: string | undefined; kinds?: readonly string[] | undefined; extra?: readonly number[] },
+): { where: string[]; params: unknown[] } {
+  const where: string[] = ['fts MATCH ?'];
+  const params: unknown[] = [match];
+  where.push(`(f.format = 'dsh-store'${opts.extra?.length ? ` OR f.id IN (${opts.extra.map(() => '?').join(', ')})` : ''})`);
+  if (opts.extra?.length) params.push(...opts.extra);
+  if (opts.cwd !== undefined) {
+    where.push('f.cwd = ?');
+    params.push(opts.cwd);
+  }
+  if (opts.kinds?.length) {
+    where.push(`d.kind IN (${opts.kinds.map(() => '?').join(', ')})`);
+    params.push(...opts.kinds);
+  }
+  return { where, params };
+}
+
+/** Matches ranked by relevance at most; beyond, the newest this many are (see `query`). */
+export type QueryOrder = 'rank' | 'rank-newest' | 'newest';
 export const RANK_LIMIT = 5000;
 
 /** SQLite's "another connection holds the lock" (better-sqlite3 puts the code on the error or its cause). */

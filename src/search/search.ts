@@ -18,7 +18,7 @@ import { LOG_FILE } from '../store/index.js';
 import { importText } from '../import/index.js';
 import type { SessionEvent } from '../session/index.js';
 import { docsOf, INDEXED_TYPES, lineType, type Doc, type DocKind } from './extract.js';
-import { IndexDb, type FileRow, type Hit } from './index-db.js';
+import { IndexDb, type FileRow, type Hit, type QueryOrder } from './index-db.js';
 import { SearchError } from './errors.js';
 
 const READ = 4 << 20;
@@ -65,8 +65,10 @@ export interface RefreshStats {
 
 export interface SearchResult {
   hits: SearchHit[];
-  /** Best first (BM25); false when so many documents match that the newest come first. */
+  /** Best first (BM25) of all matches; false when so many documents match that they are not all ranked. */
   ranked: boolean;
+  /** `rank`: all matches ranked; `rank-newest`: the newest 5,000 ranked; `newest`: newest first. */
+  order: QueryOrder;
   refresh: RefreshStats;
 }
 
@@ -512,9 +514,9 @@ export function search(query: string, opts: SearchOptions): SearchResult {
   const db = IndexDb.open(opts.index);
   try {
     const stats = refresh(db, opts.root, opts.extra ?? []);
-    const { hits, ranked } = db.query(q.match, { limit: opts.limit ?? 20, cwd: opts.cwd, kinds: opts.kinds, extra: stats.extraIds });
+    const { hits, ranked, order } = db.query(q.match, { limit: opts.limit ?? 20, cwd: opts.cwd, kinds: opts.kinds, extra: stats.extraIds });
     const foreign = new Map<string, ReturnType<typeof importText> | null>();
-    return { hits: hits.map((h) => hitOf(h, q.terms, foreign)), ranked, refresh: stats };
+    return { hits: hits.map((h) => hitOf(h, q.terms, foreign)), ranked, order, refresh: stats };
   } finally {
     db.close();
   }

@@ -131,7 +131,7 @@ describe('search across stored sessions', () => {
   });
   const db = IndexDb.open(join(tempDir('dsh-fts-'), 'i.sqlite'));
 
-  it('a word in more than 5,000 texts is answered newest first instead of ranking them all', () => {
+  it('a word in more than 5,000 texts is ranked among the newest 5,000; with a filter or a phrase, newest first', () => {
     const idx = IndexDb.open(join(tempDir('dsh-fts-many-'), 'i.sqlite'));
     try {
       const file = idx.upsertFile({
@@ -146,15 +146,25 @@ describe('search across stored sessions', () => {
         format: 'dsh-store',
         tail: '',
       });
+      // Seq 0 is the best match but the oldest (outside the newest RANK_LIMIT); seq 10 the best
+      // inside them; the rest say it once.
+      const textOf = (i: number): string =>
+        i === 0 ? 'common common common common' : i === 10 ? 'common common common' : `common word ${i % 7 === 0 ? 'rare' : ''}`;
       idx.write(() => {
-        for (let i = 0; i < RANK_LIMIT + 1; i++)
-          idx.addDoc(file, i, 1, 0, { kind: 'answer', text: `common word ${i % 7 === 0 ? 'rare' : ''}` });
+        for (let i = 0; i < RANK_LIMIT + 3; i++) idx.addDoc(file, i, 1, 0, { kind: i % 2 ? 'answer' : 'prompt', text: textOf(i) });
       });
       const many = idx.query('"common"', { limit: 3 });
-      expect(many.ranked).toBe(false);
-      expect(many.hits.map((h) => h.seq)).toEqual([RANK_LIMIT, RANK_LIMIT - 1, RANK_LIMIT - 2]);
+      expect([many.ranked, many.order]).toEqual([false, 'rank-newest']);
+      expect(many.hits[0]!.seq).toBe(10);
+      expect(many.hits.map((h) => h.seq)).not.toContain(0);
+      const filtered = idx.query('"common"', { limit: 3, kinds: ['prompt'] });
+      expect(filtered.order).toBe('newest');
+      expect(filtered.hits.map((h) => h.seq)).toEqual([RANK_LIMIT + 2, RANK_LIMIT, RANK_LIMIT - 2]);
+      const phrase = idx.query('"common word"', { limit: 2 });
+      expect(phrase.order).toBe('newest');
+      expect(phrase.hits.map((h) => h.seq)).toEqual([RANK_LIMIT + 2, RANK_LIMIT + 1]);
       const few = idx.query('"rare"', { limit: 3 });
-      expect(few.ranked).toBe(true);
+      expect([few.ranked, few.order]).toEqual([true, 'rank']);
       expect(few.hits).toHaveLength(3);
     } finally {
       idx.close();
