@@ -44,3 +44,4 @@ export { distOf, type Dist } from './dist.js';
 export { alertsOf, isAlertKind, ALERT_KINDS, DEFAULT_ALERTS, type Alert, type AlertKind } from './alerts.js';
 export { FleetFold, type FleetStats, type SessionRow } from './fleet.js';
 export { writerOf } from './writer.js';
+export { editDiffs, diffOf, type EditDiff, type DiffHunk } from './edit-diffs.js';

@@ -9,3 +9,5 @@ export * from './width.js';
 export * from './status.js';
 export * from './highlight.js';
 export * from './markdown.js';
+export * from './reasoning.js';
+export * from './tools.js';
