@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { defaultRoot } from '../store/index.js';
-import { search, type DocKind, type SearchHit } from '../search/index.js';
+import { search, SearchError, type DocKind, type SearchHit } from '../search/index.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io, Output } from './output.js';
 import { checkSessionsRoot, indexPath } from './home.js';
@@ -52,8 +52,7 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
       limit: opts.limit ?? 20,
     });
   } catch (e) {
-    if ((e as { code?: unknown }).code === 'BAD_QUERY') throw new CliError('USAGE', (e as Error).message);
-    throw e;
+    throw searchFailure(e);
   }
   if (opts.json) {
     io.out.line(safeJson({ query: text, ranked: r.ranked, order: r.order, hits: r.hits, index: { path: index, ...r.refresh } }, 2));
@@ -82,4 +81,12 @@ export async function runSearch(query: string[], opts: SearchCliOptions, io: Io)
       : `no match for ${oneLine(JSON.stringify(text))} in ${plural(r.refresh.files, 'log')}${note}`,
   );
   return r.hits.length ? EXIT_OK : EXIT_PROBLEM;
+}
+
+/**
+ * What a failed search becomes: the search layer's own BAD_QUERY, recognised by type, is a usage
+ * error; anything else, even an object that carries the same `code`, stays what it is.
+ */
+export function searchFailure(e: unknown): unknown {
+  return e instanceof SearchError && e.code === 'BAD_QUERY' ? new CliError('USAGE', e.message, { cause: e }) : e;
 }

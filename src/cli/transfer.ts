@@ -12,6 +12,7 @@
  *   dsh sessions export 3f2a | DSH_STORE=postgres://… dsh sessions import -
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { CodedError } from '../model/coded-error.js';
 import { encodeJsonl } from '../session/index.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io } from './output.js';
@@ -83,8 +84,7 @@ export async function runSessionsImport(files: string[], opts: ImportOptions, io
         const info = await store.importLog({ header: log.header, events });
         reports.push({ file: log.file, id: info.id, events: events.length, location: info.location });
       } catch (e) {
-        const err = e as Error & { code?: unknown };
-        reports.push({ file, error: { code: typeof err.code === 'string' ? err.code : 'IMPORT_FAILED', message: err.message } });
+        reports.push({ file, error: importFailure(e) });
       }
     }
   } finally {
@@ -98,4 +98,16 @@ export async function runSessionsImport(files: string[], opts: ImportOptions, io
     }
   }
   return reports.some((r) => r.error) ? EXIT_PROBLEM : EXIT_OK;
+}
+
+/**
+ * The report of a failed import. Only dsh's own errors (a `CodedError`, recognised by type) lend
+ * their stable code; anything else is IMPORT_FAILED, and its own code (a PostgreSQL SQLSTATE, a
+ * Node `ENOENT`), which is no dsh code, is kept in the message.
+ */
+export function importFailure(e: unknown): { code: string; message: string } {
+  if (e instanceof CodedError) return { code: e.code, message: e.message };
+  const message = e instanceof Error ? e.message : String(e);
+  const raw = (e as { code?: unknown } | null | undefined)?.code;
+  return { code: 'IMPORT_FAILED', message: typeof raw === 'string' || typeof raw === 'number' ? `${message} (${raw})` : message };
 }

@@ -9,6 +9,16 @@ import type OpenAI from 'openai';
 import type { ContentBlock, ImageBlock, Message, ToolResultBlock } from '../model/message.js';
 import { imagePlaceholder, resolveImage, type AttachmentResolver } from './attachments.js';
 
+/**
+ * Whether history sent on route `provider` carries reasoning back as `reasoning_content`, judged
+ * from the route's name alone, for rebuilding a logged request without the config it ran with
+ * (`dsh log export --format openai`): the DeepSeek route (its dialect passes reasoning back), and
+ * a route named after it such as `deepseek-beta`, do; other routes by default do not.
+ */
+export function passesReasoningBack(provider: string): boolean {
+  return provider.startsWith('deepseek');
+}
+
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 

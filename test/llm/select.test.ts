@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicAdapter } from '../../src/llm/anthropic.js';
 import { LlmConfigSchema, type LlmConfig } from '../../src/llm/config.js';
-import { DeepSeekAdapter } from '../../src/llm/deepseek.js';
+import { DeepSeekAdapter, deepseekDialect } from '../../src/llm/deepseek.js';
+import { passesReasoningBack } from '../../src/llm/openai-history.js';
 import { ChatCompletionsAdapter } from '../../src/llm/openai-compatible.js';
 import {
+  BUILTIN_PROVIDERS,
   MissingCredentialError,
   ModelSelectionError,
   createAdapter,
@@ -219,5 +221,15 @@ describe('resolveCall (adapter defaults)', () => {
       adapterDefaults: { maxTokens: true },
     });
     expect(a.resolveCall({ provider: 'anthropic', model: 'claude-haiku-4-5', maxTokens: 10 }).adapterDefaults).toBeUndefined();
+  });
+});
+
+describe('which routes pass reasoning back (for rebuilding a logged request, issue 12 review 2 finding 6)', () => {
+  it('follows each built-in route’s dialect, and takes a route named after DeepSeek for one', () => {
+    for (const [name, route] of Object.entries(BUILTIN_PROVIDERS))
+      expect(passesReasoningBack(name), name).toBe(route.kind === 'deepseek' && deepseekDialect().reasoningPassback);
+    expect(passesReasoningBack('deepseek-beta')).toBe(true);
+    expect(passesReasoningBack('my-gateway')).toBe(false);
+    expect(passesReasoningBack('')).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import type { SessionEvent } from '../../session/index.js';
 import type { EpochHeader } from '../../session/events.js';
 import type { Message } from '../../model/message.js';
 import type { ToolSchema } from '../../model/request.js';
-import { toChatMessages } from '../../llm/openai-history.js';
+import { passesReasoningBack, toChatMessages } from '../../llm/openai-history.js';
 import { toAnthropicMessages } from '../../llm/anthropic-history.js';
 
 export type ProviderFormat = 'openai' | 'anthropic';
@@ -51,9 +51,9 @@ export async function providerBody(
   const body: Record<string, unknown> = {};
   if (config?.model !== undefined) body['model'] = config.model;
   if (format === 'openai') {
-    // Reasoning goes back as DeepSeek's reasoning_content only on a DeepSeek route, as dsh sends it.
-    const provider = String(config?.provider ?? '');
-    body['messages'] = await toChatMessages(messages, { system: header?.system, reasoningPassback: provider.startsWith('deepseek') });
+    // Reasoning goes back (DeepSeek's reasoning_content) where the route sends it: llm/ decides which.
+    const reasoningPassback = passesReasoningBack(String(config?.provider ?? ''));
+    body['messages'] = await toChatMessages(messages, { system: header?.system, reasoningPassback });
     if (config?.maxTokens !== undefined) body['max_tokens'] = config.maxTokens;
     if (config?.temperature !== undefined) body['temperature'] = config.temperature;
     if (tools.length > 0)
