@@ -4,7 +4,7 @@
  * alternately with it, median of the runs.
  *
  *   node dist-bench/bench/cli.js                          every phase
- *   node dist-bench/bench/cli.js --only startup,listing   phases: startup resume listing
+ *   node dist-bench/bench/cli.js --only startup,listing   phases: startup resume logs listing
  *   node dist-bench/bench/cli.js --reps 5 --turns 2000 --sessions 1000,10000
  *
  * "To the first request" is the time from spawning the process to the moment a fake
@@ -277,15 +277,22 @@ async function resume(provider: Provider): Promise<void> {
       const parseProbe = join(here, 'parse-child.js');
       const builds: [string, string][] = [['', DSH]];
       if (BEFORE !== undefined) builds.push([' (before)', BEFORE]);
+      // The plain load: a process that imports the session layer alone and streams the log
+      // through loadJsonlFile, as every command's load does (bench/rss-child.ts, stream mode).
+      const loadProbe = join(here, 'rss-child.js');
       const cases: Record<string, () => Promise<Run>> = {
         base: () => runNode(['-e', '0'], {}, repo),
         parse: () => runNode([parseProbe, w.path], {}, repo),
       };
+      if (want('logs')) cases.load = () => runNode([loadProbe, 'stream', w.path], {}, repo);
       for (const [tag, bin] of builds) {
-        cases[`resume${tag}`] = () =>
-          runNode([bin, 'run', '--cwd', repo, '--resume', w.id, 'say ok'], agentEnv(provider.url, home), repo, provider);
-        cases[`check${tag}`] = () => runNode([bin, 'log', 'check', w.path], { NO_COLOR: '1' }, repo);
-        cases[`show${tag}`] = () => runNode([bin, 'log', 'show', w.path], { NO_COLOR: '1' }, repo);
+        if (want('resume'))
+          cases[`resume${tag}`] = () =>
+            runNode([bin, 'run', '--cwd', repo, '--resume', w.id, 'say ok'], agentEnv(provider.url, home), repo, provider);
+        if (want('logs')) {
+          cases[`check${tag}`] = () => runNode([bin, 'log', 'check', w.path], { NO_COLOR: '1' }, repo);
+          cases[`show${tag}`] = () => runNode([bin, 'log', 'show', w.path], { NO_COLOR: '1' }, repo);
+        }
       }
       const r = await alternate(cases);
       const base = med(r.base!, (x) => x.ms);
@@ -295,23 +302,43 @@ async function resume(provider: Provider): Promise<void> {
       row(`  node -e 0 / read + JSON.parse of each line (baselines)`, `${ms(base)} / ${ms(parse)}, ${mb(parseRss)} peak`);
       const vsBefore = (name: string, tag: string, f: (x: Run) => number | undefined): string =>
         tag === '' && BEFORE !== undefined ? `, ${(med(r[name]!, f) / med(r[`${name} (before)`]!, f)).toFixed(2)}× before` : '';
-      for (const [tag] of builds) {
-        const first = (x: Run): number | undefined => x.firstRequestMs;
-        const res = med(r[`resume${tag}`]!, first);
+      const cpuOf = (x: Run): number | undefined => x.cpu;
+      const rssOf = (x: Run): number | undefined => x.rss;
+      if (r.load) {
         row(
-          `  dsh run --resume${tag}, ${label}: to the first request`,
-          `${ms(res)}, CPU ${ms(med(r[`resume${tag}`]!, (x) => x.cpu))}, peak ${mb(med(r[`resume${tag}`]!, (x) => x.rss))}`,
-          `${(res / parse).toFixed(2)}× JSON.parse, ${(res / base).toFixed(1)}× node -e 0${vsBefore('resume', tag, first)}`,
-          '< 1000 ms',
-          res < 1000,
+          `  plain load (loadJsonlFile in a process with the session layer only)`,
+          `${ms(med(r.load, (x) => x.ms))}, CPU ${ms(med(r.load, cpuOf))}, peak ${mb(med(r.load, rssOf))}`,
         );
+      }
+      for (const [tag] of builds) {
+        if (r[`resume${tag}`]) {
+          const first = (x: Run): number | undefined => x.firstRequestMs;
+          const res = med(r[`resume${tag}`]!, first);
+          row(
+            `  dsh run --resume${tag}, ${label}: to the first request`,
+            `${ms(res)}, CPU ${ms(med(r[`resume${tag}`]!, cpuOf))}, peak ${mb(med(r[`resume${tag}`]!, rssOf))}`,
+            `${(res / parse).toFixed(2)}× JSON.parse, ${(res / base).toFixed(1)}× node -e 0${vsBefore('resume', tag, first)}`,
+            '< 1000 ms',
+            res < 1000,
+          );
+        }
+        if (!r.load) continue;
+        const load = r.load;
         for (const cmd of ['check', 'show'] as const) {
-          const v = med(r[`${cmd}${tag}`]!, (x) => x.ms);
-          const rss = med(r[`${cmd}${tag}`]!, (x) => x.rss);
+          const runs = r[`${cmd}${tag}`]!;
+          const v = med(runs, (x) => x.ms);
+          const cpu = med(runs, cpuOf);
+          const rss = med(runs, rssOf);
+          const wall = v / med(load, (x) => x.ms);
+          const cpuRatio = cpu / med(load, cpuOf);
+          const rssRatio = rss / med(load, rssOf);
           row(
             `  dsh log ${cmd}${tag}, ${label}`,
-            `${ms(v)}, peak ${mb(rss)}`,
-            `${(v / parse).toFixed(2)}× / RSS ${(rss / parseRss).toFixed(2)}× JSON.parse${vsBefore(cmd, tag, (x) => x.ms)}`,
+            `${ms(v)}, CPU ${ms(cpu)}, peak ${mb(rss)}`,
+            `${wall.toFixed(2)}× / CPU ${cpuRatio.toFixed(2)}× / RSS ${rssRatio.toFixed(2)}× the plain load; ` +
+              `${(v / parse).toFixed(2)}× JSON.parse${vsBefore(cmd, tag, (x) => x.ms)}`,
+            '≤ 1.2× load (CPU, RSS)',
+            cpuRatio <= 1.2 && rssRatio <= 1.2,
           );
         }
       }
@@ -379,7 +406,7 @@ async function main(): Promise<void> {
   try {
     if (want('startup')) await startup(provider);
     if (want('listing')) await listing();
-    if (want('resume')) await resume(provider);
+    if (want('resume') || want('logs')) await resume(provider);
   } finally {
     provider.server.close();
   }

@@ -6,9 +6,8 @@
 import type { ContentBlock, MessageSource } from '../model/message.js';
 import type { TokenUsage } from '../model/usage.js';
 import type { LlmFailure } from '../model/failure.js';
-import { foldSpaces } from '../model/unsafe-chars.js';
 import type { TurnEndReason } from '../session/index.js';
-import { count, oneLine, preview, truncate } from './text.js';
+import { count, flatten, oneLine, preview, truncate } from './text.js';
 
 /** Preview widths; `undefined` everywhere under `--full`. */
 export interface Widths {
@@ -116,6 +115,5 @@ export function blockLine(b: ContentBlock, w: Widths): string {
 
 /** Raw argument JSON text, whitespace-collapsed, unquoted (it is already JSON). */
 export function argsPreview(args: string, max: number | undefined): string {
-  const flat = foldSpaces(args, true);
-  return oneLine(max === undefined ? flat : truncate(flat, max));
+  return oneLine(flatten(args, max));
 }

@@ -18,9 +18,10 @@ export interface LogSummary {
 export function summarize(log: CliLog): LogSummary {
   let turns = 0;
   let steps = 0;
-  for (const e of log.session.events) {
+  // By type: a loaded log's chunk runs are stepped over whole, never materialised.
+  for (const e of log.session.eventsOfType(['turn/start', 'step/start'])) {
     if (e.type === 'turn/start') turns++;
-    else if (e.type === 'step/start') steps++;
+    else steps++;
   }
   return {
     events: log.eventCount,

@@ -36,10 +36,26 @@ export function truncate(s: string, max: number): string {
   return `${s.slice(0, cut)}…`;
 }
 
+/**
+ * `s` with its whitespace runs folded to one space and trimmed (`foldSpaces`), then truncated to
+ * `max` (when given). A long text is folded only as far as the cut needs: the folded form of a
+ * prefix is a prefix of the whole's, so once a prefix gives `max + 2` characters (one more than
+ * a trailing space the whole's trim could drop), the cut is the same as the whole's.
+ */
+export function flatten(s: string, max: number | undefined): string {
+  if (max !== undefined) {
+    for (let n = 4 * max + 64; n < s.length; n *= 4) {
+      const head = foldSpaces(s.slice(0, n)).replace(/^ /, '');
+      if (head.length >= max + 2) return truncate(head, max);
+    }
+  }
+  const flat = foldSpaces(s, true);
+  return max === undefined ? flat : truncate(flat, max);
+}
+
 /** A quoted one-line preview (truncated unless `max` is undefined). */
 export function preview(s: string, max: number | undefined): string {
-  const flat = foldSpaces(s, true);
-  return `"${oneLine(max === undefined ? flat : truncate(flat, max))}"`;
+  return `"${oneLine(flatten(s, max))}"`;
 }
 
 /**

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { block, oneLine, preview, safeJson } from '../../src/cli/text.js';
-import { unsafeCharsModule } from '../../src/model/unsafe-chars.js';
+import { block, flatten, oneLine, preview, safeJson, truncate } from '../../src/cli/text.js';
+import { foldSpaces, unsafeCharsModule } from '../../src/model/unsafe-chars.js';
 import { repoRoot } from '../support/shared.js';
 import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
@@ -86,5 +86,43 @@ describe('the terminal and the page', () => {
     // Each of the table's characters on its own, and the ones review 2 found apart.
     for (const cp of EXPECTED_UNSAFE) expect(oneLine(String.fromCodePoint(cp)), cp.toString(16)).toBe(visible(String.fromCodePoint(cp)));
     for (const c of ['\ufeff', '\u2028', '\u2029', '\u000b', '\u000c', '\r']) expect(oneLine(`bash${c}`)).toBe(visible(`bash${c}`));
+  });
+});
+
+describe('flatten (previews collapse only what the cut needs)', () => {
+  /** The definition: fold the whole text's whitespace runs (foldSpaces, trimmed), then cut. */
+  const whole = (s: string, max: number | undefined): string => {
+    const flat = foldSpaces(s, true);
+    return max === undefined ? flat : truncate(flat, max);
+  };
+  // Whitespace-heavy text (long leading runs, runs across the prefix boundaries), surrogate pairs.
+  const piece = fc.oneof(
+    fc.constantFrom(' ', '\n', '\t\t', '\u3000', '\u00a0 ', '\r', '\ufeff ', ' '.repeat(300), '\n'.repeat(97)),
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom('😀', '\ud83d', 'ab😀'),
+  );
+  const text = fc.array(piece, { maxLength: 80 }).map((p) => p.join(''));
+
+  it('equals collapsing the whole text then cutting, for any text and width', () => {
+    fc.assert(
+      fc.property(text, fc.option(fc.integer({ min: 1, max: 120 }), { nil: undefined }), (s, max) => {
+        expect(flatten(s, max)).toBe(whole(s, max));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('holds at the prefix boundaries: a space run or a pair cut where the first prefix ends', () => {
+    for (const max of [1, 2, 10, 60]) {
+      const n = 4 * max + 64;
+      for (let at = n - 3; at <= n + 3; at++) {
+        for (const fill of [' ', 'x', '😀']) {
+          const s = `${'a'.repeat(Math.max(0, at - max))}${fill.repeat(max + 4)}${'b'.repeat(n)}`;
+          expect(flatten(s, max), `${max} ${at} ${fill}`).toBe(whole(s, max));
+          const spaced = `${' '.repeat(at)}${'c'.repeat(max + 1)}  `;
+          expect(flatten(spaced, max), `${max} ${at} spaced`).toBe(whole(spaced, max));
+        }
+      }
+    }
   });
 });

@@ -69,12 +69,14 @@ export function renderEntries(entries: readonly Entry[], out: Output): void {
 
 export function runShow(path: string, opts: ShowOptions, io: Io): number {
   const log = readLog(path);
-  const events = log.session.events;
-  let entries = buildTimeline(events, { widths: opts.full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount });
+  const session = log.session;
+  // Records, not events: a loaded log's chunk runs are counted whole, never materialised.
+  let entries = buildTimeline(session.records(), { widths: opts.full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount });
   if (opts.turn !== undefined) {
-    const range = turnRange(events, opts.turn);
+    const range = turnRange(session.eventsOfType(['turn/start', 'turn/end']), opts.turn, session.length - 1);
     if (!range) {
-      const turns = events.filter((e) => e.type === 'turn/start').length;
+      let turns = 0;
+      for (const _ of session.eventsOfType(['turn/start'])) turns++;
       throw new CliError(
         'TURN_NOT_FOUND',
         `--turn ${opts.turn}: ${turns === 0 ? 'the log has no turns' : `the log has turns 1…${turns}`}`,

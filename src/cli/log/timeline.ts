@@ -4,7 +4,7 @@
  * rendering so a later `dsh view` can draw the same entries differently. Every string in an
  * entry is already safe to print.
  */
-import { stringifyJson, type SessionEvent } from '../../session/index.js';
+import { isChunkRun, stringifyJson, type ChunkRunView, type SessionEvent } from '../../session/index.js';
 import type { StreamChunk } from '../../model/stream.js';
 import type { JsonValue } from '../../model/json.js';
 import type { ContentBlock } from '../../model/message.js';
@@ -49,37 +49,63 @@ const DELTA_NAMES: Readonly<Record<string, string | undefined>> = {
   'tool-call-delta': 'tool-call',
 };
 
-/** `reasoning ×46 deltas, tool-call ×13 deltas · 2 blocks · usage · finish tool-calls`. */
-export function summarizeChunks(chunks: readonly StreamChunk[]): string {
-  const deltas = new Map<string, number>();
-  let blocks = 0;
-  let usage = 0;
-  const finishes: string[] = [];
-  const other = new Map<string, number>();
-  for (const chunk of chunks) {
+/**
+ * Counts of one stream's chunks, fed one chunk at a time or a compact run at a time (a loaded
+ * log's runs are counted by their kind and length, never materialised as events).
+ */
+class ChunkTally {
+  readonly deltas = new Map<string, number>();
+  blocks = 0;
+  usage = 0;
+  readonly finishes: string[] = [];
+  readonly other = new Map<string, number>();
+  /** Chunks counted. */
+  n = 0;
+
+  add(chunk: StreamChunk): void {
+    this.n++;
     // Only `chunk.type` is validated on load; the rest is read defensively.
     const c = obj(chunk);
     const type = String(c.type);
     const name = DELTA_NAMES[type];
-    if (name !== undefined) deltas.set(name, (deltas.get(name) ?? 0) + 1);
-    else if (type === 'block-start') blocks++;
-    else if (type === 'block-end') continue;
-    else if (type === 'usage') usage++;
+    if (name !== undefined) this.deltas.set(name, (this.deltas.get(name) ?? 0) + 1);
+    else if (type === 'block-start') this.blocks++;
+    else if (type === 'block-end') return;
+    else if (type === 'usage') this.usage++;
     else if (type === 'finish') {
       const r = obj(c.reason);
-      finishes.push(r.kind === 'error' || r.kind === 'aborted' ? `finish ${str(r.kind)} ${failureOf(r.failure)}` : `finish ${str(r.kind)}`);
+      this.finishes.push(
+        r.kind === 'error' || r.kind === 'aborted' ? `finish ${str(r.kind)} ${failureOf(r.failure)}` : `finish ${str(r.kind)}`,
+      );
     } else {
       const t = oneLine(type);
-      other.set(t, (other.get(t) ?? 0) + 1);
+      this.other.set(t, (this.other.get(t) ?? 0) + 1);
     }
   }
-  const parts: string[] = [];
-  if (deltas.size > 0) parts.push([...deltas].map(([k, n]) => `${k} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`).join(', '));
-  if (blocks > 0) parts.push(plural(blocks, 'block'));
-  if (usage > 0) parts.push(usage === 1 ? 'usage' : `usage ×${usage}`);
-  for (const [t, n] of other) parts.push(n === 1 ? t : `${t} ×${n}`);
-  parts.push(...finishes);
-  return parts.join(' · ');
+
+  /** `length` deltas of one kind (a compact run: its members are all deltas of `kind`). */
+  addRun(kind: string, length: number): void {
+    this.n += length;
+    const name = DELTA_NAMES[kind]!;
+    this.deltas.set(name, (this.deltas.get(name) ?? 0) + length);
+  }
+
+  text(): string {
+    const parts: string[] = [];
+    if (this.deltas.size > 0) parts.push([...this.deltas].map(([k, n]) => `${k} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`).join(', '));
+    if (this.blocks > 0) parts.push(plural(this.blocks, 'block'));
+    if (this.usage > 0) parts.push(this.usage === 1 ? 'usage' : `usage ×${this.usage}`);
+    for (const [t, n] of this.other) parts.push(n === 1 ? t : `${t} ×${n}`);
+    parts.push(...this.finishes);
+    return parts.join(' · ');
+  }
+}
+
+/** `reasoning ×46 deltas, tool-call ×13 deltas · 2 blocks · usage · finish tool-calls`. */
+export function summarizeChunks(chunks: readonly StreamChunk[]): string {
+  const tally = new ChunkTally();
+  for (const chunk of chunks) tally.add(chunk);
+  return tally.text();
 }
 
 function obj(v: unknown): Record<string, unknown> {
@@ -113,37 +139,51 @@ function surfaceNote(e: SessionEvent): string {
   return op !== undefined && op !== 'append' ? ` (replaces #${op.start}${op.end !== op.start ? `–${op.end}` : ''})` : '';
 }
 
-export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOptions): Entry[] {
+/**
+ * The timeline of `records`: events, or (from `Session.records()`) compact chunk runs, which are
+ * counted whole, so a loaded million-chunk log is shown without an object per chunk.
+ */
+export function buildTimeline(records: Iterable<SessionEvent | ChunkRunView>, opts: TimelineOptions): Entry[] {
   const w = opts.widths;
   const out: Entry[] = [];
   const callNames = new Map<string, string>();
   let depth = 0;
-  let i = 0;
-  const push = (e: SessionEvent, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): void => {
+  const push = (e: { seq: number }, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): void => {
     const full: Entry = { seq: e.seq, depth: d, ...entry };
     if (e.seq >= opts.fileEventCount) full.repaired = true;
     out.push(full);
   };
-
-  while (i < events.length) {
-    const e = events[i]!;
-    if (e.type === 'assistant/chunk') {
-      let j = i;
-      const chunks: StreamChunk[] = [];
-      while (j < events.length && events[j]!.type === 'assistant/chunk') {
-        chunks.push((events[j] as SessionEvent<'assistant/chunk'>).data.chunk);
-        j++;
-      }
-      const last = events[j - 1]!.seq;
-      push(e, {
-        head: `stream: ${summarizeChunks(chunks)}  ${`[${plural(chunks.length, 'chunk')}${last > e.seq ? `, #${e.seq}–${last}` : ''}]`}`,
+  /** The stream chunks read since the last other event: first and last seq, and their counts. */
+  let stream: { first: number; last: number; tally: ChunkTally } | undefined;
+  const endStream = (): void => {
+    if (stream === undefined) return;
+    const { first, last, tally } = stream;
+    push(
+      { seq: first },
+      {
+        head: `stream: ${tally.text()}  ${`[${plural(tally.n, 'chunk')}${last > first ? `, #${first}–${last}` : ''}]`}`,
         tone: 'dim',
-        ...(last > e.seq ? { lastSeq: last } : {}),
-      });
-      i = j;
+        ...(last > first ? { lastSeq: last } : {}),
+      },
+    );
+    stream = undefined;
+  };
+
+  for (const r of records) {
+    if (isChunkRun(r)) {
+      stream ??= { first: r.seq0, last: r.seq0, tally: new ChunkTally() };
+      stream.tally.addRun(r.kind, r.length);
+      stream.last = r.seq0 + r.length - 1;
       continue;
     }
-    i++;
+    const e = r;
+    if (e.type === 'assistant/chunk') {
+      stream ??= { first: e.seq, last: e.seq, tally: new ChunkTally() };
+      stream.tally.add((e as SessionEvent<'assistant/chunk'>).data.chunk);
+      stream.last = e.seq;
+      continue;
+    }
+    endStream();
     switch (e.type) {
       case 'turn/start':
         push(e, { head: `turn ${e.data.turn}`, tone: 'strong' }, 0);
@@ -314,15 +354,20 @@ export function buildTimeline(events: readonly SessionEvent[], opts: TimelineOpt
       }
     }
   }
+  endStream();
   return out;
 }
 
-/** Seq range [start, end] of turn `n`, or undefined when the log has no such turn. */
-export function turnRange(events: readonly SessionEvent[], n: number): { start: number; end: number } | undefined {
+/**
+ * Seq range [start, end] of turn `n`, or undefined when the log has no such turn. `events` needs
+ * to hold only the turn boundaries (`Session.eventsOfType(['turn/start', 'turn/end'])`); `lastSeq`
+ * ends a turn left open.
+ */
+export function turnRange(events: Iterable<SessionEvent>, n: number, lastSeq: number): { start: number; end: number } | undefined {
   let start: number | undefined;
   for (const e of events) {
     if (e.type === 'turn/start' && e.data.turn === n) start = e.seq;
     else if (e.type === 'turn/end' && e.data.turn === n && start !== undefined) return { start, end: e.seq };
   }
-  return start === undefined ? undefined : { start, end: events.length - 1 };
+  return start === undefined ? undefined : { start, end: lastSeq };
 }
