@@ -5,6 +5,7 @@
  * here one directory at a time also avoids Node's recursive mkdir, which spins forever under a
  * pseudo-filesystem such as /proc.
  */
+import { createHash } from 'node:crypto';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fsyncDir } from '../store/durable.js';
@@ -83,4 +84,13 @@ export function checkSessionsRoot(root: string, env: NodeJS.ProcessEnv, opts: { 
 /** Where the search index lives: beside the sessions, under `$DSH_HOME/search`. */
 export function indexPath(env: NodeJS.ProcessEnv): string {
   return join(dirname(defaultRoot(env)), 'search', 'index.sqlite');
+}
+
+/**
+ * Where `dsh chat` keeps a workspace's prompt history: under `$DSH_HOME/chat-history`, one file
+ * per workspace (named by a digest of its path), never inside the workspace itself.
+ */
+export function chatHistoryPath(env: NodeJS.ProcessEnv, workspace: string): string {
+  const id = createHash('sha256').update(workspace).digest('hex').slice(0, 32);
+  return join(dirname(defaultRoot(env)), 'chat-history', `${id}.jsonl`);
 }

@@ -24,6 +24,8 @@ export interface RendererOptions {
   echoPrompts?: boolean;
   /** Who could have approved a refused call: `run` prints how to allow it next time. */
   approvalHints?: boolean;
+  /** Where the streamed answer goes instead of stdout (the chat screen lays it out as markdown). */
+  answer?: { text(delta: string): void; end(): void };
 }
 
 /** What one turn did, for summaries. */
@@ -116,6 +118,7 @@ export class LiveRenderer {
 
   /** End the streamed answer's line, if one is open. */
   endLine(): void {
+    if (this.opts.answer) return this.opts.answer.end();
     if (this.pendingHigh) this.writeText('');
     if (!this.midLine) return;
     this.io.out.write('\n');
@@ -124,6 +127,7 @@ export class LiveRenderer {
   }
 
   private writeText(text: string): void {
+    if (this.opts.answer) return this.opts.answer.text(text);
     let t = this.pendingHigh + text;
     this.pendingHigh = '';
     const last = t.charCodeAt(t.length - 1);

@@ -32,6 +32,8 @@ import { oneLine } from '../text.js';
 import { banner } from '../run.js';
 import { runCommand, type ChatControl } from './commands.js';
 import { runCompactCommand } from '../../compaction/command.js';
+import { AttachError, withAttachments } from '../../terminal/chat/attach.js';
+import { ChatTerminal } from './screen.js';
 
 export type ChatOptions = AgentFlags;
 
@@ -58,7 +60,22 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   if (opts.compact === false) s.coding.compaction = { auto: false };
   // Only a real process has a terminal to drive; in-process callers always get the line mode.
   const tty = stdin.isTTY === true && io.proc !== undefined;
-  const renderer = new LiveRenderer(io, { mode: 'stream' });
+  // On a terminal whose output is a terminal too, the chat is a full screen (src/terminal/chat);
+  // otherwise (a pipe, a redirected output) the line protocol below, unchanged.
+  const term =
+    tty && process.stdout.isTTY === true
+      ? new ChatTerminal(io, s.cwd, {
+          onSubmit: (text) => submit(text),
+          onInterrupt: () => interrupt(),
+          onEof: () => closeInput(),
+        })
+      : undefined;
+  const renderer = term
+    ? new LiveRenderer(term.io, {
+        mode: 'stream',
+        answer: { text: (d) => term.screen.answerDelta(d), end: () => term.screen.answerEnd() },
+      })
+    : new LiveRenderer(io, { mode: 'stream' });
   const llm = llmSection(s.config);
 
   // ---- /model: a request-time override, so the change is logged as a request/header change.
@@ -91,7 +108,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       rl.prompt();
     } else renderer.note(question.trimEnd(), 'yellow');
   };
-  const approve: ApprovalHandler = (req, signal) =>
+  const lineApprove: ApprovalHandler = (req, signal) =>
     new Promise<ApprovalOutcome>((resolve) => {
       if (inputClosed || signal.aborted) return resolve('cancelled');
       const entry = {
@@ -109,6 +126,12 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       if (req.reason) renderer.note(`  because ${oneLine(req.reason)}`, 'yellow');
       ask('allow once? [y/N] ');
     });
+  const approve: ApprovalHandler = term
+    ? (req, signal) => {
+        if (inputClosed || signal.aborted) return 'cancelled';
+        return term.approve(req, signal);
+      }
+    : lineApprove;
 
   // ---- the agent (replaced by /fork)
   let cur!: Current;
@@ -125,7 +148,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   };
   const running = (): boolean => cur.coding.agent.status === 'running';
   const showPrompt = (): void => {
-    if (tty && rl && exitCode === undefined && !pending) {
+    if (!term && tty && rl && exitCode === undefined && !pending) {
       rl.setPrompt('› ');
       rl.prompt();
     }
@@ -147,10 +170,11 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       { approve, plugins: [modelPlugin] },
     );
     const detach = renderer.attach(session);
+    const detachScreen = term?.attach(session);
     const offStatus = coding.agent.on('agent/status', ({ status }) => {
       if (status === 'idle') onIdle();
     });
-    return { coding, session, stored, path: stored?.location, release: () => (offStatus(), detach()) };
+    return { coding, session, stored, path: stored?.location, release: () => (offStatus(), detach(), detachScreen?.()) };
   };
   const stop = async (c: Current): Promise<void> => {
     c.release();
@@ -248,6 +272,22 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       return;
     }
     const agent = cur.coding.agent;
+    if (term) {
+      // On the screen: `@path` attaches a workspace file, and a steer shows as queued until its
+      // user/message is in the log.
+      let content: ReturnType<typeof withAttachments>['content'];
+      try {
+        content = withAttachments(line.replace(/^\s+|\s+$/g, ''), s.cwd).content;
+      } catch (e) {
+        if (e instanceof AttachError) return renderer.note(`${oneLine(e.message)} [${e.code}]`, 'yellow');
+        throw e;
+      }
+      if (agent.status === 'running') {
+        const m = agent.steer(content);
+        term.screen.queue(m.id, text);
+      } else agent.followup(content);
+      return;
+    }
     if (agent.status === 'running') {
       agent.steer(text);
       renderer.note('(steering: it enters at the next step)', 'dim');
@@ -256,6 +296,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
 
   const interrupt = (): void => {
     if (pending) pending.done('cancelled');
+    if (term?.screen.cancelQuestion()) return;
     if (compacting) {
       compacting.abort(new Error('cancelled by the user'));
       renderer.note('cancelling the compaction', 'yellow');
@@ -263,6 +304,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     }
     if (running()) {
       if (cancelling) {
+        term?.screen.stop();
         SessionStore.flushAllSync();
         io.out.flush();
         io.err.flush();
@@ -270,16 +312,31 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       }
       cancelling = true;
       cur.coding.agent.cancel({ kind: 'user' });
+      // A cancel clears the inbox: queued steers will not enter.
+      term?.screen.clearQueue();
       renderer.note('cancelling the turn (Ctrl-C again quits at once)', 'yellow');
       return;
     }
+    // Ctrl-C with a half-typed prompt clears it; on an empty prompt it leaves.
+    if (term && term.screen.editorText() !== '') return term.screen.clearEditor();
     finish(EXIT_OK);
   };
 
   const removers: (() => void)[] = [];
-  rl = createInterface({ input: stdin, terminal: tty, ...(tty ? { output: process.stdout } : {}) });
   let chain: Promise<void> = Promise.resolve();
-  rl.on('line', (line) => {
+  function submit(line: string): void {
+    chain = chain
+      .then(() => handleLine(line))
+      .catch((e: unknown) => renderer.note(`dsh: ${oneLine(e instanceof Error ? e.message : String(e))}`, 'red'));
+  }
+  function closeInput(): void {
+    inputClosed = true;
+    pending?.done('cancelled');
+    chain = chain.then(() => leaveWhenIdle(EXIT_OK));
+  }
+  if (term) term.screen.start();
+  else rl = createInterface({ input: stdin, terminal: tty, ...(tty ? { output: process.stdout } : {}) });
+  rl?.on('line', (line) => {
     if (pending) {
       // The answer to the question on screen, not a prompt: never queued behind other input.
       const yes = /^\s*(y|yes)\s*$/i.test(line);
@@ -287,16 +344,11 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       pending.done(yes ? 'allowed-once' : 'rejected');
       return;
     }
-    chain = chain
-      .then(() => handleLine(line))
-      .catch((e: unknown) => renderer.note(`dsh: ${oneLine(e instanceof Error ? e.message : String(e))}`, 'red'));
+    submit(line);
   });
-  rl.on('close', () => {
-    inputClosed = true;
-    pending?.done('cancelled');
-    chain = chain.then(() => leaveWhenIdle(EXIT_OK));
-  });
-  if (tty) rl.on('SIGINT', interrupt);
+  rl?.on('close', closeInput);
+  if (term) removers.push(() => term.screen.stop());
+  if (tty && !term) rl!.on('SIGINT', interrupt);
   else if (io.proc) removers.push(io.proc.onSignal('SIGINT', interrupt));
   if (io.proc) {
     removers.push(
@@ -310,7 +362,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   showPrompt();
 
   const code = await finished;
-  rl.close();
+  rl?.close();
   for (const r of removers) r();
   await chain.catch(() => undefined);
   try {
@@ -321,7 +373,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   }
   renderer.endLine();
   // Leaving from the prompt (Ctrl-C, Ctrl-D) leaves the cursor after it.
-  if (tty) {
+  if (tty && !term) {
     io.out.write('\n');
     io.out.flush();
   }

@@ -1,0 +1,214 @@
+/**
+ * `dsh chat` on a terminal: one pi-tui screen with differential rendering (only changed lines are
+ * written; a resize lays everything out again for the new width). Top to bottom: the transcript
+ * (what the session log recorded, and the chat's own notes), steers typed during a turn and not
+ * yet in the log ("queued"), the status line, then the editor, or the approval choice in its
+ * place while a call waits for one.
+ *
+ * The screen knows nothing of agents: the chat command feeds it events and text and answers its
+ * callbacks, so every model-visible input still goes through the agent's public API.
+ */
+import {
+  CombinedAutocompleteProvider,
+  type Component,
+  Editor,
+  matchesKey,
+  ProcessTerminal,
+  type SlashCommand,
+  type Terminal,
+  TUI,
+  truncateToWidth,
+} from '@mariozechner/pi-tui';
+import { ApprovalPrompt, type ApprovalChoice, type ApprovalQuestion } from './approval.js';
+import { Transcript, type AnswerRenderer } from './transcript.js';
+
+export interface ChatScreenOptions {
+  /** The workspace, for path completion. */
+  cwd: string;
+  commands: SlashCommand[];
+  /** Earlier prompts of this workspace, oldest first (↑ walks back through them). */
+  history: readonly string[];
+  onSubmit(text: string): void;
+  /** Ctrl-C: the command decides (cancel the turn, or leave). */
+  onInterrupt(): void;
+  /** Ctrl-D on an empty editor. */
+  onEof(): void;
+  /** The status line for a width (and a spinner frame). */
+  status(width: number, frame: number): string[];
+  terminal?: Terminal;
+  answer?: AnswerRenderer;
+}
+
+const dim = (s: string): string => `\x1b[2m${s}\x1b[22m`;
+
+/** Lines between the transcript and the editor: queued steers and the status line. */
+class Footer implements Component {
+  readonly queued = new Map<string, string>();
+  frame = 0;
+  constructor(private readonly status: (width: number, frame: number) => string[]) {}
+  invalidate(): void {}
+  render(width: number): string[] {
+    const out: string[] = [];
+    for (const text of this.queued.values()) {
+      out.push(dim(truncateToWidth(`queued: ${text.replace(/\s+/g, ' ')} (enters at the next step)`, Math.max(1, width))));
+    }
+    out.push(...this.status(width, this.frame));
+    return out;
+  }
+}
+
+export class ChatScreen {
+  readonly tui: TUI;
+  readonly transcript: Transcript;
+  private readonly editor: Editor;
+  private readonly footer: Footer;
+  private approval: ApprovalPrompt | undefined;
+  private spinner: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(opts: ChatScreenOptions) {
+    this.tui = new TUI(opts.terminal ?? new ProcessTerminal());
+    this.transcript = new Transcript(opts.answer);
+    this.footer = new Footer(opts.status);
+    const identity = (s: string): string => s;
+    this.editor = new Editor(this.tui, {
+      borderColor: dim,
+      selectList: { selectedPrefix: identity, selectedText: (s) => `\x1b[7m${s}\x1b[27m`, description: dim, scrollInfo: dim, noMatch: dim },
+    });
+    this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider(opts.commands, opts.cwd, null));
+    for (const h of opts.history) this.editor.addToHistory(h);
+    this.editor.onSubmit = (text) => {
+      if (text.trim() === '') return;
+      this.editor.addToHistory(text);
+      opts.onSubmit(text);
+    };
+    this.tui.addChild(this.transcript);
+    this.tui.addChild(this.footer);
+    this.tui.addChild(this.editor);
+    this.tui.setFocus(this.editor);
+    this.tui.addInputListener((data) => {
+      if (matchesKey(data, 'ctrl+c')) {
+        opts.onInterrupt();
+        return { consume: true };
+      }
+      if (matchesKey(data, 'ctrl+d') && !this.approval && this.editor.getText() === '') {
+        opts.onEof();
+        return { consume: true };
+      }
+      return undefined;
+    });
+  }
+
+  start(): void {
+    this.tui.start();
+  }
+
+  /** Restores the terminal; the transcript stays on screen above the shell's next prompt. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.busy(false);
+    this.tui.stop();
+  }
+
+  render(): void {
+    if (!this.stopped) this.tui.requestRender();
+  }
+
+  /** A line of the chat's own (notes, command output), ANSI styles allowed. */
+  line(text: string): void {
+    this.transcript.line(text);
+    this.render();
+  }
+
+  write(channel: 'out' | 'err', text: string): void {
+    this.transcript.write(channel, text);
+    this.render();
+  }
+
+  answerDelta(text: string): void {
+    this.transcript.answerDelta(text);
+    this.render();
+  }
+
+  answerEnd(): void {
+    this.transcript.answerEnd();
+    this.render();
+  }
+
+  queue(id: string, text: string): void {
+    this.footer.queued.set(id, text);
+    this.render();
+  }
+
+  /** The steer entered the log (or was dropped by a cancel): no longer queued. */
+  unqueue(id: string): boolean {
+    const had = this.footer.queued.delete(id);
+    if (had) this.render();
+    return had;
+  }
+
+  clearQueue(): void {
+    this.footer.queued.clear();
+    this.render();
+  }
+
+  editorText(): string {
+    return this.editor.getText();
+  }
+
+  clearEditor(): void {
+    this.editor.setText('');
+    this.render();
+  }
+
+  /** The spinner turns while a turn runs. */
+  busy(on: boolean): void {
+    if (on && !this.spinner) {
+      this.spinner = setInterval(() => {
+        this.footer.frame++;
+        this.render();
+      }, 120);
+      this.spinner.unref();
+    } else if (!on && this.spinner) {
+      clearInterval(this.spinner);
+      this.spinner = undefined;
+    }
+    this.render();
+  }
+
+  /** Shows the choice in place of the editor until it is made, or `signal` aborts (cancelled). */
+  ask(q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (c: ApprovalChoice): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (this.approval === prompt) {
+          this.tui.removeChild(prompt);
+          this.tui.addChild(this.editor);
+          this.tui.setFocus(this.editor);
+          this.approval = undefined;
+        }
+        this.render();
+        resolve(c);
+      };
+      const onAbort = (): void => settle({ outcome: 'cancelled' });
+      const prompt = new ApprovalPrompt(q, settle);
+      this.approval = prompt;
+      this.tui.removeChild(this.editor);
+      this.tui.addChild(prompt);
+      this.tui.setFocus(prompt);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.render();
+    });
+  }
+
+  /** Ctrl-C while a question is shown: cancel it. */
+  cancelQuestion(): boolean {
+    if (!this.approval) return false;
+    this.approval.handleInput('\x1b');
+    return true;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * `dsh chat` on a terminal: the real binary in a real pseudo-terminal (node-pty), its screen read
+ * through a headless xterm, against the gated provider on 127.0.0.1 (the network edge). What is
+ * checked is what the log recorded: one prompt for a multi-line paste, a steer queued then
+ * entered, each approval choice's decision events, a cancelled turn ending aborted.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chatStream } from '../support/faults.js';
+import { startGatedProvider, type GatedProvider, type GatedResponse } from './support/gated-provider.js';
+import { agentEnv, gitRepo, logEvents, storedLogs, tempDir, turnEnds } from './support/agent.js';
+import { spawnPtyDsh, type PtyDsh } from './support/pty.js';
+
+let provider: GatedProvider | undefined;
+let chat: PtyDsh | undefined;
+afterEach(async () => {
+  chat?.kill('SIGKILL');
+  chat = undefined;
+  await provider?.close();
+  provider = undefined;
+});
+
+const say = (parts: string[], holdAfter?: number): GatedResponse => ({
+  sse: chatStream({ text: parts }),
+  ...(holdAfter !== undefined ? { holdAfter } : {}),
+});
+const write = (id: string, file: string, content: string): GatedResponse => ({
+  sse: chatStream({ toolCalls: [{ id, name: 'write', args: [JSON.stringify({ file_path: file, content })] }] }),
+});
+const userTexts = (path: string): string[] =>
+  logEvents(path)
+    .filter((e) => e.type === 'user/message' && (e.data as { source: { kind: string } }).source.kind === 'user')
+    .map((e) => (e.data as { content: { type: string; text: string }[] }).content.map((b) => b.text).join('|'));
+
+async function open(script: GatedResponse[], extra: string[] = [], size?: { cols: number; rows: number }) {
+  provider = await startGatedProvider(script);
+  const home = tempDir();
+  const repo = gitRepo();
+  chat = spawnPtyDsh(['chat', ...extra, '--cwd', repo], agentEnv(provider.url, home), size);
+  await chat.waitFor(/type a prompt/);
+  return { p: provider, home, repo, c: chat };
+}
+const onlyLog = (home: string): string => {
+  const logs = storedLogs(home);
+  expect(logs).toHaveLength(1);
+  return logs[0]!;
+};
+
+describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
+  it('a bracketed paste of three lines is one prompt; Alt+Enter and a trailing \\ insert newlines', async () => {
+    const { p, home, c } = await open([say(['First answer.']), say(['Second answer.'])]);
+    c.write('\x1b[200~line one\rline two\rline three\x1b[201~');
+    c.write('\r');
+    await c.waitFor(/First answer\./);
+    c.write('alpha');
+    c.write('\x1b\r');
+    c.write('beta\\');
+    c.write('\r');
+    c.write('gamma\r');
+    await c.waitFor(/Second answer\./);
+    expect(p.requests).toHaveLength(2);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual(['line one\nline two\nline three', 'alpha\nbeta\ngamma']);
+  });
+
+  it('a line typed while a turn runs shows as queued, then enters the log at the next step', async () => {
+    const { p, home, c } = await open([say(['Working', ' on it.'], 2), say(['Done, steer noted.'])]);
+    c.write('first prompt\r');
+    await p.requested(0);
+    await c.waitFor(/Working/);
+    c.write('also mention the steer\r');
+    await c.waitFor(/queued: also mention the steer/);
+    p.release(0);
+    await c.waitFor(/Done, steer noted\./);
+    await c.waitFor(/turn 1 · 2 steps/);
+    expect(c.screen()).not.toMatch(/queued:/);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    const path = onlyLog(home);
+    expect(userTexts(path)).toEqual(['first prompt', 'also mention the steer']);
+    const events = logEvents(path);
+    const steer = events.find((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('mention the steer'))!;
+    const stepOf = events.filter((e) => e.type === 'step/start' && e.seq < steer.seq).at(-1)?.data;
+    expect(stepOf).toEqual({ turn: 1, step: 2 });
+    expect(JSON.stringify((p.requests[1]!.body as { messages: unknown[] }).messages.at(-1))).toContain('also mention the steer');
+  });
+
+  it('approvals: allow once, allow for this session (a recorded rule, not asked again), deny with a reason', async () => {
+    const { home, repo, c } = await open(
+      [
+        write('w1', 'notes.txt', 'one'),
+        say(['Wrote notes.']),
+        write('w2', 'other.txt', 'two'),
+        say(['Wrote other.']),
+        write('w3', 'other.txt', 'three'),
+        say(['Wrote other again.']),
+        write('w4', 'third.txt', 'four'),
+        say(['Did not write third.']),
+      ],
+      ['--ask', 'write(*)'],
+    );
+    c.write('write notes\r');
+    await c.waitFor(/approval needed: write/);
+    await c.waitFor(/allow for this session \(rule write\(notes\.txt\)\)/);
+    c.write('1');
+    await c.waitFor(/Wrote notes\./);
+    c.write('write other\r');
+    await c.waitFor(/allow for this session \(rule write\(other\.txt\)\)/);
+    c.write('2');
+    await c.waitFor(/Wrote other\./);
+    c.write('write other again\r');
+    await c.waitFor(/Wrote other again\./);
+    c.write('write third\r');
+    await c.waitFor(/allow for this session \(rule write\(third\.txt\)\)/);
+    c.write('3');
+    await c.waitFor(/reason for the model/);
+    c.write('keep it in notes.txt\r');
+    await c.waitFor(/Did not write third\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('one');
+    expect(readFileSync(join(repo, 'other.txt'), 'utf8')).toBe('three');
+    expect(existsSync(join(repo, 'third.txt'))).toBe(false);
+    const events = logEvents(onlyLog(home));
+    const asked = events.filter((e) => e.type === 'approval/asked').map((e) => (e.data as { id: string }).id);
+    expect(asked).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'approval/decided').map((e) => e.data)).toEqual([
+      { id: asked[0], outcome: 'allowed-once' },
+      { id: asked[1], outcome: 'allowed-once' },
+      { id: asked[2], outcome: 'rejected', reason: 'keep it in notes.txt' },
+    ]);
+    expect(events.filter((e) => e.type === 'approval/rule').map((e) => e.data)).toEqual([
+      { id: asked[1], rule: 'write(other.txt)', effect: 'allow', scope: 'session' },
+    ]);
+    const refused = events.filter((e) => e.type === 'tool/result').at(-1)!;
+    expect(JSON.stringify(refused.data)).toContain('The user said: keep it in notes.txt');
+  });
+
+  it('a resize (SIGWINCH) lays the screen out again for the new width', async () => {
+    const words = Array.from({ length: 24 }, (_, i) => `word${i}`);
+    const { c } = await open([say([words.join(' ')])], [], { cols: 100, rows: 30 });
+    c.write('talk\r');
+    await c.waitFor(/word23/);
+    const rowsOf = (lines: string[]): string[] => lines.filter((l) => /word\d/.test(l));
+    const wide = rowsOf(c.screen().split('\n'));
+    expect(wide.length).toBeLessThanOrEqual(2);
+    expect(
+      wide
+        .join(' ')
+        .split(/\s+/)
+        .filter((w) => /^word\d+$/.test(w)),
+    ).toEqual(words);
+    c.resize(40, 30);
+    // The terminal's own reflow splits words at column 40 ("word" / "6"); dsh's layout for the
+    // new width keeps every word whole. Wait for that layout to be on the screen.
+    const wordsOn = (rows: string[]): string[] =>
+      rows
+        .join(' ')
+        .split(/\s+/)
+        .filter((w) => w !== '');
+    const laidOut = (): boolean => {
+      const rows = rowsOf(c.screen().split('\n'));
+      return rows.length >= 4 && rows.every((l) => l.length <= 40) && JSON.stringify(wordsOn(rows)) === JSON.stringify(words);
+    };
+    const until = Date.now() + 20_000;
+    while (!laidOut() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const narrow = rowsOf(c.screen().split('\n'));
+    expect(narrow.length).toBeGreaterThanOrEqual(4);
+    expect(narrow.every((l) => l.length <= 40)).toBe(true);
+    expect(wordsOn(narrow)).toEqual(words);
+    // The status line and the editor's rule fit the new width too.
+    expect(
+      c
+        .screen()
+        .split('\n')
+        .every((l) => l.length <= 40),
+    ).toBe(true);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+  });
+
+  it('Ctrl-C cancels the running turn (it ends aborted); a second Ctrl-C at the idle prompt leaves', async () => {
+    const { p, home, c } = await open([say(['Starting', ' never finished'], 2)]);
+    c.write('long job\r');
+    await p.requested(0);
+    await c.waitFor(/Starting/);
+    c.write('\x03');
+    await c.waitFor(/cancelling the turn/);
+    await c.waitFor(/turn 1 · .*aborted/);
+    c.write('\x03');
+    expect(await c.done).toBe(0);
+    expect(turnEnds(logEvents(onlyLog(home))).map((e) => e.data.reason.kind)).toEqual(['aborted']);
+  });
+});
