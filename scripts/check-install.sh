@@ -14,8 +14,10 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 cd "$root"
 [[ -f dist/cli/main.js ]] || npm run build
 tgz=$(npm pack --ignore-scripts --silent --pack-destination "$tmp" | tail -n 1)
-tar tzf "$tmp/$tgz" | grep -qx 'package/dist/cli/main.js' || fail "the tarball has no dist/cli/main.js"
-if tar tzf "$tmp/$tgz" | grep -q '^package/\(test\|bench\|scripts\)/'; then fail "the tarball ships tests or benches"; fi
+# (The listing is read whole first: grep -q stopping early would fail the pipe under pipefail.)
+listing=$(tar tzf "$tmp/$tgz")
+grep -qx 'package/dist/cli/main.js' <<<"$listing" || fail "the tarball has no dist/cli/main.js"
+if grep -q '^package/\(test\|bench\|scripts\)/' <<<"$listing"; then fail "the tarball ships tests or benches"; fi
 
 prefix="$tmp/prefix"
 npm install -g --prefix "$prefix" "$tmp/$tgz" --no-audit --no-fund --prefer-offline --loglevel=error
@@ -28,7 +30,8 @@ cd "$tmp"
 export DSH_HOME="$tmp/home"
 want=$(node -p "require('$root/package.json').version")
 [[ $("$dsh" --version) == "$want" ]] || fail "dsh --version is not $want"
-"$dsh" log show "$pkg/examples/fix-typo.jsonl" | head -n 1 | grep -q '^session 5f0c1e2a' || fail "dsh log show of the shipped example"
+shown=$("$dsh" log show "$pkg/examples/fix-typo.jsonl")
+grep -q '^session 5f0c1e2a' <<<"$shown" || fail "dsh log show of the shipped example"
 "$dsh" log check -q "$pkg/examples/fix-typo.jsonl" || fail "dsh log check of the shipped example"
 "$dsh" completion bash | bash -n || fail "the bash completion script does not parse"
 # The viewer serves its page assets from the installed package.

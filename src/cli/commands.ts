@@ -11,6 +11,7 @@ import type { RunOptions } from './run.js';
 import type { ChatOptions } from './chat/index.js';
 import type { ReplayOptions } from './replay.js';
 import type { ListOptions } from './sessions.js';
+import type { LineageOptions } from './lineage.js';
 import type { ExportOptions as TransferExportOptions, ImportOptions } from './transfer.js';
 import type { ConfigShowOptions } from './config.js';
 import type { ViewOptions } from './view.js';
@@ -216,6 +217,15 @@ Examples:
     .action(async (opts: ListOptions) => {
       const { runSessionsList } = await import('./sessions.js');
       setExit(await runSessionsList(opts, io));
+    });
+  sessions
+    .command('lineage')
+    .description('the fork tree a session belongs to: its furthest stored ancestor and every fork below it')
+    .argument('<id>', 'a session id, or a unique prefix of at least 4 characters')
+    .option('--json', 'print one JSON document: {id, root, missingParent, sessions: [{id, parentSession, forkSeq, depth, …}]}')
+    .action(async (id: string, opts: LineageOptions) => {
+      const { runSessionsLineage } = await import('./lineage.js');
+      setExit(await runSessionsLineage(id, opts, io));
     });
   sessions
     .command('search')

@@ -80,6 +80,8 @@ export interface SessionSummary {
   turns: number | null;
   title: string | null;
   parentSession: string | null;
+  /** For a fork: the last seq of the parent it inherited (its header's seedLength - 1). */
+  forkSeq: number | null;
   lockedByPid: number | null;
 }
 
@@ -151,6 +153,7 @@ function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | nul
     turns: facts.turns,
     title: facts.title,
     parentSession: info.header.parentSession ?? null,
+    forkSeq: info.header.parentSession !== undefined && info.header.seedLength !== undefined ? info.header.seedLength - 1 : null,
     lockedByPid: info.lockedBy?.pid ?? null,
   };
 }
@@ -160,7 +163,7 @@ function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | nul
  * the log's ends only for new or changed logs), or from each PostgreSQL session's first and last
  * rows.
  */
-async function listRows(
+export async function listRows(
   store: Store,
   keep: (sessions: StoreSessionInfo[]) => StoreSessionInfo[],
 ): Promise<{ rows: SessionSummary[]; problems: StoreListing['problems'] }> {
@@ -181,7 +184,7 @@ async function listRows(
   return { rows, problems };
 }
 
-function humanTime(ms: number): string {
+export function humanTime(ms: number): string {
   return isoTime(ms)
     .replace('T', ' ')
     .replace(/:\d\d\.\d+Z$/, 'Z');
