@@ -1,0 +1,73 @@
+/**
+ * The chat screen's input helpers: `@path` attachments (the prompt's recorded content) and the
+ * per-workspace prompt history file.
+ */
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ATTACH_MAX_BYTES, AttachError, withAttachments } from '../../../src/terminal/chat/attach.js';
+import { HISTORY_KEEP, PromptHistory } from '../../../src/terminal/chat/history.js';
+
+const dir = (): string => mkdtempSync(join(tmpdir(), 'dsh-chat-input-'));
+
+describe('@path attachments', () => {
+  it('a prompt without a file mention stays the typed text; a word naming no file stays text', () => {
+    const ws = dir();
+    expect(withAttachments('hello @nobody, mail a@b.c', ws)).toEqual({ content: 'hello @nobody, mail a@b.c', files: [] });
+  });
+
+  it('each mentioned file follows the text once, in order of mention, as a text block', () => {
+    const ws = dir();
+    mkdirSync(join(ws, 'src'));
+    writeFileSync(join(ws, 'src', 'a.ts'), 'export const a = 1;\n');
+    writeFileSync(join(ws, 'notes.md'), 'no newline');
+    const r = withAttachments('compare @src/a.ts with @notes.md, then @src/a.ts again', ws);
+    expect(r.files).toEqual(['src/a.ts', 'notes.md']);
+    expect(r.content).toEqual([
+      { type: 'text', text: 'compare @src/a.ts with @notes.md, then @src/a.ts again' },
+      { type: 'text', text: '<attached file="src/a.ts">\nexport const a = 1;\n</attached>' },
+      { type: 'text', text: '<attached file="notes.md">\nno newline\n</attached>' },
+    ]);
+  });
+
+  it('refuses a file outside the workspace (also through a link), one too big, and one not UTF-8', () => {
+    const ws = dir();
+    const outside = dir();
+    writeFileSync(join(outside, 'secret.txt'), 'x');
+    symlinkSync(join(outside, 'secret.txt'), join(ws, 'link.txt'));
+    writeFileSync(join(ws, 'big.txt'), 'a'.repeat(ATTACH_MAX_BYTES + 1));
+    writeFileSync(join(ws, 'bin.dat'), Buffer.from([0xff, 0xfe, 0x00, 0x41]));
+    const code = (text: string): string => {
+      try {
+        withAttachments(text, ws);
+      } catch (e) {
+        if (e instanceof AttachError) return e.code;
+        throw e;
+      }
+      return 'none';
+    };
+    expect(code(`read @${join(outside, 'secret.txt')}`)).toBe('ATTACH_OUTSIDE_WORKSPACE');
+    expect(code('read @link.txt')).toBe('ATTACH_OUTSIDE_WORKSPACE');
+    expect(code('read @../' + outside.split('/').pop() + '/secret.txt')).toBe('ATTACH_OUTSIDE_WORKSPACE');
+    expect(code('read @big.txt')).toBe('ATTACH_TOO_LARGE');
+    expect(code('read @bin.dat')).toBe('ATTACH_NOT_TEXT');
+  });
+});
+
+describe('prompt history', () => {
+  it('keeps prompts (multi-line too) in order across instances, skips torn lines, keeps the last HISTORY_KEEP', () => {
+    const path = join(dir(), 'deep', 'h.jsonl');
+    expect(new PromptHistory(path).load()).toEqual([]);
+    const h = new PromptHistory(path);
+    h.add('first');
+    h.add('two\nlines');
+    writeFileSync(path, '{"torn\n', { flag: 'a' });
+    h.add('third');
+    expect(new PromptHistory(path).load()).toEqual(['first', 'two\nlines', 'third']);
+    for (let i = 0; i < HISTORY_KEEP + 5; i++) h.add(`p${i}`);
+    const all = new PromptHistory(path).load();
+    expect(all).toHaveLength(HISTORY_KEEP);
+    expect(all.at(-1)).toBe(`p${HISTORY_KEEP + 4}`);
+  });
+});
