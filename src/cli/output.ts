@@ -12,6 +12,8 @@ export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'mage
 export interface Sink {
   write(s: string): unknown;
   isTTY?: boolean;
+  /** A terminal's width, read at each use (it changes on resize). */
+  columns?: number;
 }
 
 export function colorWanted(stream: Sink, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -36,6 +38,12 @@ export class Output {
   ) {
     this.color = color ?? colorWanted(sink);
     this.tty = sink.isTTY === true;
+  }
+
+  /** Columns of the terminal written to (80 when it does not say). */
+  get columns(): number {
+    const c = this.sink.columns;
+    return typeof c === 'number' && c > 0 ? c : 80;
   }
 
   style(s: Style, text: string): string {

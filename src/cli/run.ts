@@ -65,6 +65,8 @@ export async function runRun(taskArgs: readonly string[], opts: RunOptions, io: 
   if (opts.compact === false) s.coding.compaction = { auto: false };
   const mode: RenderMode = opts.json ? 'json' : opts.quiet ? 'quiet' : 'stream';
   const renderer = new LiveRenderer(io, { mode, approvalHints: true });
+  // On a terminal, tool calls and reasoning are drawn by the terminal renderers; a pipe keeps the plain lines.
+  if (mode === 'stream' && io.err.tty) await renderer.enableRich();
   // A program reading --json learns which session it is watching before any event: the id to
   // pass to --resume or `dsh log`, and where the log is (null with --no-persist).
   if (mode === 'json')

@@ -7,6 +7,12 @@
  *
  * Modes: `stream` (the default), `json` (each committed event as one JSON line on stdout, for
  * scripts), `quiet` (only the final answer, at the end).
+ *
+ * On a terminal (`enableRich`, which `dsh run` calls when stderr is one) the stream mode draws tool
+ * calls and reasoning with the terminal renderers (`src/terminal/render`): a call is drawn when it
+ * starts and redrawn in place with its outcome when nothing was printed after it (edits as
+ * diffs, bash with its status and output tail, one line for reads and searches), reasoning
+ * collapses to one line when it ends. Into a pipe the output stays the plain lines below.
  */
 import type { SessionEvent, TurnEndReason } from '../../session/index.js';
 import type { Session } from '../../session/session.js';
@@ -15,6 +21,15 @@ import { addUsage, type TokenUsage } from '../../model/usage.js';
 import { argsPreview, formatFailure, formatTurnEnd, formatUsage } from '../format.js';
 import type { Io } from '../output.js';
 import { block, oneLine, plural, safeJson, truncate } from '../text.js';
+
+type ToolsModule = typeof import('../../terminal/render/tools.js');
+type ReasoningModule = typeof import('../../terminal/render/reasoning.js');
+
+/** The terminal renderers, loaded only for a terminal. */
+interface Rich {
+  tools: ToolsModule;
+  reasoning: ReasoningModule;
+}
 
 export type RenderMode = 'stream' | 'json' | 'quiet';
 
@@ -72,7 +87,12 @@ export class LiveRenderer {
   private midLine = false;
   /** A high surrogate that ended a delta, held until its pair arrives (never split on write). */
   private pendingHigh = '';
-  private readonly calls = new Map<string, { name: string; args: string; askedBecause?: string }>();
+  private readonly calls = new Map<string, { name: string; args: string; askedBecause?: string; event?: SessionEvent<'tool/call'> }>();
+  private rich: Rich | undefined;
+  /** What the last lines on stderr show, and how many they are, while nothing has been printed after them. */
+  private lastBlock: { key: string; lines: number } | undefined;
+  private reasoningText = '';
+  private reasoningStart: number | undefined;
   private readonly hinted = new Set<string>();
   private readonly listeners: ((e: SessionEvent) => void)[] = [];
 
@@ -80,6 +100,16 @@ export class LiveRenderer {
     private readonly io: Io,
     private readonly opts: RendererOptions,
   ) {}
+
+  /**
+   * Draw tool calls and reasoning with the terminal renderers (a terminal on stderr). Loaded
+   * here, not at start-up: a pipe never pays for them.
+   */
+  async enableRich(): Promise<void> {
+    if (this.opts.mode !== 'stream') return;
+    const [tools, reasoning] = await Promise.all([import('../../terminal/render/tools.js'), import('../../terminal/render/reasoning.js')]);
+    this.rich = { tools, reasoning };
+  }
 
   attach(session: Session): () => void {
     return session.subscribe((e) => this.onEvent(e));
@@ -107,6 +137,20 @@ export class LiveRenderer {
     if (this.io.out.tty && this.io.err.tty) this.endLine();
     this.io.err.line(style ? this.io.err.style(style, text) : text);
     this.io.err.flush();
+    this.lastBlock = undefined;
+  }
+
+  /**
+   * Painted lines on stderr, as the block `key`. When `key` is the block the last lines show (and
+   * nothing came after it), they are replaced in place: cursor up over them, clear to the end of
+   * the screen, draw the new ones.
+   */
+  private drawBlock(key: string, lines: readonly string[]): void {
+    if (this.io.out.tty && this.io.err.tty) this.endLine();
+    if (this.lastBlock?.key === key && this.lastBlock.lines > 0) this.io.err.write(`\x1b[${this.lastBlock.lines}A\x1b[J`);
+    for (const l of lines) this.io.err.line(l);
+    this.io.err.flush();
+    this.lastBlock = { key, lines: lines.length };
   }
 
   /** A line on stdout (the answer channel), after ending any line in progress. */
@@ -139,6 +183,7 @@ export class LiveRenderer {
     this.io.out.write(block(t));
     this.io.out.flush();
     this.midLine = !t.endsWith('\n');
+    this.lastBlock = undefined;
   }
 
   private onEvent(e: SessionEvent): void {
@@ -173,7 +218,7 @@ export class LiveRenderer {
         break;
       }
       case 'tool/call':
-        this.calls.set(e.data.callId, { name: e.data.name, args: e.data.arguments });
+        this.calls.set(e.data.callId, { name: e.data.name, args: e.data.arguments, event: e });
         break;
       case 'approval/asked': {
         const c = e.data.callId === undefined ? undefined : this.calls.get(e.data.callId);
@@ -189,6 +234,7 @@ export class LiveRenderer {
   }
 
   private show(e: SessionEvent): void {
+    if (this.rich && this.showRich(e, this.rich)) return;
     const err = this.io.err;
     switch (e.type) {
       case 'assistant/chunk': {
@@ -239,6 +285,48 @@ export class LiveRenderer {
         break;
       default:
         break;
+    }
+  }
+
+  /** The terminal renderers' form of an event; false when it has none (the plain form is shown). */
+  private showRich(e: SessionEvent, rich: Rich): boolean {
+    const opts = { width: this.io.err.columns, color: this.io.err.color };
+    switch (e.type) {
+      case 'assistant/chunk': {
+        const c = e.data.chunk;
+        if (c.type === 'block-start' && c.blockType === 'reasoning') {
+          this.reasoningText = '';
+          this.reasoningStart = e.time;
+          this.drawBlock('reasoning', rich.reasoning.renderReasoning({ text: '', live: true }, { ...opts, collapsed: true }));
+          return true;
+        }
+        if (c.type === 'reasoning-delta') {
+          this.reasoningText += c.text;
+          return true;
+        }
+        if (c.type === 'block-end' && c.block.type === 'reasoning') {
+          const durationMs = this.reasoningStart === undefined ? undefined : e.time - this.reasoningStart;
+          const lines = rich.reasoning.renderReasoning({ text: this.reasoningText, durationMs }, { ...opts, collapsed: true });
+          this.drawBlock('reasoning', lines);
+          this.lastBlock = undefined;
+          return true;
+        }
+        return false;
+      }
+      case 'tool/call': {
+        this.drawBlock(`call:${e.data.callId}`, rich.tools.renderTool(rich.tools.toolCallView(e), opts));
+        return true;
+      }
+      case 'tool/result': {
+        const id = e.data.message.content[0].toolCallId;
+        const call = this.calls.get(id)?.event;
+        if (!call) return false;
+        this.drawBlock(`call:${id}`, rich.tools.renderTool(rich.tools.toolCallView(call, e), opts));
+        this.lastBlock = undefined;
+        return true;
+      }
+      default:
+        return false;
     }
   }
 

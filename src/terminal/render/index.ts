@@ -6,6 +6,7 @@
  */
 export * from './style.js';
 export * from './width.js';
+export * from './units.js';
 export * from './status.js';
 export * from './highlight.js';
 export * from './markdown.js';

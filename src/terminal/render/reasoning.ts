@@ -5,7 +5,7 @@
  */
 import { paint, span, type RenderOptions, type SpanLine } from './style.js';
 import { clipSpans, graphemes, safeText, spansWidth, textWidth, wrapSpans } from './width.js';
-import { elapsed } from './status.js';
+import { elapsed } from './units.js';
 
 export interface ReasoningInput {
   text: string;

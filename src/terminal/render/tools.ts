@@ -19,7 +19,7 @@ import type { JsonValue } from '../../model/json.js';
 import { diffOf, editDiffs, type EditDiff } from '../../query/edit-diffs.js';
 import { paint, span, type RenderOptions, type Span, type SpanLine, type StyleName } from './style.js';
 import { clipSpans, safeText, spansWidth } from './width.js';
-import { elapsed } from './status.js';
+import { elapsed } from './units.js';
 
 /** One call as the renderers need it: the call, and its result once there is one. */
 export interface ToolCallView {

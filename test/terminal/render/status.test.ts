@@ -3,7 +3,8 @@
  * terminal; and the tracker's figures against the query layer's stats and the price table.
  */
 import { describe, expect, it } from 'vitest';
-import { compactCount, costText, elapsed, renderStatus, StatusTracker, type StatusInput } from '../../../src/terminal/render/status.js';
+import { costText, renderStatus, StatusTracker, type StatusInput } from '../../../src/terminal/render/status.js';
+import { compactCount, elapsed } from '../../../src/terminal/render/units.js';
 import { stripStyles } from '../../../src/terminal/render/style.js';
 import { textWidth } from '../../../src/terminal/render/width.js';
 import { PriceTable } from '../../../src/llm/pricing.js';
