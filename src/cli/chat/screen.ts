@@ -7,6 +7,7 @@ import type { SlashCommand } from '@mariozechner/pi-tui';
 import type { Session } from '../../session/session.js';
 import type { SessionEvent } from '../../session/index.js';
 import { ChatScreen } from '../../terminal/chat/screen.js';
+import { markdownAnswer } from '../../terminal/chat/transcript.js';
 import { PromptHistory } from '../../terminal/chat/history.js';
 import { renderStatus, StatusTracker } from '../../terminal/render/status.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../tools/pipeline.js';
@@ -58,8 +59,9 @@ export class ChatTerminal {
         const extra: { frame: number; sandbox?: string; approval?: string } = { frame };
         if (this.sandbox) extra.sandbox = this.sandbox;
         if (this.approval) extra.approval = this.approval;
-        return renderStatus(this.status.input(Date.now(), extra), { width, color: true });
+        return renderStatus(this.status.input(Date.now(), extra), { width, color: io.out.color });
       },
+      answer: markdownAnswer(io.out.color),
     });
     const sink = (channel: 'out' | 'err') => ({ write: (s: string) => this.screen.write(channel, s), isTTY: false });
     this.io = { ...io, out: new Output(sink('out'), true), err: new Output(sink('err'), true) };

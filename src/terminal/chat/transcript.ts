@@ -15,10 +15,13 @@ export interface AnswerLayout {
 }
 export type AnswerRenderer = (width: number) => AnswerLayout;
 
-export const markdownAnswer: AnswerRenderer = (width) => {
-  const s = new MarkdownStream({ width, color: true });
-  return { push: (d) => s.push(d), finish: () => s.finish(), lines: () => s.lines() };
-};
+/** Answers as streaming markdown; `color` false (NO_COLOR) keeps the layout without styles. */
+export const markdownAnswer =
+  (color = true): AnswerRenderer =>
+  (width) => {
+    const s = new MarkdownStream({ width, color });
+    return { push: (d) => s.push(d), finish: () => s.finish(), lines: () => s.lines() };
+  };
 
 interface Entry {
   lines(width: number): readonly string[];
@@ -63,7 +66,7 @@ export class Transcript implements Component {
   /** Text written without its line end yet, per channel (a LiveRenderer's streams). */
   private readonly partial = { out: '', err: '' };
 
-  constructor(private readonly layout: AnswerRenderer = markdownAnswer) {}
+  constructor(private readonly layout: AnswerRenderer = markdownAnswer()) {}
 
   /** One or more lines of text (ANSI styles allowed). */
   line(text: string): void {
