@@ -12,25 +12,10 @@ import { foldSpaces } from '../../model/unsafe-chars.js';
 import { SURFACE_EVENT_TYPES, type SessionEvent } from '../../session/index.js';
 import { toolResultCallId } from '../../session/trace.js';
 import { cap, str, type Text } from './text.js';
+import type { EndReason, Usage } from './views.js';
 
-export interface Usage {
-  /** Assistant messages that carried usage. */
-  messages: number;
-  /** Input tokens excluding cache reads and writes (the log's own, disjoint, kind). */
-  input: number;
-  cacheRead: number;
-  cacheWrite: number;
-  output: number;
-  /** Part of `output`. */
-  reasoning: number;
-}
-
-export interface EndReason {
-  kind: string;
-  /** Failure code, cancel cause, … */
-  detail?: string;
-  message?: Text;
-}
+// The view shapes live with the other views (the page's type check imports them); kept here by name too.
+export type { EndReason, Usage };
 
 export interface StepEntry {
   step: number;

@@ -2,10 +2,28 @@
  * The JSON the viewer's API sends (the page's only input). Every string from the log is in a
  * field the page renders as text; lengths are capped (`Text.total` tells what was left out).
  */
-import type { EndReason, Usage } from './log-index.js';
 import type { Text } from './text.js';
 
-export type { EndReason, Usage, Text };
+export type { Text };
+
+export interface Usage {
+  /** Assistant messages that carried usage. */
+  messages: number;
+  /** Input tokens excluding cache reads and writes (the log's own, disjoint, kind). */
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  /** Part of `output`. */
+  reasoning: number;
+}
+
+export interface EndReason {
+  kind: string;
+  /** Failure code, cancel cause, … */
+  detail?: string;
+  message?: Text;
+}
 
 export interface StepView {
   step: number;

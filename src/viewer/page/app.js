@@ -8,6 +8,7 @@ import { Inspector } from './inspect.js';
 import { ModelView } from './model.js';
 import { Timeline } from './timeline.js';
 import { VirtualList } from './vlist.js';
+/** @import { Row } from './types.js' */
 
 // Every id looked up below is in index.html.
 /** @type {(id: string) => HTMLElement} */
@@ -22,6 +23,7 @@ function showError(e) {
   s.append(h('span', null, (e?.code ? e.code + ': ' : '') + (e?.message ? e.message : String(e))));
 }
 
+/** @type {VirtualList<Row>} */
 const list = new VirtualList({
   scroller: $('timeline'),
   top: $('spacer-top'),
@@ -277,12 +279,12 @@ document.addEventListener('keydown', (e) => {
     case 'Enter':
     case 'ArrowRight':
     case 'l':
-      if (row && (row.kind === 'more' || (timeline.expandable(row) && !row.open))) timeline.toggle(i);
+      if (row && (row.kind === 'more' || (timeline.expandable(row) && !('open' in row && row.open)))) timeline.toggle(i);
       else move(1);
       break;
     case 'ArrowLeft':
     case 'h':
-      if (row && timeline.expandable(row) && row.open) timeline.toggle(i);
+      if (row && timeline.expandable(row) && 'open' in row && row.open) timeline.toggle(i);
       else if (row) {
         const p = timeline.parentIndex(i);
         if (p >= 0) timeline.select(p);

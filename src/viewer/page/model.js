@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { button, clear, h } from './dom.js';
 import { num, plural } from './format.js';
 import { blocks, sourceLabel } from './render.js';
+/** @import { HistoryView, MessageView } from './types.js' */
 
 const PAGE = 100;
 
@@ -22,6 +23,7 @@ export class ModelView {
     this.info = info;
     this.listEl = list;
     this.onError = onError;
+    /** @type {number | undefined} */
     this.seq = undefined;
     this.token = 0;
   }
@@ -30,12 +32,14 @@ export class ModelView {
     return !this.panel.hidden;
   }
 
+  /** @param {number | null | undefined} seq */
   async show(seq) {
     if (seq === undefined || seq === null) return;
     this.seq = seq;
     this.seqInput.value = String(seq);
     const token = ++this.token;
     try {
+      /** @type {HistoryView} */
       const r = await api('history', { seq, from: 0, limit: PAGE });
       if (token !== this.token) return;
       clear(this.info);
@@ -52,6 +56,7 @@ export class ModelView {
     }
   }
 
+  /** @param {HistoryView} r */
   append(r) {
     for (const m of r.messages) this.listEl.append(this.message(m));
     const shown = r.from + r.messages.length;
@@ -68,6 +73,7 @@ export class ModelView {
     }
   }
 
+  /** @param {MessageView} m */
   message(m) {
     const el = h(
       'div',

@@ -3,9 +3,16 @@
 // DOM through `h`/`txt` (text nodes) and `title` attributes (attribute text).
 import { button, clear, h, txt } from './dom.js';
 import { duration, messageUsage, num, plural, short, usageParts, usageTitle } from './format.js';
+/** @import { BlockView, EndReason, Item, Kid, OutsideView, SourceView, StepView, StreamView, Text, TurnView, Usage } from './types.js' */
+/** @typedef {(() => void) | null | undefined} OnFull asks for a cut text in full; none where it cannot be had */
 
+/** @type {Record<string, string>} */
 const END_TONE = { completed: 'ok', error: 'error', interrupted: 'error', aborted: 'warn', blocked: 'warn', 'max-tokens': 'warn' };
 
+/**
+ * @param {number} a
+ * @param {number | undefined} b
+ */
 function seqRange(a, b) {
   return b !== undefined && b !== a ? '#' + a + '–' + b : '#' + a;
 }
@@ -14,6 +21,7 @@ function seqRange(a, b) {
  * A block taller than its box (pre is capped at 22em and scrolls) says so: a note under it with
  * how much is hidden and a button that shows it all. Run once a row is in the page (only then can
  * heights be read).
+ * @param {HTMLElement} el
  */
 export function markClipped(el) {
   for (const pre of el.querySelectorAll('pre')) {
@@ -31,19 +39,33 @@ export function markClipped(el) {
   }
 }
 
+/**
+ * @param {boolean | undefined} open
+ */
 function twisty(open) {
   return h('span', 'twisty', open ? '▾' : '▸');
 }
 
+/**
+ * @param {string} text
+ * @param {string | null | undefined} tone
+ */
 function badge(text, tone) {
   return h('span', 'badge ' + (tone || ''), text);
 }
 
+/**
+ * @param {EndReason | undefined} reason
+ * @param {boolean} [open]
+ */
 export function endBadge(reason, open) {
   if (!reason) return badge(open ? 'open' : 'no end', 'live');
   return badge(reason.kind + (reason.detail ? ' ' + reason.detail : ''), END_TONE[reason.kind] || 'warn');
 }
 
+/**
+ * @param {Usage | undefined} u
+ */
 function usage(u) {
   if (!u?.messages) return null;
   const s = h('span', 'usage', usageParts(u));
@@ -55,7 +77,12 @@ function usage(u) {
 // one long unbroken word), so a long text is shown a window at a time.
 const WINDOW = 65536;
 
-/** A possibly cut string: its text, and what was left out with a way to get it all. */
+/**
+ * A possibly cut string: its text, and what was left out with a way to get it all.
+ * @param {Text} t
+ * @param {string} cls
+ * @param {OnFull} onFull
+ */
 function textBlock(t, cls, onFull) {
   const wrap = h('div', 'text-wrap');
   const pre = h('pre', cls || 'text');
@@ -92,10 +119,20 @@ function textBlock(t, cls, onFull) {
   return wrap;
 }
 
+/**
+ * @param {BlockView[]} list
+ * @param {OnFull} onFull
+ * @returns {HTMLElement[]}
+ */
 export function blocks(list, onFull) {
   return list.map((b) => block(b, onFull));
 }
 
+/**
+ * @param {BlockView} b
+ * @param {OnFull} onFull
+ * @returns {HTMLElement}
+ */
 function block(b, onFull) {
   switch (b.type) {
     case 'text':
@@ -128,6 +165,9 @@ function block(b, onFull) {
   }
 }
 
+/**
+ * @param {SourceView} s
+ */
 function sourceLabel(s) {
   if (s.kind === 'user') return 'user';
   if (s.kind === 'plugin') return 'plugin ' + (s.name ?? '?') + (s.form ? ' · ' + s.form : '');
@@ -138,6 +178,9 @@ function sourceLabel(s) {
 
 export { sourceLabel };
 
+/**
+ * @param {StreamView} s
+ */
 function streamLine(s) {
   const parts = [];
   const d = Object.entries(s.deltas).map(([k, n]) => k + ' ×' + num(n));
@@ -149,6 +192,10 @@ function streamLine(s) {
   return 'stream: ' + parts.join(' · ') + '  [' + plural(s.chunks, 'chunk') + ', ' + seqRange(s.first, s.last) + ']';
 }
 
+/**
+ * @param {string} label
+ * @param {Kid[]} rest
+ */
 function head(label, ...rest) {
   return h('div', 'line', h('span', 'label', label), ' ', ...rest);
 }
@@ -156,9 +203,15 @@ function head(label, ...rest) {
 // Class names never come from the log: a status outside this set gets a neutral class.
 const TODO_STATES = new Set(['pending', 'in_progress', 'completed']);
 
+/** @type {Record<string, string | null>} */
 const ITEM_TONE = { retry: 'warn', 'retry-started': 'warn', 'turn-end': null };
 
-/** The body of an item row (without the seq gutter). */
+/**
+ * The body of an item row (without the seq gutter).
+ * @param {Item} item
+ * @param {OnFull} onFull
+ * @returns {Kid[]}
+ */
 export function itemBody(item, onFull) {
   switch (item.kind) {
     case 'user':
@@ -170,6 +223,7 @@ export function itemBody(item, onFull) {
       const flags = [];
       if (item.interrupted) flags.push(badge('interrupted', 'warn'));
       if (item.empty) flags.push(badge('empty: not in history', 'dim'));
+      /** @type {Kid[]} */
       const out = [
         head(
           'assistant',
@@ -330,16 +384,23 @@ export function itemBody(item, onFull) {
         ),
       ];
     default:
-      return [h('div', 'line dim', item.kind)];
+      // A kind this page does not know (a newer server): shown by name.
+      return [h('div', 'line dim', /** @type {{ kind: string }} */ (item).kind)];
   }
 }
 
+/**
+ * @param {Item} item
+ */
 function replaced(item) {
   return item.replaces
     ? badge('replaces #' + item.replaces[0] + (item.replaces[1] !== item.replaces[0] ? '–' + item.replaces[1] : ''), 'warn')
     : null;
 }
 
+/**
+ * @param {Item} item
+ */
 export function itemTone(item) {
   if (item.kind === 'turn-end') return END_TONE[item.reason.kind] || 'warn';
   if (item.kind === 'tool') return item.result && item.result.status === 'error' ? 'error' : null;
@@ -349,6 +410,10 @@ export function itemTone(item) {
   return ITEM_TONE[item.kind] ?? null;
 }
 
+/**
+ * @param {TurnView} t
+ * @param {boolean} open
+ */
 export function turnHead(t, open) {
   const facts = [plural(t.steps, 'step')];
   if (t.toolCalls) facts.push(plural(t.toolCalls, 'tool call') + (t.toolErrors ? ' (' + t.toolErrors + ' failed)' : ''));
@@ -365,6 +430,10 @@ export function turnHead(t, open) {
   ];
 }
 
+/**
+ * @param {StepView} s
+ * @param {boolean} open
+ */
 export function stepHead(s, open) {
   const facts = [];
   if (s.toolCalls) facts.push(plural(s.toolCalls, 'tool call') + (s.toolErrors ? ' (' + s.toolErrors + ' failed)' : ''));
@@ -385,6 +454,10 @@ export function stepHead(s, open) {
   ];
 }
 
+/**
+ * @param {OutsideView} o
+ * @param {boolean} open
+ */
 export function outsideHead(o, open) {
   return [twisty(open), h('span', 'step-name', plural(o.events, 'event') + ' outside turns'), h('span', 'seqs', seqRange(o.start, o.end))];
 }

@@ -8,6 +8,9 @@
 
 const OVERSCAN = 600;
 
+/** @typedef {{ key: string, ver?: number }} ListRow a row of the list: found and measured by its key, drawn again when its ver changes */
+
+/** @template {ListRow} R */
 export class VirtualList {
   /**
    * @param {object} o
@@ -15,8 +18,8 @@ export class VirtualList {
    * @param {HTMLElement} o.top spacer before the rows
    * @param {HTMLElement} o.rows container of the drawn rows
    * @param {HTMLElement} o.bottom spacer after the rows
-   * @param {(row: object) => HTMLElement} o.render draws one row
-   * @param {(row: object) => number} o.estimate height guess for a row never drawn
+   * @param {(row: R) => HTMLElement} o.render draws one row
+   * @param {(row: R) => number} o.estimate height guess for a row never drawn
    * @param {(first: number, last: number) => void} [o.onWindow] the drawn range, after each draw
    */
   constructor(o) {
@@ -29,6 +32,7 @@ export class VirtualList {
     this.onWindow = o.onWindow ?? (() => {});
     /** @type {((el: HTMLElement) => void) | undefined} set by the owner: called with each row drawn */
     this.onDrawn = undefined;
+    /** @type {R[]} */
     this.rows = [];
     this.h = new Float64Array(0);
     this.tree = new Float64Array(1);
@@ -50,23 +54,34 @@ export class VirtualList {
     return this.rows.length;
   }
 
+  /** @param {R[]} rows */
   setRows(rows) {
     this.rows = rows;
     this.rebuild();
   }
 
-  /** Replace `remove` rows at `at` with `add` (an array). */
+  /**
+   * Replace `remove` rows at `at` with `add`.
+   * @param {number} at
+   * @param {number} remove
+   * @param {R[]} add
+   */
   splice(at, remove, add) {
     this.rows = this.rows.slice(0, at).concat(add, this.rows.slice(at + remove));
     this.rebuild();
   }
 
-  /** Row `i`'s data changed (bump `row.ver` first): it is drawn again. */
+  /**
+   * Row `i`'s data changed (bump `row.ver` first): it is drawn again.
+   * @param {number} i
+   * @param {R} row
+   */
   update(i, row) {
     this.rows[i] = row;
     this.schedule();
   }
 
+  /** @param {string} key */
   indexOfKey(key) {
     for (let i = 0; i < this.rows.length; i++) if (this.rows[i].key === key) return i;
     return -1;
@@ -92,19 +107,29 @@ export class VirtualList {
     this.schedule();
   }
 
-  /** Sum of the heights of rows 0 … i−1. */
+  /**
+   * Sum of the heights of rows 0 … i−1.
+   * @param {number} i
+   */
   offset(i) {
     let s = 0;
     for (let j = i; j > 0; j -= j & -j) s += this.tree[j];
     return s;
   }
 
+  /**
+   * @param {number} i
+   * @param {number} delta
+   */
   grow(i, delta) {
     for (let j = i + 1; j < this.tree.length; j += j & -j) this.tree[j] += delta;
     this.total += delta;
   }
 
-  /** The row at vertical position y. */
+  /**
+   * The row at vertical position y.
+   * @param {number} y
+   */
   indexAt(y) {
     const n = this.rows.length;
     if (n === 0) return 0;
@@ -231,12 +256,16 @@ export class VirtualList {
     this.draw();
   }
 
+  /** @param {string | undefined} key */
   select(key) {
     this.selectedKey = key;
     for (const [k, d] of this.drawn) d.el.classList.toggle('selected', k === key);
   }
 
-  /** Scroll so row i is in view (with some margin), then draw. */
+  /**
+   * Scroll so row i is in view (with some margin), then draw.
+   * @param {number} i
+   */
   reveal(i, center = false) {
     if (i < 0 || i >= this.rows.length) return;
     const top = this.offset(i);
@@ -253,6 +282,7 @@ export class VirtualList {
     this.draw();
   }
 
+  /** @param {number} i */
   element(i) {
     const row = this.rows[i];
     return row ? this.drawn.get(row.key)?.el : undefined;
