@@ -132,6 +132,43 @@ describe('the pre-check never hides a lossy number', () => {
   });
 });
 
+// Places the loader handles apart from the freeze walk of an event (the envelope, chunk lines it
+// keeps as compact runs, packed rows): a faster check there must still refuse each of these.
+describe('lossy numbers in the envelope, in chunk lines kept as runs and in packed rows', () => {
+  const turn = '{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}';
+  const step = '{"type":"step/start","seq":1,"time":1,"data":{"turn":1,"step":1}}';
+  const chunk = (seq: number, index: string) =>
+    `{"type":"assistant/chunk","seq":${seq},"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":${index},"text":"a"}}}`;
+  const row = (seq0: string, turnTok: string, index: string, dt: string) =>
+    `{"type":"text-chunks","seq0":${seq0},"time0":1,"data":{"turn":${turnTok},"step":1,"index":${index},"dt":[${dt},1],` +
+    '"texts":["a","b","c"]}}';
+  // [where, token, log, line, seq, path]
+  const cases: [string, string, string, number, number, string][] = [];
+  for (const tok of ['-0', '1e400', '1e-400', '1.23456789e-320', '1.00000000000000001']) {
+    cases.push(['an event time', tok, file(`{"type":"turn/start","seq":0,"time":${tok},"data":{"turn":1}}`), 2, 0, '$.time']);
+    // three chunk lines of one block: a run the loader keeps compact, its members never walked
+    cases.push(['a chunk index', tok, file(turn, step, chunk(2, tok), chunk(3, tok), chunk(4, tok)), 4, 2, '$.data.chunk.index']);
+  }
+  for (const tok of ['1e400', '1e-400', '1.23456789e-320', '1.00000000000000001'])
+    cases.push(['a row index', tok, file(turn, step, row('2', '1', tok, '1')), 4, 2, '$.data.index']);
+  for (const tok of ['1e400', '-1e400']) cases.push(['a row turn', tok, file(turn, step, row('2', tok, '0', '1')), 4, 2, '$.data.turn']);
+  cases.push(['a row seq0', '-0', file(row('-0', '1', '0', '1')), 2, 0, '$.seq0']);
+  cases.push(['a row gap', '1E-0400', file(turn, step, row('2', '1', '1', '1E-0400')), 4, 2, '$.data.dt[0]']);
+  it.each(cases)('%s of %s is refused with its line, seq and path', (_where, _tok, log, line, seq, path) => {
+    const e = refusal(log);
+    expect(e.code, e.message).toBe('NON_JSON');
+    expect(e.details).toMatchObject({ file: 'f.jsonl', line, seq, path, rule: 'lossless-json' });
+    expect(e.message).toContain(`f.jsonl:line ${line}:`);
+    expect(e.message).not.toMatch(/^seed /);
+  });
+  it('the same numbers spelled exactly load (0, 1e-300, 1e300, 5e-324 as written by a double)', () => {
+    for (const tok of ['0', '0.0', '0e-400', '1e-300', '1e300', '5e-324']) {
+      const l = loadJsonl(file(user(0, `[{"type":"text","text":"x","n":${tok}}]`)));
+      expect(l.session.length, tok).toBe(2);
+    }
+  });
+});
+
 describe('chunk contents are validated at load as at append', () => {
   const chunkLog = (chunk: string) =>
     file(
