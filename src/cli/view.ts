@@ -13,6 +13,8 @@ import { oneLine } from './text.js';
 import { checkLogFile, detectFile, readLog, STDIN } from './read-log.js';
 import { splitSessionKey } from '../import/index.js';
 import { existsSync } from 'node:fs';
+import { storeChoice } from './store.js';
+import { indexPath } from './home.js';
 
 export interface ViewOptions {
   port?: number;
@@ -58,6 +60,7 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
   try {
     viewer = await startViewer({
       source,
+      ...(await sessionsFor(io.env)),
       ...(opts.host !== undefined ? { host: opts.host } : {}),
       ...(opts.port !== undefined ? { port: opts.port } : {}),
     });
@@ -99,4 +102,10 @@ export function waitForSignal(): Promise<void> {
     process.on('SIGINT', done);
     process.on('SIGTERM', done);
   });
+}
+
+/** The page searches across sessions in the JSONL store (`api/sessions-search`); not on PostgreSQL. */
+async function sessionsFor(env: NodeJS.ProcessEnv): Promise<{ sessions?: { root: string; index: string } }> {
+  const choice = await storeChoice(env);
+  return choice.kind === 'jsonl' ? { sessions: { root: choice.root, index: indexPath(env) } } : {};
 }

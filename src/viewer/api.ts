@@ -12,6 +12,14 @@ import { search } from './model/search.js';
 import { segmentView, stepView, turnParts } from './model/segments.js';
 import { cap, printJson } from './model/text.js';
 import type { LogSource } from './source/source.js';
+import { search as searchSessions } from '../search/search.js';
+import type { SearchHit } from '../search/search.js';
+
+/** Where search across sessions looks: the JSONL store's root and its search index. */
+export interface SessionsSearch {
+  root: string;
+  index: string;
+}
 
 const MAX_PAGE = 1000;
 const MAX_QUERY = 500;
@@ -38,6 +46,7 @@ export class ViewerApi {
   constructor(
     private readonly src: LogSource,
     private readonly index: LogIndex,
+    private readonly sessions?: SessionsSearch,
   ) {
     this.history = new HistoryCache(src, index);
   }
@@ -121,9 +130,43 @@ export class ViewerApi {
         return provenanceView(this.src, this.seqParam(params));
       case 'stats':
         return statsView(this.src);
+      case 'sessions-search':
+        return this.sessionsSearch(params);
       default:
         throw new ViewerError('NOT_FOUND', 'no such API route');
     }
+  }
+
+  /**
+   * Full text across the store's sessions (src/search, the same as `dsh sessions search`). A hit
+   * in the session shown is marked `here` (the page jumps to it); the others name their session.
+   */
+  private sessionsSearch(params: URLSearchParams): unknown {
+    const q = params.get('q') ?? '';
+    if (q.length === 0 || q.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `q must be 1 to ${MAX_QUERY} characters`);
+    if (!this.sessions) throw new ViewerError('NOT_FOUND', 'search across sessions needs the session store (dsh view of a stored session)');
+    let r;
+    try {
+      r = searchSessions(q, { ...this.sessions, limit: Math.min(100, limitOf(params, 30)) });
+    } catch (e) {
+      if ((e as { code?: unknown }).code === 'BAD_QUERY') throw new ViewerError('BAD_REQUEST', (e as Error).message, { cause: e });
+      throw e;
+    }
+    const id = String(this.src.header.id);
+    const here = (h: SearchHit): boolean => h.format === 'dsh' && h.session === id && h.seq < this.index.length;
+    return {
+      q,
+      order: r.order,
+      hits: r.hits.map((h) => ({
+        session: h.session.slice(0, 500),
+        here: here(h),
+        turn: h.turn,
+        seq: h.seq,
+        kind: h.kind,
+        snippet: h.snippet,
+        ...(h.match ? { match: h.match } : {}),
+      })),
+    };
   }
 
   session(): unknown {

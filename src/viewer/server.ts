@@ -17,7 +17,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { ViewerApi } from './api.js';
+import { ViewerApi, type SessionsSearch } from './api.js';
 import { loadAssets, type Asset } from './assets.js';
 import { ViewerError, describeError } from './errors.js';
 import { LogIndex } from './model/log-index.js';
@@ -36,6 +36,11 @@ export interface ViewerOptions {
   pollMs?: number;
   /** Plugin event types this reader owns, besides the built-in vocabulary. */
   knownTypes?: ReadonlySet<string>;
+  /**
+   * Search across sessions from the page (`api/sessions-search`): the JSONL store's root and the
+   * search index (src/search). Without it the route answers that there is nothing to search.
+   */
+  sessions?: SessionsSearch;
 }
 
 export interface Viewer {
@@ -90,7 +95,7 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
 async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, opts: ViewerOptions): Promise<Viewer> {
   const index = new LogIndex();
   for (const e of src.since(0)) index.add(e);
-  const api = new ViewerApi(src, index);
+  const api = new ViewerApi(src, index, opts.sessions);
   const token = randomBytes(32).toString('base64url');
   const tokenBytes = Buffer.from(token);
   const streams = new Set<ServerResponse>();

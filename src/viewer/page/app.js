@@ -224,6 +224,11 @@ $('jump-form').addEventListener('submit', async (e) => {
 });
 
 $('stats-toggle').addEventListener('click', () => void inspector.showStats());
+$('sessions-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const q = input('sessions-q').value.trim();
+  if (q) void inspector.showSessions(q);
+});
 $('rows').addEventListener('click', (e) => {
   const target = /** @type {Element} */ (e.target);
   const rowEl = /** @type {HTMLElement | null} */ (target.closest('.row'));

@@ -71,6 +71,48 @@ export class Inspector {
     return this.open('provenance', 'Provenance of seq ' + seq, 'provenance', { seq }, (b) => this.provenanceBody(b));
   }
 
+  /**
+   * Full text across the stored sessions (api/sessions-search). A hit in this session is a link
+   * to its row; one in another session names the command that opens it there.
+   * @param {string} q
+   */
+  showSessions(q) {
+    return this.open('sessions', 'Sessions matching ' + q, 'sessions-search', { q }, (b) => this.sessionsBody(b));
+  }
+
+  /** @param {any} b */
+  sessionsBody(b) {
+    if (!b.hits.length) return h('div', 'dim', 'no match in the stored sessions');
+    /** @type {Kid[]} */
+    const out = [];
+    if (b.order !== 'rank')
+      out.push(
+        h(
+          'div',
+          'dim',
+          b.order === 'rank-newest' ? 'over 5,000 texts match: the best of the newest 5,000' : 'over 5,000 texts match: newest first',
+        ),
+      );
+    for (const hit of b.hits) {
+      const where = (hit.turn !== null ? 'turn ' + hit.turn : 'no turn') + ' · ' + hit.kind;
+      const m = hit.match;
+      const snippet = m
+        ? [hit.snippet.slice(0, m[0]), h('mark', null, hit.snippet.slice(m[0], m[1])), hit.snippet.slice(m[1])]
+        : [hit.snippet];
+      const head = hit.here
+        ? [this.seqLink(hit.seq), ' ', h('span', 'dim', 'this session · ' + where)]
+        : [
+            h('span', 'mono', hit.session),
+            h('span', 'dim', ' · ' + where + ' · open with '),
+            h('code', null, 'dsh view ' + hit.session + ' --seq ' + hit.seq),
+          ];
+      const row = h('div', 'hit' + (hit.here ? ' here' : ''), h('div', 'line', head), h('div', 'snippet', snippet));
+      row.dataset.seq = String(hit.seq);
+      out.push(row);
+    }
+    return out;
+  }
+
   showStats() {
     return this.open('stats', 'Session statistics', 'stats', {}, (b) => statsBody(b, (seq) => this.seqLink(seq)));
   }

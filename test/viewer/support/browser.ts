@@ -84,3 +84,17 @@ export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
 }
+
+/** A browser with one page open on the viewer, its errors and dialogs collected (dialogs dismissed). */
+export async function viewerPage(url: string): Promise<{ browser: Browser; page: Page; errors: string[]; dialogs: string[] }> {
+  const browser = await launchBrowser();
+  const page = await browser.context.newPage();
+  const errors = watchErrors(page);
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await openViewer(page, url);
+  return { browser, page, errors, dialogs };
+}
