@@ -75,7 +75,7 @@ export function prepareText(text: string, oracle: OracleFile, fill: readonly str
 export function ourVerdict(text: string, file: string): Verdict {
   try {
     const loaded = loadJsonl(text, { file, placeholders: 'warn' });
-    return { ok: true, messages: loaded.session.deriveMessages() };
+    return { ok: true, messages: loaded.session.deriveMessages().toArray() };
   } catch (e) {
     return { ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
   }

@@ -356,7 +356,7 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
     // Derive, re-encode, reload: the same events.
     let messages: readonly unknown[];
     try {
-      messages = loaded.session.deriveMessages();
+      messages = loaded.session.deriveMessages().toArray();
     } catch (e) {
       return { accepted: true, problem: `deriveMessages threw: ${describeThrown(e)}` };
     }
@@ -367,7 +367,7 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
       return { accepted: true, problem: `the re-encoded log does not load: ${describeThrown(e)}` };
     }
     if (!deepEqual(again.session.events, loaded.session.events)) return { accepted: true, problem: 're-encoding changed the events' };
-    if (!deepEqual(again.session.deriveMessages(), messages))
+    if (!deepEqual(again.session.deriveMessages().toArray(), messages))
       return { accepted: true, problem: 're-encoding changed the derived messages' };
     if (opts.replay !== false) {
       try {

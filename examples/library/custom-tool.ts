@@ -141,7 +141,7 @@ export async function main(dir?: string): Promise<ExampleResult> {
   const file = join(dir ?? (await mkdtemp(join(tmpdir(), 'dsh-custom-tool-'))), 'session.jsonl');
   await writeFile(file, encodeJsonl(agent.session.header, agent.session.events));
   const reloaded = loadJsonlFile(file);
-  const same = deepEqual(reloaded.session.deriveMessages(), messages);
+  const same = deepEqual(reloaded.session.deriveMessages().toArray(), messages.toArray());
   console.log(`saved ${file}: ${reloaded.eventCount} events; reloaded history ${same ? 'matches' : 'DIFFERS'}`);
 
   return { file, audited, reads: stats.reads, groceriesKept: notes.has('groceries'), session: agent.session, reloaded };

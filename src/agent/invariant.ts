@@ -4,11 +4,11 @@
  * model, system prompt, tools and sampling equal the latest `request/header`. A violation throws
  * `InvariantError` with a readable diff of the first difference.
  *
- * The check is cheap on the normal path: the loop passes the very frozen array the session's
- * projection cache returns, so equal identity proves equal content. Anything else is compared
+ * The check is cheap on the normal path: the loop passes the very snapshot the session's
+ * projection returns, so equal identity proves equal content. Anything else is compared
  * structurally.
  */
-import type { Message } from '../model/message.js';
+import { messageArray, type MessageList } from '../model/history.js';
 import type { GenerateRequest } from '../model/request.js';
 import type { EpochHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
@@ -36,9 +36,9 @@ function differs(request: unknown, logged: unknown, path: string): string | unde
 }
 
 /** The first difference between the request's messages and the recorded ones, or undefined. */
-export function messagesDifference(request: readonly Message[], logged: readonly Message[]): string | undefined {
-  // The loop passes the very frozen array the projection cache returns: equal identity, equal content.
-  return request === logged ? undefined : differs(request, logged, 'messages');
+export function messagesDifference(request: MessageList, logged: MessageList): string | undefined {
+  // The loop passes the very snapshot the projection returns: equal identity, equal content.
+  return request === logged ? undefined : differs(messageArray(request), messageArray(logged), 'messages');
 }
 
 /**

@@ -81,7 +81,7 @@ export function assertSummaryRequestRecorded(
   recorded: { shadowedSeqs: readonly number[]; header: EpochHeader | undefined; config: LlmCallConfig },
 ): void {
   const span = recorded.shadowedSeqs.map((s) => deriveEventMessage(session.at(s)!)).filter((m): m is Message => m !== null);
-  const last = request.messages[request.messages.length - 1];
+  const last = request.messages.at(-1);
   const m = messagesDifference(request.messages, [...span, { ...instructionMessage(), id: last?.id ?? '' }]);
   if (m) throw new InvariantError(`the summary request's input is not recorded in session ${session.id}: ${m}`);
   const header: EpochHeader = { config: recorded.config };

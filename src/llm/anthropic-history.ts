@@ -28,7 +28,7 @@ export interface AnthropicHistory {
   messages: Param[];
 }
 
-export async function toAnthropicMessages(messages: readonly Message[], opts: AnthropicHistoryOptions): Promise<AnthropicHistory> {
+export async function toAnthropicMessages(messages: Iterable<Message>, opts: AnthropicHistoryOptions): Promise<AnthropicHistory> {
   const systemParts: string[] = opts.system ? [opts.system] : [];
   const out: Param[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]): void => {

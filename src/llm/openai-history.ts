@@ -28,7 +28,7 @@ export interface ChatHistoryOptions {
   resolveAttachment?: AttachmentResolver | undefined;
 }
 
-export async function toChatMessages(messages: readonly Message[], opts: ChatHistoryOptions): Promise<ChatMessage[]> {
+export async function toChatMessages(messages: Iterable<Message>, opts: ChatHistoryOptions): Promise<ChatMessage[]> {
   const out: ChatMessage[] = [];
   if (opts.system) out.push({ role: 'system', content: opts.system });
   for (const m of messages) {

@@ -22,6 +22,7 @@
  * below the agent.
  */
 import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
+import { messageArray } from '../model/history.js';
 import type { GenerateRequest, LlmCallConfig, AdapterDefaults } from '../model/request.js';
 import type { StreamChunk } from '../model/stream.js';
 import type { Message } from '../model/message.js';
@@ -210,7 +211,7 @@ export class ReplayAdapter implements LlmAdapter {
       this.messagesCache.set(attempt, recordedMessages);
     }
     const header = this.recording.headerBefore(attempt.firstSeq)?.header;
-    const fields: [RequestField, unknown, unknown][] = [['messages', recordedMessages, withoutIds(request.messages)]];
+    const fields: [RequestField, unknown, unknown][] = [['messages', recordedMessages, withoutIds(messageArray(request.messages))]];
     if (header) {
       fields.push(
         ['provider', header.config.provider, request.provider],

@@ -6,7 +6,8 @@
  *
  * The helpers below build well-formed streams (block-start, deltas, block-end, usage, finish).
  */
-import type { GenerateRequest } from '../model/request.js';
+import type { GenerateRequest, SeenRequest } from '../model/request.js';
+import { messageArray } from '../model/history.js';
 import type { StreamChunk } from '../model/stream.js';
 import type { ContentBlock } from '../model/message.js';
 import type { TokenUsage } from '../model/usage.js';
@@ -42,7 +43,8 @@ const abortedFinish: StreamChunk = {
 
 export class ScriptedAdapter implements LlmAdapter {
   readonly providers: readonly string[];
-  readonly requests: GenerateRequest[] = [];
+  /** Every request, in order (the history as an array). */
+  readonly requests: SeenRequest[] = [];
   private readonly script: ScriptEntry[];
   private readonly opts: ScriptedAdapterOptions;
 
@@ -69,7 +71,7 @@ export class ScriptedAdapter implements LlmAdapter {
   }
 
   async *stream(request: GenerateRequest): AsyncGenerator<StreamChunk> {
-    this.requests.push(request);
+    this.requests.push({ ...request, messages: messageArray(request.messages) });
     const entry = this.script.shift();
     if (entry === undefined)
       throw new LlmError({ code: 'SCRIPT_EXHAUSTED', message: `scripted adapter: no entry left for call ${this.requests.length}` });

@@ -4,6 +4,7 @@
  */
 import type { JsonObject } from './json.js';
 import type { Message } from './message.js';
+import type { MessageList } from './history.js';
 
 /** A tool as the model sees it: name, description and a JSON Schema for its arguments. */
 export interface ToolSchema {
@@ -31,8 +32,14 @@ export interface AdapterDefaults {
 
 export type RequestPurpose = 'agent' | 'compaction' | 'session-title';
 
-export interface GenerateRequest extends LlmCallConfig {
+/** A request as a recording adapter keeps it: the history copied to an array, for inspection. */
+export interface SeenRequest extends Omit<GenerateRequest, 'messages'> {
   messages: readonly Message[];
+}
+
+export interface GenerateRequest extends LlmCallConfig {
+  /** The model-visible history: `Session.deriveMessages()`, or messages a caller assembled. */
+  messages: MessageList;
   system?: string;
   tools?: readonly ToolSchema[];
   signal?: AbortSignal;

@@ -8,6 +8,7 @@
  * cut marked with how much was removed.
  */
 import type { ContentBlock, Message } from '../model/message.js';
+import type { MessageList } from '../model/history.js';
 
 export interface OtelPart {
   type: string;
@@ -128,7 +129,7 @@ export function capJsonArray(items: readonly unknown[], cap: number): { value: s
  * What a call saw, capped: messages are converted newest first and only until the cap is surely
  * exceeded, so a long session does not convert its whole history again for every call.
  */
-export function capMessages(messages: readonly Message[], cap: number): { value: string; truncated: boolean } {
+export function capMessages(messages: MessageList, cap: number): { value: string; truncated: boolean } {
   const suffix: OtelMessage[] = [];
   let size = 2;
   let cut = false;
@@ -137,7 +138,7 @@ export function capMessages(messages: readonly Message[], cap: number): { value:
       cut = true;
       break;
     }
-    const m = toOtelMessage(messages[i]!);
+    const m = toOtelMessage(messages.at(i)!);
     suffix.push(m);
     size += JSON.stringify(m).length + 1;
   }

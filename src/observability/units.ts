@@ -4,6 +4,7 @@
  */
 import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../model/message.js';
 import type { FinishReason } from '../model/stream.js';
+import type { MessageHistory } from '../model/history.js';
 import type { TokenUsage } from '../model/usage.js';
 import type { EpochHeader, LlmRetryData, RequestContext } from '../session/events.js';
 
@@ -28,7 +29,7 @@ export interface Attempt {
   retryEvent?: { time: number; data: LlmRetryData };
   /** No more chunks belong to it (its message, a retry decision, a tool call or step end came). */
   done: boolean;
-  input?: readonly Message[];
+  input?: MessageHistory;
 }
 
 export interface ToolUnit {

@@ -12,6 +12,7 @@
  * The projection is the frozen event data itself: no copy, no wrapping.
  */
 import type { Message } from '../model/message.js';
+import { HistoryBuilder, type MessageHistory } from '../model/history.js';
 import type { SessionEvent } from './events.js';
 import { SurfaceState } from './surface.js';
 
@@ -45,43 +46,28 @@ export function deriveMessagesFrom(events: readonly SessionEvent[], throughSeq?:
 }
 
 /**
- * Incremental projection cache: each surface node is projected once when it first appears; a
- * replace (which bumps `replaceGeneration`) drops the cache and rebuilds. The returned array is
- * frozen and shared until the surface changes; its messages are the frozen event payloads.
+ * Incremental projection: each surface node is projected once when it first appears, into an
+ * append-only list that hands out O(1) `MessageHistory` snapshots (the same snapshot until the
+ * history grows). A replace (which bumps `replaceGeneration`) starts a new list, so a snapshot
+ * taken before it keeps the history it had. Its messages are the frozen event payloads.
  */
 export class MessageProjection {
-  private projected: Message[] = [];
+  private history = new HistoryBuilder();
   private consumedNodes = 0;
   private generation = 0;
-  private view: readonly Message[] = Object.freeze([]);
 
-  derive(surface: { nodes: readonly number[]; replaceGeneration: number }, at: (seq: number) => SessionEvent): readonly Message[] {
+  derive(surface: { nodes: readonly number[]; replaceGeneration: number }, at: (seq: number) => SessionEvent): MessageHistory {
     if (surface.replaceGeneration !== this.generation) {
-      this.projected = [];
+      this.history = new HistoryBuilder();
       this.consumedNodes = 0;
       this.generation = surface.replaceGeneration;
-      this.view = Object.freeze([]);
     }
     const nodes = surface.nodes;
-    if (this.consumedNodes === nodes.length) return this.view;
-    let grew = false;
     for (let i = this.consumedNodes; i < nodes.length; i++) {
       const m = deriveEventMessage(at(nodes[i]!));
-      if (m) {
-        this.projected.push(m);
-        grew = true;
-      }
+      if (m) this.history.push(m);
     }
     this.consumedNodes = nodes.length;
-    if (grew || this.view.length !== this.projected.length) this.view = this.freshView(this.projected);
-    return this.view;
-  }
-
-  /**
-   * The one O(history) step per change: a frozen copy, so a caller holding an earlier view never
-   * sees it grow. (The loop benchmark replaces this to measure the harness without it.)
-   */
-  protected freshView(projected: Message[]): readonly Message[] {
-    return Object.freeze(projected.slice());
+    return this.history.snapshot();
   }
 }

@@ -16,7 +16,7 @@
  * undoes the append nor stops the others.
  */
 import { randomUUID } from 'node:crypto';
-import type { Message } from '../model/message.js';
+import type { MessageHistory } from '../model/history.js';
 import {
   SESSION_FORMAT_VERSION,
   type AppendOptions,
@@ -415,8 +415,11 @@ export class Session {
     return undefined;
   }
 
-  /** The model-visible history: cached, O(new surface nodes) per call, frozen. */
-  deriveMessages(): readonly Message[] {
+  /**
+   * The model-visible history: an immutable snapshot, O(new surface nodes) per call and O(1)
+   * when nothing changed (the same object until the history changes).
+   */
+  deriveMessages(): MessageHistory {
     // Surface nodes are surface events, never chunks, so their slots hold the events themselves.
     return this.projection.derive(this.surfaceState, this.surfaceAt);
   }

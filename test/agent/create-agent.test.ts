@@ -89,6 +89,6 @@ describe('the README example', () => {
       'assistant: The text has 4 words.',
     ]);
     const loaded = loadJsonl(jsonl);
-    expect(loaded.session.deriveMessages()).toHaveLength(4);
+    expect(loaded.session.deriveMessages().toArray()).toHaveLength(4);
   });
 });

@@ -102,7 +102,7 @@ for (const flavor of ['openai', 'anthropic'] as const) {
         }
         const reloaded = loadJsonl(encodeJsonl(agent.session.header, events)).session;
         expect(reloaded.events.slice(0, events.length)).toEqual(events);
-        expect(reloaded.deriveMessages()).toEqual(agent.session.deriveMessages());
+        expect(reloaded.deriveMessages().toArray()).toEqual(agent.session.deriveMessages().toArray());
       });
     }
   });

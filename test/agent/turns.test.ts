@@ -289,7 +289,12 @@ describe('assistant messages', () => {
     expect(first.sourceEventSeqs).toEqual(chunkSeqs);
     // The model never sees the empty message.
     expect(adapter.requests[1]!.messages.filter((m) => m.role === 'assistant')).toEqual([]);
-    expect(agent.session.deriveMessages().filter((m) => m.role === 'assistant')).toHaveLength(1);
+    expect(
+      agent.session
+        .deriveMessages()
+        .toArray()
+        .filter((m) => m.role === 'assistant'),
+    ).toHaveLength(1);
   });
 });
 

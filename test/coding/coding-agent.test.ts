@@ -53,7 +53,7 @@ describe('createCodingAgent', () => {
       expect(sources(r3!.messages).slice(-2)).toEqual(['model', 'user']);
       expect(r3!.messages.filter((m) => m.source.kind === 'plugin')).toHaveLength(2);
       // Everything the model saw is in the log.
-      expect(agent.session.deriveMessages()).toEqual([...r3!.messages, agent.session.deriveMessages().at(-1)]);
+      expect(agent.session.deriveMessages().toArray()).toEqual([...r3!.messages, agent.session.deriveMessages().toArray().at(-1)]);
     } finally {
       await close();
     }

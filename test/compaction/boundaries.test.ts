@@ -122,7 +122,7 @@ describe('compacting a session whose natural cut falls inside a tool pair', () =
     expect(before).toHaveLength(7);
     const result = await compactNow(agent);
     expect(result?.shadowedSeqs).toEqual(before.slice(0, 4));
-    const derived = agent.session.deriveMessages();
+    const derived = agent.session.deriveMessages().toArray();
     const calls = derived.flatMap((m) => m.content.filter((b) => b.type === 'tool-call').map((b) => (b.type === 'tool-call' ? b.id : '')));
     const results = derived.flatMap((m) =>
       m.content.filter((b) => b.type === 'tool-result').map((b) => (b.type === 'tool-result' ? b.toolCallId : '')),

@@ -109,7 +109,7 @@ describe('the bracket', () => {
     });
 
     // The history now starts with the checkpoint; the tail is verbatim.
-    const derived = s.deriveMessages();
+    const derived = s.deriveMessages().toArray();
     expect(derived.map(textOf)).toEqual([
       `${CHECKPOINT_PREAMBLE}\n\n<compacted-summary>${SUMMARY}</compacted-summary>`,
       'It is lorem ipsum.',
@@ -120,7 +120,7 @@ describe('the bracket', () => {
 
   it('the summariser saw the span verbatim, the same system prompt and tools, and the instruction last', async () => {
     const { agent, model } = await twoTurns();
-    const spanMessages = agent.session.deriveMessages().slice(0, 3);
+    const spanMessages = agent.session.deriveMessages().toArray().slice(0, 3);
     await compactNow(agent);
     const req = model.summaries[0]!;
     const lastConversation = model.conversation.at(-1)!;
@@ -132,7 +132,7 @@ describe('the bracket', () => {
     expect(req.tools).toEqual(lastConversation.tools);
     expect(req.messages.slice(0, 3)).toEqual(spanMessages);
     expect(req.messages).toHaveLength(4);
-    expect(textOf(req.messages[3]!)).toBe(SUMMARY_INSTRUCTION);
+    expect(textOf(req.messages.at(3)!)).toBe(SUMMARY_INSTRUCTION);
   });
 
   it('the next request shows the checkpoint in place of the span, and the loop accepts it', async () => {
@@ -159,7 +159,7 @@ describe('the bracket', () => {
     const text = encodeJsonl(s.header, s.events);
     const reloaded = loadJsonl(text).session;
     expect(reloaded.events.slice(0, s.length)).toEqual(s.events);
-    expect(reloaded.deriveMessages()).toEqual(s.deriveMessages());
+    expect(reloaded.deriveMessages().toArray()).toEqual(s.deriveMessages().toArray());
     expect(reloaded.surface.replaceGeneration).toBe(1);
     const file = join(mkdtempSync(join(tmpdir(), 'dsh-compaction-')), 'session.jsonl');
     writeFileSync(file, text);
@@ -248,7 +248,7 @@ describe('a failing summariser', () => {
     const { agent } = await twoTurns([fail({ code: 'SERVER', message: 'the summariser is down' })]);
     const s = agent.session;
     const nodes = s.surface.nodes;
-    const history = s.deriveMessages();
+    const history = s.deriveMessages().toArray();
     const before = s.length;
     const err = await compactNow(agent).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CompactionError);
@@ -260,7 +260,7 @@ describe('a failing summariser', () => {
     expect(added[1]!.data).toEqual({ compactionId: id, turn: null, error: 'SUMMARY_FAILED: the summariser is down [SERVER]' });
     expect(s.surface.nodes).toEqual(nodes);
     expect(s.surface.replaceGeneration).toBe(0);
-    expect(s.deriveMessages()).toEqual(history);
+    expect(s.deriveMessages().toArray()).toEqual(history);
     expect(openCompaction(s)).toBeUndefined();
   });
 
@@ -345,10 +345,7 @@ describe("the summariser's request is checked as recorded (issue 12 item 2)", ()
       'the instruction rewritten',
       (r) => ({
         ...r,
-        messages: [
-          ...r.messages.slice(0, -1),
-          { ...(r.messages[r.messages.length - 1] as UserMessage), content: [{ type: 'text', text: 'say hi' }] },
-        ],
+        messages: [...r.messages.slice(0, -1), { ...(r.messages.at(-1) as UserMessage), content: [{ type: 'text', text: 'say hi' }] }],
       }),
       /input is not recorded .*messages\[\d+\]\.content/,
     ],
@@ -361,14 +358,14 @@ describe("the summariser's request is checked as recorded (issue 12 item 2)", ()
     it(`refuses ${what} by llm/stream middleware: the compaction fails with INVARIANT and the history stays`, async () => {
       const { agent, model } = await twoTurns();
       agent.on('llm/stream', (req, next) => next(req.purpose === 'compaction' ? change(req) : req));
-      const history = agent.session.deriveMessages();
+      const history = agent.session.deriveMessages().toArray();
       const err = await compactNow(agent).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CompactionError);
       expect((err as CompactionError).code).toBe('SUMMARY_FAILED');
       expect((err as CompactionError).failure?.code).toBe('INVARIANT');
       expect((err as CompactionError).message).toMatch(message);
       expect(model.summaries).toEqual([]);
-      expect(agent.session.deriveMessages()).toEqual(history);
+      expect(agent.session.deriveMessages().toArray()).toEqual(history);
     });
   }
 

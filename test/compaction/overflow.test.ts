@@ -129,7 +129,7 @@ describe('context overflow', () => {
     expect(JSON.stringify(retried).length).toBeLessThan(JSON.stringify(body(1)).length);
 
     const reloaded = loadJsonl(encodeJsonl(agent.session.header, events)).session;
-    expect(reloaded.deriveMessages()).toEqual(agent.session.deriveMessages());
+    expect(reloaded.deriveMessages().toArray()).toEqual(agent.session.deriveMessages().toArray());
   });
 
   it('overflowing again after the compaction ends the turn with the provider failure: one retry only', async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { textResponse } from '../../src/llm/scripted.js';
 import { withoutIds } from '../../src/session/json-diff.js';
+import { messageArray } from '../../src/model/history.js';
 import type { CompactionError } from '../../src/compaction/index.js';
 import {
   TestModel,
@@ -67,7 +68,7 @@ describe('a long session under pressure', () => {
     // A later compaction folds the earlier checkpoint (the head of the surface) into its summary.
     const logged = ofType(events, 'compaction/summary');
     expect(logged[1]!.data.shadowedSeqs[0]).toBe(logged[0]!.seq + 1);
-    expect(textOf(model.summaries[1]!.messages[0]!)).toContain(textOf({ content: logged[0]!.data.summary }));
+    expect(textOf(model.summaries[1]!.messages.at(0)!)).toContain(textOf({ content: logged[0]!.data.summary }));
   });
 
   it('each compaction makes the next request smaller and puts its summary in it', async () => {
@@ -89,7 +90,7 @@ describe('a long session under pressure', () => {
       const before = model.conversation[after - 1]!;
       const next = model.conversation[after]!;
       expect(providerCount(next)).toBeLessThan(providerCount(before));
-      const first = textOf(next.messages[0]!);
+      const first = textOf(next.messages.at(0)!);
       expect(first).toContain(`<compacted-summary>${textOf({ content: s.data.summary })}</compacted-summary>`);
       // The replace is the checkpoint the next request starts with.
       const replace = events[s.seq + 1]!;
@@ -103,10 +104,10 @@ describe('a long session under pressure', () => {
     const { agent, model } = await run(true);
     const fromLog = recordedRequests(agent.session.events);
     expect(fromLog).toHaveLength(model.conversation.length);
-    model.conversation.forEach((r, i) => expect(withoutIds(r.messages)).toEqual(fromLog[i]));
+    model.conversation.forEach((r, i) => expect(withoutIds(messageArray(r.messages))).toEqual(fromLog[i]));
     // The ids too: the request is the log's own messages.
-    expect(model.conversation.at(-1)!.messages).toEqual(
-      agent.session.deriveMessages().slice(0, model.conversation.at(-1)!.messages.length),
+    expect(messageArray(model.conversation.at(-1)!.messages)).toEqual(
+      agent.session.deriveMessages().toArray().slice(0, model.conversation.at(-1)!.messages.length),
     );
   });
 
@@ -119,7 +120,7 @@ describe('a long session under pressure', () => {
     const firstEnd = ends[0]!.seq;
     const chunkAfter = agent.session.events.find((e) => e.seq > firstEnd && e.type === 'assistant/chunk')!;
     const idx = recordedRequests(agent.session.events.slice(0, chunkAfter.seq + 1)).length - 1;
-    expect(textOf(model.conversation[idx]!.messages[0]!)).toBe('Read file1.txt to file20.txt one at a time.');
+    expect(textOf(model.conversation[idx]!.messages.at(0)!)).toBe('Read file1.txt to file20.txt one at a time.');
     expect(ofType(agent.session.events, 'turn/end')[0]!.data.reason).toEqual({ kind: 'completed' });
     // The next pre-step tried again and succeeded.
     expect(ends.slice(1).some((e) => e.data.error === undefined)).toBe(true);

@@ -20,7 +20,7 @@ describeShared('the real dsh compaction log', () => {
 
   it('loads, and derives the checkpoint in place of the premise', () => {
     const { session } = loadJsonl(text(), { placeholders: 'warn' });
-    const derived = session.deriveMessages();
+    const derived = session.deriveMessages().toArray();
     expect(derived.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(textOf(derived[0]!)).toMatch(
       new RegExp(
@@ -55,8 +55,8 @@ describeShared('the real dsh compaction log', () => {
     expect(r.divergences).toEqual([]);
     expect(r.comparison.counts.replayed).toEqual(r.comparison.counts.recorded);
     expect(r.comparison.notReproduced.map((t) => t.type)).toEqual(['session/title']);
-    expect(r.session.deriveMessages().map(textOf)).toEqual(
-      loadJsonl(text(), { placeholders: 'warn' }).session.deriveMessages().map(textOf),
+    expect(r.session.deriveMessages().toArray().map(textOf)).toEqual(
+      loadJsonl(text(), { placeholders: 'warn' }).session.deriveMessages().toArray().map(textOf),
     );
   });
 
@@ -98,6 +98,6 @@ describe('a session compacted here replays', () => {
     expect(r.divergences).toEqual([]);
     expect(r.comparison.notReproduced).toEqual([]);
     expect(r.comparison.extra).toEqual([]);
-    expect(r.session.deriveMessages().map(textOf)).toEqual(agent.session.deriveMessages().map(textOf));
+    expect(r.session.deriveMessages().toArray().map(textOf)).toEqual(agent.session.deriveMessages().toArray().map(textOf));
   });
 });

@@ -81,7 +81,7 @@ describe('examples/library/custom-tool.ts', () => {
     expect(reloaded.warnings).toEqual([]);
     expect(reloaded.repaired).toEqual([]);
     expect(reloaded.eventCount).toBe(result.session.events.length);
-    expect(reloaded.session.deriveMessages()).toEqual(result.session.deriveMessages());
-    expect(reloaded.session.deriveMessages()).toHaveLength(5);
+    expect(reloaded.session.deriveMessages().toArray()).toEqual(result.session.deriveMessages().toArray());
+    expect(reloaded.session.deriveMessages().toArray()).toHaveLength(5);
   });
 });

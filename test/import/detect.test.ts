@@ -48,7 +48,7 @@ describeShared('detection by content', () => {
     const doc = JSON.parse(real('swe-agent/swe-agent__test-repo-i1.traj'));
     const a = importText(JSON.stringify(doc), { file: 'x.traj' })!;
     const b = importText(JSON.stringify(doc, null, 2), { file: 'x.traj' })!;
-    expect(a.sessions[0]!.session.deriveMessages()).toEqual(b.sessions[0]!.session.deriveMessages());
+    expect(a.sessions[0]!.session.deriveMessages().toArray()).toEqual(b.sessions[0]!.session.deriveMessages().toArray());
   });
 
   it('a JSONL file cut at any byte still reads: the torn line is counted, the rest mapped (or a typed refusal)', () => {

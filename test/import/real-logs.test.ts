@@ -46,7 +46,7 @@ function roundTrips(s: ImportedSession): void {
   const back = loadJsonl(written);
   expect(back.eventCount).toBe(s.eventCount);
   expect(back.repaired).toEqual([]);
-  expect(back.session.deriveMessages()).toEqual(s.session.deriveMessages());
+  expect(back.session.deriveMessages().toArray()).toEqual(s.session.deriveMessages().toArray());
 }
 
 describeShared('Claude Code transcripts', () => {
@@ -237,7 +237,10 @@ describeShared('pi sessions', () => {
     });
     // After the last one, the history starts with its summary, then the kept entry (a user message).
     const last = comps.at(-1)!.o;
-    const history = s.session.deriveMessages().map((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
+    const history = s.session
+      .deriveMessages()
+      .toArray()
+      .map((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
     expect(history[0]).toBe(last.summary);
     expect(history[1]).toBe(src[last.firstKeptEntryIndex]!.message.content[0].text);
   });

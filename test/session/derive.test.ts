@@ -101,8 +101,8 @@ describe('deriveMessages', () => {
     expect(b).not.toBe(a);
     expect(a.length).toBe(4);
     expect(b.length).toBe(5);
-    for (let i = 0; i < a.length; i++) expect(b[i]).toBe(a[i]);
-    expect(b[4]).toBe(u.data);
+    for (let i = 0; i < a.length; i++) expect(b.at(i)).toBe(a.at(i));
+    expect(b.at(4)).toBe(u.data);
   });
   it('is rebuilt after a replace bumps replaceGeneration', () => {
     const s = newSession();
@@ -115,8 +115,8 @@ describe('deriveMessages', () => {
     });
     const b = s.deriveMessages();
     expect(b.map((m) => m.id)).toEqual(['summary', 'a1.2']);
-    expect(b[0]).toBe(r.data);
-    expect(b[1]).toBe(a[3]);
+    expect(b.at(0)).toBe(r.data);
+    expect(b.at(1)).toBe(a.at(3));
     expect(a.map((m) => m.id)).toEqual(['u1', 'a1.1', 'r1', 'a1.2']);
   });
   it('equals cold derivation after appends and replaces, including a tool/result content replace', () => {
@@ -130,14 +130,14 @@ describe('deriveMessages', () => {
       { turn: 2, step: 1, message: { ...m, content: [{ ...m.content[0], content: [{ type: 'text', text: '[pruned]' }] }] } },
       { surfaceOp: { op: 'replace', start: t2.result, end: t2.result }, sourceEventSeqs: [t2.result] },
     );
-    expect(s.deriveMessages()).toEqual(deriveMessagesFrom(s.events));
+    expect(s.deriveMessages().toArray()).toEqual(deriveMessagesFrom(s.events));
     s.append('user/message', userMsg('sum'), {
       surfaceOp: { op: 'replace', start: t1.user, end: t1.a2 },
       sourceEventSeqs: [t1.user, t1.a1, t1.result, t1.a2],
     });
-    expect(s.deriveMessages()).toEqual(deriveMessagesFrom(s.events));
+    expect(s.deriveMessages().toArray()).toEqual(deriveMessagesFrom(s.events));
     expect(s.deriveMessages().map((x) => x.id)).toEqual(['sum', 'u2', 'a2.1', 'r2', 'a2.2']);
-    expect((s.deriveMessages()[3]!.content[0] as { content: unknown }).content).toEqual([{ type: 'text', text: '[pruned]' }]);
+    expect((s.deriveMessages().at(3)!.content[0] as { content: unknown }).content).toEqual([{ type: 'text', text: '[pruned]' }]);
   });
 });
 
@@ -199,7 +199,7 @@ describe('MessageProjection: each surface node is projected once', () => {
       fullTurn(s, turn);
       const next = s.deriveMessages();
       expect(next.length).toBe(prev.length + 4);
-      for (let i = 0; i < prev.length; i++) if (next[i] !== prev[i]) throw new Error(`message ${i} was re-projected`);
+      for (let i = 0; i < prev.length; i++) if (next.at(i) !== prev.at(i)) throw new Error(`message ${i} was re-projected`);
       prev = next;
     }
   });

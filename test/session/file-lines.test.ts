@@ -55,7 +55,7 @@ const at = (b: Buffer, needle: string): number => {
 };
 
 const utf8 = (ws: LogWarning[]) => ws.filter((w) => w.code === 'INVALID_UTF8');
-const userText = (path: string): string => (loadJsonlFile(path).session.deriveMessages()[0]!.content[0] as { text: string }).text;
+const userText = (path: string): string => (loadJsonlFile(path).session.deriveMessages().toArray()[0]!.content[0] as { text: string }).text;
 
 describe('invalid UTF-8 in a streamed log', () => {
   it('is reported with its line, and the text keeps U+FFFD where the bad bytes were', () => {
@@ -157,7 +157,7 @@ describe('invalid UTF-8 in a streamed log', () => {
     try {
       const loaded = loadJsonlFd(fd, { file: 'piped' });
       expect(utf8(loaded.warnings).map((w) => w.line)).toEqual([4]);
-      expect(loaded.session.deriveMessages()).toHaveLength(2);
+      expect(loaded.session.deriveMessages().toArray()).toHaveLength(2);
     } finally {
       closeSync(fd); // throws if the loader had closed it
     }
@@ -192,7 +192,7 @@ describe('a byte-order mark before the header', () => {
           message: 'line 1 starts with a UTF-8 byte-order mark (U+FEFF), which dsh never writes; it was skipped',
         },
       ]);
-      expect(loaded.session.deriveMessages()).toEqual(loadJsonl(plain.toString('utf8')).session.deriveMessages());
+      expect(loaded.session.deriveMessages().toArray()).toEqual(loadJsonl(plain.toString('utf8')).session.deriveMessages().toArray());
     }
   });
   it('only before the header: one on a later line is still not JSON there', () => {

@@ -96,7 +96,7 @@ export function observe(s: Session): string {
     length: s.length,
     seq: s.seq,
     events: s.events,
-    messages: s.deriveMessages(),
+    messages: s.deriveMessages().toArray(),
     nodes: s.surface.nodes,
     generation: s.surface.replaceGeneration,
     replacements: s.surface.replacements,

@@ -80,7 +80,12 @@ describe('loading', () => {
     expect(s.events.slice(12).map((e) => e.type)).toEqual(['step/end', 'turn/end', 'session/end-seed']);
     expect(s.firstLiveSeq).toBe(14);
     expect(loaded.warnings.map((w) => w.code)).toEqual(['OPEN_TURN']);
-    expect(s.deriveMessages().map((m) => m.id)).toEqual(['u1', 'a1', 'u2']);
+    expect(
+      s
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['u1', 'a1', 'u2']);
     expect(s.header).toEqual({ version: 0, id: 's1', createdAt: 1, cwd: '/work', delegationDepth: 0 });
   });
   it('repair: false leaves the turn open', () => {
@@ -403,7 +408,7 @@ describe('unknown and ignorable types', () => {
   it('an ignorable unknown type is kept in the log and derives nothing', () => {
     const loaded = loadJsonl(withPlugin(ev('future/thing', 9, { x: 1 }, { ignorable: true })));
     expect(loaded.session.events[9]).toEqual({ type: 'future/thing', seq: 9, time: T0 + 9, data: { x: 1 }, ignorable: true });
-    expect(loaded.session.deriveMessages().length).toBe(2);
+    expect(loaded.session.deriveMessages().toArray().length).toBe(2);
   });
   it('a reader that owns a plugin type may declare it known', () => {
     const loaded = loadJsonl(withPlugin(ev('future/thing', 9, { x: 1 })), { knownTypes: new Set(['future/thing']) });
@@ -467,7 +472,12 @@ describe('legacy imports', () => {
       [4, 6],
       [6, 8],
     ]);
-    expect(s.deriveMessages().map((m) => m.id)).toEqual(['legacy-message:s1:2', 'legacy-message:s1:3', 'legacy-message:s1:4']);
+    expect(
+      s
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['legacy-message:s1:2', 'legacy-message:s1:3', 'legacy-message:s1:4']);
   });
 });
 
@@ -557,7 +567,7 @@ describe('encoding', () => {
     const loaded = loadJsonl(t);
     expect(loaded.rowCount).toBeLessThan(s.length);
     expect(j(loaded.session.events.slice(0, s.length))).toBe(j(s.events));
-    expect(loaded.session.deriveMessages()).toEqual(s.deriveMessages());
+    expect(loaded.session.deriveMessages().toArray()).toEqual(s.deriveMessages().toArray());
     expect(loaded.session.surface.nodes).toEqual(s.surface.nodes);
     // And writing it again gives the same bytes.
     expect(encodeJsonl(loaded.header, loaded.session.events.slice(0, s.length))).toBe(t);

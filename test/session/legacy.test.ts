@@ -88,7 +88,7 @@ describe('message upgrades', () => {
         source: { provider: 'p', model: 'm', kind: 'model' },
       },
     });
-    expect(l.session.deriveMessages()).toEqual([
+    expect(l.session.deriveMessages().toArray()).toEqual([
       {
         id: 'legacy-message:s1:2',
         role: 'assistant',
@@ -130,7 +130,7 @@ describe('message upgrades', () => {
       ),
     ]);
     const l = load(events);
-    const msgs = l.session.deriveMessages();
+    const msgs = l.session.deriveMessages().toArray();
     expect(msgs.map((m) => m.id)).toEqual(['a1', 'legacy-message:s1:4']);
     expect(msgs[1]).toEqual({
       id: 'legacy-message:s1:4',
@@ -218,7 +218,12 @@ describe('steering/message', () => {
         ),
       ]),
     );
-    expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['m1', 'legacy-message:s1:3']);
+    expect(
+      l.session
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['m1', 'legacy-message:s1:3']);
     expect(
       refused(
         turn((s) => [ev('steering/message', s, { turn: 1, content: [], source: { kind: 'user' }, extra: 1 }, { surfaceOp: 'append' })]),
@@ -245,7 +250,12 @@ describe('what dsh restores without turn checks', () => {
       ),
     ];
     const l = load(events);
-    expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['u', 'a']);
+    expect(
+      l.session
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['u', 'a']);
     const w = l.warnings.filter((x) => x.code === 'OUTSIDE_TURN');
     expect(w).toHaveLength(1);
     expect(w[0]).toMatchObject({ seq: 1, line: 3 });

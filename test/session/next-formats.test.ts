@@ -61,13 +61,16 @@ describeShared('dsh formats 2–4 (real logs)', () => {
         expected.splice(0, expected.length, ...kept);
       } else expected.push(entry);
     });
-    const derived = a.session.deriveMessages().map((m) => ({
-      id: m.id,
-      role: m.role,
-      ...(m.content[0]?.type === 'tool-result' && (m.source as { kind: string }).kind === 'tool'
-        ? { callId: m.content[0].toolCallId }
-        : {}),
-    }));
+    const derived = a.session
+      .deriveMessages()
+      .toArray()
+      .map((m) => ({
+        id: m.id,
+        role: m.role,
+        ...(m.content[0]?.type === 'tool-result' && (m.source as { kind: string }).kind === 'tool'
+          ? { callId: m.content[0].toolCallId }
+          : {}),
+      }));
     // A snapshot placeholder id shared by different messages is given a #n suffix (see below).
     const placeholder = /^\{\{[^{}]*\}\}$/;
     expect(derived).toEqual(
@@ -185,7 +188,12 @@ describe('format 4 read as format 0: renumbering and shapes', () => {
       data: { source: { kind: 'plugin', plugin: 'compact' } },
     });
     expect(ev[14]).toMatchObject({ type: 'room/message', ignorable: true });
-    expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['u2']);
+    expect(
+      l.session
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['u2']);
     expect(l.lineOf(8)).toBe(5);
     expect(l.warnings.map((w) => w.code)).toContain('FORMAT_CONVERTED');
   });
@@ -269,7 +277,12 @@ describe.skipIf(!existsSync(forkLog))('a real forked V4 log (memory-review fork)
     expect(l.session.header).toMatchObject({ parentSession: '{{session:1}}', seedLength: inherited });
     expect(l.session.events[inherited]!.type).toBe('session/end-seed');
     // The child sees the inherited conversation: its history holds the parent's prompt too.
-    expect(l.session.deriveMessages().map((m) => m.id)).toContain('{{message:1}}');
+    expect(
+      l.session
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toContain('{{message:1}}');
   });
 });
 
@@ -309,7 +322,12 @@ describe('snapshot placeholder ids shared by different messages', () => {
     const ev = l.session.events as unknown as { type: string; data: { inserted?: { id: string }[]; id?: string } }[];
     const inserted = ev.filter((e) => e.type === 'agent/inbox/spliced').flatMap((e) => (e.data.inserted ?? []).map((m) => m.id));
     expect(inserted).toEqual(['{{messageId}}', '{{messageId}}#2']);
-    expect(l.session.deriveMessages().map((m) => m.id)).toEqual(['{{messageId}}', '{{messageId}}#2', 'real', 'real']);
+    expect(
+      l.session
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['{{messageId}}', '{{messageId}}#2', 'real', 'real']);
     expect(l.warnings.map((w) => w.message).join('\n')).toMatch(/2 message\(s\) shared a snapshot placeholder id/);
   });
 

@@ -23,7 +23,7 @@ import {
   type RowTag,
   type SessionEvent,
 } from '../../src/session/index.js';
-import type { ContentBlock, Message } from '../../src/model/index.js';
+import type { ContentBlock, Message, MessageHistory } from '../../src/model/index.js';
 import { assistantMsg, toolResultMsg, userMsg } from './helpers.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ const REASONS = [
 ] as const;
 
 class Driver {
-  readonly s: Session;
+  s: Session;
   private time = 1_755_000_000_000;
   private turn: number | undefined;
   private lastTurn = 0;
@@ -121,6 +121,11 @@ class Driver {
 
   constructor() {
     this.s = Session.create({ id: 'prop', clock: () => this.time, onListenerError: () => {} });
+  }
+
+  /** Continue in a fork of the session at its end (between turns only), as a resumed child would. */
+  forkHere(): void {
+    this.s = this.s.fork(undefined, { clock: () => this.time, onListenerError: () => {} });
   }
 
   private tick(dt = 1): void {
@@ -410,26 +415,40 @@ describe('properties of valid sessions', () => {
   });
 
   // Non-surface events never change history; seq stays contiguous.
-  it('incremental derivation equals cold derivation and the reference after every operation', () => {
+  it('incremental derivation equals cold derivation and the reference after every operation, across forks; every snapshot keeps what it held', () => {
     fc.assert(
-      fc.property(opsArb, (ops) => {
-        let prev: readonly Message[] | undefined;
+      fc.property(opsArb, fc.array(fc.boolean(), { maxLength: 70 }), (ops, forks) => {
+        let prev: MessageHistory | undefined;
+        // Every snapshot handed out, with a copy of what it held then: later appends, replaces
+        // and forks must not change it (snapshots share their list with the live history).
+        const held: [MessageHistory, Message[]][] = [];
         const first = (d: Driver): void => {
           prev = d.s.deriveMessages();
         };
+        let i = 0;
         runAll(
           ops,
           (d, _op, added) => {
             const s = d.s;
             const events = s.events;
             const incremental = s.deriveMessages();
-            expect(incremental).toEqual(deriveMessagesFrom(events));
-            expect(incremental).toEqual(referenceDerive(events));
+            expect(incremental.toArray()).toEqual(deriveMessagesFrom(events));
+            expect(incremental.toArray()).toEqual(referenceDerive(events));
             const appended = events.slice(events.length - added);
             if (appended.every((e) => !SURFACE.has(e.type))) expect(incremental).toBe(prev);
             expect(contiguous(events)).toBe(true);
             expect(s.seq).toBe(events.length);
+            held.push([incremental, incremental.toArray()]);
+            for (const [h, was] of held) {
+              expect(h.length).toBe(was.length);
+              for (let k = 0; k < was.length; k++) if (h.at(k) !== was[k]) throw new Error(`snapshot changed at ${k}`);
+            }
             prev = incremental;
+            if (forks[i++] && !d.openTurn) {
+              d.forkHere();
+              prev = d.s.deriveMessages();
+              expect(prev.toArray()).toEqual(referenceDerive(d.s.events));
+            }
           },
           first,
         );
@@ -443,9 +462,9 @@ describe('properties of valid sessions', () => {
       fc.property(opsArb, fc.array(fc.boolean(), { minLength: 70, maxLength: 70 }), (ops, consult) => {
         let i = 0;
         const d = runAll(ops, (dr) => {
-          if (consult[i++]) expect(dr.s.deriveMessages()).toEqual(referenceDerive(dr.s.events));
+          if (consult[i++]) expect(dr.s.deriveMessages().toArray()).toEqual(referenceDerive(dr.s.events));
         });
-        expect(d.s.deriveMessages()).toEqual(referenceDerive(d.s.events));
+        expect(d.s.deriveMessages().toArray()).toEqual(referenceDerive(d.s.events));
       }),
       { numRuns: 120 },
     );
@@ -457,7 +476,7 @@ describe('properties of valid sessions', () => {
         const a = runAll(ops).s;
         const b = runAll(ops).s;
         expect(JSON.stringify(b.events)).toBe(JSON.stringify(a.events));
-        expect(b.deriveMessages()).toEqual(a.deriveMessages());
+        expect(b.deriveMessages().toArray()).toEqual(a.deriveMessages().toArray());
         expect(deriveMessagesFrom(a.events)).toEqual(deriveMessagesFrom(a.events));
       }),
       { numRuns: 60 },
@@ -471,7 +490,7 @@ describe('properties of valid sessions', () => {
         const seeded = Session.create({ seed: JSON.parse(JSON.stringify(s.events)) as unknown[] });
         expect(JSON.stringify(seeded.events.slice(0, s.length))).toBe(JSON.stringify(s.events));
         expect(seeded.events.length).toBe(s.length + 1);
-        expect(seeded.deriveMessages()).toEqual(s.deriveMessages());
+        expect(seeded.deriveMessages().toArray()).toEqual(s.deriveMessages().toArray());
         expect(seeded.surface).toEqual(s.surface);
         expect(seeded.trace).toEqual(s.trace);
       }),
@@ -493,11 +512,11 @@ describe('properties of valid sessions', () => {
         if (d.openTurn) {
           const closers = interruptedTurnClosers(s.events);
           expect(loaded.repaired).toEqual(closers);
-          expect(l.deriveMessages()).toEqual(referenceDerive(l.events));
+          expect(l.deriveMessages().toArray()).toEqual(referenceDerive(l.events));
           expect(l.trace.openTurn).toBeUndefined();
         } else {
           expect(loaded.repaired).toEqual([]);
-          expect(l.deriveMessages()).toEqual(s.deriveMessages());
+          expect(l.deriveMessages().toArray()).toEqual(s.deriveMessages().toArray());
         }
         // Writing the loaded events again gives the same bytes.
         expect(encodeJsonl(loaded.header, l.events.slice(0, s.length), { pack })).toBe(text);
@@ -540,7 +559,7 @@ describe('properties of valid sessions', () => {
         }
         const child = s.fork(b);
         expect(child.events.slice(0, b + 1)).toEqual(s.events.slice(0, b + 1));
-        expect(child.deriveMessages()).toEqual(referenceDerive(s.events.slice(0, b + 1)));
+        expect(child.deriveMessages().toArray()).toEqual(referenceDerive(s.events.slice(0, b + 1)));
         expect(child.header.seedLength).toBe(b + 1);
       }),
       { numRuns: 100 },

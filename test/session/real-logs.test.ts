@@ -69,7 +69,7 @@ describeShared('real dsh v0 logs', () => {
         const text2 = fillHeader(text, filled.headerFieldsAdded);
         if (filled.ok) {
           const loaded = loadJsonl(text2, { file: name, placeholders: 'warn' });
-          expect(loaded.session.deriveMessages()).toEqual(filled.derivedMessages);
+          expect(loaded.session.deriveMessages().toArray()).toEqual(filled.derivedMessages);
           expect(loaded.eventCount).toBe(filled.eventCount);
           expect(Boolean(loaded.tornTail)).toBe(Boolean(filled.tornTail));
         } else {
@@ -78,7 +78,7 @@ describeShared('real dsh v0 logs', () => {
         return;
       }
       const loaded = loadJsonl(text, { file: name, placeholders: 'warn' });
-      expect(loaded.session.deriveMessages()).toEqual(oracle.derivedMessages);
+      expect(loaded.session.deriveMessages().toArray()).toEqual(oracle.derivedMessages);
       expect(loaded.session.surface.nodes).toEqual(oracle.surfaceNodes);
       expect(loaded.session.surface.replaceGeneration).toBe(oracle.replaceGeneration);
       expect(loaded.eventCount).toBe(oracle.eventCount);

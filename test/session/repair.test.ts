@@ -120,6 +120,7 @@ describe('interruptedTurnClosers', () => {
     expect(
       repaired
         .deriveMessages()
+        .toArray()
         .slice(-3)
         .map((m) => m.id),
     ).toEqual(['rA', 'interrupted-tool-result-B-20', 'interrupted-tool-result-C-21']);

@@ -56,7 +56,7 @@ function observe(l: LoadedLog) {
     warnings: l.warnings,
     repaired: l.repaired,
     events: s.events,
-    messages: s.deriveMessages(),
+    messages: s.deriveMessages().toArray(),
     trace: s.trace,
     surface: s.surface,
     requestHeader: s.requestHeader(),
@@ -157,7 +157,7 @@ describe('the resume index', () => {
     const deferred = [...resumed.session.records()].filter((r) => 'isDeferred' in r && (r as { isDeferred: boolean }).isDeferred).length;
     expect(deferred).toBe(index.entries.filter((e) => e.length === 12).length);
     expect(deferred).toBeGreaterThan(0);
-    expect(resumed.session.deriveMessages()).toEqual(whole.session.deriveMessages());
+    expect(resumed.session.deriveMessages().toArray()).toEqual(whole.session.deriveMessages().toArray());
     expect(resumed.session.events).toEqual(whole.session.events);
   });
 

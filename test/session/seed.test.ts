@@ -40,7 +40,7 @@ describe('Session.create with a seed', () => {
     openStep(orig, 2);
     orig.append('user/message', userMsg('sum'), { surfaceOp: { op: 'replace', start: 2, end: 7 }, sourceEventSeqs: [2, 5, 7] });
     const s = Session.create({ seed: JSON.parse(JSON.stringify(orig.events)) as unknown[] });
-    expect(s.deriveMessages()).toEqual(orig.deriveMessages());
+    expect(s.deriveMessages().toArray()).toEqual(orig.deriveMessages().toArray());
     expect(s.surface.nodes).toEqual(orig.surface.nodes);
     expect(s.surface.replaceGeneration).toBe(1);
   });
@@ -193,7 +193,7 @@ describe('fork', () => {
     expect(c.events.slice(0, 13)).toEqual(p.events.slice(0, 13));
     expect(c.events[13]!.type).toBe('session/end-seed');
     expect(c.firstLiveSeq).toBe(13);
-    expect(c.deriveMessages()).toEqual(deriveMessagesFrom(p.events, 12));
+    expect(c.deriveMessages().toArray()).toEqual(deriveMessagesFrom(p.events, 12));
   });
   it('records its parent, seed length and inherited cwd and depth in the child header', () => {
     const p = parent();
@@ -241,13 +241,13 @@ describe('fork', () => {
   });
   it('turn numbering continues in the child, and the child never affects the parent', () => {
     const p = parent();
-    const before = JSON.stringify({ e: p.events, m: p.deriveMessages(), n: p.surface });
+    const before = JSON.stringify({ e: p.events, m: p.deriveMessages().toArray(), n: p.surface });
     const c = p.fork(26);
     expectRefused(c, () => c.append('turn/start', { turn: 1 }), 'TRACE_VIOLATION');
     fullTurn(c, 3);
     c.append('user/message', userMsg('s'), { surfaceOp: { op: 'replace', start: 2, end: 5 }, sourceEventSeqs: [2, 5] });
     expect(c.surface.replaceGeneration).toBe(1);
-    expect(JSON.stringify({ e: p.events, m: p.deriveMessages(), n: p.surface })).toBe(before);
+    expect(JSON.stringify({ e: p.events, m: p.deriveMessages().toArray(), n: p.surface })).toBe(before);
     expect(p.length).toBe(30);
     closeTurn(p, 3, 1);
     expect(c.length).toBe(28 + 13 + 1);

@@ -93,7 +93,7 @@ describe('envelope options', () => {
     const s = newSession();
     const e = rawAppend(s, 'my/plugin-event', { any: ['json'] });
     expect(e.type).toBe('my/plugin-event');
-    expect(s.deriveMessages()).toEqual([]);
+    expect(s.deriveMessages().toArray()).toEqual([]);
   });
 });
 
@@ -229,11 +229,15 @@ describe('deep freeze', () => {
   it('derived messages are frozen, and so is the array', () => {
     const s = newSession();
     fullTurn(s, 1);
-    const msgs = s.deriveMessages();
-    expect(() => (msgs as unknown[]).push(1)).toThrow(TypeError);
+    const history = s.deriveMessages();
+    expect(Object.isFrozen(history)).toBe(true);
     expect(() => {
-      (msgs[0]!.content as unknown[]).length = 0;
+      (history as unknown as { length: number }).length = 0;
     }).toThrow(TypeError);
+    expect(() => {
+      (history.at(0)!.content as unknown[]).length = 0;
+    }).toThrow(TypeError);
+    expect(history.length).toBe(4);
   });
 });
 

@@ -78,11 +78,11 @@ describe('a loaded log with packed runs', () => {
   });
   it('derives, forks and appends like any session', () => {
     const l = loadJsonl(text).session;
-    expect(l.deriveMessages()).toEqual(orig.deriveMessages());
+    expect(l.deriveMessages().toArray()).toEqual(orig.deriveMessages().toArray());
     const turn1End = orig.events.findIndex((e) => e.type === 'turn/end');
     const child = l.fork(turn1End);
     expect(json(child.events.slice(0, turn1End + 1))).toBe(json(orig.events.slice(0, turn1End + 1)));
-    expect(child.deriveMessages()).toEqual(deriveMessagesFrom(orig.events, turn1End));
+    expect(child.deriveMessages().toArray()).toEqual(deriveMessagesFrom(orig.events, turn1End));
     // A boundary on a run member is inside a turn.
     expect(expectSessionError(() => l.fork(8), 'OPEN_TURN').message).toContain('opened at seq 0');
     // New events after the loaded runs get the next seqs and read back.
@@ -90,7 +90,7 @@ describe('a loaded log with packed runs', () => {
     expect(l.at(orig.length + 1)!.type).toBe('turn/start');
     expect(json(l.at(orig.length + 3))).toBe(json(l.events[orig.length + 3]));
     expect(l.events.every((e, i) => e.seq === i)).toBe(true);
-    expect(l.deriveMessages()).toEqual(deriveMessagesFrom(l.events));
+    expect(l.deriveMessages().toArray()).toEqual(deriveMessagesFrom(l.events));
   });
   it('keeps runs of event lines compact too, and reads them back the same', () => {
     const plain = encodeJsonl({ ...orig.header, delegationDepth: 0 }, orig.events, { pack: false });

@@ -170,7 +170,12 @@ describe('replace', () => {
     expect(s.surface.replaceGeneration).toBe(1);
     expect(s.surface.replacements).toEqual([{ seq: 15, start: 2, end: 7, shadowedSeqs: [2, 5, 7] }]);
     expect(r.surfaceOp).toEqual({ op: 'replace', start: 2, end: 7 });
-    expect(s.deriveMessages().map((m) => m.id)).toEqual(['sum', 'a1.2']);
+    expect(
+      s
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['sum', 'a1.2']);
   });
   it('a single-node replace and a whole-surface replace', () => {
     const s = ready();
@@ -289,7 +294,7 @@ describe('replace', () => {
         { surfaceOp: { op: 'replace', start: 7, end: 7 }, sourceEventSeqs: [7] },
       );
       expect(s.surface.nodes).toEqual([2, 5, 15, 10]);
-      expect(s.deriveMessages()[2]).toBe((r as SessionEvent<'tool/result'>).data.message);
+      expect(s.deriveMessages().toArray()[2]).toBe((r as SessionEvent<'tool/result'>).data.message);
       // An empty content list is a change of content too.
       s.append(
         'tool/result',

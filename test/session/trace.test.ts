@@ -243,7 +243,12 @@ describe('tool/result pairing', () => {
     s.append('tool/call', call(1, 1, 'b'));
     s.append('tool/result', result(1, 1, 'b'), { surfaceOp: 'append' });
     s.append('tool/result', result(1, 1, 'a'), { surfaceOp: 'append' });
-    expect(s.deriveMessages().map((m) => m.id)).toEqual(['r-b', 'r-a']);
+    expect(
+      s
+        .deriveMessages()
+        .toArray()
+        .map((m) => m.id),
+    ).toEqual(['r-b', 'r-a']);
   });
   it('TOOL_NOT_STARTED results are exempt (their call was never recorded), but only once per call', () => {
     const s = newSession();

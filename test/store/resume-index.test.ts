@@ -68,7 +68,7 @@ describe('the store and the resume index', () => {
     const viaIndex = await load(path, true);
     expect(viaIndex.fromIndex).toBe(true);
     const whole = loadJsonl(readFileSync(path), { file: path, clock: () => 1 });
-    expect(viaIndex.session.deriveMessages()).toEqual(whole.session.deriveMessages());
+    expect(viaIndex.session.deriveMessages().toArray()).toEqual(whole.session.deriveMessages().toArray());
     expect(viaIndex.session.events).toEqual(whole.session.events);
     await turn(new SessionStore({ root }), id, 5); // reads through the index, grows it over turn 2
     const grown = parseResumeIndex(readFileSync(sidecar, 'utf8'))!;
@@ -77,7 +77,9 @@ describe('the store and the resume index', () => {
     // The store without the index opens the same session.
     const plain = await new SessionStore({ root, resumeIndex: false }).open(id);
     const indexed = await load(path, true);
-    expect(indexed.session.deriveMessages()).toEqual(plain.session.deriveMessages().slice(0, indexed.session.deriveMessages().length));
+    expect(indexed.session.deriveMessages().toArray()).toEqual(
+      plain.session.deriveMessages().toArray().slice(0, indexed.session.deriveMessages().toArray().length),
+    );
     await plain.close();
   });
 

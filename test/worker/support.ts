@@ -24,7 +24,7 @@ export class Responder extends ScriptedAdapter {
 /** The text of the last user message a request holds. */
 export function lastUserText(req: GenerateRequest): string {
   for (let i = req.messages.length - 1; i >= 0; i--) {
-    const m = req.messages[i]!;
+    const m = req.messages.at(i)!;
     if (m.role !== 'user') continue;
     const t = m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     if (t) return t;
