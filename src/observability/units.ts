@@ -2,7 +2,7 @@
  * The units the mapping folds events into while a turn is open: model attempts, tool calls and
  * the turn itself. Mutable build state, turned into spans when the turn ends (`span-builder.ts`).
  */
-import type { AssistantMessage, Message, ToolResultMessage, UserMessage } from '../model/message.js';
+import type { AssistantMessage, ToolResultMessage, UserMessage } from '../model/message.js';
 import type { FinishReason } from '../model/stream.js';
 import type { MessageHistory } from '../model/history.js';
 import type { TokenUsage } from '../model/usage.js';
