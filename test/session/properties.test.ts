@@ -415,7 +415,10 @@ describe('properties of valid sessions', () => {
   });
 
   // Non-surface events never change history; seq stays contiguous.
-  it('incremental derivation equals cold derivation and the reference after every operation, across forks; every snapshot keeps what it held', () => {
+  const incrementalName =
+    'incremental derivation equals cold derivation and the reference after every operation, across forks; ' +
+    'every snapshot keeps what it held';
+  it(incrementalName, () => {
     fc.assert(
       fc.property(opsArb, fc.array(fc.boolean(), { maxLength: 70 }), (ops, forks) => {
         let prev: MessageHistory | undefined;
