@@ -47,11 +47,13 @@ export function registerAgentCommands(program: Command, io: Io, setExit: SetExit
   )
     .option('--json', 'print every committed session event as one JSON line on stdout instead of the answer')
     .option('-q, --quiet', 'print only the final answer (no tool lines, no summary)')
+    .option('--fail-on-denied', 'exit 3 when any tool call was refused (deny rule, sandbox, or an approval no one could give): for CI')
     .addHelpText(
       'after',
       `
 Nothing can be approved in a headless run: a call that would ask for approval is refused, and
-the refusal says which --allow rule (or --full-auto) would let it run.
+the refusal says which --allow rule (or --full-auto) would let it run. With --fail-on-denied
+any refused call makes the exit status 3 (after 130/143, before the turn's own 0 or 1).
 ${EXIT_HELP}
 
 Examples:

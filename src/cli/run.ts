@@ -20,7 +20,11 @@ import { oneLine, safeJson } from './text.js';
 export interface RunOptions extends AgentFlags {
   json?: boolean;
   quiet?: boolean;
+  failOnDenied?: boolean;
 }
+
+/** `dsh run --fail-on-denied`: a tool call was refused (CI can tell a policy too tight from a failed task). */
+export const EXIT_REFUSED = 3;
 
 async function readAll(input: Input): Promise<string> {
   const parts: Buffer[] = [];
@@ -118,5 +122,13 @@ export async function runRun(taskArgs: readonly string[], opts: RunOptions, io: 
   }
   if (signal === 'SIGINT') return EXIT_SIGINT;
   if (signal === 'SIGTERM') return EXIT_SIGTERM;
+  if (opts.failOnDenied && renderer.refusals.length > 0) {
+    const named = renderer.refusals.map((r) => `${oneLine(r.name)} (${r.code})`);
+    io.err.line(
+      `dsh: ${renderer.refusals.length === 1 ? '1 tool call was' : `${renderer.refusals.length} tool calls were`} refused: ` +
+        `${named.slice(0, 5).join(', ')}${named.length > 5 ? ', …' : ''} [REFUSED]`,
+    );
+    return EXIT_REFUSED;
+  }
   return reason?.kind === 'completed' ? EXIT_OK : EXIT_PROBLEM;
 }

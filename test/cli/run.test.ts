@@ -296,6 +296,35 @@ describe('dsh run', () => {
     expect(existsSync(join(repo, 'auto.txt'))).toBe(true);
   });
 
+  it('--fail-on-denied exits 3 naming each refused call (no approver, a deny rule); 0 when nothing was refused', async () => {
+    const repo = gitRepo();
+    const home = tempDir();
+    const config = join(tempDir(), 'config.json');
+    writeFileSync(config, JSON.stringify({ sandbox: { bubblewrap: false } }));
+    const script = (cmd: string): FakeScript => [call('call_1', 'bash', { command: cmd }), text(['Done.'])];
+    const base = ['run', '--fail-on-denied', '--config', config, '--cwd', repo];
+
+    const p1 = await fake(script('touch a.txt'));
+    const unavailable = await runMain([...base, 'create a.txt'], agentEnv(p1.url, home));
+    expect(unavailable.code, unavailable.stderr).toBe(3);
+    expect(unavailable.stderr).toContain('dsh: 1 tool call was refused: bash (APPROVAL_UNAVAILABLE) [REFUSED]\n');
+    // Without the flag the same run is the turn's own verdict: completed, 0 (the test above).
+
+    await provider!.close();
+    const p2 = await fake(script('touch b.txt'));
+    const denied = await runMain([...base, '--full-auto', '--deny', 'bash(touch*)', 'create b.txt'], agentEnv(p2.url, home));
+    expect(denied.code, denied.stderr).toBe(3);
+    expect(denied.stderr).toContain('dsh: 1 tool call was refused: bash (DENIED) [REFUSED]\n');
+    expect(existsSync(join(repo, 'b.txt'))).toBe(false);
+
+    await provider!.close();
+    const p3 = await fake(script('touch c.txt'));
+    const allowed = await runMain([...base, '--allow', 'bash(touch c.txt)', 'create c.txt'], agentEnv(p3.url, home));
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stderr).not.toContain('[REFUSED]');
+    expect(existsSync(join(repo, 'c.txt'))).toBe(true);
+  });
+
   it('--model, --max-tokens and --reasoning-effort reach the request and the logged header', async () => {
     const home = tempDir();
     const p = await fake([text(['ok'])]);

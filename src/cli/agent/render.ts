@@ -31,6 +31,20 @@ interface Rich {
   reasoning: ReasoningModule;
 }
 
+/**
+ * The tool-result codes that mean "refused before it ran" (what `dsh run --fail-on-denied` counts):
+ * a deny rule or policy hook, the file sandbox, a network sandbox that cannot be had, and an
+ * approval rejected, cancelled or impossible (no one to ask).
+ */
+export const REFUSAL_CODES: ReadonlySet<string> = new Set([
+  'DENIED',
+  'FS_SANDBOX_DENIED',
+  'SANDBOX_NETWORK_UNAVAILABLE',
+  'APPROVAL_REJECTED',
+  'APPROVAL_CANCELLED',
+  'APPROVAL_UNAVAILABLE',
+]);
+
 export type RenderMode = 'stream' | 'json' | 'quiet';
 
 export interface RendererOptions {
@@ -83,6 +97,8 @@ export class LiveRenderer {
   readonly turns: TurnStats[] = [];
   /** The last non-empty assistant text (the answer `--quiet` prints). */
   finalText = '';
+  /** Tool calls the permission layer refused (policy, sandbox, or an approval not given), in order. */
+  readonly refusals: { callId: string; name: string; code: string }[] = [];
   private current: TurnStats | undefined;
   private midLine = false;
   /** A high surrogate that ended a delta, held until its pair arrives (never split on write). */
@@ -220,6 +236,13 @@ export class LiveRenderer {
       case 'tool/call':
         this.calls.set(e.data.callId, { name: e.data.name, args: e.data.arguments, event: e });
         break;
+      case 'tool/result': {
+        const code = e.data.error?.code;
+        const callId = e.data.message.source?.callId;
+        if (code !== undefined && REFUSAL_CODES.has(code) && callId !== undefined)
+          this.refusals.push({ callId, name: this.calls.get(callId)?.name ?? '?', code });
+        break;
+      }
       case 'approval/asked': {
         const c = e.data.callId === undefined ? undefined : this.calls.get(e.data.callId);
         if (c && e.data.reason !== undefined) c.askedBecause = e.data.reason;
