@@ -237,7 +237,7 @@ describe('an unknown word after a command group with a default subcommand', () =
     for (const [argv, want] of [
       [
         ['sessions', 'bogus'],
-        "dsh: unknown command 'sessions bogus': use one of list, search, path, export, import (add --help for usage)\n",
+        "dsh: unknown command 'sessions bogus': use one of list, lineage, search, path, export, import (add --help for usage)\n",
       ],
       [['config', 'bogus'], "dsh: unknown command 'config bogus': use one of show (add --help for usage)\n"],
     ] as const) {
