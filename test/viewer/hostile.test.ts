@@ -131,7 +131,7 @@ describeBrowser('a hostile log', () => {
     expect(
       await page.evaluate(
         "document.querySelectorAll('img, iframe, svg, style, b, i, object, embed, frame, video, audio, " +
-          "form:not(#search-form):not(#jump-form):not(#model-form)').length",
+          "form:not(#search-form):not(#sessions-form):not(#jump-form):not(#model-form)').length",
       ),
     ).toBe(0);
     expect(await page.evaluate('document.scripts.length')).toBe(1);
