@@ -13,7 +13,7 @@ import { SessionStore } from '../../src/store/index.js';
 import { IndexDb } from '../../src/search/index-db.js';
 import { search } from '../../src/search/search.js';
 import { updateIndex } from '../../src/search/live.js';
-import { docsOf } from '../../src/search/extract.js';
+import { docsOf, type DocKind } from '../../src/search/extract.js';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
 import { spawnDsh } from '../cli/support/driver.js';
 import { builtBin } from '../cli/support/run.js';
@@ -41,12 +41,17 @@ function lines(path: string): Line[] {
     .filter((e) => typeof e.seq === 'number');
 }
 
-/** What the index holds for a word, read without bringing it up to date (no search's refresh). */
+/**
+ * What the index holds for a word, read without bringing it up to date (no search's refresh).
+ * Every kind is named: a filtered query returns every match (an unfiltered one of a common word
+ * ranks only the newest RANK_LIMIT of them).
+ */
+const ALL_KINDS: readonly DocKind[] = ['prompt', 'context', 'answer', 'reasoning', 'call', 'result', 'title'];
 function indexed(index: string, word: string): { seq: number; kind: string }[] {
   const db = IndexDb.open(index);
   try {
     return db
-      .query(`"${word}"`, { limit: 100_000 })
+      .query(`"${word}"`, { limit: 100_000, kinds: ALL_KINDS })
       .hits.map((h) => ({ seq: h.seq, kind: h.kind }))
       .sort((a, b) => a.seq - b.seq || a.kind.localeCompare(b.kind));
   } finally {
