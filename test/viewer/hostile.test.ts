@@ -24,7 +24,7 @@ const BIDI = 'abc\u202edcba';
 let lastSeq = 0;
 
 function hostileLog(): string {
-  const w = new LogWriter(`hostile${SCRIPT}`, `/tmp/${IMG(10)}`);
+  const w = new LogWriter(`hostile${SCRIPT}${BIDI}`, `/tmp/${IMG(10)}`);
   w.beginTurn(`${SCRIPT}${IMG(2)} ${ANSI} ${BIDI}`);
   w.user(`snapshot ${IMG(13)}`, {
     kind: 'plugin',
@@ -57,7 +57,7 @@ describeBrowser('a hostile log', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'dsh-viewer-hostile-'));
-    const path = join(dir, 'hostile.jsonl');
+    const path = join(dir, `hostile${BIDI}.jsonl`);
     writeFileSync(path, hostileLog());
     browser = await launchBrowser();
     viewer = await startViewer({ source: path });
@@ -135,6 +135,12 @@ describeBrowser('a hostile log', () => {
       ),
     ).toBe(0);
     expect(await page.evaluate('document.scripts.length')).toBe(1);
+    // Tooltips are text too: no attribute the page sets from the log holds a live bidi override.
+    expect(
+      await page.evaluate(
+        "[...document.querySelectorAll('[title]')].map((e) => e.title)" + '.filter((t) => /[\\u202a-\\u202e\\u2066-\\u2069]/.test(t))',
+      ),
+    ).toEqual([]);
     expect(await page.evaluate("document.querySelector('#plugin-b')")).toBeNull();
     expect(await page.evaluate('document.title')).toBe('dsh view');
 

@@ -2,7 +2,7 @@
 // The page: session header, toolbar (search, jump to seq, model view), the timeline and the
 // model-view panel; keyboard navigation; live updates from the server's event stream.
 import { api } from './api.js';
-import { clear, h, setHighlight } from './dom.js';
+import { clear, h, setHighlight, visible } from './dom.js';
 import { num, plural, time, usageParts, usageTitle } from './format.js';
 import { Inspector } from './inspect.js';
 import { ModelView } from './model.js';
@@ -93,7 +93,7 @@ function renderSession(s) {
   const label = $('session-label');
   clear(label);
   label.append(h('span', 'mono', s.label));
-  label.title = s.label;
+  label.title = visible(s.label); // a tooltip is text too: a file name can hold a bidi override
   const meta = $('session-meta');
   clear(meta);
   meta.append(h('span', null, 'session ', h('span', 'mono', s.header.id)), ' · created ' + time(s.header.createdAt));
