@@ -5,10 +5,10 @@
  * and every session descending from it is shown, each under its parent with the parent's seq it
  * was forked at. A parent the store does not hold (deleted, or in another store) is named as such.
  */
-import type { Store } from '../store/index.js';
+import type { Store, StoreSessionInfo } from '../store/index.js';
 import { EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
-import { findSession, storeFor } from './session-ref.js';
+import { pickSession, storeFor } from './session-ref.js';
 import { humanTime, listRows, type SessionSummary } from './sessions.js';
 import { oneLine, plural, safeJson, truncate } from './text.js';
 
@@ -89,8 +89,12 @@ export async function runSessionsLineage(ref: string, opts: LineageOptions, io: 
 }
 
 async function lineageIn(store: Store, ref: string, opts: LineageOptions, io: Io): Promise<number> {
-  const target = await findSession(store, ref);
-  const { rows } = await listRows(store, (sessions) => sessions);
+  let listed: StoreSessionInfo[] = [];
+  const { rows, problems } = await listRows(store, (sessions) => {
+    listed = sessions;
+    return sessions;
+  });
+  const target = pickSession({ sessions: listed, problems }, ref, store.location);
   const tree = lineageOf(rows, target.id);
   if (opts.json) {
     io.out.line(safeJson(tree, 2));

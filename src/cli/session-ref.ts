@@ -4,7 +4,7 @@
  * header line, so they stay fast however big the logs are.
  */
 import { existsSync } from 'node:fs';
-import type { SessionInfo, Store, StoreSessionInfo } from '../store/index.js';
+import type { SessionInfo, Store, StoreListing, StoreSessionInfo } from '../store/index.js';
 import { CliError } from './errors.js';
 import { registerLoaded, STDIN } from './read-log.js';
 import { storeFor } from './store.js';
@@ -16,7 +16,15 @@ export { storeFor } from './store.js';
 
 /** The session `ref` names: an exact id first, then a unique prefix. */
 export async function findSession(store: Store, ref: string): Promise<StoreSessionInfo> {
-  const { sessions, problems } = await store.list();
+  return pickSession(await store.list(), ref, store.location);
+}
+
+/**
+ * `findSession` over a listing already read, for commands that list the store anyway (lineage):
+ * one listing, not two, so the target and the tree come from the same moment of the store.
+ */
+export function pickSession(listing: Pick<StoreListing, 'sessions' | 'problems'>, ref: string, location: string): StoreSessionInfo {
+  const { sessions, problems } = listing;
   const exact = sessions.find((s) => s.id === ref);
   if (exact) return exact;
   const matches = ref.length >= MIN_PREFIX ? sessions.filter((s) => s.id.startsWith(ref)) : [];
@@ -35,7 +43,7 @@ export async function findSession(store: Store, ref: string): Promise<StoreSessi
   const compressed = problems.filter((p) => p.error.code === 'COMPRESSED_LOG' && matchesRef(p.error.details.sessionId, ref));
   if (compressed.length === 1) throw compressed[0]!.error;
   const hint = ref.length < MIN_PREFIX ? ` (a prefix needs at least ${MIN_PREFIX} characters)` : '';
-  throw new CliError('SESSION_NOT_FOUND', `no session "${ref}" under ${store.location}${hint}; dsh sessions list shows them`);
+  throw new CliError('SESSION_NOT_FOUND', `no session "${ref}" under ${location}${hint}; dsh sessions list shows them`);
 }
 
 const matchesRef = (id: string | undefined, ref: string): boolean =>

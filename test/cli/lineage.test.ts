@@ -4,7 +4,7 @@
  * are known; the tree's shape is written by hand.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { lineageOf, treePrefixes } from '../../src/cli/lineage.js';
 import type { SessionSummary } from '../../src/cli/sessions.js';
 import { SessionStore } from '../../src/store/index.js';
@@ -130,6 +130,18 @@ describe('dsh sessions lineage', () => {
       [ids.deep, 2, seqs.deep],
       [ids.right, 1, seqs.right],
     ]);
+  });
+
+  it('reads the store once: the session asked about and its tree come from one listing', async () => {
+    const { home, ids } = await forkTree();
+    const list = vi.spyOn(SessionStore.prototype, 'list');
+    try {
+      const r = await runMain(['sessions', 'lineage', ids.left], { DSH_HOME: home });
+      expect(r.code, r.stderr).toBe(0);
+      expect(list).toHaveBeenCalledTimes(1);
+    } finally {
+      list.mockRestore();
+    }
   });
 
   it('an unknown id is SESSION_NOT_FOUND, exit 1', async () => {
