@@ -3,9 +3,9 @@
  *
  * Layers, bottom up (each imports only from those before it; the table in docs/architecture.md
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
- * session log → hook bus → model adapters → tools → agent loop → compaction → config → coding
- * preset → store → PostgreSQL store → import → query → search → replay → observability → viewer →
- * worker → service → terminal → CLI. This entry re-exports them in that order; nothing imports it.
+ * session log → hook bus → model adapters → tools → agent loop → compaction → store → observability
+ * → import → query → search → replay → config → PostgreSQL store → viewer → coding preset → worker
+ * → service → terminal → CLI. This entry re-exports them in that order; nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';
@@ -49,16 +49,16 @@ export { PromptSections, type PromptSection } from './agent/prompt.js';
 export { InvariantError, assertModelVisibleRecorded } from './agent/invariant.js';
 export { retryPolicy, backoffDelay, DEFAULT_RETRYABLE_CODES, type RetryPolicyOptions } from './agent/retry.js';
 export * from './compaction/index.js';
-export * from './config/index.js';
-export * from './coding/index.js';
 export * from './store/index.js';
-export * from './postgres/index.js';
+export * from './observability/index.js';
 export * from './import/index.js';
 export * from './query/index.js';
 export * from './search/index.js';
 export * from './replay/index.js';
-export * from './observability/index.js';
+export * from './config/index.js';
+export * from './postgres/index.js';
 export * from './viewer/index.js';
+export * from './coding/index.js';
 export * from './worker/index.js';
 export * from './serve/index.js';
 export { createAgent, type CreateAgentOptions } from './create-agent.js';

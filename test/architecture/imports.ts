@@ -22,22 +22,28 @@
  *   `builtinModules`): `register` installs loader hooks, `Module._load` loads a file; an
  *   `export … from` of a loader module, which would hand its exports on under other names;
  * - code compiled at run time, which can hold an import of any text: `eval` and `Function`
- *   (called, aliased, `(0, eval)`, or as a property of a global object, `globalThis.eval`,
- *   `globalThis['eval']`, and any computed property of a global object), a constructor called
- *   straight off `.constructor` (`(async () => {}).constructor('…')`, the AsyncFunction and
- *   GeneratorFunction constructors), and an import of `node:vm` or `node:inspector` (whose
- *   `Runtime.evaluate` runs text).
+ *   (called, aliased, `(0, eval)`, destructured under any name, `{ eval: run } = globalThis`, or
+ *   as a property of a global object, `globalThis.eval`, `globalThis['eval']`, and any computed
+ *   property of a global object); the global object itself used other than by reading a member
+ *   (`const g = globalThis`, `Reflect.get(globalThis, k)`, `globalThis.globalThis`,
+ *   `document.defaultView`), since its eval is then out of sight; any read of `.constructor`
+ *   but its `.name` (`(async () => {}).constructor('…')`, through `.call` or a cast, or bound to a
+ *   name: the AsyncFunction and GeneratorFunction constructors); and an import of `node:vm` or
+ *   `node:inspector` (whose `Runtime.evaluate` runs text).
  * A specifier with a URL scheme (`file:`, `data:`, `http:`) is returned as an import; the layer
- * rules refuse it, since it cannot be placed in a layer.
+ * rules refuse it, since it cannot be placed in a layer, as they refuse a `#name` package.json
+ * alias and every built-in module not on their allow-list (`node:cluster`, `node:repl`,
+ * `node:test`, … load or compile code; layers.ts, ALLOWED_BUILTINS).
  *
  * Names are matched by spelling, scopes aside: a local that shadows one of them is refused too,
- * which errs on the safe side.
+ * which errs on the safe side. The global object's names are the exception (`window`, `top`,
+ * `parent` are common local names): a binding declared in an enclosing scope is not the global.
  *
  * Limits: no static reader can catch every way to run code or load a module, only the spellings
  * that name it. These are not caught: a Function constructor reached through data
- * (`Object.getPrototypeOf(async () => {}).constructor` bound to a name and called later,
- * `Reflect.construct`, `Reflect.get(globalThis, 'ev' + 'al')`, a key built at run time on an object
- * other than the globals); a child process that runs node on a path given as data
+ * (`Reflect.construct`, `Reflect.get(fn, 'constr' + 'uctor')`, a key built at run time on an
+ * object other than the globals, `const { [k]: v } = process`); `this` at the top of a sloppy
+ * script (the page's scripts are modules, where it is undefined); a child process that runs node on a path given as data
  * (`spawn(process.execPath, [file])`, `execFile('node', …)`, `--import` in NODE_OPTIONS); native
  * code (`process.dlopen`); and a file written at run time and imported by a non-literal name (that
  * import itself is reported). The layer test holds the code a reviewer reads, not a determined
@@ -120,6 +126,13 @@ function memberName(e: ts.Node): string | undefined {
   return undefined;
 }
 
+/** The text of a property key that is a plain name or a string: `{ eval: x }`, `{ 'eval': x }`. */
+function memberKey(key: ts.PropertyName): string | undefined {
+  if (ts.isIdentifier(key) || ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key)) return key.text;
+  if (ts.isComputedPropertyName(key)) return literalText(key.expression) ?? '';
+  return undefined;
+}
+
 /** `getBuiltinModule`, `process.getBuiltinModule`, `process['getBuiltinModule']`: Node 20.16's loader of built-in modules. */
 function isGetBuiltin(e: ts.Expression): boolean {
   e = unwrap(e);
@@ -149,8 +162,65 @@ const LOADER_MODULES: Record<string, LoaderModule> = {
 const COMPILER_MODULES = new Set(['vm', 'node:vm', 'inspector', 'node:inspector', 'inspector/promises', 'node:inspector/promises']);
 /** Globals that compile code at run time. */
 const COMPILERS = new Set(['eval', 'Function']);
-/** The names of the global object. */
-const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self', 'global']);
+/** The names of the global object (Node's and the page's; `parent`, `top` and `frames` are the window too). */
+const GLOBAL_OBJECTS = new Set(['globalThis', 'window', 'self', 'global', 'parent', 'top', 'frames']);
+/** Members that hand out a global object from another object: `document.defaultView`, an iframe's `contentWindow`. */
+const GLOBAL_MEMBERS = new Set(['defaultView', 'contentWindow']);
+/**
+ * Names that, destructured off an object (`const { eval: run } = globalThis`,
+ * `const { getBuiltinModule: load } = process`), bind a compiler or a loader under a name this
+ * reader does not follow.
+ */
+const HIDDEN_WHEN_DESTRUCTURED = new Set([...COMPILERS, 'constructor', 'require', 'getBuiltinModule']);
+
+/** The names a binding pattern declares: `{ a, b: [c] }` → a, c. */
+function boundNames(name: ts.BindingName, out: Set<string>): void {
+  if (ts.isIdentifier(name)) out.add(name.text);
+  else for (const el of name.elements) if (!ts.isOmittedExpression(el)) boundNames(el.name, out);
+}
+
+/** Does `scope` (a block, a file, a function, a `for` or a `catch`) itself declare `name`? */
+function declaresHere(scope: ts.Node, name: string): boolean {
+  const names = new Set<string>();
+  const statements = (list: readonly ts.Statement[]): void => {
+    for (const s of list) {
+      if (ts.isVariableStatement(s)) for (const d of s.declarationList.declarations) boundNames(d.name, names);
+      else if ((ts.isFunctionDeclaration(s) || ts.isClassDeclaration(s) || ts.isEnumDeclaration(s)) && s.name) names.add(s.name.text);
+      else if (ts.isImportDeclaration(s) && s.importClause) {
+        const c = s.importClause;
+        if (c.name) names.add(c.name.text);
+        const b = c.namedBindings;
+        if (b && ts.isNamespaceImport(b)) names.add(b.name.text);
+        if (b && ts.isNamedImports(b)) for (const el of b.elements) names.add(el.name.text);
+      }
+    }
+  };
+  if (ts.isSourceFile(scope) || ts.isBlock(scope) || ts.isModuleBlock(scope)) statements(scope.statements);
+  else if (ts.isCaseBlock(scope)) for (const c of scope.clauses) statements(c.statements);
+  else if (ts.isCatchClause(scope) && scope.variableDeclaration) boundNames(scope.variableDeclaration.name, names);
+  else if ((ts.isForStatement(scope) || ts.isForOfStatement(scope) || ts.isForInStatement(scope)) && scope.initializer) {
+    if (ts.isVariableDeclarationList(scope.initializer)) for (const d of scope.initializer.declarations) boundNames(d.name, names);
+  } else if (ts.isFunctionLike(scope)) {
+    for (const p of scope.parameters) boundNames(p.name, names);
+    if ((ts.isFunctionExpression(scope) || ts.isClassExpression(scope)) && scope.name) names.add(scope.name.text);
+    // `var` is hoisted to the function from any block inside it (not from nested functions).
+    const body = (scope as ts.FunctionLikeDeclarationBase).body;
+    const hoisted = (n: ts.Node): void => {
+      if (ts.isFunctionLike(n)) return;
+      if (ts.isVariableDeclarationList(n) && !(n.flags & ts.NodeFlags.BlockScoped))
+        for (const d of n.declarations) boundNames(d.name, names);
+      ts.forEachChild(n, hoisted);
+    };
+    if (body) ts.forEachChild(body, hoisted);
+  }
+  return names.has(name);
+}
+
+/** Is this identifier a local binding of its name (declared in an enclosing scope), not the global it spells? */
+function isLocal(id: ts.Identifier): boolean {
+  for (let a: ts.Node | undefined = id.parent; a; a = a.parent) if (declaresHere(a, id.text)) return true;
+  return false;
+}
 
 /** The bindings a file has for the module loaders: by local name, and namespaces of a loader module. */
 interface LoaderBindings {
@@ -367,18 +437,37 @@ export function readImports(fileName: string, text: string): FileImports {
         report('module-loader', n, n.parent);
       } else if (name === 'getBuiltinModule' && !callee) {
         report('module-loader', n, n.parent);
+      } else if (GLOBAL_OBJECTS.has(name) && !isLocal(n)) {
+        // The global object itself: only a member read of a name that compiles or loads nothing, or
+        // `typeof`. Taken as a value (`const g = globalThis`, `{ eval: run } = globalThis`,
+        // `Reflect.get(globalThis, k)`), its eval and Function go out of sight.
+        const p = n.parent;
+        const memberRead = (ts.isPropertyAccessExpression(p) || ts.isElementAccessExpression(p)) && p.expression === n;
+        if (!memberRead && !ts.isTypeOfExpression(p)) report('eval', n, p);
       }
+    } else if (ts.isBindingElement(n)) {
+      // `const { eval: run } = globalThis`, `const { getBuiltinModule: load } = process`: the key is what counts.
+      const key = n.propertyName ? memberKey(n.propertyName) : ts.isIdentifier(n.name) ? n.name.text : undefined;
+      const renamed = n.propertyName !== undefined;
+      if (key !== undefined && HIDDEN_WHEN_DESTRUCTURED.has(key) && (renamed || COMPILERS.has(key) || key === 'constructor'))
+        report(COMPILERS.has(key) || key === 'constructor' ? 'eval' : 'module-loader', n, n.parent);
     } else if (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) {
       const name = memberName(n);
       const object = unwrap(n.expression);
       const onGlobal = ts.isIdentifier(object) && GLOBAL_OBJECTS.has(object.text);
       const callee = (ts.isCallExpression(n.parent) || ts.isNewExpression(n.parent)) && n.parent.expression === n;
-      if (onGlobal && (name === undefined || COMPILERS.has(name))) {
-        // globalThis.eval, window['Function'], globalThis[key]: code from a string, or any global at all.
+      const readsName = ts.isPropertyAccessExpression(n.parent) && n.parent.expression === n && n.parent.name.text === 'name';
+      if (onGlobal && (name === undefined || COMPILERS.has(name) || GLOBAL_OBJECTS.has(name))) {
+        // globalThis.eval, window['Function'], globalThis[key], globalThis.globalThis: code from a
+        // string, any global at all, or the global object again.
         report('eval', n);
-      } else if (name === 'constructor' && callee) {
-        // (async () => {}).constructor('…'): the AsyncFunction constructor compiles its text.
-        report('eval', n.parent);
+      } else if (name !== undefined && GLOBAL_MEMBERS.has(name)) {
+        // document.defaultView, frame.contentWindow: a global object reached from another object.
+        report('eval', n);
+      } else if (name === 'constructor' && !readsName) {
+        // (async () => {}).constructor('…'), `.constructor.call(…)`, `(x.constructor as F)(…)`: the
+        // AsyncFunction constructor compiles its text. Only a constructor's `.name` is read.
+        report('eval', callee ? n.parent : n);
       } else if (name === 'require') {
         // module.require, process.mainModule.require: CommonJS's require reached through an object.
         report('require', n);

@@ -10,10 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/shared.js';
 import { readImports, type ImportRef, type UnreadableImport } from './imports.js';
 import {
+  checkCoarseOrder,
   checkLayers,
   findCycles,
   listSources,
   packageReach,
+  parseCoarseOrder,
   parseLayerTable,
   resolveSpecifier,
   type Layer,
@@ -187,6 +189,42 @@ describe('the layer table', () => {
   });
 });
 
+describe('the coarse order', () => {
+  const doc = (line: string) => `## Layers\n\nCoarse order: \`${line}\`\n\n| Layer | Folder | What |\n|---|---|---|\n`;
+  const table = (...folders: string[]): Layer[] => folders.map((folder) => ({ name: folder, folder }));
+
+  it('is read as groups bottom up, and the table must agree with it', () => {
+    expect(parseCoarseOrder(doc('a → b, c → d'))).toEqual([['a'], ['b', 'c'], ['d']]);
+    expect(() => parseCoarseOrder('## Layers\n')).toThrow(/Coarse order/);
+    const groups = [['a'], ['b', 'c'], ['d']];
+    // Siblings in either order; extra rows anywhere.
+    expect(checkCoarseOrder(table('a', 'c', 'x', 'b', 'd'), groups)).toEqual([]);
+    expect(checkCoarseOrder(table('a', 'd', 'b', 'c'), groups)).toEqual([
+      'the table ranks d below b, so b could import d; the coarse order puts d above b',
+      'the table ranks d below c, so c could import d; the coarse order puts d above c',
+    ]);
+    expect(checkCoarseOrder(table('a', 'b', 'd'), groups)).toEqual(['src/c is in the coarse order but has no row in the table']);
+  });
+
+  it('holds in docs/architecture.md, so the store cannot import the coding preset or config (review 3)', () => {
+    const md = readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8');
+    const layers = parseLayerTable(md);
+    expect(checkCoarseOrder(layers, parseCoarseOrder(md))).toEqual([]);
+    const upward = (from: string, text: string): string[] => {
+      const to = /'\.\.\/([a-z]+)\//.exec(text)![1]!;
+      const tree = [source(`${to}/x.ts`, 'export const x = 1; export type X = 1;'), source(from, text)];
+      return checkLayers(tree, layers).violations.map((v) => v.message);
+    };
+    for (const [from, text] of [
+      ['store/s.ts', "import type { X } from '../coding/x.js';"],
+      ['store/s.ts', "import type { X } from '../config/x.js';"],
+      ['observability/o.ts', "import { x } from '../replay/x.js';"],
+      ['compaction/c.ts', "import { x } from '../config/x.js';"],
+    ] as const)
+      expect(upward(from, text), `${from}: ${text}`).toEqual([expect.stringMatching(/runs upward/)]);
+  });
+});
+
 describe('the layer rules, on synthetic trees', () => {
   const layers: Layer[] = [
     { name: 'Low', folder: 'low' },
@@ -257,6 +295,20 @@ describe('the layer rules, on synthetic trees', () => {
     ]);
   });
 
+  /** What catches a probe in the middle layer reaching the high one: the layer rules' verdicts and the reader's unreadable forms. */
+  const caught = (text: string): string[] => {
+    const r = readImports('mid/m.ts', text);
+    const tree = [source('high/x.ts', 'export const x = 1;'), { path: 'mid/m.ts', imports: r.imports }];
+    const verdicts: [RegExp, string][] = [
+      [/runs upward/, 'upward'],
+      [/URL/, 'url'],
+      [/not among the built-ins/, 'builtin'],
+      [/"imports" alias/, 'alias'],
+    ];
+    const v = checkLayers(tree, layers).violations.map((x) => verdicts.find(([re]) => re.test(x.message))?.[1] ?? x.message);
+    return [...v, ...r.unreadable.map((u) => u.form)];
+  };
+
   it('catch the loader forms of review 2: getBuiltinModule, { default as m }, node:module exports, inline loaders, URLs', () => {
     // Each probe is a file in the middle layer reaching the high one; what must catch it: an
     // upward violation (the reader followed the load), a URL violation, or an unreadable form.
@@ -291,14 +343,6 @@ describe('the layer rules, on synthetic trees', () => {
       ['const x = await import(\'data:text/javascript,import "../high/x.js"\');', 'url'],
       ["const x = await import('https://example.com/x.js');", 'url'],
     ];
-    const caught = (text: string): string[] => {
-      const r = readImports('mid/m.ts', text);
-      const tree = [source('high/x.ts', 'export const x = 1;'), { path: 'mid/m.ts', imports: r.imports }];
-      const v = checkLayers(tree, layers).violations.map((x) =>
-        /runs upward/.test(x.message) ? 'upward' : /URL/.test(x.message) ? 'url' : x.message,
-      );
-      return [...v, ...r.unreadable.map((u) => u.form)];
-    };
     for (const [text, by] of probes) expect(caught(text), text).toContain(by);
     // What loads or runs nothing stays clean: the harmless exports, other built-ins, a constructor's name.
     const clean = [
@@ -307,6 +351,52 @@ describe('the layer rules, on synthetic trees', () => {
       "import { isMainThread, parentPort } from 'node:worker_threads';",
       "const fs = process.getBuiltinModule('node:fs'); process.getBuiltinModule('node:path').join('a', 'b');",
       'const n = x.constructor.name; globalThis.fetch(u); o.eval;',
+    ];
+    for (const text of clean) expect(caught(text), text).toEqual([]);
+  });
+
+  it('catch the forms of review 3: the global object or a loader under another name, .constructor by any call, built-ins off the allow-list, #aliases', () => {
+    const probes: [string, 'upward' | 'builtin' | 'alias' | UnreadableImport['form']][] = [
+      // getBuiltinModule, eval and Function destructured under another name.
+      ["const { getBuiltinModule: load } = process; load('node:module').createRequire(import.meta.url)('../high/x.js');", 'module-loader'],
+      ['const { eval: run } = globalThis; run(\'import("../high/x.js")\');', 'eval'],
+      ['const { Function: F } = globalThis; F(\'return import("../high/x.js")\')();', 'eval'],
+      ["const { 'eval': run } = globalThis as any; run('x');", 'eval'],
+      // The global object aliased, passed on, reached again through itself or from the DOM.
+      ['const g = globalThis; g.eval(\'import("../high/x.js")\');', 'eval'],
+      ["Reflect.get(globalThis, 'ev' + 'al')('x');", 'eval'],
+      ["globalThis.globalThis.eval('x');", 'eval'],
+      ["const w = window; w.eval('x');", 'eval'],
+      ["document.defaultView?.eval('x');", 'eval'],
+      // A constructor off .constructor, called through .call, a cast, or taken first.
+      ['(async () => {}).constructor.call(null, \'return import("../high/x.js")\')();', 'eval'],
+      ['((async () => {}).constructor as FunctionConstructor)(\'return import("../high/x.js")\')();', 'eval'],
+      ['const AsyncFunction = (async () => {}).constructor as FunctionConstructor;', 'eval'],
+      ['const { constructor: C } = async () => {};', 'eval'],
+      // Built-ins that load or compile code, in every spelling and form.
+      ["import cluster from 'node:cluster'; cluster.setupPrimary({ exec: '../high/x.js' }); cluster.fork();", 'builtin'],
+      ["import { start } from 'node:repl';", 'builtin'],
+      ["import { run } from 'node:test'; run({ files: ['../high/x.js'] });", 'builtin'],
+      ["const c = require('cluster');", 'builtin'],
+      ["const r = await import('repl');", 'builtin'],
+      ["process.getBuiltinModule('node:test');", 'builtin'],
+      ["import vm from 'node:vm';", 'builtin'],
+      ["import { WASI } from 'node:wasi';", 'builtin'],
+      // A package.json "imports" alias can point anywhere.
+      ["import '#up';", 'alias'],
+      ["const x = await import('#internal/x.js');", 'alias'],
+    ];
+    for (const [text, by] of probes) expect(caught(text), text).toContain(by);
+    // Still clean: members of the global object, typeof, locals that shadow a global's name, a
+    // constructor's name, allowed built-ins, type-only imports of refused ones.
+    const clean = [
+      "globalThis.fetch(u); if (typeof window !== 'undefined') window.addEventListener('x', f);",
+      'function f(window: number, top: number) { return { window, top }; }',
+      'const parent = node.parentNode; use(parent); for (const self of list) use(self);',
+      'let n = o.constructor.name; n = o.constructor?.name;',
+      "import { readFile } from 'node:fs/promises'; import os from 'os'; import { Worker } from 'node:worker_threads';",
+      "import type { Session } from 'node:inspector'; import type { Context } from 'node:vm';",
+      "const { getBuiltinModule } = process; const fs = getBuiltinModule('node:fs');",
     ];
     for (const text of clean) expect(caught(text), text).toEqual([]);
   });
@@ -348,7 +438,7 @@ describe('the layer rules, on synthetic trees', () => {
     expect(resolveSpecifier('low/x.ts', './dir/index.js', files)).toEqual({ kind: 'file', path: 'low/dir/index.ts' });
     expect(resolveSpecifier('low/x.js', './page.js', files)).toEqual({ kind: 'file', path: 'low/page.js' });
     expect(resolveSpecifier('low/x.ts', '@scope/pkg/sub', files)).toEqual({ kind: 'package', name: '@scope/pkg' });
-    expect(resolveSpecifier('low/x.ts', 'node:fs', files)).toEqual({ kind: 'package', name: 'node:fs' });
+    expect(resolveSpecifier('low/x.ts', 'node:fs', files)).toEqual({ kind: 'builtin', name: 'fs' });
   });
 });
 

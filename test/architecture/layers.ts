@@ -8,6 +8,7 @@
  * every layer; nothing imports them. A new folder under `src/` is placed by adding its row.
  */
 import { readdirSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ImportRef } from './imports.js';
 
@@ -53,15 +54,102 @@ export function parseLayerTable(markdown: string): Layer[] {
   return layers;
 }
 
+/**
+ * The coarse order: the line `Coarse order: \`model → session → llm, tools → …\`` of the "## Layers"
+ * section, as groups bottom up (a comma joins layers whose order between them it leaves open). It
+ * is the short form the project's briefs quote; the table must agree with it, so the two cannot
+ * drift apart (they did: the table once ranked config and coding below store).
+ */
+export function parseCoarseOrder(markdown: string): string[][] {
+  const m = /^Coarse order: `([^`]+)`/m.exec(markdown);
+  if (!m) throw new LayerTableError('no "Coarse order: `a → b, c → …`" line');
+  const groups = m[1]!.split('→').map((g) => g.split(',').map((f) => f.trim()));
+  if (groups.some((g) => g.some((f) => !/^[a-z0-9-]+$/.test(f))))
+    throw new LayerTableError(`coarse order ${JSON.stringify(m[1])}: folder names only`);
+  return groups;
+}
+
+/** Where the table disagrees with the coarse order: a folder it lacks, or two folders ranked against it. */
+export function checkCoarseOrder(layers: readonly Layer[], groups: readonly (readonly string[])[]): string[] {
+  const rank = new Map(layers.map((l, i) => [l.folder, i]));
+  const problems: string[] = [];
+  for (const f of groups.flat()) if (!rank.has(f)) problems.push(`src/${f} is in the coarse order but has no row in the table`);
+  for (let i = 0; i < groups.length; i++)
+    for (let j = i + 1; j < groups.length; j++)
+      for (const low of groups[i]!)
+        for (const high of groups[j]!) {
+          const a = rank.get(low);
+          const b = rank.get(high);
+          if (a !== undefined && b !== undefined && a > b)
+            problems.push(
+              `the table ranks ${high} below ${low}, so ${low} could import ${high}; the coarse order puts ${high} above ${low}`,
+            );
+        }
+  return problems;
+}
+
 /** A source file as the checker sees it: its path under `src/` (POSIX separators) and its imports. */
 export interface SourceFile {
   path: string;
   imports: readonly ImportRef[];
 }
 
+/**
+ * The Node built-in modules src/ may import, without their `node:` prefix: an allow-list, not a
+ * list of the dangerous ones, so a built-in nobody has judged yet is refused until someone adds it
+ * here with a reason. Left out on purpose, because they load or compile code the layer reader
+ * cannot follow: `vm`, `repl` (compile text), `inspector` (`Runtime.evaluate`), `cluster` (forks a
+ * module), `test` (its `run()` loads files), `wasi`, `v8`
+ * (`setFlagsFromString`) and `sea`. `module` and `child_process` are allowed because the reader
+ * follows their loaders (`createRequire`, `fork`) and refuses what it cannot read.
+ */
+export const ALLOWED_BUILTINS: ReadonlySet<string> = new Set([
+  'assert',
+  'assert/strict',
+  'async_hooks',
+  'buffer',
+  'child_process',
+  'crypto',
+  'diagnostics_channel',
+  'dns',
+  'dns/promises',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'https',
+  'module',
+  'net',
+  'os',
+  'path',
+  'path/posix',
+  'perf_hooks',
+  'process',
+  'querystring',
+  'readline',
+  'readline/promises',
+  'stream',
+  'stream/promises',
+  'stream/web',
+  'string_decoder',
+  'timers',
+  'timers/promises',
+  'tls',
+  'tty',
+  'url',
+  'util',
+  'util/types',
+  'worker_threads',
+  'zlib',
+]);
+
 export type Resolved =
   | { kind: 'file'; path: string }
   | { kind: 'package'; name: string }
+  /** A Node built-in, named without its `node:` prefix. */
+  | { kind: 'builtin'; name: string }
+  /** `#name`: a package.json "imports" alias, which can point at any file. */
+  | { kind: 'subpath-import'; specifier: string }
   | { kind: 'outside'; path: string }
   /** `file:///…`, `data:text/javascript,…`, `https://…`: no layer can be told from it. */
   | { kind: 'url'; scheme: string }
@@ -80,6 +168,8 @@ export function packageName(specifier: string): string {
 export function resolveSpecifier(from: string, specifier: string, files: ReadonlySet<string>): Resolved {
   const scheme = /^([a-z][a-z\d+.-]*):/i.exec(specifier)?.[1]?.toLowerCase();
   if (scheme !== undefined && scheme !== 'node') return { kind: 'url', scheme };
+  if (specifier.startsWith('#')) return { kind: 'subpath-import', specifier };
+  if (isBuiltin(specifier)) return { kind: 'builtin', name: specifier.replace(/^node:/, '') };
   if (!specifier.startsWith('.') && !specifier.startsWith('/')) return { kind: 'package', name: packageName(specifier) };
   const target = join(dirname(from), specifier).split(sep).join('/');
   if (target.startsWith('../') || target === '..') return { kind: 'outside', path: target };
@@ -146,6 +236,26 @@ export function checkLayers(sources: readonly SourceFile[], layers: readonly Lay
     for (const imp of s.imports) {
       const r = resolveSpecifier(s.path, imp.specifier, files);
       if (r.kind === 'package') continue;
+      if (r.kind === 'builtin') {
+        // A type-only import is erased: it loads nothing.
+        if (!imp.typeOnly && !ALLOWED_BUILTINS.has(r.name))
+          violations.push({
+            file: s.path,
+            line: imp.line,
+            message:
+              `${imp.form} ${JSON.stringify(imp.specifier)}: node:${r.name} is not among the built-ins src/ may import ` +
+              '(ALLOWED_BUILTINS in test/architecture/layers.ts; add it there with a reason if it loads and compiles nothing)',
+          });
+        continue;
+      }
+      if (r.kind === 'subpath-import') {
+        violations.push({
+          file: s.path,
+          line: imp.line,
+          message: `${imp.form} ${JSON.stringify(imp.specifier)} is a package.json "imports" alias, which can name any file: use a relative path`,
+        });
+        continue;
+      }
       if (r.kind === 'url') {
         violations.push({
           file: s.path,
