@@ -355,7 +355,7 @@ describe('the layer rules, on synthetic trees', () => {
     for (const text of clean) expect(caught(text), text).toEqual([]);
   });
 
-  it('catch the forms of review 3: the global object or a loader under another name, .constructor by any call, built-ins off the allow-list, #aliases', () => {
+  it('catch the forms of review 3: global object or loader renamed, .constructor, built-ins off the allow-list, #aliases', () => {
     const probes: [string, 'upward' | 'builtin' | 'alias' | UnreadableImport['form']][] = [
       // getBuiltinModule, eval and Function destructured under another name.
       ["const { getBuiltinModule: load } = process; load('node:module').createRequire(import.meta.url)('../high/x.js');", 'module-loader'],

@@ -252,7 +252,9 @@ export function checkLayers(sources: readonly SourceFile[], layers: readonly Lay
         violations.push({
           file: s.path,
           line: imp.line,
-          message: `${imp.form} ${JSON.stringify(imp.specifier)} is a package.json "imports" alias, which can name any file: use a relative path`,
+          message:
+            `${imp.form} ${JSON.stringify(imp.specifier)} is a package.json "imports" alias, ` +
+            'which can name any file: use a relative path',
         });
         continue;
       }
