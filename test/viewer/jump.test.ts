@@ -1,8 +1,8 @@
 /**
  * Jump to a seq, in a real headless Chromium: a stream chunk (the row of the message it streamed),
  * a tool result (shown in its call's row), events outside any turn (before and after it), and a
- * seq past the end (a clear message, the selection kept). A step boundary is not covered here.
- * Expected seqs are the ones the writer returned.
+ * step boundary (a step/start or step/end has no row of its own: its step's row), and a seq past
+ * the end (a clear message, the selection kept). Expected seqs are the ones the writer returned.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,9 @@ import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { describeBrowser, viewerPage, type Browser } from './support/browser.js';
 import { LogWriter } from './support/logs.js';
 
-const seqs = { outside: 0, chunk: 0, message: 0, call: 0, result: 0, after: 0, length: 0 };
+const seqs = { outside: 0, chunk: 0, message: 0, call: 0, result: 0, step2Start: 0, step2End: 0, after: 0, length: 0 };
+
+let types: string[] = [];
 
 function jumpLog(): string {
   const w = new LogWriter('jump');
@@ -28,10 +30,16 @@ function jumpLog(): string {
   w.result(seqs.call, 'c1', 'the contents of a.txt');
   seqs.result = w.session.length - 1;
   w.endStep();
+  w.beginStep();
+  seqs.step2Start = w.session.length - 1;
+  w.respond('the file says hello');
+  w.endStep();
+  seqs.step2End = w.session.length - 1;
   w.endTurn();
   w.event('session/title', { title: 'retitled after the turn' });
   seqs.after = w.session.length - 1;
   seqs.length = w.session.length;
+  types = w.session.events.map((e) => e.type);
   return w.text();
 }
 
@@ -90,6 +98,27 @@ describeBrowser('jump to a seq of every kind', () => {
     await jump(seqs.after);
     await page.waitForFunction((t) => document.querySelector('#rows .row.selected')?.textContent?.includes(t), 'retitled after the turn');
     expect(await selectedText()).not.toContain('titled before any turn');
+  });
+
+  it("a step boundary (step/start, step/end) selects its step's row", async () => {
+    expect([types[seqs.step2Start], types[seqs.step2End]]).toEqual(['step/start', 'step/end']);
+    for (const seq of [seqs.step2Start, seqs.step2End]) {
+      await jump(seqs.outside); // somewhere else first
+      await page.waitForFunction(
+        (t) => (globalThis as any).document.querySelector('#rows .row.selected')?.textContent?.includes(t),
+        'titled before any turn',
+      );
+      await jump(seq);
+      await page.waitForSelector('#rows .row.selected[data-kind="step"]');
+      const sel = page.locator('#rows .row.selected');
+      expect(await sel.locator('.step-name').textContent()).toBe('Step 2');
+      expect(await sel.locator('.seqs').textContent()).toContain(String(seqs.step2Start));
+      // Its step is open, showing the answer it holds just below it.
+      await page.waitForFunction(
+        (t) => (globalThis as any).document.querySelector('#rows .row.selected + .row')?.textContent?.includes(t),
+        'the file says hello',
+      );
+    }
   });
 
   it('a seq past the end says which seqs the log has, and leaves the selection where it was', async () => {

@@ -359,6 +359,8 @@ async function start() {
         ) {
           await timeline.grow(msg);
           renderSession(await api('session'));
+          // The open inspector panel describes the log as it was when asked: ask again.
+          void inspector.refresh();
         }
       })
       .catch(showError);

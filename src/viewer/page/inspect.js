@@ -21,12 +21,18 @@ export class Inspector {
     this.onError = opts.onError;
     /** Answers arriving after a newer request are dropped. */
     this.ticket = 0;
+    /** @type {{ route: string, params: Record<string, string | number>, render: (body: any) => Kid, answer: string } | undefined} */
+    this.current = undefined;
+    /** @type {Promise<void> | undefined} the refresh in flight */
+    this.refreshing = undefined;
+    this.again = false;
     opts.close.addEventListener('click', () => this.hide());
   }
 
   hide() {
     this.panel.hidden = true;
     this.ticket++;
+    this.current = undefined;
   }
 
   /**
@@ -38,25 +44,78 @@ export class Inspector {
    */
   async open(what, title, route, params, render) {
     const ticket = ++this.ticket;
+    /** What the panel shows, kept so that `refresh` can ask again while the log grows. */
+    this.current = { route, params, render, answer: '' };
     this.panel.hidden = false;
     this.panel.dataset.panel = what;
     this.panel.dataset.state = 'loading';
+    this.panel.dataset.answers = '0';
     clear(this.title);
     this.title.append(title);
     clear(this.body);
     this.body.append(h('div', 'dim', 'loading …'));
+    await this.load(ticket, this.current, true);
+  }
+
+  /**
+   * Ask the server again for what the open panel shows, because the followed log grew (a call's
+   * result arrived, a turn ended, the statistics moved). One request at a time: growth during
+   * one asks once more after it. An unchanged answer leaves the panel as it is; a changed one is
+   * drawn in place, keeping the scroll position and the opened disclosures.
+   */
+  async refresh() {
+    if (this.panel.hidden || !this.current) return;
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        const cur = this.current;
+        if (!cur || this.panel.hidden) break;
+        // A new ticket: an earlier answer still in flight (the panel's first) is older than this one.
+        await this.load(++this.ticket, cur, false);
+      } while (this.again);
+    })();
     try {
-      const body = await api(route, params);
+      await this.refreshing;
+    } finally {
+      this.refreshing = undefined;
+    }
+  }
+
+  /**
+   * @param {number} ticket the request's ticket: answers arriving after a newer `open` are dropped
+   * @param {{ route: string, params: Record<string, string | number>, render: (body: any) => Kid, answer: string }} cur
+   * @param {boolean} first the panel's first answer (a refresh draws only a changed one)
+   */
+  async load(ticket, cur, first) {
+    try {
+      const body = await api(cur.route, cur.params);
       if (ticket !== this.ticket) return;
+      const answer = JSON.stringify(body);
+      if (!first && answer === cur.answer && this.panel.dataset.state === 'ready') return;
+      cur.answer = answer;
+      const scroll = this.body.scrollTop;
+      const opened = [...this.body.querySelectorAll('details')].map((d) => d.open);
       clear(this.body);
-      this.body.append(h('div', null, render(body)));
+      this.body.append(h('div', null, cur.render(body)));
+      if (!first) {
+        this.body.querySelectorAll('details').forEach((d, i) => {
+          if (opened[i]) d.open = true;
+        });
+        this.body.scrollTop = scroll;
+      }
       this.panel.dataset.state = 'ready';
+      this.panel.dataset.answers = String(Number(this.panel.dataset.answers ?? '0') + 1);
     } catch (e) {
       if (ticket !== this.ticket) return;
       clear(this.body);
       const err = /** @type {{ code?: string, message?: string }} */ (e);
       this.body.append(h('div', 'error', (err.code ? err.code + ': ' : '') + (err.message ?? String(e))));
       this.panel.dataset.state = 'error';
+      cur.answer = '';
       this.onError(e);
     }
   }
