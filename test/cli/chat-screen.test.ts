@@ -139,6 +139,55 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(JSON.stringify(refused.data)).toContain('The user said: keep it in notes.txt');
   });
 
+  it('tool calls are drawn by kind (diff, bash status and output tail, read with its error code); Ctrl-O expands them', async () => {
+    const bash = "printf 'l1\\nl2\\nl3\\nl4\\nl5\\nl6\\nl7\\n'";
+    const { c } = await open(
+      [
+        {
+          sse: chatStream({
+            reasoning: ['Weighing the change.', `\n${'filler '.repeat(8).trim()}`, '\nSecond thought, last words.'],
+            toolCalls: [
+              { id: 'w1', name: 'write', args: [JSON.stringify({ file_path: 'notes.txt', content: 'alpha\nbeta\n' })] },
+              { id: 'b1', name: 'bash', args: [JSON.stringify({ command: bash })] },
+              { id: 'r1', name: 'read', args: [JSON.stringify({ file_path: 'nope.txt' })] },
+            ],
+          }),
+        },
+        say(['All done.']),
+      ],
+      ['--sandbox', 'danger-full-access', '--approval', 'never'],
+      { cols: 90, rows: 60 },
+    );
+    c.write('go\r');
+    await c.waitFor(/All done\./);
+    const collapsed = c.screen();
+    // Reasoning: one dim line with its last words; the text itself is not shown.
+    expect(collapsed).toMatch(/▸ thought · [\d.]+m?s · 3 lines: ….*filler Second thought, last words\.\n/);
+    expect(collapsed).not.toMatch(/Weighing the change\./);
+    // write: the path, +2 -0, and the diff built from the call.
+    expect(collapsed).toMatch(/● write notes\.txt \+2 -0\n {2}@@ -1,0 \+1,2 @@\n {2}\+alpha\n {2}\+beta/);
+    // bash: the command, exit status and duration, the last 5 of 7 output lines.
+    expect(collapsed).toContain(`● bash ${bash}`);
+    expect(collapsed).toMatch(/\n {2}exit 0 · [\d.]+m?s\n {2}… 2 lines above\n {2}│ l3\n {2}│ l4\n {2}│ l5\n {2}│ l6\n {2}│ l7\n/);
+    // read: one line, and the error with its stable code.
+    expect(collapsed).toMatch(/● read nope\.txt\n {2}✗ FS_NOT_FOUND: /);
+    expect(collapsed).not.toMatch(/→ write|← write/);
+    c.write('\x0f'); // Ctrl-O
+    await c.waitFor(/▾ thought/);
+    const expanded = c.screen();
+    expect(expanded).toMatch(
+      /▾ thought · [\d.]+m?s · 3 lines\n {2}Weighing the change\.\n {2}(filler ){7}filler\n {2}Second thought, last/,
+    );
+    expect(expanded).toMatch(/exit 0 · [\d.]+m?s\n {2}│ l1\n {2}│ l2\n/);
+    c.write('\x0f');
+    const until = Date.now() + 10_000;
+    while (/▾ thought/.test(c.screen()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(c.screen()).toMatch(/▸ thought/);
+    expect(c.screen()).not.toMatch(/▾ thought|│ l1/);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+  });
+
   it('a resize (SIGWINCH) lays the screen out again for the new width', async () => {
     const words = Array.from({ length: 24 }, (_, i) => `word${i}`);
     const { c } = await open([say([words.join(' ')])], [], { cols: 100, rows: 30 });

@@ -12,7 +12,9 @@
  * calls and reasoning with the terminal renderers (`src/terminal/render`): a call is drawn when it
  * starts and redrawn in place with its outcome when nothing was printed after it (edits as
  * diffs, bash with its status and output tail, one line for reads and searches), reasoning
- * collapses to one line when it ends. Into a pipe the output stays the plain lines below.
+ * collapses to one line when it ends. Into a pipe the output stays the plain lines below. The
+ * chat screen takes the same drawn blocks through `RendererOptions.blocks` (one plug point: see
+ * src/terminal/render/blocks.ts), keeps them in its transcript and expands them on a key.
  */
 import type { SessionEvent, TurnEndReason } from '../../session/index.js';
 import type { Session } from '../../session/session.js';
@@ -20,6 +22,7 @@ import { foldSpaces } from '../../model/unsafe-chars.js';
 import { addUsage, type TokenUsage } from '../../model/usage.js';
 import { argsPreview, formatFailure, formatTurnEnd, formatUsage } from '../format.js';
 import type { Io } from '../output.js';
+import type { BlockLayout, BlockSink } from '../../terminal/render/blocks.js';
 import { block, oneLine, plural, safeJson, truncate } from '../text.js';
 
 type ToolsModule = typeof import('../../terminal/render/tools.js');
@@ -55,6 +58,11 @@ export interface RendererOptions {
   approvalHints?: boolean;
   /** Where the streamed answer goes instead of stdout (the chat screen lays it out as markdown). */
   answer?: { text(delta: string): void; end(): void };
+  /**
+   * Where tool calls and reasoning drawn by kind go (after `enableRich`) instead of stderr: the
+   * chat screen's transcript. The layouts are the same; only the place differs.
+   */
+  blocks?: BlockSink;
 }
 
 /** What one turn did, for summaries. */
@@ -107,8 +115,15 @@ export class LiveRenderer {
   private rich: Rich | undefined;
   /** What the last lines on stderr show, and how many they are, while nothing has been printed after them. */
   private lastBlock: { key: string; lines: number } | undefined;
-  private reasoningText = '';
-  private reasoningStart: number | undefined;
+  /** The reasoning block streaming now: its layout reads this as it grows. */
+  private reasoning: { key: string; text: string; start: number; end?: number; layout?: BlockLayout } | undefined;
+  /** stderr: a block is painted at the terminal's width, collapsed, and replaced in place while it is the last thing shown. */
+  private readonly stderrBlocks: BlockSink = {
+    draw: (key, layout) => this.drawBlock(key, layout(this.io.err.columns, false)),
+    done: (key) => {
+      if (this.lastBlock?.key === key) this.lastBlock = undefined;
+    },
+  };
   private readonly hinted = new Set<string>();
   private readonly listeners: ((e: SessionEvent) => void)[] = [];
 
@@ -313,39 +328,52 @@ export class LiveRenderer {
 
   /** The terminal renderers' form of an event; false when it has none (the plain form is shown). */
   private showRich(e: SessionEvent, rich: Rich): boolean {
-    const opts = { width: this.io.err.columns, color: this.io.err.color };
+    const color = this.io.err.color;
+    const blocks = this.opts.blocks ?? this.stderrBlocks;
     switch (e.type) {
       case 'assistant/chunk': {
         const c = e.data.chunk;
         if (c.type === 'block-start' && c.blockType === 'reasoning') {
-          this.reasoningText = '';
-          this.reasoningStart = e.time;
-          this.drawBlock('reasoning', rich.reasoning.renderReasoning({ text: '', live: true }, { ...opts, collapsed: true }));
+          const r: NonNullable<typeof this.reasoning> = { key: `reasoning:${e.seq}`, text: '', start: e.time };
+          r.layout = (width, expanded) =>
+            rich.reasoning.renderReasoning(
+              { text: r.text, live: r.end === undefined, durationMs: r.end === undefined ? undefined : r.end - r.start },
+              { width, color, collapsed: !expanded },
+            );
+          this.reasoning = r;
+          blocks.draw(r.key, r.layout);
           return true;
         }
         if (c.type === 'reasoning-delta') {
-          this.reasoningText += c.text;
+          if (this.reasoning) {
+            this.reasoning.text += c.text;
+            blocks.update?.(this.reasoning.key);
+          }
           return true;
         }
         if (c.type === 'block-end' && c.block.type === 'reasoning') {
-          const durationMs = this.reasoningStart === undefined ? undefined : e.time - this.reasoningStart;
-          const lines = rich.reasoning.renderReasoning({ text: this.reasoningText, durationMs }, { ...opts, collapsed: true });
-          this.drawBlock('reasoning', lines);
-          this.lastBlock = undefined;
+          const r = this.reasoning;
+          if (!r?.layout) return true;
+          r.end = e.time;
+          blocks.draw(r.key, r.layout);
+          blocks.done?.(r.key);
+          this.reasoning = undefined;
           return true;
         }
         return false;
       }
       case 'tool/call': {
-        this.drawBlock(`call:${e.data.callId}`, rich.tools.renderTool(rich.tools.toolCallView(e), opts));
+        const view = rich.tools.toolCallView(e);
+        blocks.draw(`call:${e.data.callId}`, (width, expanded) => rich.tools.renderTool(view, { width, color, expanded }));
         return true;
       }
       case 'tool/result': {
         const id = e.data.message.content[0].toolCallId;
         const call = this.calls.get(id)?.event;
         if (!call) return false;
-        this.drawBlock(`call:${id}`, rich.tools.renderTool(rich.tools.toolCallView(call, e), opts));
-        this.lastBlock = undefined;
+        const view = rich.tools.toolCallView(call, e);
+        blocks.draw(`call:${id}`, (width, expanded) => rich.tools.renderTool(view, { width, color, expanded }));
+        blocks.done?.(`call:${id}`);
         return true;
       }
       default:

@@ -74,8 +74,11 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     ? new LiveRenderer(term.io, {
         mode: 'stream',
         answer: { text: (d) => term.screen.answerDelta(d), end: () => term.screen.answerEnd() },
+        blocks: term.screen.blocks,
       })
     : new LiveRenderer(io, { mode: 'stream' });
+  // The screen draws tool calls and reasoning by kind, with the renderers `dsh run` uses.
+  if (term) await renderer.enableRich();
   const llm = llmSection(s.config);
 
   // ---- /model: a request-time override, so the change is logged as a request/header change.
@@ -192,7 +195,12 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   });
   for (const w of startWarnings(s, cur.coding)) renderer.note(`warning: ${w}`, 'yellow');
   renderer.note(banner(s, cur.coding), 'dim');
-  renderer.note('type a prompt; /help lists the commands, /exit leaves', 'dim');
+  renderer.note(
+    term
+      ? 'type a prompt; /help lists the commands, Ctrl-O expands or collapses thinking and tool output, /exit leaves'
+      : 'type a prompt; /help lists the commands, /exit leaves',
+    'dim',
+  );
 
   const control: ChatControl = {
     session: () => cur.session,

@@ -110,9 +110,6 @@ export class ChatTerminal {
           this.screen.line(`\x1b[1m› ${first.split('\n').map(oneLine).join('\n  ')}\x1b[22m${attached}`);
         }
         break;
-      case 'assistant/chunk':
-        if (e.data.chunk.type === 'block-start' && e.data.chunk.blockType === 'reasoning') this.screen.line('\x1b[2mthinking…\x1b[22m');
-        break;
       default:
         break;
     }

@@ -21,6 +21,7 @@ import {
 } from '@mariozechner/pi-tui';
 import { ApprovalPrompt, type ApprovalChoice, type ApprovalQuestion } from './approval.js';
 import { Transcript, type AnswerRenderer } from './transcript.js';
+import type { BlockSink } from '../render/blocks.js';
 
 export interface ChatScreenOptions {
   /** The workspace, for path completion. */
@@ -91,6 +92,11 @@ export class ChatScreen {
         opts.onInterrupt();
         return { consume: true };
       }
+      if (matchesKey(data, 'ctrl+o')) {
+        this.transcript.setExpanded(!this.transcript.expanded);
+        this.render();
+        return { consume: true };
+      }
       if (matchesKey(data, 'ctrl+d') && !this.approval && this.editor.getText() === '') {
         opts.onEof();
         return { consume: true };
@@ -125,6 +131,19 @@ export class ChatScreen {
     this.transcript.write(channel, text);
     this.render();
   }
+
+  /** Tool calls and reasoning drawn by kind land in the transcript (collapsed; Ctrl-O expands them all). */
+  readonly blocks: BlockSink = {
+    draw: (key, layout) => {
+      this.transcript.draw(key, layout);
+      this.render();
+    },
+    update: (key) => {
+      this.transcript.update(key);
+      this.render();
+    },
+    done: (key) => this.transcript.done(key),
+  };
 
   answerDelta(text: string): void {
     this.transcript.answerDelta(text);

@@ -1,11 +1,15 @@
 /**
  * The chat screen's scrolling part: what happened, as entries that lay themselves out for a
- * width. Plain text entries wrap; an answer is markdown rendered as it streams. Each entry caches
- * its lines per width, so a frame costs the entries that changed (the open answer), and a resize
- * lays every entry out again from what it holds (the source, never the old lines).
+ * width. Plain text entries wrap; an answer is markdown rendered as it streams; a block (a tool
+ * call, a reasoning) is laid out by the renderer that drew it (`BlockSink`, the same layouts
+ * `dsh run` paints), collapsed or expanded as the transcript is. Each entry caches its lines per
+ * width, so a frame costs the entries that changed (the open answer, the running call), and a
+ * resize or an expand lays every entry out again from what it holds (the source, never the old
+ * lines).
  */
 import { type Component, wrapTextWithAnsi } from '@mariozechner/pi-tui';
 import { MarkdownStream } from '../render/markdown.js';
+import type { BlockLayout, BlockSink } from '../render/blocks.js';
 
 /** Lays an answer out as it streams: the swappable seam to the markdown renderer. */
 export interface AnswerLayout {
@@ -36,6 +40,27 @@ class TextEntry implements Entry {
   }
 }
 
+/** A drawn block: its layout is replaced when it is drawn again, and re-run when its source grows. */
+class BlockEntry implements Entry {
+  private cache: { width: number; expanded: boolean; version: number; lines: string[] } | undefined;
+  private version = 0;
+  constructor(
+    private layout: BlockLayout,
+    private readonly view: { expanded: boolean },
+  ) {}
+  redraw(layout?: BlockLayout): void {
+    if (layout) this.layout = layout;
+    this.version++;
+  }
+  lines(width: number): readonly string[] {
+    const c = this.cache;
+    if (c !== undefined && c.width === width && c.expanded === this.view.expanded && c.version === this.version) return c.lines;
+    const lines = this.layout(Math.max(1, width), this.view.expanded);
+    this.cache = { width, expanded: this.view.expanded, version: this.version, lines };
+    return lines;
+  }
+}
+
 class AnswerEntry implements Entry {
   private source = '';
   private done = false;
@@ -60,9 +85,13 @@ class AnswerEntry implements Entry {
   }
 }
 
-export class Transcript implements Component {
+export class Transcript implements Component, BlockSink {
   private readonly entries: Entry[] = [];
   private answer: AnswerEntry | undefined;
+  /** Blocks that may still be drawn again, by key. */
+  private readonly blocks = new Map<string, BlockEntry>();
+  /** Blocks show their long form (whole reasoning, longer diffs and output tails). */
+  private readonly view = { expanded: false };
   /** Text written without its line end yet, per channel (a LiveRenderer's streams). */
   private readonly partial = { out: '', err: '' };
 
@@ -83,6 +112,33 @@ export class Transcript implements Component {
     }
     this.partial[channel] = all.slice(cut + 1);
     for (const l of all.slice(0, cut).split('\n')) this.line(l);
+  }
+
+  draw(key: string, layout: BlockLayout): void {
+    const b = this.blocks.get(key);
+    if (b) return b.redraw(layout);
+    // A block after an answer starts below it: the answer in progress is over.
+    this.answerEnd();
+    const entry = new BlockEntry(layout, this.view);
+    this.blocks.set(key, entry);
+    this.entries.push(entry);
+  }
+
+  update(key: string): void {
+    this.blocks.get(key)?.redraw();
+  }
+
+  done(key: string): void {
+    this.blocks.delete(key);
+  }
+
+  get expanded(): boolean {
+    return this.view.expanded;
+  }
+
+  /** Every block, past and future, collapsed or expanded (one key toggles it). */
+  setExpanded(on: boolean): void {
+    this.view.expanded = on;
   }
 
   answerDelta(delta: string): void {
