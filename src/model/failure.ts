@@ -33,8 +33,12 @@ export const LLM_FAILURE_CODES = [
 ] as const;
 export type LlmFailureCode = (typeof LLM_FAILURE_CODES)[number];
 
-/** An error carrying an `LlmFailure`; what adapters throw and what the loop records verbatim. */
-export class LlmError extends CodedError {
+/**
+ * An error carrying an `LlmFailure`; what adapters throw and what the loop records verbatim. Its
+ * code is open (`LlmFailureCode` or any other string): a replayed log carries the failure codes
+ * its recording had, and those are kept as they were.
+ */
+export class LlmError extends CodedError<LlmFailure['code']> {
   readonly failure: LlmFailure;
   constructor(failure: LlmFailure, options?: { cause?: unknown }) {
     super(failure.code, failure.message, options);

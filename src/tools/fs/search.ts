@@ -28,7 +28,7 @@ import { closeAll, openDirBeneath, openIn, partsBelow, type Dir } from './beneat
 import { fsErrorFrom } from './errors.js';
 import { capabilityArgs } from '../shell/bubblewrap.js';
 
-export class SearchError extends ToolError {
+export class SearchError extends ToolError<'SEARCH_INVALID_PATTERN' | 'SEARCH_FAILED'> {
   override name = 'SearchError';
 }
 

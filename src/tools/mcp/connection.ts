@@ -14,7 +14,7 @@ import type { McpServerConfig } from '../config.js';
 import { isHttpServer } from '../config-options.js';
 import { ToolError } from '../types.js';
 
-export class McpCallError extends ToolError {
+export class McpCallError extends ToolError<'MCP_CLOSED' | 'MCP_UNAVAILABLE' | 'MCP_TIMEOUT' | 'MCP_ERROR' | 'MCP_SERVER_DIED'> {
   override name = 'McpError';
 }
 
