@@ -5,7 +5,8 @@
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
  * session log → hook bus → model adapters → tools → agent loop → compaction → store → observability
  * → import → query → search → replay → config → PostgreSQL store → viewer → coding preset → worker
- * → service → terminal → CLI. This entry re-exports them in that order; nothing imports it.
+ * → service → terminal → ACP → CLI. This entry re-exports them in that order; nothing imports
+ * it.
  */
 export * from './model/index.js';
 export * from './session/index.js';

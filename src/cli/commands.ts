@@ -9,6 +9,7 @@ import type { Io } from './output.js';
 import { addAgentFlags, addModelFlags } from './agent/flags.js';
 import type { RunOptions } from './run.js';
 import type { ChatOptions } from './chat/index.js';
+import type { AcpOptions } from './acp.js';
 import type { ReplayOptions } from './replay.js';
 import type { ListOptions } from './sessions.js';
 import type { LineageOptions } from './lineage.js';
@@ -65,6 +66,27 @@ Examples:
     .action(async (task: string[], opts: RunOptions) => {
       const { runRun } = await import('./run.js');
       setExit(await runRun(task, opts, io));
+    });
+
+  addModelFlags(
+    program
+      .command('acp')
+      .description('serve the Agent Client Protocol on stdin/stdout: dsh as the agent of an editor (Zed, JetBrains, neovim)'),
+  )
+    .option('--replay <log>', 'serve the model from this recorded session log, call by call, instead of a provider')
+    .option('--replay-override <file>', "patch the replayed calls (dsh's replay.override.json format)")
+    .option('--config <file>', 'also read this config file, after the user and project files')
+    .option('--no-compact', 'never compact the history automatically')
+    .addHelpText(
+      'after',
+      `
+Every ACP session is a stored session: dsh log, dsh view and dsh run --resume work on it.
+Standard output carries only protocol messages; warnings go to standard error.
+docs/acp.md has the editor settings.`,
+    )
+    .action(async (opts: AcpOptions) => {
+      const { runAcp } = await import('./acp.js');
+      setExit(await runAcp(opts, io));
     });
 
   addAgentFlags(program.command('chat').description('interactive session: prompts, steering while it works, approvals, slash commands'))

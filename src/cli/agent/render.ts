@@ -17,6 +17,7 @@
  * src/terminal/render/blocks.ts), keeps them in its transcript and expands them on a key.
  */
 import type { SessionEvent, TurnEndReason } from '../../session/index.js';
+import { ruleFor } from '../../tools/permissions/rules.js';
 import type { Session } from '../../session/session.js';
 import { foldSpaces } from '../../model/unsafe-chars.js';
 import { addUsage, type TokenUsage } from '../../model/usage.js';
@@ -80,25 +81,7 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * The narrowest rule that would allow this call: `bash(<the command>)`, `edit(<the path>)`, or the
- * tool's name for tools without a subject (MCP tools). Undefined when no rule can name just this
- * call on one line (a multi-line command): never a blanket `bash`.
- */
-export function ruleFor(name: string, args: string): string | undefined {
-  let parsed: Record<string, unknown> = {};
-  try {
-    const v = JSON.parse(args) as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  const subject =
-    name === 'bash' ? parsed.command : ['read', 'write', 'edit', 'glob', 'grep'].includes(name) ? (parsed.file_path ?? parsed.path) : null;
-  if (subject === null) return name;
-  if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
-  return `${name}(${subject.trim()})`;
-}
+export { ruleFor };
 
 export class LiveRenderer {
   /** Usage, steps and end of every turn seen, in order. */

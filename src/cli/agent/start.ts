@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
-import { chooseModel, type ModelRef } from '../../llm/select.js';
+import { chooseModel, type ChooseModelOptions, type ModelRef } from '../../llm/select.js';
 import type { LlmAdapter } from '../../llm/adapter.js';
 import type { Plugin } from '../../agent/context.js';
 import { Session, type LogWarning } from '../../session/index.js';
@@ -116,13 +116,14 @@ export async function agentSetup(
   cwd: string,
   flags: ModelFlags,
   io: Io,
+  extras: Pick<ChooseModelOptions, 'adapters' | 'resolveAttachment'> = {},
 ): Promise<Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'>> {
   const loaded = await loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
   // Chosen once, against the CLI's environment (not whatever the process had), and passed down
   // to the coding preset and the agent as it is; the adapter is made now, so a missing key fails
   // here, before any log exists.
-  const choice = chooseModel({ spec: flags.model, env: io.env, config: llm });
+  const choice = chooseModel({ spec: flags.model, env: io.env, config: llm, ...extras });
   const ref: ModelRef = { provider: choice.config.provider, model: choice.config.model };
   const adapter = choice.adapter()!;
   // The keys are read: from here on no secret is printed, and dsh's own environment block (which

@@ -96,3 +96,23 @@ export function firstMatch(
 ): PermissionRule | undefined {
   return list.find((r) => r.matches(name, subject, workspace));
 }
+
+/**
+ * The narrowest rule that would allow this call: `bash(<the command>)`, `edit(<the path>)`, or the
+ * tool's name for tools without a subject (MCP tools). Undefined when no rule can name just this
+ * call on one line (a multi-line command): never a blanket `bash`.
+ */
+export function ruleFor(name: string, args: string): string | undefined {
+  let parsed: Record<string, unknown> = {};
+  try {
+    const v = JSON.parse(args) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const subject =
+    name === 'bash' ? parsed.command : ['read', 'write', 'edit', 'glob', 'grep'].includes(name) ? (parsed.file_path ?? parsed.path) : null;
+  if (subject === null) return name;
+  if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
+  return `${name}(${subject.trim()})`;
+}

@@ -1,0 +1,54 @@
+/**
+ * Slash commands an editor offers (`available_commands_update`). A prompt whose text is one runs
+ * it instead of a model turn; the reply is an agent message and the prompt ends `end_turn`. Each
+ * is recorded in the log: `/compact` as the compaction layer records it, `/status` as
+ * `command/run` and `command/done`, as dsh records its commands.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AvailableCommand } from '@agentclientprotocol/sdk/unstable';
+import type { Agent } from '../agent/agent.js';
+import { runCompactCommand } from '../compaction/command.js';
+import { addUsage, type TokenUsage } from '../model/usage.js';
+
+export const COMMANDS: readonly AvailableCommand[] = [
+  { name: 'compact', description: 'Summarise the older history now, keeping the recent part verbatim' },
+  { name: 'status', description: 'Session id, log, turns, token usage and mode' },
+];
+
+export interface CommandHost {
+  agent: Agent;
+  logPath: string | undefined;
+  mode(): string;
+}
+
+/** `/name args` when the text is a known command; otherwise undefined (the text goes to the model). */
+export function parseCommand(text: string): { name: string; args: string } | undefined {
+  const m = /^\/([a-z][a-z-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!m || !COMMANDS.some((c) => c.name === m[1])) return undefined;
+  return { name: m[1]!, args: (m[2] ?? '').trim() };
+}
+
+function usageOf(agent: Agent): TokenUsage | undefined {
+  let u: TokenUsage | undefined;
+  for (const e of agent.session.eventsOfType(['assistant/message'])) if (e.data.usage) u = u ? addUsage(u, e.data.usage) : e.data.usage;
+  return u;
+}
+
+/** Run one command; resolves with the reply for the user. */
+export async function runCommand(cmd: { name: string; args: string }, h: CommandHost, signal: AbortSignal): Promise<string> {
+  if (cmd.args !== '') return `usage: /${cmd.name} (no arguments)`;
+  if (cmd.name === 'compact') return (await runCompactCommand(h.agent, { signal })).text;
+  const session = h.agent.session;
+  const commandId = randomUUID();
+  session.append('command/run', { commandId, name: cmd.name, source: { kind: 'user' } });
+  const u = usageOf(h.agent);
+  const text = [
+    `session ${session.id}${session.header.parentSession ? ` (fork of ${session.header.parentSession})` : ''}`,
+    `log ${h.logPath ?? 'not persisted'}`,
+    `turns ${session.trace.lastTurn}, ${session.length} events`,
+    `usage ${u ? `in ${u.inputTokens}, out ${u.outputTokens}, cache read ${u.cacheReadTokens ?? 0}` : 'none yet'}`,
+    `mode ${h.mode()}`,
+  ].join('\n');
+  session.append('command/done', { commandId, kind: 'success', text });
+  return text;
+}

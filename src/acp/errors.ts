@@ -1,0 +1,54 @@
+/**
+ * The ACP surface's refusals, with stable codes. A client gets each as a JSON-RPC error whose
+ * `data` carries the code and, where a parameter is at fault, its JSON path (`toRequestError`).
+ */
+import { RequestError } from '@agentclientprotocol/sdk/unstable';
+import { CodedError } from '../model/coded-error.js';
+
+export type AcpErrorCode =
+  | 'SESSION_NOT_OPEN'
+  | 'SESSION_CLOSED'
+  | 'NOT_IDLE'
+  | 'WORKSPACE_INVALID'
+  | 'WORKSPACE_MISMATCH'
+  | 'UNSUPPORTED'
+  | 'INVALID_PROMPT'
+  | 'UNKNOWN_MODE'
+  | 'INVALID_CURSOR'
+  | 'ATTACHMENT_INVALID';
+
+export class AcpError extends CodedError<AcpErrorCode> {
+  /** The JSON path of the request parameter at fault, when one is. */
+  readonly path: string | undefined;
+  constructor(code: AcpErrorCode, message: string, path?: string) {
+    super(code, message);
+    this.name = 'AcpError';
+    this.path = path;
+  }
+}
+
+const INVALID_PARAMS = new Set<AcpErrorCode>([
+  'WORKSPACE_INVALID',
+  'WORKSPACE_MISMATCH',
+  'INVALID_PROMPT',
+  'UNKNOWN_MODE',
+  'INVALID_CURSOR',
+  'ATTACHMENT_INVALID',
+  'SESSION_NOT_OPEN',
+]);
+
+/** Any failure as the JSON-RPC error the client gets; a coded one keeps its code in `data.code`. */
+export function toRequestError(e: unknown): RequestError {
+  if (e instanceof RequestError) return e;
+  if (e instanceof AcpError) {
+    const data = { code: e.code, ...(e.path !== undefined ? { path: e.path } : {}) };
+    if (INVALID_PARAMS.has(e.code)) return RequestError.invalidParams(data, e.message);
+    return RequestError.invalidRequest(data, e.message);
+  }
+  if (e instanceof CodedError) {
+    if (e.code === 'MISSING_CREDENTIAL') return RequestError.authRequired({ code: e.code }, e.message);
+    if (e.code === 'SESSION_NOT_FOUND') return RequestError.invalidParams({ code: e.code, path: '$.sessionId' }, e.message);
+    return RequestError.internalError({ code: e.code }, e.message);
+  }
+  return RequestError.internalError(undefined, e instanceof Error ? e.message : String(e));
+}

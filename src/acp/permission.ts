@@ -1,0 +1,129 @@
+/**
+ * Approvals as ACP permission requests. When the approval policy asks (a command outside a
+ * working sandbox, an escalation, an ask rule), the pipeline calls this handler; it sends
+ * `session/request_permission` and maps the client's choice onto the policy:
+ *
+ *   allow-once    "Allow once"     (allow_once)    → allowed-once
+ *   allow-always  "Always allow"   (allow_always)  → allowed-once plus the session rule naming this
+ *                                                    call (`approval/rule`: later calls it matches
+ *                                                    run without asking, resumes and forks too)
+ *   reject-once   "Reject"         (reject_once)   → rejected
+ *   reject-always "Always reject"  (reject_always) → rejected, and later asks for the same tool
+ *                                                    and subject are rejected without asking
+ *   cancelled, a failed request, an unknown option → cancelled / rejected (fail closed)
+ *
+ * The pipeline logs `approval/asked` and `approval/decided` (and `approval/rule`); this handler
+ * adds `acp/permission` (ignorable) naming the option the client chose, or the remembered answer
+ * that decided, so every decision and where it came from is in the log.
+ */
+import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk/unstable';
+import type { ApprovalOutcome } from '../session/events.js';
+import type { Session } from '../session/session.js';
+import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from '../tools/pipeline.js';
+import { ruleFor } from '../tools/permissions/rules.js';
+import { toolKind, toolTitle } from './tool-view.js';
+
+export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
+  { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },
+  { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+  { optionId: 'reject-always', name: 'Always reject', kind: 'reject_always' },
+];
+
+export interface AcpPermissionData {
+  approvalId: string;
+  callId: string;
+  /** `asked`: the client answered; `remembered`: an earlier "always reject" answered. */
+  via: 'asked' | 'remembered';
+  outcome: ApprovalOutcome;
+  optionId?: string;
+  /** The session rule an "always allow" added. */
+  rule?: string;
+}
+
+declare module '../session/events.js' {
+  interface SessionEventMap {
+    'acp/permission': AcpPermissionData;
+  }
+}
+
+export interface PermissionDeps {
+  sessionId: string;
+  session: Session;
+  request(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
+}
+
+function argsText(args: unknown): string {
+  try {
+    return JSON.stringify(args) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export function permissionHandler(d: PermissionDeps): ApprovalHandler {
+  const rejected = new Set<string>();
+  const log = (data: AcpPermissionData): void => void d.session.append('acp/permission', data, { ignorable: true });
+
+  return async (req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> => {
+    const subject = ruleFor(req.toolName, argsText(req.args)) ?? JSON.stringify([req.toolName, argsText(req.args)]);
+    const base = { approvalId: req.id, callId: req.callId };
+    if (rejected.has(subject)) {
+      log({ ...base, via: 'remembered', outcome: 'rejected' });
+      return { outcome: 'rejected', reason: 'the user chose to always reject this call in this session' };
+    }
+    const args = (typeof req.args === 'object' && req.args !== null ? req.args : {}) as Record<string, unknown>;
+    let response: RequestPermissionResponse;
+    try {
+      response = await d.request(
+        {
+          sessionId: d.sessionId,
+          toolCall: {
+            toolCallId: req.callId,
+            title: toolTitle(req.toolName, args),
+            kind: toolKind(req.toolName),
+            status: 'pending',
+            rawInput: args,
+            ...(req.reason ? { _meta: { dsh: { reason: req.reason } } } : {}),
+          },
+          options: [...PERMISSION_OPTIONS],
+        },
+        signal,
+      );
+    } catch {
+      // The client failed the request, or the turn was cancelled while it was open.
+      const outcome: ApprovalOutcome = signal.aborted ? 'cancelled' : 'rejected';
+      log({ ...base, via: 'asked', outcome });
+      return outcome;
+    }
+    if (signal.aborted || response.outcome.outcome === 'cancelled') {
+      log({ ...base, via: 'asked', outcome: 'cancelled' });
+      return 'cancelled';
+    }
+    const optionId = response.outcome.optionId;
+    const option = PERMISSION_OPTIONS.find((o) => o.optionId === optionId);
+    if (!option) {
+      log({ ...base, via: 'asked', outcome: 'rejected', optionId: String(optionId) });
+      return 'rejected';
+    }
+    switch (option.kind) {
+      case 'allow_once':
+        log({ ...base, via: 'asked', outcome: 'allowed-once', optionId });
+        return 'allowed-once';
+      case 'allow_always': {
+        const rule = ruleFor(req.toolName, argsText(req.args));
+        // A rule whose pattern would glob allows more than this call: then it is allowed once.
+        const exact = rule !== undefined && !/[*?]/.test(rule.slice(rule.indexOf('(') + 1)) ? rule : undefined;
+        log({ ...base, via: 'asked', outcome: 'allowed-once', optionId, ...(exact ? { rule: exact } : {}) });
+        return exact ? { outcome: 'allowed-once', rule: exact } : 'allowed-once';
+      }
+      case 'reject_always':
+        rejected.add(subject);
+        log({ ...base, via: 'asked', outcome: 'rejected', optionId });
+        return 'rejected';
+      default:
+        log({ ...base, via: 'asked', outcome: 'rejected', optionId });
+        return 'rejected';
+    }
+  };
+}
