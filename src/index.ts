@@ -5,8 +5,8 @@
  * is the order, and test/architecture/layers.test.ts holds the code to it): model vocabulary →
  * session log → hook bus → model adapters → tools → agent loop → compaction → store → observability
  * → import → query → search → replay → config → PostgreSQL store → viewer → coding preset → worker
- * → service → terminal → ACP → CLI. This entry re-exports them in that order; nothing imports
- * it.
+ * → service → terminal → ACP → SDK protocol → CLI. This entry re-exports them in that order;
+ * nothing imports it.
  */
 export * from './model/index.js';
 export * from './session/index.js';
@@ -62,4 +62,5 @@ export * from './viewer/index.js';
 export * from './coding/index.js';
 export * from './worker/index.js';
 export * from './serve/index.js';
+export * from './sdk/index.js';
 export { createAgent, type CreateAgentOptions } from './create-agent.js';

@@ -19,6 +19,7 @@ import type { ViewOptions } from './view.js';
 import type { SearchCliOptions } from './search.js';
 import type { WorkerCliOptions } from './worker.js';
 import type { ServeCliOptions } from './serve.js';
+import type { SdkOptions } from './sdk.js';
 
 function portNumber(v: string): number {
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
@@ -47,6 +48,12 @@ export function registerAgentCommands(program: Command, io: Io, setExit: SetExit
       .argument('[task...]', 'the task; absent or - reads it from standard input'),
   )
     .option('--json', 'print every committed session event as one JSON line on stdout instead of the answer')
+    .addOption(
+      new Option(
+        '--output-format <format>',
+        "stdout: text (the answer), or stream-json (dsh's headless stream: a session_event line per event, then a result line)",
+      ).choices(['text', 'stream-json']),
+    )
     .option('-q, --quiet', 'print only the final answer (no tool lines, no summary)')
     .option('--fail-on-denied', 'exit 3 when any tool call was refused (deny rule, sandbox, or an approval no one could give): for CI')
     .addHelpText(
@@ -179,6 +186,30 @@ Examples:
     .action(async (opts: ServeCliOptions) => {
       const { runServe } = await import('./serve.js');
       setExit(await runServe(opts, io));
+    });
+
+  addModelFlags(
+    program
+      .command('sdk')
+      .description('serve the dsh SDK protocol (newline-delimited JSON-RPC 2.0) on standard input and output, for programs'),
+  )
+    .option('--config <file>', 'also read this config file, after the user and project files')
+    .addHelpText(
+      'after',
+      `
+Requests: initialize {cwd, provider, model, maxTokens?}, session/prompt {sessionId,
+contentBlocks}, session/cancel {sessionId}, session/close {sessionId}, shutdown.
+Notifications: session.event {sessionId, event} for every event the log commits, and
+session.status {sessionId, status: running|idle}. Every session is stored as dsh run stores it.
+See docs/sdk.md.
+
+Example:
+  dsh sdk --full-auto < requests.jsonl      # one request per line, answers on stdout
+  python3 drive.py                          # a program that spawns dsh sdk (docs/sdk.md)`,
+    )
+    .action(async (opts: SdkOptions) => {
+      const { runSdk } = await import('./sdk.js');
+      setExit(await runSdk(opts, io));
     });
 
   addModelFlags(

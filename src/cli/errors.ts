@@ -41,7 +41,9 @@ export type CliErrorCode =
   /** A command that needs the PostgreSQL store (`dsh serve`, `dsh worker`) with DSH_STORE unset. */
   | 'NEEDS_POSTGRES'
   /** `dsh sessions import` of a log with a torn tail (only whole logs are imported). */
-  | 'TORN_TAIL';
+  | 'TORN_TAIL'
+  /** `--replay-model`: the log cannot be read, or records no model call to serve. */
+  | 'REPLAY_LOG_INVALID';
 
 const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'CALL_NOT_FOUND', 'NO_TASK']);
 

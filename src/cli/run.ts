@@ -19,6 +19,8 @@ import { oneLine, safeJson } from './text.js';
 
 export interface RunOptions extends AgentFlags {
   json?: boolean;
+  /** `text` (the default) or `stream-json`: dsh's headless stream (render.ts). */
+  outputFormat?: 'text' | 'stream-json';
   quiet?: boolean;
   failOnDenied?: boolean;
 }
@@ -64,10 +66,15 @@ type Signal = 'SIGINT' | 'SIGTERM';
 
 export async function runRun(taskArgs: readonly string[], opts: RunOptions, io: Io): Promise<number> {
   if (opts.json && opts.quiet) throw new CliError('USAGE', '--json and --quiet choose different outputs; give one of them');
+  const streamJson = opts.outputFormat === 'stream-json';
+  if (streamJson && (opts.json || opts.quiet))
+    throw new CliError('USAGE', '--output-format stream-json and --json/--quiet choose different outputs; give one of them');
   const task = await readTask(taskArgs, io);
   const s = await startSession(opts, io);
   if (opts.compact === false) s.coding.compaction = { auto: false };
-  const mode: RenderMode = opts.json ? 'json' : opts.quiet ? 'quiet' : 'stream';
+  // dsh's headless stream carries the session's title, as dsh writes one.
+  if (streamJson) s.coding.title = true;
+  const mode: RenderMode = streamJson ? 'stream-json' : opts.json ? 'json' : opts.quiet ? 'quiet' : 'stream';
   const renderer = new LiveRenderer(io, { mode, approvalHints: true });
   // On a terminal, tool calls and reasoning are drawn by the terminal renderers; a pipe keeps the plain lines.
   if (mode === 'stream' && io.err.tty) await renderer.enableRich();
@@ -114,7 +121,13 @@ export async function runRun(taskArgs: readonly string[], opts: RunOptions, io: 
 
   renderer.endLine();
   const reason = renderer.lastTurn?.reason;
-  if (mode === 'quiet') {
+  if (mode === 'stream-json') {
+    // The stream's last line: the final answer and the turn's token usage (absent when no call reported any).
+    const usage = renderer.lastTurn?.usage;
+    io.out.line(safeJson({ type: 'result', sessionId: s.session.id, output: renderer.finalText, ...(usage ? { usage } : {}) }));
+    io.out.flush();
+    io.err.line(closingLine(s.session.id, s.path, renderer));
+  } else if (mode === 'quiet') {
     if (renderer.finalText.trim() !== '') io.out.line(answerText(renderer.finalText));
     if (reason && reason.kind !== 'completed') io.err.line(`dsh: turn ${renderer.lastTurn!.turn} ended ${formatTurnEnd(reason)}`);
   } else {

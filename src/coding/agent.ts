@@ -23,6 +23,7 @@ import type { RetryPolicyOptions } from '../agent/retry.js';
 import { compaction, type CompactionOptions } from '../compaction/engine.js';
 import { mergeCompactionConfig } from '../compaction/policy.js';
 import { CODING_SYSTEM_PROMPT } from './prompt.js';
+import { sessionTitle } from './title.js';
 import { defaultContextSections, gitBranch, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
 
 export interface CodingAgentOptions {
@@ -68,6 +69,11 @@ export interface CodingAgentOptions {
    * it (`{ auto: false }` keeps manual `/compact` only); `false` installs nothing.
    */
   compaction?: CompactionOptions | false;
+  /**
+   * Write a `session/title` from the first prompt before the first request (src/coding/title.ts).
+   * Off by default; `dsh sdk` and `dsh run --output-format stream-json` turn it on, as dsh does.
+   */
+  title?: boolean;
 }
 
 export interface CodingAgent {
@@ -138,6 +144,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     workspaceInstructions(cwd),
   ];
   if (mcp) plugins.push(mcp.plugin);
+  if (opts.title) plugins.push(sessionTitle());
   if (opts.compaction !== false) {
     // The config file's section (typed once src/config composes it).
     const fromFile = config.compaction;

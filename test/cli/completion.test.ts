@@ -150,7 +150,7 @@ describe('dsh completion', () => {
           [['dsh', 'run', 'fix'], []],
           [
             ['dsh', 'nosuch', ''],
-            ['acp', 'chat', 'completion', 'config', 'log', 'replay', 'run', 'serve', 'sessions', 'view', 'worker'],
+            ['acp', 'chat', 'completion', 'config', 'log', 'replay', 'run', 'sdk', 'serve', 'sessions', 'view', 'worker'],
           ],
         ];
         const got = complete(

@@ -24,6 +24,8 @@ export interface ModelFlags {
   /** `--no-compact` sets it to false: no automatic compaction (manual /compact still works). */
   compact?: boolean;
   config?: string;
+  /** `--replay-model <log>`: serve the model's replies from a recorded session log. */
+  replayModel?: string;
 }
 
 export interface AgentFlags extends ModelFlags {
@@ -86,7 +88,11 @@ export function addModelFlags(cmd: Command): Command {
     .option('--ask <rule>', 'ask before calls matching a rule (repeatable)', rule('ask'), [])
     .option('--deny <rule>', 'deny calls matching a rule, e.g. "bash(git push*)" (repeatable)', rule('deny'), [])
     .option('--full-auto', 'no approvals inside a workspace-write sandbox (--sandbox and --approval still override)')
-    .option('--no-network', 'run shell commands without a network (bubblewrap --unshare-net; default: the config, then on)');
+    .option('--no-network', 'run shell commands without a network (bubblewrap --unshare-net; default: the config, then on)')
+    .option(
+      '--replay-model <log>',
+      "serve the model's replies from a recorded session log, in order (no key, no network; tools run for real)",
+    );
 }
 
 /** Combinations commander cannot express. */

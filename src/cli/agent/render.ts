@@ -49,7 +49,11 @@ export const REFUSAL_CODES: ReadonlySet<string> = new Set([
   'APPROVAL_UNAVAILABLE',
 ]);
 
-export type RenderMode = 'stream' | 'json' | 'quiet';
+/**
+ * `stream-json` is dsh's headless stream: each committed event as
+ * `{"type":"session_event","sessionId","event"}`, and `dsh run` ends it with a `result` line.
+ */
+export type RenderMode = 'stream' | 'json' | 'quiet' | 'stream-json';
 
 export interface RendererOptions {
   mode: RenderMode;
@@ -126,7 +130,8 @@ export class LiveRenderer {
   }
 
   attach(session: Session): () => void {
-    return session.subscribe((e) => this.onEvent(e));
+    const id = session.id;
+    return session.subscribe((e) => this.onEvent(e, id));
   }
 
   /** Extra observers of the same events (chat's per-turn line). */
@@ -200,14 +205,20 @@ export class LiveRenderer {
     this.lastBlock = undefined;
   }
 
-  private onEvent(e: SessionEvent): void {
-    if (this.opts.mode === 'json') {
-      this.io.out.line(safeJson(e));
+  private onEvent(e: SessionEvent, sessionId: string): void {
+    if (this.opts.mode === 'json' || this.opts.mode === 'stream-json') {
+      this.io.out.line(safeJson(this.opts.mode === 'json' ? e : { type: 'session_event', sessionId, event: e }));
       this.io.out.flush();
     }
     this.track(e);
     if (this.opts.mode === 'stream') this.show(e);
-    if (e.type === 'tool/result' && this.opts.approvalHints && this.opts.mode !== 'json' && e.data.error?.code === 'APPROVAL_UNAVAILABLE')
+    if (
+      e.type === 'tool/result' &&
+      this.opts.approvalHints &&
+      this.opts.mode !== 'json' &&
+      this.opts.mode !== 'stream-json' &&
+      e.data.error?.code === 'APPROVAL_UNAVAILABLE'
+    )
       this.approvalHint(e);
     for (const l of this.listeners) l(e);
   }

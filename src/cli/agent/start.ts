@@ -28,6 +28,7 @@ export { workspaceDir } from '../workspace.js';
 import { workspaceDir } from '../workspace.js';
 import { indexPath } from '../home.js';
 import { finishIndex, indexAsWritten } from './search-index.js';
+import { replayModel } from './replay-model.js';
 
 function holdsAny(file: string, values: readonly string[]): boolean {
   try {
@@ -123,7 +124,10 @@ export async function agentSetup(
   // Chosen once, against the CLI's environment (not whatever the process had), and passed down
   // to the coding preset and the agent as it is; the adapter is made now, so a missing key fails
   // here, before any log exists.
-  const choice = chooseModel({ spec: flags.model, env: io.env, config: llm, ...extras });
+  const choice =
+    flags.replayModel !== undefined
+      ? replayModel(flags.replayModel, flags.model, io.env, llm).choice
+      : chooseModel({ spec: flags.model, env: io.env, config: llm, ...extras });
   const ref: ModelRef = { provider: choice.config.provider, model: choice.config.model };
   const adapter = choice.adapter()!;
   // The keys are read: from here on no secret is printed, and dsh's own environment block (which
