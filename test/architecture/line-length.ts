@@ -2,15 +2,20 @@
  * The line-length rule (issue 12 item 6, "long lines wrapped"). Biome's formatter wraps code at
  * 140 columns but cannot split a string, template or regex literal, nor a comment, so those
  * stay long unless written wrapped; this check makes a long one fail the suite, naming
- * file:line. Width is counted in code points, as an editor shows them.
+ * file:line. Width is counted in columns as an editor shows them: one per code point, and a tab
+ * to the next multiple of 8 (a comment padded with tabs is as wide on screen as with spaces).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const LINE_LIMIT = 140;
 
+/** Tab stops, as most editors and terminals set them. */
+export const TAB_WIDTH = 8;
+
 /**
- * Where the code lives: every code file under these, and at the root. Code is TypeScript and
+ * Which files are code, wherever they are in the tree (a new top-level folder is scanned without
+ * being listed anywhere). Code is TypeScript and
  * JavaScript in every module flavour (.ts/.mts/.cts/.tsx, .js/.mjs/.cjs/.jsx), shell scripts
  * (`.sh`, or no extension and a `#!` first line, as .ci/run and .ci/pg), CSS and HTML.
  * Left out on purpose: JSON, because package.json's `scripts` are one-line shell commands that
@@ -19,11 +24,11 @@ export const LINE_LIMIT = 140;
  * Markdown, because its tables and command-output samples cannot wrap without changing what
  * they show (docs are prose, reviewed as such).
  */
-export const CODE_ROOTS = ['src', 'test', 'bench', 'scripts', 'examples', 'bin', '.ci'];
 const CODE_FILE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx|sh|css|html)$/;
 /** A file without an extension is code when it is a script: its first line is a `#!` line. */
 const isScript = (path: string, name: string): boolean => !name.includes('.') && readFileSync(path, 'utf8').startsWith('#!');
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'dist-bench', 'dist-scripts']);
+/** Installed packages, build output and git's own: none of it is written here. */
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'dist-bench', 'dist-scripts', 'dist-examples', 'coverage', '.bench-data', '.git']);
 
 /** The code files of the tree at `root`, as paths relative to it, sorted. */
 export function codeFiles(root: string): string[] {
@@ -37,14 +42,7 @@ export function codeFiles(root: string): string[] {
       }
     }
   };
-  for (const r of CODE_ROOTS) {
-    try {
-      walk(join(root, r));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-  }
-  for (const e of readdirSync(root, { withFileTypes: true })) if (e.isFile() && CODE_FILE.test(e.name)) out.push(e.name);
+  walk(root);
   return out.sort();
 }
 
@@ -52,7 +50,8 @@ export function codeFiles(root: string): string[] {
 export function longLines(file: string, text: string, limit = LINE_LIMIT): string[] {
   const out: string[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
-    const width = [...line].length;
+    let width = 0;
+    for (const ch of line) width = ch === '\t' ? (Math.floor(width / TAB_WIDTH) + 1) * TAB_WIDTH : width + 1;
     if (width > limit) out.push(`${file}:${i + 1}: ${width} columns`);
   });
   return out;
