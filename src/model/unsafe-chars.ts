@@ -19,8 +19,17 @@
  * them into a space, a block keeps them). Other whitespace that is in the table (VT, FF, CR,
  * U+2028/2029, U+FEFF) is escaped, never folded: see `foldSpaces`.
  *
+ * Lone surrogates (half of a UTF-16 pair with no other half, which a lossless-JSON log can hold)
+ * are in it too: every reader draws them as U+FFFD or nothing, so `\ud800`, `\udc00` and a real
+ * U+FFFD would look the same.
+ *
+ * A backslash that would start one of those escape forms (one before `\`, `e`, `r`, `x`, `u` or
+ * a character of the table) is itself shown as `\\`: a log holding the six characters `\u202e` shows `\\u202e`, never what a
+ * real U+202E shows. Other backslashes (`\n`, `\d`, `C:\Program Files`) are shown as they are, so
+ * every visible form still reads back to one text only (see UNSAFE_PATTERN).
+ *
  * The character class needs a regular expression with the `u` (or `v`) flag: it names code
- * points beyond the BMP as `\u{…}`.
+ * points beyond the BMP as `\u{…}`, and with it a surrogate range matches only lone halves.
  */
 export interface UnsafeRange {
   /** First and last code point, inclusive. */
@@ -60,6 +69,11 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
   { from: 0x2066, to: 0x2069, why: 'bidi isolates (LRI, RLI, FSI, PDI): reorder the text shown' },
   { from: 0x206a, to: 0x206f, why: 'deprecated format characters (symmetric swapping, Arabic shaping, digit shapes): take no space' },
   { from: 0x3164, to: 0x3164, why: 'HANGUL FILLER: blank, so it passes for a space or a name' },
+  {
+    from: 0xd800,
+    to: 0xdfff,
+    why: 'lone surrogates (u flag: only a half without its pair): drawn as U+FFFD or nothing, so they pass for one another',
+  },
   { from: 0xfe00, to: 0xfe0f, why: 'VARIATION SELECTORS: take no space, so they tell apart strings that look the same' },
   { from: 0xfeff, to: 0xfeff, why: 'ZERO WIDTH NO-BREAK SPACE (byte-order mark): takes no space' },
   { from: 0xffa0, to: 0xffa0, why: 'HALFWIDTH HANGUL FILLER: blank' },
@@ -81,8 +95,17 @@ export const UNSAFE_CHAR_CLASS = UNSAFE_CHARS.map((r) =>
 ).join('');
 
 /**
- * The visible form of one unsafe character (one code point): `\e` (ESC), `\r` (CR), `\xNN` up to
- * U+00FF, `\uNNNN` in the BMP, else `\u{NNNNN}`.
+ * What is escaped, as a regular-expression source for the `u` flag: a character of the table, or
+ * a backslash that a reader of the escapes would take for the start of one: followed by `\`, `e`,
+ * `r`, `x` or `u`, or by a character of the table (whose own escape starts with a backslash, so
+ * `\` + CR would show as `\\r`).
+ */
+export const UNSAFE_PATTERN = `[${UNSAFE_CHAR_CLASS}]|\\\\(?=[\\\\erxu${UNSAFE_CHAR_CLASS}])`;
+
+/**
+ * The visible form of one unsafe character (one code point): `\e` (ESC), `\r` (CR), `\\` (a
+ * backslash matched by UNSAFE_PATTERN), `\xNN` up to U+00FF, `\uNNNN` in the BMP (a lone
+ * surrogate too), else `\u{NNNNN}`.
  *
  * The page runs this very function: `unsafeCharsModule` serves its source text, so it must stay
  * self-contained (no helper outside its body).
@@ -91,22 +114,24 @@ export function escapeUnsafeChar(c: string): string {
   const n = c.codePointAt(0) ?? 0;
   if (n === 0x0d) return '\\r';
   if (n === 0x1b) return '\\e';
+  if (n === 0x5c) return '\\\\';
   if (n <= 0xff) return `\\x${n.toString(16).padStart(2, '0')}`;
   if (n <= 0xffff) return `\\u${n.toString(16).padStart(4, '0')}`;
   return `\\u{${n.toString(16)}}`;
 }
 
-const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'gu');
+const UNSAFE = new RegExp(UNSAFE_PATTERN, 'gu');
+const ESCAPED_TEST = new RegExp(UNSAFE_PATTERN, 'u');
 const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'u');
 /** Whitespace that may be folded into a space: JavaScript's `\s` less the table (VT, FF, CR, U+2028/2029, U+FEFF). */
 const FOLDABLE = new RegExp(`[\\s--[${UNSAFE_CHAR_CLASS}]]+`, 'gv');
 
-/** Every character of the table as its escape; tab, newline and everything else as is. */
+/** Every character of the table as its escape, and a backslash before `\ e r x u` as `\\`; tab, newline and everything else as is. */
 export function escapeUnsafe(s: string): string {
-  return UNSAFE_TEST.test(s) ? s.replace(UNSAFE, escapeUnsafeChar) : s;
+  return ESCAPED_TEST.test(s) ? s.replace(UNSAFE, escapeUnsafeChar) : s;
 }
 
-/** Does `s` hold a character of the table? */
+/** Does `s` hold a character of the table? (A backslash is not one: it hides nothing.) */
 export function hasUnsafe(s: string): boolean {
   return UNSAFE_TEST.test(s);
 }
@@ -130,6 +155,7 @@ export function unsafeCharsModule(): string {
     '// Served by the viewer from src/model/unsafe-chars.ts: the characters shown as escapes and',
     '// their escape, the same table and function the terminal uses. Not a file on disk.',
     `export const UNSAFE_CHAR_CLASS = ${JSON.stringify(UNSAFE_CHAR_CLASS)};`,
+    `export const UNSAFE_PATTERN = ${JSON.stringify(UNSAFE_PATTERN)};`,
     `export ${escapeUnsafeChar.toString()}`,
     '',
   ].join('\n');

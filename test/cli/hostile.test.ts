@@ -117,8 +117,9 @@ describe('a hostile log cannot drive the terminal', () => {
       expect(r.code, `${argvs[i]!.join(' ')}: ${r.stderr}`).toBe(0);
       expectInert(r, argvs[i]!.join(' '));
     });
-    // The escapes are shown, not dropped: a reader can see what the log holds.
-    expect(runs[2]!.stdout).toContain('\\e]0;pwned\\e\\\\e[2J\\e[31mred');
+    // The escapes are shown, not dropped: a reader can see what the log holds. The backslash of
+    // ST (ESC \) stands before an ESC, so it is shown as \\ (shown as one, `\e\\e[2J` would read as ESC, `\`, `e[2J`).
+    expect(runs[2]!.stdout).toContain('\\e]0;pwned\\e\\\\\\e[2J\\e[31mred');
     expect(runs[4]!.stdout).toContain('\\r\\x9b31m\\x07\\u202eevil');
   });
 

@@ -3,8 +3,9 @@
  * code point (test/support/unsafe-chars.ts), code point for code point, with a reason for each
  * range; and the served module that gives the page both the table and its escape function.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeUnsafeChar, UNSAFE_CHAR_CLASS, UNSAFE_CHARS, unsafeCharsModule } from '../../src/model/unsafe-chars.js';
+import { escapeUnsafe, escapeUnsafeChar, UNSAFE_CHAR_CLASS, UNSAFE_CHARS, unsafeCharsModule } from '../../src/model/unsafe-chars.js';
 import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
 describe('the unsafe-character table', () => {
@@ -38,7 +39,6 @@ describe('the unsafe-character table', () => {
     const expected = new Set(EXPECTED_UNSAFE);
     const wrong: string[] = [];
     for (let cp = 0; cp <= 0x10ffff; cp++) {
-      if (cp >= 0xd800 && cp <= 0xdfff) continue;
       if (re.test(String.fromCodePoint(cp)) !== expected.has(cp)) wrong.push(cp.toString(16));
     }
     expect(wrong).toEqual([]);
@@ -52,6 +52,60 @@ describe('the unsafe-character table', () => {
     expect(escapeUnsafeChar('\u200b')).toBe('\\u200b');
     expect(escapeUnsafeChar('\ufeff')).toBe('\\ufeff');
     expect(escapeUnsafeChar('\u{e0041}')).toBe('\\u{e0041}');
+  });
+
+  it('shows a lone surrogate as its escape, and a pair as the character it makes (review 3)', () => {
+    expect(escapeUnsafe('a\ud800b\udc00c\ufffd')).toBe('a\\ud800b\\udc00c\ufffd');
+    expect(escapeUnsafe('\udc00\ud800')).toBe('\\udc00\\ud800');
+    expect(escapeUnsafe('\ud83d\ude00')).toBe('😀');
+  });
+
+  it('never shows text that reads as an escape the way the escaped character shows (review 3)', () => {
+    // The six characters \u202e, typed in a log, and a real U+202E: two texts, two sights.
+    expect(escapeUnsafe('\\u202e')).toBe('\\\\u202e');
+    expect(escapeUnsafe('\u202e')).toBe('\\u202e');
+    expect(escapeUnsafe('\\e[31m \\r \\x1b \\u{e0041} \\\\')).toBe('\\\\e[31m \\\\r \\\\x1b \\\\u{e0041} \\\\\\');
+    // A backslash at the very end starts nothing: `\\` + `\` reads back as two backslashes.
+    // Backslashes that start no escape are left alone: paths and most code read as written.
+    expect(escapeUnsafe('C:\\Program Files\\dsh \\n \\d+ \\')).toBe('C:\\Program Files\\dsh \\n \\d+ \\');
+    // The property: what is shown reads back to one text only. The reader follows the forms the
+    // table's escape writes (\\, \e, \r, \xNN, \uNNNN, \u{N}); any other backslash is itself.
+    const read = (shown: string): string =>
+      shown.replace(/\\(?:(\\)|(e)|(r)|x([0-9a-f]{2})|u\{([0-9a-f]+)\}|u([0-9a-f]{4}))/g, (_m, bs, e, r, x, astral, bmp) => {
+        if (bs) return '\\';
+        if (e) return '\u001b';
+        if (r) return '\r';
+        if (astral !== undefined) return String.fromCodePoint(Number.parseInt(astral, 16));
+        return String.fromCharCode(Number.parseInt(x ?? bmp, 16));
+      });
+    const piece = fc.constantFrom(
+      '\\',
+      'u',
+      'e',
+      'r',
+      'x',
+      '{',
+      '}',
+      '2',
+      '0',
+      'e',
+      'f',
+      'a',
+      ' ',
+      '\u202e',
+      '\u001b',
+      '\r',
+      '\ud800',
+      '\u{e0041}',
+      '\ufeff',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), (parts) => {
+        const s = parts.join('');
+        expect(read(escapeUnsafe(s))).toBe(s);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('is served to the page as a module holding the same class and escape function', async () => {

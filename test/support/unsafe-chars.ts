@@ -4,14 +4,15 @@
  * - the two tables it replaced, copied from the sources before they were joined: the terminal's
  *   (src/cli/text.ts) and the page's (src/viewer/page/dom.js);
  * - every code point that Unicode (as this Node's regular expressions know it) calls a control
- *   (Cc), a format character (Cf), a line or paragraph separator (Zl, Zp) or default ignorable,
+ *   (Cc), a format character (Cf), a line or paragraph separator (Zl, Zp), a surrogate (Cs: as a
+ *   string of its own, a lone half of a pair) or default ignorable,
  *   less tab and line feed (each surface's own business) and the prepended concatenation marks,
  *   format characters drawn as visible signs (Unicode's Prepended_Concatenation_Mark, which
  *   JavaScript cannot name, listed from PropList.txt).
  */
 const OLD_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const OLD_PAGE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u2028\u2029\ufeff]/;
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
 const PREPENDED_CONCATENATION_MARKS = new Set([
   0x600, 0x601, 0x602, 0x603, 0x604, 0x605, 0x6dd, 0x70f, 0x890, 0x891, 0x8e2, 0x110bd, 0x110cd,
 ]);
@@ -20,7 +21,6 @@ const PREPENDED_CONCATENATION_MARKS = new Set([
 export const EXPECTED_UNSAFE: readonly number[] = (() => {
   const out: number[] = [];
   for (let cp = 0; cp <= 0x10ffff; cp++) {
-    if (cp >= 0xd800 && cp <= 0xdfff) continue;
     const c = String.fromCodePoint(cp);
     const invisible = INVISIBLE.test(c) && cp !== 0x09 && cp !== 0x0a && !PREPENDED_CONCATENATION_MARKS.has(cp);
     if (OLD_TERMINAL.test(c) || OLD_PAGE.test(c) || invisible) out.push(cp);

@@ -2,5 +2,7 @@
 // no such file on disk). This declaration lets the page's imports of it be checked.
 /** The characters shown as escapes, as the body of a regular-expression character class. */
 export const UNSAFE_CHAR_CLASS: string;
-/** The visible escape of one of those characters (one code point): `\e`, `\r`, `\xNN`, `\uNNNN`, `\u{NNNNN}`. */
+/** What is escaped, as a regular-expression source for the u flag: the class, or a backslash that would start an escape. */
+export const UNSAFE_PATTERN: string;
+/** The visible escape of one of those characters (one code point): `\e`, `\r`, `\\`, `\xNN`, `\uNNNN`, `\u{NNNNN}`. */
 export function escapeUnsafeChar(c: string): string;
