@@ -152,7 +152,8 @@ export interface Child {
   readonly stderr: () => string;
   /** Resolves with the exit status once the child has exited (killed after `timeoutMs`). */
   exited: Promise<number | null>;
-  kill(): void;
+  /** Send a signal (default SIGKILL). */
+  kill(signal?: NodeJS.Signals): void;
 }
 
 /** `dsh ARGS` as a child process, stdout read as JSON lines. */
@@ -221,7 +222,7 @@ export function spawnDsh(args: readonly string[], box: Sandbox, timeoutMs: numbe
     lines,
     stderr: () => err,
     exited,
-    kill: () => child.kill('SIGKILL'),
+    kill: (signal = 'SIGKILL') => void child.kill(signal),
   };
 }
 

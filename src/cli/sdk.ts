@@ -9,9 +9,9 @@
  * `shutdown`, at the end of its input, or on SIGINT/SIGTERM, closing every session's log first.
  */
 import { isAbsolute } from 'node:path';
-import { createInterface } from 'node:readline';
 import { SdkError, type InitializeParams } from '../sdk/protocol.js';
 import { SdkServer, type SdkHost, type SdkSession } from '../sdk/server.js';
+import { readLines } from '../sdk/lines.js';
 import type { SessionEvent } from '../session/events.js';
 import type { Store } from '../store/index.js';
 import { CodedError } from '../model/coded-error.js';
@@ -129,7 +129,6 @@ export async function runSdk(flags: SdkOptions, io: Io): Promise<number> {
   if (!stdin) throw new CliError('USAGE', 'dsh sdk reads JSON-RPC requests on standard input, and there is none');
   let done = false;
   let signal: 'SIGINT' | 'SIGTERM' | undefined;
-  const lines = createInterface({ input: stdin, crlfDelay: Number.POSITIVE_INFINITY, terminal: false });
   const server = new SdkServer(new CliSdkHost(flags, io), {
     send: (m) => {
       io.out.line(safeJson(m));
@@ -146,17 +145,21 @@ export async function runSdk(flags: SdkOptions, io: Io): Promise<number> {
       removers.push(
         io.proc.onSignal(sig, () => {
           signal ??= sig;
-          lines.close();
+          // Ends the read loop below; the sessions are closed on the way out.
+          (stdin as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
         }),
       );
   }
   try {
-    for await (const line of lines) {
-      await server.accept(line);
-      if (done) break;
+    for await (const line of readLines(stdin as AsyncIterable<Buffer | string>)) {
+      if (typeof line === 'string') await server.accept(line);
+      else await server.refuseOversized(line.oversized);
+      if (done || signal) break;
     }
+  } catch (e) {
+    // A destroyed input (a signal) ends the loop; anything else is a real failure.
+    if (signal === undefined) throw e;
   } finally {
-    lines.close();
     await server.closeAll();
     for (const r of removers) r();
   }

@@ -9,3 +9,4 @@ export {
   type PromptParams as SdkPromptParams,
   type PromptBlock as SdkPromptBlock,
 } from './protocol.js';
+export { readLines, MAX_LINE_BYTES, type Line } from './lines.js';

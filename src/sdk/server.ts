@@ -12,6 +12,7 @@
 import type { Agent } from '../agent/agent.js';
 import { CodedError } from '../model/coded-error.js';
 import type { SessionEvent } from '../session/events.js';
+import { MAX_LINE_BYTES } from './lines.js';
 import {
   errorResponse,
   initializeParams,
@@ -74,6 +75,19 @@ export class SdkServer {
   /** Take one line from the client; lines are handled in arrival order. Never rejects. */
   accept(line: string): Promise<void> {
     this.queue = this.queue.then(() => this.handle(line));
+    return this.queue;
+  }
+
+  /** A line too long to read (lines.ts dropped it): refused like a malformed one. */
+  refuseOversized(bytes: number): Promise<void> {
+    this.queue = this.queue.then(() =>
+      this.opts.send(
+        errorResponse(
+          null,
+          new SdkError('INVALID_REQUEST', `a line of ${bytes} bytes is over the ${MAX_LINE_BYTES}-byte limit; it was dropped`),
+        ),
+      ),
+    );
     return this.queue;
   }
 

@@ -72,6 +72,10 @@ describe('dsh sdk', () => {
     expectError(await raw(child, '{"jsonrpc":"1.0","id":2,"method":"initialize"}'), 'INVALID_REQUEST');
     expectError(await raw(child, '{"jsonrpc":"2.0","id":{"x":1},"method":"initialize"}'), 'INVALID_REQUEST');
     expectError(await call(child, 'session/explode', {}), 'METHOD_NOT_FOUND');
+    // A line over the 16 MiB cap is dropped and refused; the next line is read as usual.
+    const huge = await raw(child, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`);
+    expectError(huge, 'INVALID_REQUEST');
+    expect(huge.error!.message).toContain('limit');
     expectError(await call(child, 'session/prompt', { sessionId: 's1', contentBlocks: text('hi') }), 'NOT_INITIALIZED');
     expectError(await call(child, 'initialize', { cwd: 'relative/dir', provider: PROVIDER, model: MODEL }), 'INVALID_PARAMS');
     const missing = await call(child, 'initialize', { cwd: box.cwd, model: MODEL });
@@ -111,6 +115,21 @@ describe('dsh sdk', () => {
     expectError(await call(child, 'session/cancel', { sessionId: 'busy' }), 'SESSION_NOT_FOUND');
     child.endInput();
     expect(await child.exited).toBe(0);
+  }, 60_000);
+
+  it('on SIGTERM ends the running turn, closes the log and exits 143', async () => {
+    const { child, box } = start([{ prompt: 'long job', hang: true }]);
+    await call(child, 'initialize', { cwd: box.cwd, provider: PROVIDER, model: MODEL });
+    await call(child, 'session/prompt', { sessionId: 'stopped', contentBlocks: text('long job') });
+    await child.waitFor((v) => JSON.stringify(v).includes('"text":"working"'), 'the streamed chunk');
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(143);
+    const path = spawnSync(process.execPath, [DSH_BIN, 'sessions', 'path', 'stopped'], { env: runEnv(box), encoding: 'utf8' });
+    const events = readFileSync(path.stdout.trim(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: unknown });
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } } });
   }, 60_000);
 
   it('stores every session as an ordinary session: log check, a later dsh sdk and dsh run --resume continue it', async () => {
