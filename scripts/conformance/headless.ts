@@ -140,7 +140,7 @@ export async function runHeadlessScenario(dir: string): Promise<ScenarioResult> 
       matched: m.matched,
       total: m.total,
       detail,
-      needs: pass ? [] : [...missingFeatures(recordedEvents, expectedLines, actual, needs, m.failure)],
+      needs: pass ? [] : missingFeatures(recordedEvents, expectedLines, actual, needs, m.failure, child.stderr()),
     };
   } finally {
     box.dispose();

@@ -69,6 +69,7 @@ export function missingFeatures(
   ours: readonly unknown[],
   extraFiles: readonly string[],
   failure?: MatchFailure,
+  stderr = '',
 ): string[] {
   const stop = failure
     ? failure.nearest
@@ -92,7 +93,12 @@ export function missingFeatures(
       for (const t of tools) if (typeof t.name === 'string') ourTools.add(t.name);
     }
   }
-  if (ourTypes.size === 0) return ['the run to start: dsh wrote no event (its stderr says why)', ...extraFiles];
+  if (ourTypes.size === 0) {
+    // The CLI ends a refusal with its code in brackets: name it.
+    const code = /\[([A-Z][A-Z0-9_]+)\]\s*$/.exec(stderr.trim())?.[1];
+    const why = code ? `dsh stopped before the session, ${code}, where the reference recorded the run` : 'dsh wrote no event';
+    return [`the run to start (${why})`, ...extraFiles];
+  }
   const needs: string[] = [];
   const lacking = calledTools(recorded).filter((t) => !ourTools.has(t));
   if (lacking.length > 0)
