@@ -79,6 +79,8 @@ export interface SessionSummary {
   path: string;
   turns: number | null;
   title: string | null;
+  /** The first prompt (the title too, unless the log records a `session/title`). */
+  prompt: string | null;
   parentSession: string | null;
   /** For a fork: the last seq of the parent it inherited (its header's seedLength - 1). */
   forkSeq: number | null;
@@ -90,6 +92,7 @@ interface LogFacts {
   [key: string]: string | number | null;
   title: string | null;
   turns: number | null;
+  prompt: string | null;
 }
 
 /**
@@ -103,11 +106,9 @@ function fromEnds(head: readonly string[], tail: readonly string[], whole: boole
   let prompt: string | undefined;
   for (const l of head) {
     const r = parse(l);
-    if (r?.type === 'session/title' && typeof r.data?.title === 'string') {
-      title = r.data.title;
-      break;
-    }
+    if (title === undefined && r?.type === 'session/title' && typeof r.data?.title === 'string') title = r.data.title;
     if (prompt === undefined && r?.type === 'user/message' && r.data?.source?.kind === 'user') prompt = textOf(r.data.content);
+    if (title !== undefined && prompt !== undefined) break;
   }
   title ??= prompt;
   for (let i = tail.length - 1; i >= 0; i--) {
@@ -118,7 +119,11 @@ function fromEnds(head: readonly string[], tail: readonly string[], whole: boole
     }
   }
   if (turns === undefined && whole) turns = 0;
-  return { title: title === undefined ? null : foldSpaces(title, true), turns: turns ?? null };
+  return {
+    title: title === undefined ? null : foldSpaces(title, true),
+    turns: turns ?? null,
+    prompt: prompt === undefined ? null : foldSpaces(prompt, true),
+  };
 }
 
 async function readFacts(info: { path: string; size: number }): Promise<LogFacts> {
@@ -127,7 +132,7 @@ async function readFacts(info: { path: string; size: number }): Promise<LogFacts
     const tail = info.size > WINDOW ? await readWindow(info.path, info.size, true) : head;
     return fromEnds(lines(head, false, info.size > WINDOW).slice(1), lines(tail, info.size > WINDOW, false), info.size <= WINDOW);
   } catch {
-    return { title: null, turns: null }; // unreadable beyond the header: list what the header says
+    return { title: null, turns: null, prompt: null }; // unreadable beyond the header: list what the header says
   }
 }
 
@@ -135,12 +140,13 @@ const isFacts = (v: unknown): v is LogFacts =>
   typeof v === 'object' &&
   v !== null &&
   !Array.isArray(v) &&
-  Object.keys(v).length === 2 &&
+  Object.keys(v).length === 3 &&
   ((v as LogFacts).title === null || typeof (v as LogFacts).title === 'string') &&
+  ((v as LogFacts).prompt === null || typeof (v as LogFacts).prompt === 'string') &&
   ((v as LogFacts).turns === null || Number.isSafeInteger((v as LogFacts).turns));
 
 /** The listing's summarizer (the key names this computation: change it when readFacts changes). */
-export const LOG_FACTS: ListingSummarizer<LogFacts> = { key: 'cli-sessions/title+turns/1', summarize: readFacts, check: isFacts };
+export const LOG_FACTS: ListingSummarizer<LogFacts> = { key: 'cli-sessions/title+turns+prompt/2', summarize: readFacts, check: isFacts };
 
 function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | null): SessionSummary {
   return {
@@ -152,6 +158,7 @@ function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | nul
     path: info.location,
     turns: facts.turns,
     title: facts.title,
+    prompt: facts.prompt,
     parentSession: info.header.parentSession ?? null,
     forkSeq: info.header.parentSession !== undefined && info.header.seedLength !== undefined ? info.header.seedLength - 1 : null,
     lockedByPid: info.lockedBy?.pid ?? null,
@@ -172,14 +179,14 @@ export async function listRows(
     const rows = await Promise.all(
       keep(sessions).map(async (info) => {
         const e = await store.ends(info.id, 200, 50).catch(() => undefined);
-        return summaryRow(info, e ? fromEnds(e.head, e.tail, e.whole) : { title: null, turns: null }, null);
+        return summaryRow(info, e ? fromEnds(e.head, e.tail, e.whole) : { title: null, turns: null, prompt: null }, null);
       }),
     );
     return { rows, problems };
   }
   const { sessions, problems } = await (store as SessionStore).list(LOG_FACTS as ListingSummarizer<JsonValue>);
   const rows = (keep(sessions) as SessionInfo[]).map((info) =>
-    summaryRow(info, isFacts(info.summary) ? info.summary : { title: null, turns: null }, info.size),
+    summaryRow(info, isFacts(info.summary) ? info.summary : { title: null, turns: null, prompt: null }, info.size),
   );
   return { rows, problems };
 }

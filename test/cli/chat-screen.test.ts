@@ -4,7 +4,8 @@
  * checked is what the log recorded: one prompt for a multi-line paste, a steer queued then
  * entered, each approval choice's decision events, a cancelled turn ending aborted.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync } from 'node:fs';
+import { SessionStore } from '../../src/store/index.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream } from '../support/faults.js';
@@ -41,6 +42,27 @@ async function open(script: GatedResponse[], extra: string[] = [], size?: { cols
   await chat.waitFor(/type a prompt/);
   return { p: provider, home, repo, c: chat };
 }
+/** A stored session of `cwd` with one completed turn per prompt, last written at `mtime` (seconds). */
+async function storedSession(home: string, cwd: string, id: string, prompts: string[], mtime: number): Promise<string> {
+  const store = new SessionStore({ root: join(home, 'sessions') });
+  const stored = await store.create({ cwd, id });
+  prompts.forEach((text, i) => {
+    const turn = i + 1;
+    stored.session.append('turn/start', { turn });
+    stored.session.append('step/start', { turn, step: 1 });
+    stored.session.append(
+      'user/message',
+      { id: `m${turn}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    );
+    stored.session.append('step/end', { turn, step: 1 });
+    stored.session.append('turn/end', { turn, reason: { kind: 'completed' } });
+  });
+  await store.close();
+  utimesSync(stored.path, mtime, mtime);
+  return stored.path;
+}
+
 const onlyLog = (home: string): string => {
   const logs = storedLogs(home);
   expect(logs).toHaveLength(1);
@@ -186,6 +208,44 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(c.screen()).not.toMatch(/▾ thought|│ l1/);
     c.write('\x04');
     expect(await c.done).toBe(0);
+  });
+
+  it("--resume with no id lists this workspace's sessions (type to filter); /resume lists the others and switches", async () => {
+    provider = await startGatedProvider([say(['Back in the old one.'])]);
+    const home = tempDir();
+    const repo = gitRepo();
+    const now = Math.floor(Date.now() / 1000);
+    const ids = ['aaaa1111-0000-4000-8000-000000000001', 'aaaa2222-0000-4000-8000-000000000002', 'bbbb3333-0000-4000-8000-000000000003'];
+    const older = await storedSession(home, repo, ids[0]!, ['Fix the typo in README', 'and the other one'], now - 7200);
+    const newer = await storedSession(home, repo, ids[1]!, ['Add a test'], now - 300);
+    await storedSession(home, tempDir(), ids[2]!, ['Elsewhere entirely'], now - 60);
+    const c = (chat = spawnPtyDsh(['chat', '--resume', '--cwd', repo], agentEnv(provider.url, home), { cols: 100, rows: 30 }));
+    await c.waitFor(/Resume a session of /);
+    const list = c.screen();
+    // Newest first, with age, turns, workspace; the other workspace's session is not offered.
+    expect(list).toMatch(/› Add a test\n {4}5m ago · 1 turn · .*aaaa2222\n {2}Fix the typo in README\n {4}2h ago · 2 turns · .*aaaa1111/);
+    expect(list).not.toMatch(/Elsewhere/);
+    c.write('typo');
+    await c.waitFor(/filter: typo/);
+    await c.waitFor(/1 of 1 \(2 in all\)/);
+    expect(c.screen()).not.toMatch(/Add a test/);
+    c.write('\r');
+    await c.waitFor(/type a prompt/);
+    expect(c.text()).toContain(`session ${ids[0]} (resumed at turn 3)`);
+    c.write('where were we\r');
+    await c.waitFor(/Back in the old one\./);
+    // The prompt went into the picked session's log, after its history.
+    expect(userTexts(older)).toEqual(['Fix the typo in README', 'and the other one', 'where were we']);
+    c.write('/resume\r');
+    await c.waitFor(/Resume a session of this workspace/);
+    expect(c.screen()).toMatch(/› Add a test/);
+    expect(c.screen()).not.toMatch(/ {2}Fix the typo in README\n {4}/);
+    c.write('\r');
+    await c.waitFor(new RegExp(`resumed ${ids[1]} at turn 2`));
+    await c.waitFor(/last prompt: Add a test/);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(newer)).toEqual(['Add a test']);
   });
 
   it('a resize (SIGWINCH) lays the screen out again for the new width', async () => {

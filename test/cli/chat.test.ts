@@ -182,7 +182,7 @@ describe('dsh chat', () => {
     const p = await gated([]);
     const chat = startMain(['chat', '--no-persist', '--cwd', gitRepo()], agentEnv(p.url, tempDir()));
     const t = chat.transcript;
-    chat.write('/frobnicate\n/fork x\n/model nope:thing\n/cancel\n/help\n');
+    chat.write('/frobnicate\n/fork x\n/model nope:thing\n/cancel\n/resume\n/resume abcd\n/help\n');
     await t.waitFor('stdout', /^ {2}\/exit {14}leave/m);
     chat.end();
     expect(await chat.done).toBe(0);
@@ -191,6 +191,10 @@ describe('dsh chat', () => {
     expect(lines).toContain('usage: /fork [SEQ] (a seq between turns; dsh log show lists them)');
     expect(lines.some((l) => /^unknown provider "nope" in "nope:thing": use one of deepseek, openai, anthropic/.test(l))).toBe(true);
     expect(lines).toContain('nothing to cancel: the agent is idle');
+    expect(lines).toContain('usage: /resume ID (dsh sessions lists them; the list to pick from is on the chat screen)');
+    expect(lines).toContain(
+      'cannot resume: this chat keeps its session in memory (--no-persist): there is no store to resume from [USAGE]',
+    );
     expect(p.requests).toHaveLength(0);
   });
 });

@@ -23,6 +23,7 @@ function row(id: string, parentSession: string | null, forkSeq: number | null, c
     path: `/s/${id}`,
     turns: 1,
     title: `t-${id}`,
+    prompt: `t-${id}`,
     parentSession,
     forkSeq,
     lockedByPid: null,

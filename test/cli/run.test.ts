@@ -387,6 +387,7 @@ describe('dsh run', () => {
     const cases: [string[], RegExp][] = [
       [['run', '--resume', 'abcd', '--continue', 'x'], /^dsh: --resume and --continue both pick the session; give one of them \[USAGE\]$/],
       [['run', '--no-persist', '--continue', 'x'], /^dsh: --no-persist cannot be combined with --resume or --continue/],
+      [['run', 'x', '--resume'], /^dsh: --resume without an id picks from a list, which only dsh chat on a terminal shows: .* \[USAGE\]$/],
       [['run', '--json', '-q', 'x'], /^dsh: --json and --quiet choose different outputs/],
       [
         ['run', '--allow', 'bash(', 'x'],

@@ -86,11 +86,20 @@ describe('dsh sessions', () => {
         createdAt: T3,
         turns: 0,
         title: null,
+        prompt: null,
         path: f.other.path,
         parentSession: null,
         lockedByPid: null,
       }),
-      expect.objectContaining({ id: f.newer.id, cwd: f.a, createdAt: T2, turns: 1, title: 'Add a test', path: f.newer.path }),
+      expect.objectContaining({
+        id: f.newer.id,
+        cwd: f.a,
+        createdAt: T2,
+        turns: 1,
+        title: 'Add a test',
+        prompt: 'Add a test',
+        path: f.newer.path,
+      }),
     ]);
   });
 

@@ -30,7 +30,8 @@ export interface ModelFlags {
 
 export interface AgentFlags extends ModelFlags {
   cwd?: string;
-  resume?: string;
+  /** An id or prefix; `true` (the flag without one) asks `dsh chat` for its picker. */
+  resume?: string | true;
   continue?: boolean;
   /** `--no-persist` sets it to false. */
   persist: boolean;
@@ -61,7 +62,11 @@ function rule(kind: 'allow' | 'ask' | 'deny'): (value: string, previous: string[
 
 export function addAgentFlags(cmd: Command): Command {
   return addModelFlags(cmd.option('-C, --cwd <dir>', 'workspace directory (default: the current directory)'))
-    .option('-r, --resume <id>', 'continue a stored session (its id, or a unique prefix of at least 4 characters)')
+    .option(
+      '-r, --resume [id]',
+      'continue a stored session (its id, or a unique prefix of at least 4 characters); ' +
+        "dsh chat on a terminal without an id: pick one of this workspace's sessions from a list",
+    )
     .option('-c, --continue', "continue this workspace's most recent session")
     .option('--no-persist', 'keep the session in memory only; nothing is written under $DSH_HOME/sessions')
     .option('--no-compact', 'never compact the history automatically (near the context window, or when the provider says it overflowed)')

@@ -72,6 +72,12 @@ export interface AgentSession {
 
 export async function startSession(flags: AgentFlags, io: Io): Promise<AgentSession> {
   checkFlags(flags);
+  if (flags.resume === true)
+    throw new CliError(
+      'USAGE',
+      '--resume without an id picks from a list, which only dsh chat on a terminal shows: give the id ' +
+        '(dsh sessions lists them), or use --continue for the latest',
+    );
   const store = flags.persist ? await storeFor(io.env) : undefined;
   let resume: StoreSessionInfo | undefined;
   let cwd: string;

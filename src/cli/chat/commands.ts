@@ -7,6 +7,8 @@ import type { Session } from '../../session/session.js';
 import { SessionError } from '../../session/index.js';
 import { StoreError } from '../../store/index.js';
 import { LlmError } from '../../model/failure.js';
+import { CodedError } from '../../model/coded-error.js';
+import type { PickItem } from '../../terminal/chat/picker.js';
 import { formatUsage } from '../format.js';
 import { oneLine, plural } from '../text.js';
 
@@ -26,6 +28,12 @@ export interface ChatControl {
   setModel(ref: string): void;
   /** Summarise the older history now (between turns); resolves with one line for the user. */
   compact(): Promise<{ ok: boolean; text: string }>;
+  /** A list to pick from, on the chat screen only (the line mode has none). */
+  pick?(heading: string, items: readonly PickItem[]): Promise<string | undefined>;
+  /** This workspace's other stored sessions, newest first. */
+  sessions(): Promise<PickItem[]>;
+  /** Leave this session for a stored one (its id or a prefix); throws a coded error when it cannot. */
+  resume(ref: string): Promise<void>;
 }
 
 export const HELP = [
@@ -33,6 +41,7 @@ export const HELP = [
   '  /help              this help',
   '  /session           session id, log path, turns and token usage',
   '  /cancel            cancel the running turn (Ctrl-C does the same)',
+  '  /resume [ID]       continue another stored session of this workspace (on the screen, no ID: pick from a list)',
   '  /fork [SEQ]        fork the session at a seq between turns (default: now) and continue in the fork',
   '  /model P:M         use this model for the next requests (e.g. /model deepseek:deepseek-v4-pro)',
   '  /compact           summarise the older history now, keeping the recent part verbatim (Ctrl-C cancels)',
@@ -86,6 +95,37 @@ export async function runCommand(line: string, c: ChatControl): Promise<void> {
         await c.fork(args[0] === undefined ? undefined : Number(args[0]));
       } catch (e) {
         if (e instanceof SessionError || e instanceof StoreError) c.warn(`cannot fork: ${oneLine(e.message)} [${e.code}]`);
+        else throw e;
+      }
+      return;
+    }
+    case '/resume': {
+      if (args.length > 1) {
+        c.warn('usage: /resume [ID] (dsh sessions lists them)');
+        return;
+      }
+      if (c.running()) {
+        c.warn('cannot resume another session while a turn runs: wait for it to end, or /cancel');
+        return;
+      }
+      let ref = args[0];
+      if (ref === undefined) {
+        if (!c.pick) {
+          c.warn('usage: /resume ID (dsh sessions lists them; the list to pick from is on the chat screen)');
+          return;
+        }
+        const items = await c.sessions();
+        if (items.length === 0) {
+          c.warn('no other stored session of this workspace to resume');
+          return;
+        }
+        ref = await c.pick('Resume a session of this workspace', items);
+        if (ref === undefined) return;
+      }
+      try {
+        await c.resume(ref);
+      } catch (e) {
+        if (e instanceof CodedError) c.warn(`cannot resume: ${oneLine(e.message)} [${e.code}]`);
         else throw e;
       }
       return;

@@ -28,12 +28,17 @@ import type { AgentFlags } from '../agent/flags.js';
 import { agentWarnings, buildAgent, closeSession, startSession, startWarnings } from '../agent/start.js';
 import { closingLine, LiveRenderer, turnLine } from '../agent/render.js';
 import { argsPreview } from '../format.js';
-import { oneLine } from '../text.js';
+import { oneLine, truncate } from '../text.js';
+import type { PickItem } from '../../terminal/chat/picker.js';
 import { banner } from '../run.js';
 import { runCommand, type ChatControl } from './commands.js';
 import { runCompactCommand } from '../../compaction/command.js';
 import { AttachError, withAttachments } from '../../terminal/chat/attach.js';
-import { ChatTerminal } from './screen.js';
+import { ChatTerminal, type ScreenHooks } from './screen.js';
+import { recentSessions } from './resume.js';
+import { checkFlags } from '../agent/flags.js';
+import { findSession, storeFor } from '../session-ref.js';
+import { workspaceDir } from '../workspace.js';
 
 export type ChatOptions = AgentFlags;
 
@@ -45,6 +50,30 @@ interface Current {
   release: () => void;
 }
 
+/** The last prompt and answer of a session, one line each: where a resumed session left off. */
+function lastExchange(session: Session): string[] {
+  let prompt: string | undefined;
+  let answer: string | undefined;
+  const events = [...session.eventsOfType(['user/message', 'assistant/message'])];
+  for (let i = events.length - 1; i >= 0 && (prompt === undefined || answer === undefined); i--) {
+    const e = events[i]!;
+    const text = (blocks: readonly { type: string }[]): string =>
+      blocks
+        .filter((b): b is { type: 'text'; text: string } => b.type === 'text')
+        .map((b) => b.text)
+        .join(' ');
+    if (e.type === 'user/message' && e.data.source.kind === 'user' && prompt === undefined) prompt = text(e.data.content);
+    else if (e.type === 'assistant/message' && answer === undefined && prompt === undefined) {
+      const t = text(e.data.message.content);
+      if (t.trim() !== '') answer = t;
+    }
+  }
+  const out: string[] = [];
+  if (prompt !== undefined) out.push(`last prompt: ${oneLine(truncate(prompt, 160))}`);
+  if (answer !== undefined) out.push(`last answer: ${oneLine(truncate(answer, 160))}`);
+  return out;
+}
+
 function argsText(args: unknown): string {
   try {
     return JSON.stringify(args) ?? String(args);
@@ -53,23 +82,64 @@ function argsText(args: unknown): string {
   }
 }
 
+/**
+ * `dsh chat --resume` without an id, on the screen: this workspace's sessions in a list, before
+ * anything is opened. Returns the screen (already started) and the id picked; undefined when the
+ * list was left without a pick.
+ */
+async function pickAtStart(opts: ChatOptions, io: Io, hooks: ScreenHooks): Promise<{ term: ChatTerminal; id: string } | undefined> {
+  checkFlags(opts);
+  const cwd = workspaceDir(opts.cwd);
+  const store = await storeFor(io.env);
+  let items: Awaited<ReturnType<typeof recentSessions>>;
+  try {
+    items = await recentSessions(store, cwd);
+  } finally {
+    await store.close();
+  }
+  if (items.length === 0) throw new CliError('SESSION_NOT_FOUND', `no stored session of ${cwd} to resume; start one without --resume`);
+  const term = new ChatTerminal(io, cwd, hooks);
+  term.screen.start();
+  const id = await term.screen.pick(`Resume a session of ${cwd}`, items);
+  if (id !== undefined) return { term, id };
+  term.screen.stop();
+  return undefined;
+}
+
 export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   const stdin = io.stdin;
   if (!stdin) throw new CliError('USAGE', 'dsh chat reads prompts from standard input, and there is none here');
-  const s = await startSession(opts, io);
-  if (opts.compact === false) s.coding.compaction = { auto: false };
   // Only a real process has a terminal to drive; in-process callers always get the line mode.
   const tty = stdin.isTTY === true && io.proc !== undefined;
   // On a terminal whose output is a terminal too, the chat is a full screen (src/terminal/chat);
   // otherwise (a pipe, a redirected output) the line protocol below, unchanged.
-  const term =
-    tty && process.stdout.isTTY === true
-      ? new ChatTerminal(io, s.cwd, {
-          onSubmit: (text) => submit(text),
-          onInterrupt: () => interrupt(),
-          onEof: () => closeInput(),
-        })
-      : undefined;
+  const onScreen = tty && process.stdout.isTTY === true;
+  // The screen of `--resume`'s list is up before the chat's handlers exist: keys that reach them
+  // in between (the session opening) are ignored.
+  let ready = false;
+  const hooks: ScreenHooks = {
+    onSubmit: (text) => ready && submit(text),
+    onInterrupt: () => ready && interrupt(),
+    onEof: () => ready && closeInput(),
+  };
+  let picked: { term: ChatTerminal; id: string } | undefined;
+  if (opts.resume === true && onScreen) {
+    picked = await pickAtStart(opts, io, hooks);
+    if (!picked) {
+      io.err.line('no session picked; nothing was started');
+      return EXIT_OK;
+    }
+    opts = { ...opts, resume: picked.id };
+  }
+  let s: Awaited<ReturnType<typeof startSession>>;
+  try {
+    s = await startSession(opts, io);
+  } catch (e) {
+    picked?.term.screen.stop();
+    throw e;
+  }
+  if (opts.compact === false) s.coding.compaction = { auto: false };
+  const term = picked?.term ?? (onScreen ? new ChatTerminal(io, s.cwd, hooks) : undefined);
   const renderer = term
     ? new LiveRenderer(term.io, {
         mode: 'stream',
@@ -183,6 +253,24 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     c.release();
     await closeSession(c.coding, c.stored, io);
   };
+  /**
+   * The chat continues in another session (a fork, a resumed one). Its agent exists before the old
+   * one goes, so a failure leaves the chat working.
+   */
+  const switchTo = async (session: Session, stored: OpenSession | undefined): Promise<Current> => {
+    let next: Current;
+    try {
+      next = await start(session, stored);
+    } catch (e) {
+      await closeSession(undefined, stored, io);
+      throw e;
+    }
+    const old = cur;
+    cur = next;
+    await stop(old);
+    for (const w of agentWarnings(next.coding)) renderer.note(`warning: ${w}`, 'yellow');
+    return next;
+  };
 
   try {
     cur = await start(s.session, s.stored);
@@ -227,21 +315,32 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
         childStored = await s.store.fork(old.session.id, boundary);
         child = childStored.session;
       } else child = old.session.fork(boundary);
-      // The fork's agent exists before the old one goes, so a failure leaves the chat working.
-      let next: Current;
-      try {
-        next = await start(child, childStored);
-      } catch (e) {
-        await closeSession(undefined, childStored, io);
-        throw e;
-      }
-      cur = next;
-      await stop(old);
-      for (const w of agentWarnings(next.coding)) renderer.note(`warning: ${w}`, 'yellow');
+      const next = await switchTo(child, childStored);
       renderer.say(
         `forked ${oneLine(old.session.id)} at seq ${boundary}; continuing in ${oneLine(child.id)}` +
           `${next.path ? ` (${oneLine(next.path)})` : ''}`,
       );
+    },
+    ...(term ? { pick: (heading: string, items: readonly PickItem[]) => term.screen.pick(heading, items) } : {}),
+    sessions: async () => (s.store ? recentSessions(s.store, s.cwd, cur.session.id) : []),
+    resume: async (ref) => {
+      if (!s.store) throw new CliError('USAGE', 'this chat keeps its session in memory (--no-persist): there is no store to resume from');
+      const info = await findSession(s.store, ref);
+      if (info.id === cur.session.id) throw new CliError('USAGE', `the chat is in session ${info.id} already`);
+      // Tools work in the chat's workspace: a session of another one continues there, not here.
+      if (info.header.cwd !== s.cwd)
+        throw new CliError(
+          'USAGE',
+          `session ${info.id} belongs to ${info.header.cwd ?? 'no workspace'}; run dsh chat -C <that directory> --resume ${info.id}`,
+        );
+      const old = cur;
+      const stored = await s.store.open(info.id);
+      const next = await switchTo(stored.session, stored);
+      renderer.say(
+        `resumed ${oneLine(info.id)} at turn ${next.session.trace.lastTurn + 1}` +
+          `${next.path ? ` (${oneLine(next.path)})` : ''}; ${oneLine(old.session.id)} is kept as it is`,
+      );
+      for (const l of lastExchange(next.session)) renderer.note(l, 'dim');
     },
     compact: async () => {
       const ctl = new AbortController();
@@ -342,6 +441,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     pending?.done('cancelled');
     chain = chain.then(() => leaveWhenIdle(EXIT_OK));
   }
+  ready = true;
   if (term) term.screen.start();
   else rl = createInterface({ input: stdin, terminal: tty, ...(tty ? { output: process.stdout } : {}) });
   rl?.on('line', (line) => {

@@ -21,6 +21,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: 'help', description: 'list the commands' },
   { name: 'session', description: 'session id, log path, turns and usage' },
   { name: 'cancel', description: 'cancel the running turn' },
+  { name: 'resume', description: 'continue another session of this workspace', argumentHint: '[ID]' },
   { name: 'fork', description: 'fork at a seq between turns', argumentHint: '[SEQ]' },
   { name: 'model', description: 'model for the next requests', argumentHint: 'provider:model' },
   { name: 'compact', description: 'summarise the older history now' },

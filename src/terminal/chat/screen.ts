@@ -2,8 +2,8 @@
  * `dsh chat` on a terminal: one pi-tui screen with differential rendering (only changed lines are
  * written; a resize lays everything out again for the new width). Top to bottom: the transcript
  * (what the session log recorded, and the chat's own notes), steers typed during a turn and not
- * yet in the log ("queued"), the status line, then the editor, or the approval choice in its
- * place while a call waits for one.
+ * yet in the log ("queued"), the status line, then the editor, or in its place a question: the
+ * approval choice while a call waits for one, or a list to pick from (sessions, fork points).
  *
  * The screen knows nothing of agents: the chat command feeds it events and text and answers its
  * callbacks, so every model-visible input still goes through the agent's public API.
@@ -20,6 +20,7 @@ import {
   truncateToWidth,
 } from '@mariozechner/pi-tui';
 import { ApprovalPrompt, type ApprovalChoice, type ApprovalQuestion } from './approval.js';
+import { Picker, type PickItem } from './picker.js';
 import { Transcript, type AnswerRenderer } from './transcript.js';
 import type { BlockSink } from '../render/blocks.js';
 
@@ -38,6 +39,8 @@ export interface ChatScreenOptions {
   status(width: number, frame: number): string[];
   terminal?: Terminal;
   answer?: AnswerRenderer;
+  /** Styles on (false under NO_COLOR: the same layout, no escapes). */
+  color?: boolean;
 }
 
 const dim = (s: string): string => `\x1b[2m${s}\x1b[22m`;
@@ -63,12 +66,15 @@ export class ChatScreen {
   readonly transcript: Transcript;
   private readonly editor: Editor;
   private readonly footer: Footer;
-  private approval: ApprovalPrompt | undefined;
+  /** The question shown in place of the editor, and how to cancel it. */
+  private modal: { component: Component; cancel(): void } | undefined;
   private spinner: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly color: boolean;
 
   constructor(opts: ChatScreenOptions) {
     this.tui = new TUI(opts.terminal ?? new ProcessTerminal());
+    this.color = opts.color ?? true;
     this.transcript = new Transcript(opts.answer);
     this.footer = new Footer(opts.status);
     const identity = (s: string): string => s;
@@ -89,7 +95,9 @@ export class ChatScreen {
     this.tui.setFocus(this.editor);
     this.tui.addInputListener((data) => {
       if (matchesKey(data, 'ctrl+c')) {
-        opts.onInterrupt();
+        // A question on screen is cancelled first (the turn, if one runs, goes on).
+        if (this.modal) this.modal.cancel();
+        else opts.onInterrupt();
         return { consume: true };
       }
       if (matchesKey(data, 'ctrl+o')) {
@@ -97,7 +105,7 @@ export class ChatScreen {
         this.render();
         return { consume: true };
       }
-      if (matchesKey(data, 'ctrl+d') && !this.approval && this.editor.getText() === '') {
+      if (matchesKey(data, 'ctrl+d') && !this.modal && this.editor.getText() === '') {
         opts.onEof();
         return { consume: true };
       }
@@ -105,7 +113,11 @@ export class ChatScreen {
     });
   }
 
+  private started = false;
+
   start(): void {
+    if (this.started) return;
+    this.started = true;
     this.tui.start();
   }
 
@@ -196,38 +208,54 @@ export class ChatScreen {
     this.render();
   }
 
-  /** Shows the choice in place of the editor until it is made, or `signal` aborts (cancelled). */
-  ask(q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
+  /**
+   * Shows a question in place of the editor until `settle` is called with its answer (or the
+   * `cancelled` answer, on Ctrl-C or when `signal` aborts). One question at a time: a second one
+   * asked meanwhile is answered `cancelled` at once.
+   */
+  private question<T>(make: (settle: (v: T) => void) => Component, cancelled: T, signal?: AbortSignal): Promise<T> {
+    if (this.modal || this.stopped) return Promise.resolve(cancelled);
     return new Promise((resolve) => {
       let settled = false;
-      const settle = (c: ApprovalChoice): void => {
+      const settle = (v: T): void => {
         if (settled) return;
         settled = true;
-        signal.removeEventListener('abort', onAbort);
-        if (this.approval === prompt) {
-          this.tui.removeChild(prompt);
+        signal?.removeEventListener('abort', onAbort);
+        if (this.modal?.component === component) {
+          this.tui.removeChild(component);
           this.tui.addChild(this.editor);
           this.tui.setFocus(this.editor);
-          this.approval = undefined;
+          this.modal = undefined;
         }
         this.render();
-        resolve(c);
+        resolve(v);
       };
-      const onAbort = (): void => settle({ outcome: 'cancelled' });
-      const prompt = new ApprovalPrompt(q, settle);
-      this.approval = prompt;
+      const onAbort = (): void => settle(cancelled);
+      const component = make(settle);
+      this.modal = { component, cancel: onAbort };
       this.tui.removeChild(this.editor);
-      this.tui.addChild(prompt);
-      this.tui.setFocus(prompt);
-      signal.addEventListener('abort', onAbort, { once: true });
+      this.tui.addChild(component);
+      this.tui.setFocus(component);
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.render();
     });
   }
 
-  /** Ctrl-C while a question is shown: cancel it. */
+  /** The approval choice, until it is made, or `signal` aborts (cancelled). */
+  ask(q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
+    return this.question<ApprovalChoice>((settle) => new ApprovalPrompt(q, settle), { outcome: 'cancelled' }, signal);
+  }
+
+  /** One entry of a list, by its value; undefined when cancelled. */
+  pick(heading: string, items: readonly PickItem[]): Promise<string | undefined> {
+    const visible = Math.max(2, Math.min(8, Math.floor((this.tui.terminal.rows - 8) / 2)));
+    return this.question<string | undefined>((settle) => new Picker({ heading, items, color: this.color, visible }, settle), undefined);
+  }
+
+  /** Cancel the question on screen, if any. */
   cancelQuestion(): boolean {
-    if (!this.approval) return false;
-    this.approval.handleInput('\x1b');
+    if (!this.modal) return false;
+    this.modal.cancel();
     return true;
   }
 }
