@@ -44,7 +44,9 @@ export function truncate(s: string, max: number): string {
  */
 export function flatten(s: string, max: number | undefined): string {
   if (max !== undefined) {
-    for (let n = 4 * max + 64; n < s.length; n *= 4) {
+    // Prose folds little (single spaces stay), so a prefix a little longer than the cut
+    // usually does; whitespace-heavy text takes a longer one.
+    for (let n = max + 32; n < s.length; n *= 4) {
       const head = foldSpaces(s.slice(0, n)).replace(/^ /, '');
       if (head.length >= max + 2) return truncate(head, max);
     }
@@ -55,7 +57,8 @@ export function flatten(s: string, max: number | undefined): string {
 
 /** A quoted one-line preview (truncated unless `max` is undefined). */
 export function preview(s: string, max: number | undefined): string {
-  return `"${oneLine(flatten(s, max))}"`;
+  // `oneLine` less its fold: flatten's text is folded already (folding it again changes nothing).
+  return `"${escapeUnsafe(flatten(s, max))}"`;
 }
 
 /**

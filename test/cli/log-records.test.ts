@@ -13,7 +13,9 @@ import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { readLog } from '../../src/cli/read-log.js';
 import { summarize } from '../../src/cli/summary.js';
-import { buildTimeline, turnRange } from '../../src/cli/log/timeline.js';
+import { buildTimeline, lastEntrySeq, turnRange } from '../../src/cli/log/timeline.js';
+import { renderEntries, showLog } from '../../src/cli/log/show.js';
+import { Output } from '../../src/cli/output.js';
 import { DEFAULT_WIDTHS, FULL_WIDTHS } from '../../src/cli/format.js';
 import { encodeJsonl, type Session, type SessionEvent } from '../../src/session/index.js';
 import { ChunkRun } from '../../src/session/chunk-runs.js';
@@ -149,6 +151,65 @@ describe('log check and show read loaded logs by records', () => {
     );
     // Else nothing above was read through a compact run.
     expect(runsSeen).toBeGreaterThan(50);
+  });
+
+  it('show writes each entry as it is made: the lines of the whole timeline, filtered and rendered', () => {
+    /** The definition: every entry of the materialised events, those of `range`, rendered at once. */
+    const reference = (
+      events: readonly SessionEvent[],
+      opts: Parameters<typeof buildTimeline>[1],
+      range?: { start: number; end: number },
+    ) => {
+      let text = '';
+      const o = new Output({ write: (s: string) => void (text += s) }, false);
+      const all = buildTimeline(events, opts);
+      renderEntries(range ? all.filter((e) => e.seq >= range.start && e.seq <= range.end) : all, o);
+      o.flush();
+      return text;
+    };
+    fc.assert(
+      fc.property(logArb, fc.boolean(), ({ turns, open, pack }, full) => {
+        const log = readLog(written(build(turns, open), pack));
+        const events = log.session.events;
+        const opts = { widths: full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount };
+        const entries = buildTimeline(events, opts);
+        expect(lastEntrySeq(log.session.records(), opts)).toBe(entries.at(-1)?.seq);
+        for (const turn of [undefined, ...turns.map((_, i) => i + 1)]) {
+          let text = '';
+          const o = new Output({ write: (s: string) => void (text += s) }, false);
+          showLog(log, { ...(turn !== undefined ? { turn } : {}), ...(full ? { full } : {}) }, { out: o, err: o, env: {} });
+          o.flush();
+          const range = turn === undefined ? undefined : turnRangeOverEvents(events, turn);
+          // After the header lines and the blank line.
+          expect(text.slice(text.indexOf('\n\n') + 2)).toBe(reference(events, opts, range));
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('the seq column is as wide as the last entry shown, not the last event', () => {
+    // A turn left open in a stream: crash repair adds step/end 8, turn/end 9 and a session/end-seed
+    // at 10 that the timeline does not show. So the column is one digit although the log's last
+    // seq has two.
+    const s = newSession();
+    s.append('turn/start', { turn: 1 });
+    s.append('step/start', { turn: 1, step: 1 });
+    for (let i = 0; i < 6; i++) s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } });
+    const log = readLog(written(s, true));
+    expect(log.session.length).toBeGreaterThan(10);
+    for (const turn of [undefined, 1]) {
+      let text = '';
+      const o = new Output({ write: (x: string) => void (text += x) }, false);
+      showLog(log, turn === undefined ? {} : { turn }, { out: o, err: o, env: {} });
+      o.flush();
+      const lines = text
+        .slice(text.indexOf('\n\n') + 2)
+        .trimEnd()
+        .split('\n');
+      expect(lines[0]).toBe('0  turn 1');
+      expect(lines.at(-1)).toMatch(/^9 {2}turn 1 end: /);
+    }
   });
 
   it('a stream of runs and separate chunks is one timeline line, counted by kind', () => {

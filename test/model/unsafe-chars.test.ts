@@ -5,7 +5,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeUnsafe, escapeUnsafeChar, UNSAFE_CHAR_CLASS, UNSAFE_CHARS, unsafeCharsModule } from '../../src/model/unsafe-chars.js';
+import {
+  escapeUnsafe,
+  escapeUnsafeChar,
+  foldSpaces,
+  isFoldableSpace,
+  UNSAFE_CHAR_CLASS,
+  UNSAFE_CHARS,
+  unsafeCharsModule,
+} from '../../src/model/unsafe-chars.js';
 import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
 describe('the unsafe-character table', () => {
@@ -115,5 +123,72 @@ describe('the unsafe-character table', () => {
     };
     expect(mod.UNSAFE_CHAR_CLASS).toBe(UNSAFE_CHAR_CLASS);
     for (const cp of EXPECTED_UNSAFE) expect(mod.escapeUnsafeChar(String.fromCodePoint(cp)), cp.toString(16)).toBe(visibleForm(cp));
+  });
+});
+
+describe('foldSpaces', () => {
+  // The definition: JavaScript's whitespace less the table, runs replaced by one space, then
+  // (trim) one space taken off each end.
+  const FOLDABLE = new RegExp(`[\\s--[${UNSAFE_CHAR_CLASS}]]+`, 'gv');
+  const reference = (s: string, trim: boolean): string => {
+    const folded = s.replace(FOLDABLE, ' ');
+    return trim ? folded.replace(/^ | $/g, '') : folded;
+  };
+
+  it('folds exactly the whitespace outside the table, over all of Unicode', () => {
+    const one = new RegExp(`^[\\s--[${UNSAFE_CHAR_CLASS}]]$`, 'v');
+    const wrong: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      // A code point beyond the BMP is two units, neither of them whitespace.
+      const byUnit = cp <= 0xffff && isFoldableSpace(cp);
+      if (one.test(String.fromCodePoint(cp)) !== byUnit) wrong.push(cp.toString(16));
+    }
+    expect(wrong).toEqual([]);
+    // And no surrogate unit folds (a lone one is not whitespace either).
+    for (let u = 0xd800; u <= 0xdfff; u++) expect(isFoldableSpace(u)).toBe(false);
+  });
+
+  it('equals the regular-expression definition on any text, trimmed or not', () => {
+    // Every foldable character, the table's whitespace (kept for the escape), text and astral.
+    const piece = fc.constantFrom(
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\r',
+      '\v',
+      '\f',
+      '\u2028',
+      '\ufeff',
+      '\u200b',
+      'a',
+      'bc',
+      'é',
+      '😀',
+      '\ud83d',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.boolean(), (xs, trim) => {
+        const s = xs.join('');
+        expect(foldSpaces(s, trim)).toBe(reference(s, trim));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const s of ['', ' ', '   ', ' a ', '\n\ta\n', 'a  b', 'a\u00a0b', '\ufeff ', ' \r '])
+      for (const trim of [false, true]) expect(foldSpaces(s, trim), JSON.stringify([s, trim])).toBe(reference(s, trim));
+  });
+
+  it('returns a string with nothing to fold as it is', () => {
+    const s = 'one two three';
+    expect(foldSpaces(s)).toBe(s);
+    expect(foldSpaces(s, true)).toBe(s);
   });
 });

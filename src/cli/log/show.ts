@@ -9,7 +9,7 @@ import type { Io, Output } from '../output.js';
 import { readLog, type CliLog } from '../read-log.js';
 import { summarize } from '../summary.js';
 import { isoTime, oneLine, plural } from '../text.js';
-import { buildTimeline, turnRange, type Entry, type Tone } from './timeline.js';
+import { eachEntry, lastEntrySeq, turnRange, type Entry, type Tone } from './timeline.js';
 
 export interface ShowOptions {
   turn?: number;
@@ -56,24 +56,37 @@ function headerLines(log: CliLog, out: Output): string[] {
 
 /** Timeline entries, one line each (and their detail lines), with the seq in the left column. */
 export function renderEntries(entries: readonly Entry[], out: Output): void {
-  const width = String(entries.reduce((m, e) => Math.max(m, e.seq), 0)).length;
+  const render = entryWriter(
+    entries.reduce((m, e) => Math.max(m, e.seq), 0),
+    out,
+  );
+  for (const e of entries) render(e);
+}
+
+/** Writes one entry (and its detail lines) to `out`, the seq right-aligned to `maxSeq`'s width. */
+function entryWriter(maxSeq: number, out: Output): (e: Entry) => void {
+  const width = String(maxSeq).length;
   const pad = ' '.repeat(width);
-  for (const e of entries) {
+  return (e) => {
     const indent = '  '.repeat(e.depth);
     const head = e.tone ? out.style(TONE_STYLE[e.tone], e.head) : e.head;
     const mark = e.repaired ? ` ${out.style('yellow', '[crash repair]')}` : '';
     out.line(`${out.style('dim', String(e.seq).padStart(width))}  ${indent}${head}${mark}`);
     for (const d of e.details ?? []) out.line(`${pad}  ${indent}    ${d}`);
-  }
+  };
 }
 
 export function runShow(path: string, opts: ShowOptions, io: Io): number {
-  const log = readLog(path);
+  return showLog(readLog(path), opts, io);
+}
+
+/** `dsh log show` of a log already read. */
+export function showLog(log: CliLog, opts: ShowOptions, io: Io): number {
   const session = log.session;
-  // Records, not events: a loaded log's chunk runs are counted whole, never materialised.
-  let entries = buildTimeline(session.records(), { widths: opts.full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount });
+  const timeline = { widths: opts.full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount };
+  let range: { start: number; end: number } | undefined;
   if (opts.turn !== undefined) {
-    const range = turnRange(session.eventsOfType(['turn/start', 'turn/end']), opts.turn, session.length - 1);
+    range = turnRange(session.eventsOfType(['turn/start', 'turn/end']), opts.turn, session.length - 1);
     if (!range) {
       let turns = 0;
       for (const _ of session.eventsOfType(['turn/start'])) turns++;
@@ -83,10 +96,15 @@ export function runShow(path: string, opts: ShowOptions, io: Io): number {
         { file: log.file },
       );
     }
-    entries = entries.filter((e) => e.seq >= range.start && e.seq <= range.end);
   }
   for (const l of headerLines(log, io.out)) io.out.line(l);
   io.out.line();
-  renderEntries(entries, io.out);
+  // Records, not events: a loaded log's chunk runs are counted whole, never materialised. Each
+  // entry is written as soon as it is made; only the seq column's width is read first.
+  const last = lastEntrySeq(session.records(), timeline, range?.end);
+  const render = entryWriter(last === undefined || (range && last < range.start) ? 0 : last, io.out);
+  eachEntry(session.records(), timeline, (e) => {
+    if (!range || (e.seq >= range.start && e.seq <= range.end)) render(e);
+  });
   return EXIT_OK;
 }

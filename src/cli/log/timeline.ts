@@ -144,14 +144,49 @@ function surfaceNote(e: SessionEvent): string {
  * counted whole, so a loaded million-chunk log is shown without an object per chunk.
  */
 export function buildTimeline(records: Iterable<SessionEvent | ChunkRunView>, opts: TimelineOptions): Entry[] {
-  const w = opts.widths;
   const out: Entry[] = [];
+  eachEntry(records, opts, (e) => out.push(e));
+  return out;
+}
+
+/**
+ * The seq of the last entry `eachEntry` gives for `records` (the last at or before `end`), or
+ * undefined when it gives none: the seq column's width before any entry is made, so `dsh log show`
+ * can print each entry as it is made instead of holding ~30,000 of them (a large log's timeline
+ * otherwise survives every young-generation collection while it is built, and is copied by each).
+ */
+export function lastEntrySeq(
+  records: Iterable<SessionEvent | ChunkRunView>,
+  opts: TimelineOptions,
+  end = Number.POSITIVE_INFINITY,
+): number | undefined {
+  let last: number | undefined;
+  let inStream = false;
+  for (const r of records) {
+    const seq = isChunkRun(r) ? r.seq0 : r.seq;
+    if (seq > end) break;
+    // A run of stream chunks is one entry at its first seq.
+    if (isChunkRun(r) || r.type === 'assistant/chunk') {
+      if (!inStream) last = seq;
+      inStream = true;
+      continue;
+    }
+    inStream = false;
+    if (r.type === 'session/end-seed' && seq >= opts.fileEventCount) continue;
+    last = seq;
+  }
+  return last;
+}
+
+/** `buildTimeline`, handing each entry to `emit` as soon as it is made (in seq order). */
+export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: TimelineOptions, emit: (entry: Entry) => void): void {
+  const w = opts.widths;
   const callNames = new Map<string, string>();
   let depth = 0;
   const push = (e: { seq: number }, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): void => {
     const full: Entry = { seq: e.seq, depth: d, ...entry };
     if (e.seq >= opts.fileEventCount) full.repaired = true;
-    out.push(full);
+    emit(full);
   };
   /** The stream chunks read since the last other event: first and last seq, and their counts. */
   let stream: { first: number; last: number; tally: ChunkTally } | undefined;
@@ -355,7 +390,6 @@ export function buildTimeline(records: Iterable<SessionEvent | ChunkRunView>, op
     }
   }
   endStream();
-  return out;
 }
 
 /**
