@@ -234,16 +234,45 @@ export class VirtualList {
     }
     this.topEl.style.height = this.offset(first) + 'px';
     this.bottomEl.style.height = Math.max(0, this.total - this.offset(last + 1)) + 'px';
+    let moved = false;
     if (changed) {
       const target = this.offset(anchor) - anchorGap;
       if ((st > 0 || pinned >= 0) && Math.abs(target - st) > 0.5) this.scroller.scrollTop = target;
-      // Heights changed, so the window may need other rows; settle within a few frames.
-      if (this.settle++ < 8) this.schedule();
+    }
+    // The offsets above are sums of heights, which can still disagree with the page (rows drawn
+    // but not yet laid out, a scroll clamped by a spacer not yet resized). The row jumped to is
+    // where the reader looks, so check where the browser actually put it and move it into view.
+    if (pin && pinned >= 0) moved = this.keepInView(pinned, pin.gap);
+    if (changed || moved) {
+      // Heights changed, so the window may need other rows; settle within a few frames. A pinned
+      // row keeps being checked (each draw it moves, and its resize, schedule another).
+      if (this.settle++ < 8 || (pin && moved)) this.schedule();
     } else {
       this.settle = 0;
       this.pin = undefined;
     }
     this.onWindow(first, last);
+  }
+
+  /**
+   * Scroll so the drawn row i has its top `gap` px below the scroller's top edge, as measured by
+   * the browser, when it is not already within the viewport there. Returns whether it scrolled.
+   * @param {number} i
+   * @param {number} gap
+   */
+  keepInView(i, gap) {
+    const el = this.element(i);
+    if (!el) return false;
+    const box = el.getBoundingClientRect();
+    const view = this.scroller.getBoundingClientRect();
+    const vh = this.scroller.clientHeight;
+    const want = Math.max(0, Math.min(gap, vh - Math.min(box.height, vh) - 24, vh / 3));
+    const at = box.top - view.top;
+    // On screen with its top visible (or, taller than the screen, filling it): leave it.
+    if (at >= 0 && at + Math.min(box.height, vh) <= vh + 0.5) return false;
+    const before = this.scroller.scrollTop;
+    this.scroller.scrollTop = before + (at - want);
+    return Math.abs(this.scroller.scrollTop - before) > 0.5;
   }
 
   /** Draw every row again (the search highlight changed). Measured heights are kept. */
