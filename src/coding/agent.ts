@@ -18,7 +18,8 @@ import type { ApprovalPolicy, SandboxMode, SandboxReport } from '../tools/permis
 import { permissionsOptionsFrom } from '../tools/config-options.js';
 import { connectMcpServers, type McpServers } from '../tools/mcp/plugin.js';
 import type { ApprovalHandler } from '../tools/pipeline.js';
-import { llmSection, loadConfig, type DshConfig } from '../config/config.js';
+import { llmSection, loadConfig, projectTrusted, type DshConfig } from '../config/config.js';
+import { hookBridge, loadHookConfigs, type HookFile } from './hook-bridge/index.js';
 import type { RetryPolicyOptions } from '../agent/retry.js';
 import { compaction, type CompactionOptions } from '../compaction/engine.js';
 import { mergeCompactionConfig } from '../compaction/policy.js';
@@ -74,6 +75,12 @@ export interface CodingAgentOptions {
    * Off by default; `dsh sdk` and `dsh run --output-format stream-json` turn it on, as dsh does.
    */
   title?: boolean;
+  /**
+   * Claude Code / Codex hooks (docs/hooks.md): `files` named here always run (the caller chose
+   * them); the workspace's own hook files run when `trustProject` (default: the config lists the
+   * workspace in `trustedProjects`). `false` runs none.
+   */
+  hooks?: { files?: readonly HookFile[]; trustProject?: boolean } | false;
 }
 
 export interface CodingAgent {
@@ -82,6 +89,8 @@ export interface CodingAgent {
   sandbox: SandboxReport;
   /** MCP servers that could not be started, with the reason. */
   mcpFailures: ReadonlyMap<string, string>;
+  /** Hook files refused or left out (untrusted project), hooks dsh does not run. */
+  hookWarnings: readonly string[];
   close(): Promise<void>;
 }
 
@@ -157,6 +166,12 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
       }),
     );
   }
+  const hooks =
+    opts.hooks === false
+      ? { configs: [], warnings: [] }
+      : loadHookConfigs({ cwd, trusted: opts.hooks?.trustProject ?? projectTrusted(config, cwd), files: opts.hooks?.files ?? [] });
+  if (hooks.configs.length)
+    plugins.push(hookBridge({ configs: hooks.configs, cwd, approvalPolicy: perms.approval ?? 'ask', hideEnv: tools.hideEnv }));
   plugins.push(...(opts.plugins ?? []));
 
   const effort = opts.reasoningEffort ?? llm.reasoningEffort;
@@ -190,6 +205,7 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     agent,
     sandbox,
     mcpFailures: mcp?.failures ?? new Map(),
+    hookWarnings: hooks.warnings,
     async close() {
       await agent.dispose();
       await mcp?.close();

@@ -1,4 +1,5 @@
 export { createCodingAgent, type CodingAgent, type CodingAgentOptions } from './agent.js';
+export * from './hook-bridge/index.js';
 export { CODING_SYSTEM_PROMPT } from './prompt.js';
 export {
   runtimeContext,

@@ -199,7 +199,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   }
   const project = loc.project === loc.user ? undefined : await readConfigFile(loc.project);
   if (project) {
-    const trusted = (user?.trustedProjects ?? []).some((p) => resolve(isAbsolute(p) ? p : join(dshHome(opts.env), p)) === cwd);
+    const trusted = projectTrusted(user ?? {}, cwd, opts.env);
     if (!trusted) {
       for (const key of untrustedProjectKeys(project)) {
         dropKey(project, key);
@@ -220,6 +220,16 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
     sources.push({ scope: 'user', file: resolve(opts.file) });
   }
   return { config, sources, warnings };
+}
+
+/**
+ * Whether `config` (the user's: a project cannot set `trustedProjects` unless already trusted)
+ * lists the workspace `cwd` in `trustedProjects`. What a project brings that can run commands
+ * (its config's loosening keys, its Claude Code / Codex hooks) runs only then.
+ */
+export function projectTrusted(config: DshConfig, cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  const dir = resolve(cwd);
+  return (config.trustedProjects ?? []).some((p) => resolve(isAbsolute(p) ? p : join(dshHome(env), p)) === dir);
 }
 
 /** The LLM section, as model selection takes it. */

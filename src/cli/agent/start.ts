@@ -220,6 +220,7 @@ export function agentWarnings(coding: CodingAgent): string[] {
     );
   }
   for (const [name, reason] of coding.mcpFailures) out.push(`MCP server ${oneLine(name)} did not start: ${oneLine(reason)}`);
+  for (const w of coding.hookWarnings) out.push(oneLine(w));
   return out;
 }
 

@@ -1,0 +1,63 @@
+/**
+ * Which hook configurations run: files the caller names (trusted: the caller chose them), and the
+ * workspace's own (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`),
+ * which come with the repository and so run only in a trusted project, as a project's config
+ * may loosen nothing until then. Never throws: a file that cannot be used, and project hooks left
+ * out because the project is not trusted, are warnings the CLI prints before the work starts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HookConfigError, readHookConfig, type HookConfig, type HookDialect } from './config.js';
+
+export interface HookFile {
+  dialect: HookDialect;
+  path: string;
+}
+
+export const PROJECT_HOOK_FILES: readonly HookFile[] = [
+  { dialect: 'claude-code', path: join('.claude', 'settings.json') },
+  { dialect: 'claude-code', path: join('.claude', 'settings.local.json') },
+  { dialect: 'codex', path: join('.codex', 'hooks.json') },
+];
+
+export interface LoadedHooks {
+  configs: HookConfig[];
+  warnings: string[];
+}
+
+export function loadHookConfigs(opts: { cwd: string; trusted: boolean; files?: readonly HookFile[] }): LoadedHooks {
+  const out: LoadedHooks = { configs: [], warnings: [] };
+  const read = (f: HookFile, path: string): void => {
+    try {
+      const c = readHookConfig(path, f.dialect);
+      out.configs.push(c);
+      out.warnings.push(...c.warnings);
+    } catch (e) {
+      if (!(e instanceof HookConfigError)) throw e;
+      out.warnings.push(`${e.message} [${e.code}]; none of its hooks run`);
+    }
+  };
+  for (const f of opts.files ?? []) read(f, f.path);
+  for (const f of PROJECT_HOOK_FILES) {
+    const path = join(opts.cwd, f.path);
+    if (!existsSync(path)) continue;
+    if (opts.trusted) {
+      read(f, path);
+      continue;
+    }
+    if (hasHooks(path))
+      out.warnings.push(
+        `${path}: its ${f.dialect} hooks do not run: this workspace is not trusted (list it in trustedProjects in the user config)`,
+      );
+  }
+  return out;
+}
+
+function hasHooks(path: string): boolean {
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as { hooks?: unknown };
+    return typeof doc === 'object' && doc !== null && doc.hooks !== undefined;
+  } catch {
+    return true; // unreadable: say it is not run rather than nothing
+  }
+}
