@@ -12,6 +12,7 @@ import { search } from './model/search.js';
 import { segmentView, stepView, turnParts } from './model/segments.js';
 import { cap, printJson } from './model/text.js';
 import type { LogSource } from './source/source.js';
+import type { SessionView } from './model/views.js';
 import { search as searchSessions } from '../search/search.js';
 import type { SearchHit } from '../search/search.js';
 
@@ -169,9 +170,9 @@ export class ViewerApi {
     };
   }
 
-  session(): unknown {
+  session(): SessionView {
     const h = this.src.header;
-    const header: Record<string, unknown> = { id: String(h.id).slice(0, 500), createdAt: h.createdAt };
+    const header: SessionView['header'] = { id: String(h.id).slice(0, 500), createdAt: h.createdAt };
     for (const k of ['cwd', 'parentSession', 'origin', 'agentPreset'] as const)
       if (typeof h[k] === 'string') header[k] = (h[k] as string).slice(0, 2000);
     for (const k of ['seedLength', 'delegationDepth'] as const) if (typeof h[k] === 'number') header[k] = h[k];

@@ -196,3 +196,37 @@ export interface SearchMatch {
   match: string;
   after: string;
 }
+
+/**
+ * The `session` answer: the header's fields the page shows, the index's totals, whether the log is
+ * still followed, and the loader's warnings. Structural copies of the source's types (views.ts
+ * imports nothing but Text, so the page's check reads no server code), held to them by the
+ * server's `session()`, which returns this type.
+ */
+export interface SessionView {
+  /** The file path, the database location, or the session id. */
+  label: string;
+  kind: 'file' | 'session' | 'postgres';
+  header: {
+    id: string;
+    createdAt: number;
+    cwd?: string;
+    parentSession?: string;
+    origin?: string;
+    agentPreset?: string;
+    seedLength?: number;
+    delegationDepth?: number;
+  };
+  events: number;
+  segments: number;
+  turns: number;
+  steps: number;
+  toolCalls: number;
+  toolErrors: number;
+  retries: number;
+  usage: Usage;
+  lastTime: number | undefined;
+  follow: { state: 'following' | 'stopped'; problem?: { code: string; message: string }; pendingBytes?: number };
+  warningCount: number;
+  warnings: { code: string; message: string; line?: number }[];
+}

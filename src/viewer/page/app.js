@@ -8,7 +8,7 @@ import { Inspector } from './inspect.js';
 import { ModelView } from './model.js';
 import { Timeline } from './timeline.js';
 import { VirtualList } from './vlist.js';
-/** @import { Row } from './types.js' */
+/** @import { Item, Row, SearchMatch, SessionView } from './types.js' */
 
 // Every id looked up below is in index.html.
 /** @type {(id: string) => HTMLElement} */
@@ -16,11 +16,16 @@ const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /** @type {(id: string) => HTMLInputElement} */
 const input = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 
+/**
+ * A failure on the status line: an ApiError's code and message, or whatever else was thrown.
+ * @param {unknown} e
+ */
 function showError(e) {
   const s = $('status');
   clear(s);
   s.className = 'status error';
-  s.append(h('span', null, (e?.code ? e.code + ': ' : '') + (e?.message ? e.message : String(e))));
+  const x = /** @type {{ code?: unknown, message?: unknown } | null | undefined} */ (e);
+  s.append(h('span', null, (x?.code ? x.code + ': ' : '') + (x?.message ? x.message : String(e))));
 }
 
 /** @type {VirtualList<Row>} */
@@ -45,10 +50,10 @@ const inspector = new Inspector({
 /**
  * A row's inspector button: a tool call's round trip, or an event's provenance.
  * @param {'call' | 'provenance'} kind
- * @param {any} item
+ * @param {Item} item
  */
 function onInspect(kind, item) {
-  if (kind === 'call') void inspector.showCall(item.callId);
+  if (kind === 'call' && 'callId' in item) void inspector.showCall(item.callId);
   else void inspector.showProvenance(item.seq);
 }
 const model = new ModelView({
@@ -58,9 +63,14 @@ const model = new ModelView({
   list: $('model-list'),
   onError: showError,
 });
+/** @type {SessionView | undefined} */
 let session;
 
-/** The seq a row stands for in the model view: the last event it shows. */
+/**
+ * The seq a row stands for in the model view: the last event it shows.
+ * @param {Row} row
+ * @returns {number | undefined}
+ */
 function rowSeq(row) {
   switch (row.kind) {
     case 'item':
@@ -76,7 +86,9 @@ function rowSeq(row) {
   }
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
 let selectTimer;
+/** @param {Row} row */
 function onSelect(row) {
   if (!model.visible) return;
   clearTimeout(selectTimer);
@@ -87,6 +99,7 @@ function onSelect(row) {
 // ------------------------------------------------------------------------------------------
 // Session header
 
+/** @param {SessionView} s */
 function renderSession(s) {
   session = s;
   document.body.dataset.events = String(s.events);
@@ -135,8 +148,10 @@ function renderSession(s) {
 // ------------------------------------------------------------------------------------------
 // Search
 
+/** @type {{ q: string, matches: SearchMatch[], at: number, more: boolean }} */
 const search = { q: '', matches: [], at: -1, more: false };
 
+/** @param {string} q */
 async function runSearch(q) {
   const st = $('search-status');
   clear(st);
@@ -148,7 +163,7 @@ async function runSearch(q) {
     return;
   }
   try {
-    const r = await api('search', { q, limit: 500 });
+    const r = /** @type {{ matches: SearchMatch[], next?: number }} */ (await api('search', { q, limit: 500 }));
     search.q = q;
     search.matches = r.matches;
     search.more = r.next !== undefined;
@@ -167,11 +182,12 @@ async function runSearch(q) {
   }
 }
 
+/** @param {number} k */
 async function gotoMatch(k) {
   const n = search.matches.length;
   if (n === 0) return;
   search.at = ((k % n) + n) % n;
-  const m = search.matches[search.at];
+  const m = /** @type {SearchMatch} */ (search.matches[search.at]);
   try {
     await timeline.goToSeq(m.seq);
   } catch (e) {
@@ -244,6 +260,7 @@ $('rows').addEventListener('click', (e) => {
   if (target.closest('.head')) timeline.toggle(i);
 });
 
+/** @param {number} delta */
 function move(delta) {
   const i = timeline.selectedIndex();
   const next = i < 0 ? 0 : Math.max(0, Math.min(list.length - 1, i + delta));

@@ -15,6 +15,7 @@ export type {
   HistoryView,
   Item,
   ItemsPage,
+  SessionView,
   MessageView,
   SearchMatch,
   SegmentView,
