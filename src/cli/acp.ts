@@ -82,7 +82,8 @@ export async function runAcp(opts: AcpOptions, io: Io): Promise<number> {
   const setupFor = (cwd: string): ReturnType<typeof agentSetup> => {
     let s = setups.get(cwd);
     if (!s) {
-      s = agentSetup(cwd, flags, io, { resolveAttachment: attachments.resolve, ...(adapters ? { adapters } : {}) });
+      // A replayed recording may name a route this build does not know (dsh's own): its adapter serves it.
+      s = agentSetup(cwd, flags, io, { resolveAttachment: attachments.resolve, ...(adapters ? { adapters, customRoutes: true } : {}) });
       s.then(
         (x) => {
           for (const w of x.configWarnings) warn(`${w.file}: ${w.path}: ${w.message}`);

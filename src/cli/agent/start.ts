@@ -123,7 +123,7 @@ export async function agentSetup(
   cwd: string,
   flags: ModelFlags,
   io: Io,
-  extras: Pick<ChooseModelOptions, 'adapters' | 'resolveAttachment'> = {},
+  extras: Pick<ChooseModelOptions, 'adapters' | 'resolveAttachment' | 'customRoutes'> = {},
 ): Promise<Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'>> {
   const loaded = await loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
