@@ -195,7 +195,7 @@ describe('dsh acp driven by the ACP SDK client', { timeout: 90_000 }, () => {
     expect(ev.find((e) => e.type === 'turn/end')?.data.reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } });
   });
 
-  it('session/load replays the stored history as updates in a new process, then continues the session; list and resume find it', async () => {
+  it('session/load replays the stored history as updates in a new process, then continues it; list and resume find it', async () => {
     const h = harness();
     const a = start(h, [textCall('PONG')], { name: 'first' });
     const sid = await session(a, h);

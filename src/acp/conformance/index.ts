@@ -105,7 +105,8 @@ export function report(verdicts: readonly Verdict[]): string[] {
       else lines.push('  ours: no message of that kind after the previous match');
       if (m.difference)
         lines.push(
-          `  first difference at ${m.difference.path}: expected ${short(m.difference.expected, 120)}, got ${short(m.difference.actual, 120)}`,
+          `  first difference at ${m.difference.path}: ` +
+            `expected ${short(m.difference.expected, 120)}, got ${short(m.difference.actual, 120)}`,
         );
     }
   }
