@@ -94,6 +94,16 @@ CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 `;
 
+/**
+ * Whether a MATCH string made by `ftsQuery` holds a phrase: a quoted group with a space inside.
+ * Each group is read whole (`""` is an escaped quote), so the space between two quoted words
+ * (`"common" "word"`) is not mistaken for one.
+ */
+export function hasPhrase(match: string): boolean {
+  for (const m of match.matchAll(/"((?:[^"]|"")*)"/g)) if (/\s/.test(m[1]!)) return true;
+  return false;
+}
+
 export class IndexDb {
   private readonly db: Database;
   private readonly stmts: {
@@ -232,7 +242,7 @@ export class IndexDb {
       // its document count, which FTS5 keeps), then only the page is joined back. With a filter
       // the window would have to walk past every match the filter drops, and a phrase's weight
       // needs every match's positions: those are answered newest first.
-      const phrase = /"[^"]*\s[^"]*"/.test(match);
+      const phrase = hasPhrase(match);
       const order: QueryOrder = !many ? 'rank' : opts.cwd === undefined && !opts.kinds?.length && !phrase ? 'rank-newest' : 'newest';
       const sql =
         order === 'rank-newest'

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { SessionStore } from '../../src/store/index.js';
 import { append, makeSession } from './support.js';
 import { ftsQuery, search, snippet, type SearchOptions } from '../../src/search/search.js';
-import { IndexDb, RANK_LIMIT } from '../../src/search/index-db.js';
+import { hasPhrase, IndexDb, RANK_LIMIT } from '../../src/search/index-db.js';
 import { runMain } from '../cli/support/inproc.js';
 import { tempDir } from '../cli/support/agent.js';
 import { hasShared, sharedPath } from '../support/shared.js';
@@ -166,6 +166,41 @@ describe('search across stored sessions', () => {
       const few = idx.query('"rare"', { limit: 3 });
       expect([few.ranked, few.order]).toEqual([true, 'rank']);
       expect(few.hits).toHaveLength(3);
+    } finally {
+      idx.close();
+    }
+  });
+
+  it('two unquoted words over more than 5,000 texts are ranked like one; only a quoted group is a phrase', () => {
+    const idx = IndexDb.open(join(tempDir('dsh-fts-two-'), 'i.sqlite'));
+    try {
+      const file = idx.upsertFile({
+        path: '/x/s.jsonl',
+        session: 's',
+        cwd: null,
+        ino: 1,
+        size: 1,
+        mtime: 1,
+        offset: 1,
+        turn: 1,
+        format: 'dsh-store',
+        tail: '',
+      });
+      // Seq 10 says both words three times; every other text says each once, with a filler word.
+      idx.write(() => {
+        for (let i = 0; i < RANK_LIMIT + 3; i++)
+          idx.addDoc(file, i, 1, 0, { kind: 'answer', text: i === 10 ? 'common word common word common word' : `common word filler${i}` });
+      });
+      for (const q of ['common word', 'word common', 'common wor*']) {
+        const r = idx.query(ftsQuery(q).match, { limit: 3 });
+        expect([q, r.order, r.hits[0]!.seq]).toEqual([q, 'rank-newest', 10]);
+      }
+      for (const q of ['"common word"', 'common "common word"']) {
+        const r = idx.query(ftsQuery(q).match, { limit: 3 });
+        expect([q, r.order]).toEqual([q, 'newest']);
+      }
+      // An unbalanced quote is a plain character: two words, no phrase.
+      expect(hasPhrase(ftsQuery('common" word').match)).toBe(false);
     } finally {
       idx.close();
     }
