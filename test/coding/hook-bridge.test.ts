@@ -192,6 +192,28 @@ describe('PreToolUse', () => {
     }
   });
 
+  it('runs before the permission rules, also where they would ask without going further', async () => {
+    const cwd = workspace({ PreToolUse: [{ matcher: 'Bash', ...cmd('deny.sh') }] }, { 'deny.sh': 'echo "hook said no" >&2; exit 2' });
+    // danger-full-access + approval ask: the permission rules answer "ask" for bash themselves.
+    const a = await agentIn(
+      cwd,
+      'claude-code',
+      [toolCallResponse([{ id: 'c1', name: 'bash', args: { command: 'true' } }]), textResponse('ok')],
+      {
+        approval: 'ask',
+      },
+    );
+    try {
+      await a.run('x');
+      const r = ofType(a.events(), 'tool/result')[0]!;
+      expect(r.data.error?.code).toBe('DENIED');
+      expect(texts(r.data.message)).toContain('hook said no');
+      expect(ofType(a.events(), 'approval/asked')).toHaveLength(0);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('a Codex matcher is an unanchored regular expression; a Claude Code plain name is exact', async () => {
     const hooks = { PreToolUse: [{ matcher: 'as', ...cmd('deny.sh') }] };
     const script = { 'deny.sh': 'echo denied >&2; exit 2' };
