@@ -131,6 +131,20 @@ describe('dsh log call', () => {
     expect(r.stdout).toMatch(/error FS_NOT_FOUND/);
   });
 
+  it('on a log whose last turn is open, a call without a result in the file is unanswered (crash repair invents none)', async () => {
+    const lines = exampleText().split('\n');
+    const c = of('tool/call')[0]!;
+    const at = lines.findIndex((l) => l.includes('"tool/call"') && l.includes(JSON.stringify(c.data.callId)));
+    const open = file('open-after-call.jsonl', lines.slice(0, at + 1).join('\n') + '\n');
+    const r = await dsh(['log', 'call', '--json', open, c.data.callId]);
+    expect(r.code).toBe(0);
+    const [trip] = JSON.parse(r.stdout).roundTrips;
+    expect([trip.state, trip.call.seq, trip.result]).toEqual(['unanswered', c.seq, undefined]);
+    const human = await dsh(['log', 'call', open, c.data.callId]);
+    expect(human.stdout.split('\n')[0]).toMatch(/ · unanswered$/);
+    expect(human.stdout).toMatch(/result +none: unanswered/);
+  });
+
   it('lists the nearest ids for an unknown one (exit 2)', async () => {
     const r = await dsh(['log', 'call', examplePath, 'call_4']);
     expect(r.code).toBe(2);

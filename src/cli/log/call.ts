@@ -89,7 +89,18 @@ function tripLines(t: CallRoundTrip, log: CliLog, full: boolean, out: Output): s
 export function runCall(path: string, callId: string, opts: CallOptions, io: Io): number {
   const log = readLog(path);
   for (const l of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
-  const trips = query(log.file, () => callOf(log, callId));
+  // The file's events only, as stats and the viewer read them: crash repair's closers (an
+  // invented TOOL_OUTCOME_UNKNOWN result for each call in flight) are no answer to the call.
+  const s = log.session;
+  const written = log.eventCount;
+  const file = {
+    id: s.id,
+    header: s.header,
+    length: () => written,
+    at: (seq: number) => s.at(seq)!,
+    since: (from: number) => s.since(from),
+  };
+  const trips = query(log.file, () => callOf(file, callId));
   if (opts.json) {
     io.out.line(safeJson({ file: log.file, sessionId: log.header.id, callId, roundTrips: trips }, 2));
     return EXIT_OK;
