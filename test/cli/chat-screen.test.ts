@@ -248,6 +248,33 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(userTexts(newer)).toEqual(['Add a test']);
   });
 
+  it('/fork lists the turn boundaries (prompt and answer) and forks at the one picked; a wrong seq lists them too', async () => {
+    const { home, c } = await open([say(['One done.']), say(['Two done.'])], [], { cols: 90, rows: 30 });
+    c.write('first task\r');
+    await c.waitFor(/One done\./);
+    c.write('second task\r');
+    await c.waitFor(/Two done\./);
+    const ends = turnEnds(logEvents(onlyLog(home))).map((e) => e.seq);
+    c.write('/fork\r');
+    await c.waitFor(/Fork after which turn\?/);
+    expect(c.screen()).toMatch(
+      new RegExp(
+        `› after turn 2 \\(seq ${ends[1]}\\): second task\\n {4}→ Two done\\.\\n {2}after turn 1 \\(seq ${ends[0]}\\): first task`,
+      ),
+    );
+    c.write('\x1b[B');
+    c.write('\r');
+    await c.waitFor(new RegExp(`forked \\S+ at seq ${ends[0]}; continuing in`));
+    c.write('/fork 3\r');
+    await c.waitFor(/seq between turns \[OPEN_TURN\]/);
+    await c.waitFor(/Fork after which turn\?/);
+    c.write('\x1b');
+    const until = Date.now() + 10_000;
+    while (/Fork after which turn/.test(c.screen()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+  });
+
   it('a resize (SIGWINCH) lays the screen out again for the new width', async () => {
     const words = Array.from({ length: 24 }, (_, i) => `word${i}`);
     const { c } = await open([say([words.join(' ')])], [], { cols: 100, rows: 30 });

@@ -10,6 +10,7 @@ import { LlmError } from '../../model/failure.js';
 import { CodedError } from '../../model/coded-error.js';
 import type { PickItem } from '../../terminal/chat/picker.js';
 import { formatUsage } from '../format.js';
+import { forkItems, forkPointLine, forkPoints } from './fork-points.js';
 import { oneLine, plural } from '../text.js';
 
 export interface ChatControl {
@@ -91,11 +92,35 @@ export async function runCommand(line: string, c: ChatControl): Promise<void> {
         c.warn('cannot fork while a turn runs: wait for it to end, or /cancel');
         return;
       }
+      const points = forkPoints(c.session().events);
+      // On the screen, no seq (or a wrong one) lists the fork points to pick from.
+      const choose = async (): Promise<number | undefined> => {
+        if (!c.pick) return undefined;
+        if (points.length === 0) {
+          c.warn('no turn has ended yet: there is no point to fork at');
+          return undefined;
+        }
+        const v = await c.pick('Fork after which turn?', forkItems(points));
+        return v === undefined ? undefined : Number(v);
+      };
+      let seq = args[0] === undefined ? undefined : Number(args[0]);
+      if (seq === undefined && c.pick) {
+        seq = await choose();
+        if (seq === undefined) return;
+      }
       try {
-        await c.fork(args[0] === undefined ? undefined : Number(args[0]));
+        await c.fork(seq);
       } catch (e) {
-        if (e instanceof SessionError || e instanceof StoreError) c.warn(`cannot fork: ${oneLine(e.message)} [${e.code}]`);
-        else throw e;
+        if (!(e instanceof SessionError || e instanceof StoreError)) throw e;
+        c.warn(`cannot fork: ${oneLine(e.message)} [${e.code}]`);
+        if (!(e instanceof SessionError)) return;
+        if (!c.pick) {
+          c.warn(points.length === 0 ? 'no turn has ended yet' : 'valid fork points:');
+          for (const p of points) c.warn(`  ${forkPointLine(p)}`);
+          return;
+        }
+        const again = await choose();
+        if (again !== undefined) await c.fork(again);
       }
       return;
     }
