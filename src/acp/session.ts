@@ -101,6 +101,11 @@ export class AcpSession {
   private attach(coding: CodingAgent): void {
     this.coding = coding;
     this.agentReleases = [
+      // A claim names the prompt's turn even when no user/message follows (a hook blocked the turn).
+      coding.agent.on('agent/inbox/claimed', ({ message, turn }) => {
+        const p = this.pending.find((x) => x.messageId === message.id && x.turn === undefined);
+        if (p) p.turn = turn;
+      }),
       coding.agent.on('agent/inbox/discarded', ({ message }) => {
         const i = this.pending.findIndex((x) => x.messageId === message.id && x.turn === undefined);
         if (i >= 0) this.pending.splice(i, 1)[0]!.resolve('discarded');

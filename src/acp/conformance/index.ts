@@ -2,8 +2,8 @@
  * The ACP conformance runner (`npm run conformance:acp -- DIR`): every scenario folder under DIR
  * (dsh's ACP snapshot layout) is run through the real `dsh acp` (run.ts) and its stdout compared
  * with dsh's (compare.ts). A scenario that fails names what it needs, computed from its own files:
- * a tool its recording calls that this agent does not have, a hook configuration it brings (the
- * hook bridges), a client step this runner cannot drive (a turn the agent starts by itself). A
+ * a tool its recording calls that this agent does not have, a client step this runner cannot drive
+ * (a turn the agent starts by itself). (The hook scenarios run with the hook bridges.) A
  * failure that names nothing is a regression.
  */
 import { availableParallelism } from 'node:os';
@@ -41,8 +41,6 @@ export interface Verdict {
 export function scenarioNeeds(s: Scenario): string[] {
   const needs = new Set<string>();
   for (const e of s.events) if (e.type === 'tool/call' && !OUR_TOOLS.has(e.data.name)) needs.add(`the ${e.data.name} tool`);
-  if (s.hooks.claudeCode) needs.add('the Claude Code hook bridge');
-  if (s.hooks.codex) needs.add('the Codex hook bridge');
   for (const st of s.steps) if (st.op === 'unsupported') needs.add(`the client step ${st.name}`);
   if (s.steps.some((st) => st.op === 'waitForTurnStart' && (st.minimumTurn ?? 1) > 1)) needs.add('turns the agent starts by itself');
   return [...needs];
