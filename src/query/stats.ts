@@ -435,6 +435,12 @@ export class StatsFold {
   /** A finished attempt whose message has not come yet (its usage is billed either way). */
   private unmessaged: Attempt | undefined;
   private readonly open = new Map<string, OpenCall>();
+  /**
+   * Calls the open step's messages issued that no tool/call dispatched yet. Left so when the step
+   * closes (or the log ends in a dangling turn) they are calls that got no answer, as callOf
+   * reports them.
+   */
+  private readonly issued = new Map<string, OpenCall>();
   /** Tool-call blocks of the open step's messages: call id → tool name (for results without a call). */
   private readonly blockNames = new Map<string, string>();
   private route: { provider?: string; model?: string } = {};
@@ -535,8 +541,12 @@ export class StatsFold {
         const content = obj(d.message).content;
         if (Array.isArray(content))
           for (const b of content)
-            if (obj(b).type === 'tool-call' && typeof obj(b).id === 'string')
-              this.blockNames.set(obj(b).id as string, str(obj(b).name) ?? '?');
+            if (obj(b).type === 'tool-call' && typeof obj(b).id === 'string') {
+              const id = obj(b).id as string;
+              const name = str(obj(b).name) ?? '?';
+              this.blockNames.set(id, name);
+              this.issued.set(id, { name, seq: e.seq, t: this.t, turn: this.turn?.turn, step: this.step?.step });
+            }
         if (usage) this.bill(usage, str(src.provider) ?? this.route.provider, str(src.model) ?? this.route.model, e.time);
         return;
       }
@@ -573,14 +583,20 @@ export class StatsFold {
         this.toolAcc(name).calls++;
         if (this.turn) this.turn.toolCalls++;
         if (this.step) this.step.toolCalls++;
-        if (id !== undefined) this.open.set(id, { name, seq: e.seq, t: this.t, turn: this.turn?.turn, step: this.step?.step });
+        if (id !== undefined) {
+          this.issued.delete(id);
+          this.open.set(id, { name, seq: e.seq, t: this.t, turn: this.turn?.turn, step: this.step?.step });
+        }
         return;
       }
       case 'tool/result': {
         if (e.surfaceOp !== undefined && e.surfaceOp !== 'append') return; // a pruned copy, not a second outcome
         const id = toolResultCallId(e.data);
         const call = id === undefined ? undefined : this.open.get(id);
-        if (id !== undefined) this.open.delete(id);
+        if (id !== undefined) {
+          this.open.delete(id);
+          this.issued.delete(id);
+        }
         const name = call?.name ?? (id !== undefined ? this.blockNames.get(id) : undefined) ?? '?';
         const tool = this.toolAcc(name);
         if (!call) {
@@ -747,6 +763,15 @@ export class StatsFold {
     this.flushUnmessaged();
     for (const [id, c] of this.open) this.markUnanswered(id, c);
     this.open.clear();
+    // Issued, never dispatched: a call (as a result without a call is), and an unanswered one.
+    for (const [id, c] of this.issued) {
+      this.toolCalls++;
+      this.toolAcc(c.name).calls++;
+      if (this.turn) this.turn.toolCalls++;
+      if (this.step) this.step.toolCalls++;
+      this.markUnanswered(id, c);
+    }
+    this.issued.clear();
     this.blockNames.clear();
     this.step = undefined;
   }
@@ -780,8 +805,12 @@ export class StatsFold {
     const live = writer.state === 'live';
     const openState: TurnState = live ? 'live' : 'dangling';
     // Calls still open in a live turn are in flight; in a dangling one they will never be answered.
+    // Issued but never dispatched: counted as calls too (closeStep does the same for a closed step).
+    const notDispatched = openTurn && !live ? [...this.issued] : [];
     const openUnanswered: CallRef[] =
-      openTurn && !live ? [...this.open].map(([callId, c]) => ({ callId, name: c.name, turn: c.turn, step: c.step, seq: c.seq })) : [];
+      openTurn && !live
+        ? [...this.open, ...notDispatched].map(([callId, c]) => ({ callId, name: c.name, turn: c.turn, step: c.step, seq: c.seq }))
+        : [];
     const unanswered = [...this.unanswered, ...openUnanswered];
     if (openTurn) {
       bump(reasons, openState);
@@ -793,12 +822,15 @@ export class StatsFold {
       const state: TurnState = t === openTurn ? openState : t.end === undefined ? 'dangling' : 'ended';
       if (state === 'dangling') dangling.push(t.turn);
       if (state === 'live') liveTurns.push(t.turn);
-      return this.turnStats(t, state, t === openTurn ? openUnanswered : [], t === openTurn ? pend : undefined);
+      const ts = this.turnStats(t, state, t === openTurn ? openUnanswered : [], t === openTurn ? pend : undefined);
+      if (t === openTurn) ts.toolCalls += notDispatched.length;
+      return ts;
     });
+    for (const [, c] of notDispatched) this.toolAcc(c.name);
     const tools = [...this.tools.values()].map(
       (t): ToolStats => ({
         name: t.name,
-        calls: t.calls,
+        calls: t.calls + notDispatched.filter(([, c]) => c.name === t.name).length,
         failures: t.failures,
         errors: { ...t.errors },
         unanswered: t.unanswered + openUnanswered.filter((c) => c.name === t.name).length,
@@ -829,7 +861,7 @@ export class StatsFold {
       turns: this.turnCount,
       steps: this.stepCount,
       attempts: this.attemptCount,
-      toolCalls: this.toolCalls,
+      toolCalls: this.toolCalls + notDispatched.length,
       toolFailures: this.toolFailures,
       tokens: session.tokens.done(),
       cost: session.cost.done(),

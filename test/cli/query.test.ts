@@ -184,6 +184,25 @@ describe('dsh log trace', () => {
 });
 
 describe('dsh log stats', () => {
+  it('calls the model issued but no tool/call dispatched are calls, and unanswered, in a dangling turn', async () => {
+    const lines = exampleText().split('\n');
+    const issuer = of('assistant/message').find((m) => m.data.message.content.some((b: any) => b.type === 'tool-call'))!;
+    const blocks = issuer.data.message.content.filter((b: any) => b.type === 'tool-call');
+    const at = lines.findIndex((l) => l.includes('"assistant/message"') && l.includes(`"seq":${issuer.seq},`));
+    expect(at).toBeGreaterThan(0);
+    const open = file('open-after-issue.jsonl', lines.slice(0, at + 1).join('\n') + '\n');
+    const before = of('tool/call').filter((c) => c.seq < issuer.seq);
+    const r = await dsh(['log', 'stats', '--json', open]);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.toolCalls).toBe(before.length + blocks.length);
+    const dangling = j.unanswered.filter((u: any) => u.turn === issuer.data.turn);
+    expect(dangling.map((u: any) => [u.callId, u.name, u.seq])).toEqual(blocks.map((b: any) => [b.id, b.name, issuer.seq]));
+    const check = await dsh(['log', 'check', '--alerts=unanswered', open]);
+    expect(check.code).toBe(1);
+    for (const b of blocks) expect(check.stdout + check.stderr).toContain(b.id);
+  });
+
   it('sums the tokens of the raw messages and prices them with the config’s prices', async () => {
     const env = home({ prices: { 'deepseek-chat': { input: 2, cacheRead: 0.5, output: 8 } } });
     const r = await dsh(['log', 'stats', '--json', examplePath], { env });

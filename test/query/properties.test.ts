@@ -62,25 +62,24 @@ describe('query properties over generated sessions', () => {
           expect(JSON.stringify(chunks.slice(1))).toContain(c.callId);
         }
         for (const n of rec.notStarted) expect(callOf(s, n.callId).find((t) => t.result?.event.seq === n.seq)?.state).toBe('not-started');
-        // A session nobody holds: an open turn is dangling, its open calls unanswered too.
-        const expected = rec.calls
-          .filter((c) => c.resultSeq === undefined)
-          .map((c) => c.seq)
-          .sort((a, b) => a - b);
+        // A session nobody holds: an open turn is dangling, its open calls unanswered too, and so
+        // are the calls the model issued that were never dispatched (at their message's seq).
+        const undispatched = rec.issued.filter((b) => !b.dispatched);
+        const expected = [...rec.calls.filter((c) => c.resultSeq === undefined), ...undispatched].map((c) => c.seq).sort((a, b) => a - b);
         expect(st.unanswered.map((u) => u.seq).sort((a, b) => a - b)).toEqual(expected);
         // A live writer: the open turn's calls are in flight, not unanswered.
         const live = stats(s, { prices, writer: { state: 'live' } });
         const inFlight = (c: (typeof rec.calls)[number]): boolean => c.turn === d.openTurn && c.step === d.openStep;
         expect(live.unanswered.map((u) => u.seq).sort((a, b) => a - b)).toEqual(
-          rec.calls
-            .filter((c) => c.resultSeq === undefined && !inFlight(c))
+          [...rec.calls.filter((c) => c.resultSeq === undefined), ...undispatched]
+            .filter((c) => !inFlight(c))
             .map((c) => c.seq)
             .sort((a, b) => a - b),
         );
         const callsByName = new Map<string, number>();
         for (const c of rec.calls) callsByName.set(c.name, (callsByName.get(c.name) ?? 0) + 1);
         for (const t of st.tools) if (t.name !== '?') expect(t.calls).toBeGreaterThanOrEqual(callsByName.get(t.name) ?? 0);
-        expect(st.toolCalls).toBe(rec.calls.length + rec.notStarted.length);
+        expect(st.toolCalls).toBe(rec.calls.length + rec.notStarted.length + undispatched.length);
         expect(st.toolFailures).toBe(rec.calls.filter((c) => c.outcome && c.outcome !== 'ok').length + rec.notStarted.length);
       }),
       { numRuns: RUNS },

@@ -98,6 +98,8 @@ export interface Record {
   }[];
   /** Results with no call (TOOL_NOT_STARTED). */
   notStarted: { callId: string; seq: number }[];
+  /** Tool-call blocks of each message (seq: the message's), `dispatched` once a tool/call or a result took them. */
+  issued: { callId: string; name: string; seq: number; turn: number; step: number; dispatched: boolean }[];
   /** Replacing seq → the nodes it shadowed. */
   replaced: Map<number, number[]>;
   /** Turn number → end reason kind; absent while open. */
@@ -109,7 +111,16 @@ export interface Record {
 
 export class Driver {
   readonly s: Session;
-  readonly rec: Record = { billed: [], calls: [], notStarted: [], replaced: new Map(), turns: new Map(), retries: 0, failedAttempts: 0 };
+  readonly rec: Record = {
+    billed: [],
+    calls: [],
+    notStarted: [],
+    issued: [],
+    replaced: new Map(),
+    turns: new Map(),
+    retries: 0,
+    failedAttempts: 0,
+  };
   private time = 1_790_000_000_000;
   private turn: number | undefined;
   private lastTurn = 0;
@@ -222,17 +233,21 @@ export class Driver {
         const message: AssistantMessage = { id: this.id('a'), role: 'assistant', content, source: { kind: 'model', ...MODEL } };
         const billed = op.messageUsage ? usage : op.usage ? usage : undefined;
         if (billed) this.rec.billed.push(billed);
-        s.append(
+        const m = s.append(
           'assistant/message',
           { turn: this.turn!, step: this.step!, message, ...(op.messageUsage ? { usage } : {}) },
           { surfaceOp: 'append', sourceEventSeqs: seqs },
         );
         this.blocks.push(...calls);
+        calls.forEach((callId, c) =>
+          this.rec.issued.push({ callId, name: 'tool' + (c % 2), seq: m.seq, turn: this.turn!, step: this.step!, dispatched: false }),
+        );
         return;
       }
       case 'call': {
         if (this.step === undefined || this.blocks.length === 0) return;
         const id = this.blocks.splice(op.pick % this.blocks.length, 1)[0]!;
+        this.rec.issued.find((b) => b.callId === id)!.dispatched = true;
         const name = `tool${Number(id.split('-')[1]) % 2}`;
         const e = s.append('tool/call', { turn: this.turn!, step: this.step, callId: id, name, arguments: '{}' });
         this.rec.calls.push({ callId: id, name, seq: e.seq, turn: this.turn!, step: this.step });
@@ -288,6 +303,7 @@ export class Driver {
       case 'notStarted': {
         if (this.step === undefined || this.blocks.length === 0) return;
         const id = this.blocks.shift()!;
+        this.rec.issued.find((b) => b.callId === id)!.dispatched = true;
         const message: ToolResultMessage = {
           id: this.id('r'),
           role: 'user',
