@@ -5,7 +5,7 @@
  */
 import { ViewerError } from './errors.js';
 import { HistoryCache } from './model/history.js';
-import { callView, provenanceView, statsView } from './model/inspect.js';
+import { callView, provenanceView, statsView, type StatsCache } from './model/inspect.js';
 import { FULL_CAPS, PREVIEW_CAPS, buildItems } from './model/items.js';
 import type { LogIndex } from './model/log-index.js';
 import { search } from './model/search.js';
@@ -43,6 +43,7 @@ function limitOf(params: URLSearchParams, dflt: number): number {
 
 export class ViewerApi {
   private readonly history: HistoryCache;
+  private readonly statsCache: StatsCache = {};
 
   constructor(
     private readonly src: LogSource,
@@ -130,7 +131,7 @@ export class ViewerApi {
       case 'provenance':
         return provenanceView(this.src, this.seqParam(params));
       case 'stats':
-        return statsView(this.src);
+        return statsView(this.src, this.statsCache);
       case 'sessions-search':
         return this.sessionsSearch(params);
       default:
