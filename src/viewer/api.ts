@@ -12,7 +12,7 @@ import { search } from './model/search.js';
 import { segmentView, stepView, turnParts } from './model/segments.js';
 import { cap, printJson } from './model/text.js';
 import type { LogSource } from './source/source.js';
-import type { SessionView } from './model/views.js';
+import type { LocateView, SegmentsPage, SessionView, StepPage, TurnPage } from './model/views.js';
 import { search as searchSessions } from '../search/search.js';
 import type { SearchHit } from '../search/search.js';
 
@@ -68,7 +68,11 @@ export class ViewerApi {
         const from = int(params, 'from', 0);
         const limit = limitOf(params, 100);
         const segs = this.index.segments.slice(from, from + limit);
-        return { total: this.index.segments.length, from, segments: segs.map((s) => segmentView(s, this.src, this.index, PREVIEW_CAPS)) };
+        return {
+          total: this.index.segments.length,
+          from,
+          segments: segs.map((s) => segmentView(s, this.src, this.index, PREVIEW_CAPS)),
+        } satisfies SegmentsPage;
       }
       case 'turn': {
         const i = int(params, 'segment');
@@ -76,7 +80,7 @@ export class ViewerApi {
         if (seg?.kind !== 'turn') throw new ViewerError('NOT_FOUND', `segment ${i} is not a turn`);
         const from = int(params, 'from', 0);
         const { total, parts } = turnParts(seg, this.src, this.index, from, limitOf(params, 200), PREVIEW_CAPS);
-        return { turn: segmentView(seg, this.src, this.index, PREVIEW_CAPS), total, from, parts };
+        return { turn: segmentView(seg, this.src, this.index, PREVIEW_CAPS), total, from, parts } satisfies TurnPage;
       }
       case 'step': {
         const i = int(params, 'segment');
@@ -89,7 +93,7 @@ export class ViewerApi {
         return {
           step: stepView(step, this.index),
           ...buildItems(this.src, this.index, from, end, { limit: limitOf(params, 200), caps: PREVIEW_CAPS }),
-        };
+        } satisfies StepPage;
       }
       case 'items': {
         const from = this.seqParam(params, 'from');
@@ -117,7 +121,7 @@ export class ViewerApi {
       case 'locate': {
         const seq = this.seqParam(params);
         const where = this.index.locate(seq)!;
-        const out: Record<string, unknown> = { seq, type: this.src.at(seq).type.slice(0, 200), segment: where.segment.index };
+        const out: LocateView = { seq, type: this.src.at(seq).type.slice(0, 200), segment: where.segment.index };
         if (where.segment.kind === 'turn') out.turn = where.segment.turn;
         if (where.step) out.step = where.step.step;
         return out;

@@ -21,6 +21,7 @@ import { ViewerApi, type SessionsSearch } from './api.js';
 import { loadAssets, type Asset } from './assets.js';
 import { ViewerError, describeError } from './errors.js';
 import { LogIndex } from './model/log-index.js';
+import type { GrowMessage } from './model/views.js';
 import { openSource, type ViewerSource } from './source/open.js';
 import type { LogSource } from './source/source.js';
 
@@ -104,12 +105,8 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
 
   const notify = (): void => {
     notifyTimer = undefined;
-    const data = JSON.stringify({
-      events: index.length,
-      segments: index.segments.length,
-      changed: index.takeChanged(),
-      follow: src.follow(),
-    });
+    const msg: GrowMessage = { events: index.length, segments: index.segments.length, changed: index.takeChanged(), follow: src.follow() };
+    const data = JSON.stringify(msg);
     for (const res of streams) res.write(`event: grow\ndata: ${data}\n\n`);
   };
   const unsubscribe = src.subscribe((batch) => {

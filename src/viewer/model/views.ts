@@ -230,3 +230,40 @@ export interface SessionView {
   warningCount: number;
   warnings: { code: string; message: string; line?: number }[];
 }
+
+/** The `segments` answer: a page of segment summaries. */
+export interface SegmentsPage {
+  total: number;
+  from: number;
+  segments: SegmentView[];
+}
+
+/** The `turn` answer: a turn's summary and a page of its parts (loose items and steps). */
+export interface TurnPage {
+  turn: SegmentView;
+  total: number;
+  from: number;
+  parts: TurnPart[];
+}
+
+/** The `step` answer: a step's summary and a page of its items. */
+export interface StepPage extends ItemsPage {
+  step: StepView;
+}
+
+/** The `locate` answer: where an event is (its segment, and its turn and step inside a turn). */
+export interface LocateView {
+  seq: number;
+  type: string;
+  segment: number;
+  turn?: number;
+  step?: number;
+}
+
+/** The `grow` message of `api/follow`: the log's size now, the segments that changed, its follow state. */
+export interface GrowMessage {
+  events: number;
+  segments: number;
+  changed: number[];
+  follow: SessionView['follow'];
+}

@@ -12,25 +12,30 @@ export type Kid = Node | string | number | null | undefined | false | Kid[];
 export type {
   BlockView,
   EndReason,
+  GrowMessage,
   HistoryView,
   Item,
   ItemsPage,
+  LocateView,
+  SegmentsPage,
   SessionView,
   MessageView,
   SearchMatch,
   SegmentView,
   SourceView,
+  StepPage,
   StepView,
   StreamView,
   Text,
   ToolResultView,
+  TurnPage,
   TurnPart,
   TurnView,
   OutsideView,
   Usage,
 } from '../model/views.js';
 
-import type { Item, SegmentView, StepView } from '../model/views.js';
+import type { Item, OutsideView, StepView, TurnView } from '../model/views.js';
 
 /** What a "more" row loads when opened: the next page of a step's, a turn's or an outside run's items. */
 export type MoreAction =
@@ -41,8 +46,9 @@ export type MoreAction =
 /** A row of the timeline (timeline.js), as the virtual list (vlist.js) holds and draws it. */
 export type Row = { key: string; depth: number; seg: number; ver: number } & (
   | { kind: 'placeholder' }
-  | { kind: 'turn' | 'outside'; data: SegmentView; open: boolean }
+  | { kind: 'turn'; data: TurnView; open: boolean }
+  | { kind: 'outside'; data: OutsideView; open: boolean }
   | { kind: 'step'; step: number; data: StepView; open: boolean; needsItems?: boolean }
   | { kind: 'item'; step: number | undefined; data: Item }
-  | { kind: 'more'; step: number | undefined; action: MoreAction }
+  | { kind: 'more'; step: number | undefined; action: MoreAction; loading?: boolean }
 );
