@@ -4,7 +4,7 @@
  * checked is what the log recorded: one prompt for a multi-line paste, a steer queued then
  * entered, each approval choice's decision events, a cancelled turn ending aborted.
  */
-import { existsSync, readFileSync, utimesSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { SessionStore } from '../../src/store/index.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,11 +34,16 @@ const userTexts = (path: string): string[] =>
     .filter((e) => e.type === 'user/message' && (e.data as { source: { kind: string } }).source.kind === 'user')
     .map((e) => (e.data as { content: { type: string; text: string }[] }).content.map((b) => b.text).join('|'));
 
-async function open(script: GatedResponse[], extra: string[] = [], size?: { cols: number; rows: number }) {
+async function open(
+  script: GatedResponse[],
+  extra: string[] = [],
+  size?: { cols: number; rows: number },
+  opts: { env?: Record<string, string>; home?: string } = {},
+) {
   provider = await startGatedProvider(script);
-  const home = tempDir();
+  const home = opts.home ?? tempDir();
   const repo = gitRepo();
-  chat = spawnPtyDsh(['chat', ...extra, '--cwd', repo], agentEnv(provider.url, home), size);
+  chat = spawnPtyDsh(['chat', ...extra, '--cwd', repo], agentEnv(provider.url, home, opts.env), size);
   await chat.waitFor(/type a prompt/);
   return { p: provider, home, repo, c: chat };
 }
@@ -63,6 +68,26 @@ async function storedSession(home: string, cwd: string, id: string, prompts: str
   return stored.path;
 }
 
+/**
+ * The SGR sequences in `raw` that set a colour (https://no-color.org): foreground/background
+ * 30–49, bright 90–97 and 100–107, and the extended 38;…/48;… forms. Bold, dim, reverse and resets
+ * are not colours.
+ */
+function colourSequences(raw: string): string[] {
+  const found: string[] = [];
+  for (const m of raw.matchAll(/\x1b\[([0-9;:]*)m/g)) {
+    const codes = m[1]!.split(/[;:]/).map(Number);
+    for (let i = 0; i < codes.length; i++) {
+      const n = codes[i]!;
+      if ((n >= 30 && n <= 49) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107)) {
+        found.push(JSON.stringify(m[0]));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 const onlyLog = (home: string): string => {
   const logs = storedLogs(home);
   expect(logs).toHaveLength(1);
@@ -70,6 +95,43 @@ const onlyLog = (home: string): string => {
 };
 
 describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
+  // NO_COLOR empty counts as unset (no-color.org), so the second run is coloured: the check can fail.
+  it.each([
+    ['NO_COLOR=1: no colour sequence', '1'],
+    ['NO_COLOR unset: coloured', ''],
+  ])('every line the screen draws follows NO_COLOR (%s): approval, queued steer, warning, tool block', async (_, noColor) => {
+    const home = tempDir();
+    // A file where the prompt history's folder goes: saving the first prompt fails with a warning.
+    writeFileSync(join(home, 'chat-history'), 'not a folder');
+    const { p, c } = await open(
+      [write('w1', 'notes.txt', 'one\n'), say(['Working', ' on it.'], 2), say(['Done.'])],
+      ['--ask', 'write(*)'],
+      { cols: 100, rows: 40 },
+      { env: { NO_COLOR: noColor }, home },
+    );
+    c.write('write notes\r');
+    await c.waitFor(/warning: the prompt history cannot be saved/);
+    await c.waitFor(/allow for this session \(rule write\(notes\.txt\)\)/);
+    c.write('2');
+    await c.waitFor(/\(allowed for this session: write\(notes\.txt\)\)/);
+    await c.waitFor(/● write notes\.txt \+1 -0/);
+    await p.requested(1);
+    await c.waitFor(/Working/);
+    c.write('a steer\r');
+    await c.waitFor(/queued: a steer/);
+    p.release(1);
+    await c.waitFor(/Done\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    const colours = colourSequences(c.raw());
+    if (noColor === '1') expect(colours).toEqual([]);
+    else {
+      // The approval question is yellow, the diff's added line green (the sequences paint writes).
+      expect(c.raw()).toContain('\x1b[33mapproval needed: write');
+      expect(colours.length).toBeGreaterThan(0);
+    }
+  });
+
   it('a bracketed paste of three lines is one prompt; Alt+Enter and a trailing \\ insert newlines', async () => {
     const { p, home, c } = await open([say(['First answer.']), say(['Second answer.'])]);
     c.write('\x1b[200~line one\rline two\rline three\x1b[201~');

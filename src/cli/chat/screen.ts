@@ -10,6 +10,7 @@ import { ChatScreen } from '../../terminal/chat/screen.js';
 import { markdownAnswer } from '../../terminal/chat/transcript.js';
 import { PromptHistory } from '../../terminal/chat/history.js';
 import { renderStatus, StatusTracker } from '../../terminal/render/status.js';
+import { styled } from '../../terminal/render/style.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../tools/pipeline.js';
 import { Output, type Io } from '../output.js';
 import { chatHistoryPath } from '../home.js';
@@ -44,7 +45,11 @@ export class ChatTerminal {
   private sandbox: string | undefined;
   private approval: string | undefined;
 
+  /** Styles on: decided once for the real terminal (off under NO_COLOR), used by every line drawn. */
+  private readonly color: boolean;
+
   constructor(io: Io, cwd: string, hooks: ScreenHooks) {
+    this.color = io.out.color;
     this.history = new PromptHistory(chatHistoryPath(io.env, cwd));
     this.screen = new ChatScreen({
       cwd,
@@ -63,9 +68,10 @@ export class ChatTerminal {
         return renderStatus(this.status.input(Date.now(), extra), { width, color: io.out.color });
       },
       answer: markdownAnswer(io.out.color),
+      color: io.out.color,
     });
     const sink = (channel: 'out' | 'err') => ({ write: (s: string) => this.screen.write(channel, s), isTTY: false });
-    this.io = { ...io, out: new Output(sink('out'), true), err: new Output(sink('err'), true) };
+    this.io = { ...io, out: new Output(sink('out'), this.color), err: new Output(sink('err'), this.color) };
   }
 
   private remember(text: string): void {
@@ -74,9 +80,8 @@ export class ChatTerminal {
     } catch (e) {
       if (this.historyWarned) return;
       this.historyWarned = true;
-      this.screen.line(
-        `\x1b[33mwarning: the prompt history cannot be saved (${oneLine(e instanceof Error ? e.message : String(e))})\x1b[39m`,
-      );
+      const why = oneLine(e instanceof Error ? e.message : String(e));
+      this.screen.line(styled(`warning: the prompt history cannot be saved (${why})`, this.color, 'yellow'));
     }
   }
 
@@ -107,8 +112,8 @@ export class ChatTerminal {
           this.screen.unqueue(e.data.id);
           const text = e.data.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`));
           const [first = '', ...rest] = text;
-          const attached = rest.length > 0 ? ` \x1b[2m(+${rest.length} attached)\x1b[22m` : '';
-          this.screen.line(`\x1b[1m› ${first.split('\n').map(oneLine).join('\n  ')}\x1b[22m${attached}`);
+          const attached = rest.length > 0 ? ` ${styled(`(+${rest.length} attached)`, this.color, 'dim')}` : '';
+          this.screen.line(`${styled(`› ${first.split('\n').map(oneLine).join('\n  ')}`, this.color, 'bold')}${attached}`);
         }
         break;
       default:
@@ -137,7 +142,7 @@ export class ChatTerminal {
     );
     if (c.outcome === 'rejected') return c.reason === undefined ? 'rejected' : { outcome: 'rejected', reason: c.reason };
     if (c.outcome === 'allowed-once' && 'rule' in c) {
-      this.screen.line(`\x1b[2m(allowed for this session: ${oneLine(c.rule)})\x1b[22m`);
+      this.screen.line(styled(`(allowed for this session: ${oneLine(c.rule)})`, this.color, 'dim'));
       return c;
     }
     return c.outcome;

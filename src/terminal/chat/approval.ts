@@ -6,6 +6,7 @@
  * (Enter with nothing sends a plain deny).
  */
 import { type Component, Input, matchesKey, truncateToWidth, wrapTextWithAnsi } from '@mariozechner/pi-tui';
+import { styled } from '../render/style.js';
 
 /** What the user chose; `reason` and `rule` as the tools pipeline takes them. */
 export type ApprovalChoice =
@@ -22,10 +23,6 @@ export interface ApprovalQuestion {
   rule?: string | undefined;
 }
 
-const dim = (s: string): string => `\x1b[2m${s}\x1b[22m`;
-const yellow = (s: string): string => `\x1b[33m${s}\x1b[39m`;
-const inverse = (s: string): string => `\x1b[7m${s}\x1b[27m`;
-
 export class ApprovalPrompt implements Component {
   private selected = 0;
   private reason: Input | undefined;
@@ -35,6 +32,8 @@ export class ApprovalPrompt implements Component {
   constructor(
     private readonly q: ApprovalQuestion,
     private readonly done: (c: ApprovalChoice) => void,
+    /** Styles on (false under NO_COLOR: no escapes; the `›` marker still shows the choice). */
+    private readonly color = true,
   ) {
     this.choices = [{ key: '1', label: 'allow once', pick: () => done({ outcome: 'allowed-once' }) }];
     if (q.rule !== undefined) {
@@ -74,18 +73,20 @@ export class ApprovalPrompt implements Component {
 
   render(width: number): string[] {
     const w = Math.max(1, width);
-    const out = wrapTextWithAnsi(yellow(`approval needed: ${this.q.call}`), w);
-    if (this.q.reason) out.push(...wrapTextWithAnsi(yellow(`  because ${this.q.reason}`), w));
+    const c = this.color;
+    const out = wrapTextWithAnsi(styled(`approval needed: ${this.q.call}`, c, 'yellow'), w);
+    if (this.q.reason) out.push(...wrapTextWithAnsi(styled(`  because ${this.q.reason}`, c, 'yellow'), w));
     if (this.reason) {
       out.push(truncateToWidth('reason for the model (Enter sends, Escape goes back):', w));
       out.push(...this.reason.render(w));
       return out;
     }
-    this.choices.forEach((c, i) => {
-      const text = truncateToWidth(` ${c.key}  ${c.label}`, w);
-      out.push(i === this.selected ? inverse(text) : text);
+    // The chosen row is marked by `›` (readable without styles), and reversed when styles are on.
+    this.choices.forEach((choice, i) => {
+      const on = i === this.selected;
+      out.push(styled(truncateToWidth(`${on ? '›' : ' '} ${choice.key}  ${choice.label}`, w), c && on, 'inverse'));
     });
-    out.push(dim(truncateToWidth('number or y/a/n, or ↑↓ and Enter; Esc cancels', w)));
+    out.push(styled(truncateToWidth('number or y/a/n, or ↑↓ and Enter; Esc cancels', w), c, 'dim'));
     return out;
   }
 }

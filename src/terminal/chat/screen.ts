@@ -23,6 +23,7 @@ import { ApprovalPrompt, type ApprovalChoice, type ApprovalQuestion } from './ap
 import { Picker, type PickItem } from './picker.js';
 import { Transcript, type AnswerRenderer } from './transcript.js';
 import type { BlockSink } from '../render/blocks.js';
+import { styled } from '../render/style.js';
 
 export interface ChatScreenOptions {
   /** The workspace, for path completion. */
@@ -43,18 +44,21 @@ export interface ChatScreenOptions {
   color?: boolean;
 }
 
-const dim = (s: string): string => `\x1b[2m${s}\x1b[22m`;
-
 /** Lines between the transcript and the editor: queued steers and the status line. */
 class Footer implements Component {
   readonly queued = new Map<string, string>();
   frame = 0;
-  constructor(private readonly status: (width: number, frame: number) => string[]) {}
+  constructor(
+    private readonly status: (width: number, frame: number) => string[],
+    private readonly color: boolean,
+  ) {}
   invalidate(): void {}
   render(width: number): string[] {
     const out: string[] = [];
     for (const text of this.queued.values()) {
-      out.push(dim(truncateToWidth(`queued: ${text.replace(/\s+/g, ' ')} (enters at the next step)`, Math.max(1, width))));
+      out.push(
+        styled(truncateToWidth(`queued: ${text.replace(/\s+/g, ' ')} (enters at the next step)`, Math.max(1, width)), this.color, 'dim'),
+      );
     }
     out.push(...this.status(width, this.frame));
     return out;
@@ -76,11 +80,21 @@ export class ChatScreen {
     this.tui = new TUI(opts.terminal ?? new ProcessTerminal());
     this.color = opts.color ?? true;
     this.transcript = new Transcript(opts.answer);
-    this.footer = new Footer(opts.status);
+    this.footer = new Footer(opts.status, this.color);
     const identity = (s: string): string => s;
+    const dim = (s: string): string => styled(s, this.color, 'dim');
+    // pi-tui draws the editor's cursor itself in reverse video, whatever the flag: without it the
+    // cursor would not show (NO_COLOR is about colour; reverse is not one). The completion list
+    // marks its chosen row with `→`, so reverse there is only added with colour.
     this.editor = new Editor(this.tui, {
       borderColor: dim,
-      selectList: { selectedPrefix: identity, selectedText: (s) => `\x1b[7m${s}\x1b[27m`, description: dim, scrollInfo: dim, noMatch: dim },
+      selectList: {
+        selectedPrefix: identity,
+        selectedText: (s) => styled(s, this.color, 'inverse'),
+        description: dim,
+        scrollInfo: dim,
+        noMatch: dim,
+      },
     });
     this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider(opts.commands, opts.cwd, null));
     for (const h of opts.history) this.editor.addToHistory(h);
@@ -243,7 +257,7 @@ export class ChatScreen {
 
   /** The approval choice, until it is made, or `signal` aborts (cancelled). */
   ask(q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
-    return this.question<ApprovalChoice>((settle) => new ApprovalPrompt(q, settle), { outcome: 'cancelled' }, signal);
+    return this.question<ApprovalChoice>((settle) => new ApprovalPrompt(q, settle, this.color), { outcome: 'cancelled' }, signal);
   }
 
   /** One entry of a list, by its value; undefined when cancelled. */

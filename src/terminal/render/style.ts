@@ -86,6 +86,15 @@ export function paint(line: readonly Span[], color: boolean): string {
   return out;
 }
 
+/**
+ * One piece of text in `style` when `color`, plain otherwise: the chat screen's own lines (prompt
+ * echo, warnings, the approval question, borders) are styled only through this, so NO_COLOR
+ * (the `color` flag the CLI decides once) reaches every one of them.
+ */
+export function styled(text: string, color: boolean, ...style: StyleName[]): string {
+  return paint([span(text, ...style)], color);
+}
+
 /** Every line painted. */
 export function paintLines(lines: readonly (readonly Span[])[], color: boolean): string[] {
   return lines.map((l) => paint(l, color));

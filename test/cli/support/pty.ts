@@ -23,6 +23,8 @@ export interface PtyDsh {
   count(re: RegExp): number;
   /** Bytes written by dsh so far. */
   readonly bytes: number;
+  /** Everything dsh wrote, as written (escapes and all): what styles reached the terminal. */
+  raw(): string;
   done: Promise<number>;
   kill(signal?: string): void;
 }
@@ -45,8 +47,10 @@ export function spawnPtyDsh(args: readonly string[], env: Record<string, string>
   });
   let bytes = 0;
   let pendingWrites = 0;
+  const chunks: string[] = [];
   child.onData((d) => {
     bytes += d.length;
+    chunks.push(d);
     pendingWrites++;
     term.write(d, () => pendingWrites--);
   });
@@ -74,6 +78,7 @@ export function spawnPtyDsh(args: readonly string[], env: Record<string, string>
     get bytes() {
       return bytes;
     },
+    raw: () => chunks.join(''),
     count: (re) => countIn(text(), re),
     async waitFor(re, opts = {}) {
       const until = Date.now() + (opts.timeoutMs ?? 20_000);
