@@ -21,7 +21,7 @@ import { SearchError } from './errors.js';
 import { CodedError } from '../model/coded-error.js';
 
 /** Bumped when the schema or what is indexed changes: an index of another version is rebuilt. */
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '2';
 
 // The parts of better-sqlite3's API this module uses.
 interface Statement {
@@ -93,6 +93,33 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 `;
+
+/**
+ * Chinese, Japanese and Korean are written without spaces, and unicode61 makes a whole run of
+ * such characters one token, so a word inside a sentence could not be found. Each run is indexed
+ * as its overlapping two-character pieces plus its last character alone (数据平面 → 数据 据平 平面
+ * 面), and a query word is turned into the same pieces as a phrase (搜索功能 → "搜索 索功 功能"),
+ * so any substring of two or more characters matches and one character matches as a prefix.
+ * Bigrams rather than FTS5's trigram tokenizer: most Chinese words are two characters, which a
+ * trigram index cannot find without a full scan, and one table keeps ranking and deletion as they
+ * are. Text without these scripts is unchanged.
+ */
+export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;
+
+export function cjkBigrams(text: string): string {
+  CJK_RUN.lastIndex = 0;
+  if (!CJK_RUN.test(text)) return text;
+  return text.replace(CJK_RUN, (run) => ` ${cjkPieces(run).join(' ')} `);
+}
+
+/** The pieces of one run: its bigrams, then its last character. */
+export function cjkPieces(run: string): string[] {
+  const c = [...run];
+  const out: string[] = [];
+  for (let i = 0; i + 1 < c.length; i++) out.push(c[i]! + c[i + 1]!);
+  out.push(c[c.length - 1]!);
+  return out;
+}
 
 /**
  * Whether a MATCH string made by `ftsQuery` holds a phrase: a quoted group with a space inside.
@@ -212,7 +239,7 @@ export class IndexDb {
 
   addDoc(fileId: number, seq: number, turn: number | null, pos: number, doc: Doc): void {
     const id = this.stmts.insertDoc.run(fileId, seq, turn, doc.kind, pos).lastInsertRowid;
-    this.stmts.insertFts.run(id, doc.text);
+    this.stmts.insertFts.run(id, cjkBigrams(doc.text));
   }
 
   /**

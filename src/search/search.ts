@@ -18,7 +18,7 @@ import { LOG_FILE } from '../store/index.js';
 import { importText } from '../import/index.js';
 import type { SessionEvent } from '../session/index.js';
 import { docsOf, INDEXED_TYPES, lineType, type Doc, type DocKind } from './extract.js';
-import { IndexDb, type FileRow, type Hit, type QueryOrder } from './index-db.js';
+import { CJK_RUN, IndexDb, type FileRow, type Hit, type QueryOrder } from './index-db.js';
 import { SearchError } from './errors.js';
 
 const READ = 4 << 20;
@@ -499,10 +499,40 @@ export function ftsQuery(q: string): { match: string; terms: string[] } {
     }
     if (!/[\p{L}\p{N}]/u.test(word)) continue;
     terms.push(word);
+    // Chinese, Japanese and Korean runs are indexed as bigrams (index-db.ts): search for the
+    // same pieces, in order, but without the run's lone last character, which matches only at a
+    // run's end. A single character is a prefix of the bigrams it starts (or the lone last one).
+    const cjk = cjkQuery(word);
+    if (cjk !== undefined) {
+      parts.push(`"${cjk.replace(/"/g, '""')}"${prefix || [...word].length === 1 ? '*' : ''}`);
+      continue;
+    }
     parts.push(`"${word.replace(/"/g, '""')}"${prefix ? '*' : ''}`);
   }
   if (parts.length === 0) throw new SearchError('BAD_QUERY', 'the query has no word to search for (letters or digits)');
   return { match: parts.join(' '), terms };
+}
+
+/**
+ * A query word holding Chinese, Japanese or Korean, as the index holds it: each run of two or
+ * more characters as its bigrams (without the lone last character the index adds, which would
+ * tie the match to a run's end), a one-character run as itself. Undefined for other words.
+ */
+function cjkQuery(word: string): string | undefined {
+  if (!new RegExp(CJK_RUN.source, 'u').test(word)) return undefined;
+  return word
+    .replace(CJK_RUN, (run) => {
+      const c = [...run];
+      return ` ${
+        c.length === 1
+          ? run
+          : c
+              .slice(1)
+              .map((ch, i) => c[i]! + ch)
+              .join(' ')
+      } `;
+    })
+    .trim();
 }
 
 export function openIndex(path: string): IndexDb {

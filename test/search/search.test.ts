@@ -206,6 +206,41 @@ describe('search across stored sessions', () => {
     }
   });
 
+  it('Chinese, Japanese and Korean words are found inside a sentence, and only where they occur', () => {
+    const idx = IndexDb.open(join(tempDir('dsh-fts-cjk-'), 'i.sqlite'));
+    try {
+      const file = idx.upsertFile({
+        path: '/x/s.jsonl',
+        session: 's',
+        cwd: null,
+        ino: 1,
+        size: 1,
+        mtime: 1,
+        offset: 1,
+        turn: 1,
+        format: 'dsh-store',
+        tail: '',
+      });
+      const texts = ['请帮我修复数据平面的搜索功能 and naïve café 東京タワー', '한국어 검색을 지원합니다', 'plain English only'];
+      idx.write(() => texts.forEach((text, seq) => idx.addDoc(file, seq, 1, 0, { kind: 'prompt', text })));
+      const found = (q: string): number[] => idx.query(ftsQuery(q).match, { limit: 5 }).hits.map((h) => h.seq);
+      // Every substring of a run, of one character or more, finds its text; nothing else does.
+      for (const [seq, text] of texts.entries())
+        for (const run of text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]+/gu) ?? []) {
+          const c = [...run];
+          for (let i = 0; i < c.length; i++)
+            for (let j = i + 1; j <= c.length; j++)
+              expect([c.slice(i, j).join(''), found(c.slice(i, j).join(''))]).toEqual([c.slice(i, j).join(''), [seq]]);
+        }
+      expect(found('数据 naive')).toEqual([0]);
+      expect(found('검색')).toEqual([1]);
+      // Characters of the text, but not next to each other in this order: no match.
+      for (const q of ['数平', '功搜', 'タ東', '据数', '数据東京タワー']) expect([q, found(q)]).toEqual([q, []]);
+    } finally {
+      idx.close();
+    }
+  });
+
   it('snippets: the first term in a window, accents and case ignored', () => {
     const s = snippet(`${'x '.repeat(200)}the Café crème ${'y '.repeat(200)}`, ['cafe']);
     expect(s.text.slice(...s.match!)).toBe('Café');
