@@ -340,6 +340,12 @@ describe('dsh log check --alerts', () => {
       /"eror" is not an alert kind; the kinds are error, max-tokens, blocked, dangling, unanswered, aborted, interrupted/,
     );
     expect((await dsh(['log', 'check', '--alerts', 'eror', examplePath])).code).toBe(2);
+    // Written with '=', the value is always the kinds, never a log (a kind-like word, a hex word, nothing).
+    for (const v of ['max_tokens', 'Error', 'dead', '']) {
+      const typo = await dsh(['log', 'check', `--alerts=${v}`, examplePath]);
+      expect([v, typo.code]).toEqual([v, 2]);
+      expect(typo.stderr).toContain(`${JSON.stringify(v)} is not an alert kind`);
+    }
     expect((await dsh(['log', 'check', '--alerts'])).stderr).toMatch(/missing required argument 'file'/);
   });
 

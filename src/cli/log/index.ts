@@ -91,10 +91,14 @@ Examples:
         else if (opts.alerts !== undefined) {
           // An optional value swallows the next word (\`--alerts run.jsonl\`): a word that is no
           // list of alert kinds is a log (a path, or a session id, whose prefixes are hex).
+          // \`--alerts=VALUE\` swallows nothing: its value is always the kinds.
+          let root: Command = cmd;
+          while (root.parent) root = root.parent;
+          const attached = ((root as unknown as { rawArgs?: string[] }).rawArgs ?? []).some((a) => a.startsWith('--alerts='));
           const v = opts.alerts;
           const words = v.split(',');
           if (words.every((w) => isAlertKind(w))) kinds = words as AlertKind[];
-          else if (words.length > 1 || (/^[a-z]+(?:-[a-z]+)*$/.test(v) && !/^[0-9a-f-]+$/.test(v) && !existsSync(v))) {
+          else if (attached || words.length > 1 || (/^[a-z]+(?:-[a-z]+)*$/.test(v) && !/^[0-9a-f-]+$/.test(v) && !existsSync(v))) {
             const bad = words.filter((w) => !isAlertKind(w)).map((w) => JSON.stringify(w));
             cmd.error(
               `error: option '--alerts [kinds]': ${bad.join(', ')} ` +
