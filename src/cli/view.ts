@@ -77,6 +77,13 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
     }
     throw e;
   }
+  // A seq past the end is refused here, in the words of the other commands, not only in the page.
+  if (opts.seq !== undefined && viewer.events() <= opts.seq) {
+    const length = viewer.events();
+    await viewer.close();
+    if ('store' in target) await target.store.close();
+    throw new CliError('SEQ_OUT_OF_RANGE', `--seq ${opts.seq}: the log has seqs 0 to ${length - 1}`);
+  }
   const url = opts.seq !== undefined ? `${viewer.url}#seq=${opts.seq}` : viewer.url;
   io.out.line(url);
   io.out.flush();

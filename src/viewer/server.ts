@@ -49,6 +49,8 @@ export interface Viewer {
   url: string;
   host: string;
   port: number;
+  /** Events the source holds now. */
+  events(): number;
   close(): Promise<void>;
 }
 
@@ -196,6 +198,7 @@ async function serve(src: LogSource, assets: Map<string, Asset>, bind: string, o
     url: `http://${hostPart}:${port}/${token}/`,
     host: bind,
     port,
+    events: () => src.length(),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -11,7 +11,7 @@ import { Output } from '../../src/cli/output.js';
 import { runMain } from './support/inproc.js';
 import { builtBin, dsh } from './support/run.js';
 import { spawnSync } from 'node:child_process';
-import { scratch } from './support/files.js';
+import { examplePath, scratch } from './support/files.js';
 import { tempDir } from './support/agent.js';
 import { startReceiver } from '../observability/support/receiver.js';
 import { describeShared, repoRoot, sharedPath } from '../support/shared.js';
@@ -146,5 +146,12 @@ describeShared('dsh log commands on other agents’ logs', () => {
     stop();
     expect(await done).toBe(0);
     await expect(runView(CC, { seq: 10_000 }, io, Promise.resolve())).rejects.toMatchObject({ code: 'SEQ_OUT_OF_RANGE' });
+    // A dsh log too (followed, not imported): refused before any address is printed.
+    stdout = '';
+    await expect(runView(examplePath, { seq: 10_000 }, io, Promise.resolve())).rejects.toMatchObject({
+      code: 'SEQ_OUT_OF_RANGE',
+      message: expect.stringContaining('--seq 10000: the log has seqs 0 to'),
+    });
+    expect(stdout).toBe('');
   });
 });
