@@ -96,7 +96,9 @@ docs/acp.md has the editor settings.`,
       setExit(await runAcp(opts, io));
     });
 
-  addAgentFlags(program.command('chat').description('interactive session: prompts, steering while it works, approvals, slash commands'))
+  addAgentFlags(program.command('chat').description('interactive session: prompts, steering while it works, approvals, slash commands'), {
+    picker: true,
+  })
     .addHelpText(
       'after',
       `

@@ -46,7 +46,10 @@ describe('dsh', () => {
     for (const o of ['--resume <id>', '--continue', '--full-auto', '--allow <rule>', '--json', '--quiet', '--no-persist'])
       expect(run.stdout).toContain(o);
     expect(run.stdout).toContain('130 after\nCtrl-C (SIGINT); 143 after SIGTERM.');
-    expect((await dshIn(['chat', '--help'])).stdout).toContain('/fork [SEQ]');
+    const chat = (await dshIn(['chat', '--help'])).stdout;
+    expect(chat).toContain('/fork [SEQ]');
+    // chat alone can pick a session from a list, so only its id is optional.
+    expect(chat).toContain('--resume [id]');
     expect((await dshIn(['replay', '--help'])).stdout).toContain('--live-tools');
     expect((await dshIn(['sessions', '--help'])).stdout).toMatch(/^ {2}path /m);
   });

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { reportFailure } from '../../src/cli/main.js';
 import { CliError } from '../../src/cli/errors.js';
+import { oneLine } from '../../src/cli/text.js';
 import { Output, type Io } from '../../src/cli/output.js';
 import { CodedError } from '../../src/model/coded-error.js';
 import { LlmError } from '../../src/model/failure.js';
@@ -49,7 +50,9 @@ describe('reportFailure', () => {
     ];
     for (const e of errors) {
       expect(e).toBeInstanceOf(CodedError);
-      expect(report(e)).toEqual({ status: 1, stderr: `dsh: ${e.message} [${e.code}]\n` });
+      // The message goes through the one-line escape (its own tests in text.test.ts): the glob
+      // pattern's backslash pair is shown so that it reads back to exactly that pair.
+      expect(report(e)).toEqual({ status: 1, stderr: `dsh: ${oneLine(e.message)} [${e.code}]\n` });
     }
   });
 

@@ -367,7 +367,9 @@ describe('dsh run', () => {
       expect(r.stderr.includes(raw), JSON.stringify(raw)).toBe(false);
     }
     expect(r.stdout).toBe('Here: \\e]0;pwned\\x07\\e[2J\\u202eevil\\r done\n');
-    expect(r.stderr).toContain('→ read {"file_path":"missing\\u001b[31m.txt"}');
+    // The call line shows the arguments as JSON text: JSON writes ESC as the six characters
+    // `\u001b`, whose backslash the one-line escape doubles so that it cannot pass for a real ESC.
+    expect(r.stderr).toContain('→ read {"file_path":"missing\\\\u001b[31m.txt"}');
   });
 
   it('an ask rule cannot be lifted by flags: the hint says only a person can approve', async () => {
@@ -387,7 +389,8 @@ describe('dsh run', () => {
     const cases: [string[], RegExp][] = [
       [['run', '--resume', 'abcd', '--continue', 'x'], /^dsh: --resume and --continue both pick the session; give one of them \[USAGE\]$/],
       [['run', '--no-persist', '--continue', 'x'], /^dsh: --no-persist cannot be combined with --resume or --continue/],
-      [['run', 'x', '--resume'], /^dsh: --resume without an id picks from a list, which only dsh chat on a terminal shows: .* \[USAGE\]$/],
+      // dsh run has no session picker, so its --resume takes a required <id> (as its help says).
+      [['run', 'x', '--resume'], /^dsh: error: option '-r, --resume <id>' argument missing/],
       [['run', '--json', '-q', 'x'], /^dsh: --json and --quiet choose different outputs/],
       [
         ['run', '--allow', 'bash(', 'x'],

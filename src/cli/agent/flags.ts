@@ -60,13 +60,19 @@ function rule(kind: 'allow' | 'ask' | 'deny'): (value: string, previous: string[
   };
 }
 
-export function addAgentFlags(cmd: Command): Command {
-  return addModelFlags(cmd.option('-C, --cwd <dir>', 'workspace directory (default: the current directory)'))
-    .option(
-      '-r, --resume [id]',
-      'continue a stored session (its id, or a unique prefix of at least 4 characters); ' +
-        "dsh chat on a terminal without an id: pick one of this workspace's sessions from a list",
-    )
+/**
+ * `picker`: the id may be left out (`dsh chat` on a terminal then lists this workspace's
+ * sessions). Without it the id is required, and the help says so (`<id>`, not `[id]`).
+ */
+export function addAgentFlags(cmd: Command, opts: { picker?: boolean } = {}): Command {
+  const resume = opts.picker
+    ? cmd.option(
+        '-r, --resume [id]',
+        'continue a stored session (its id, or a unique prefix of at least 4 characters); ' +
+          "on a terminal without an id: pick one of this workspace's sessions from a list",
+      )
+    : cmd.option('-r, --resume <id>', 'continue a stored session (its id, or a unique prefix of at least 4 characters)');
+  return addModelFlags(resume.option('-C, --cwd <dir>', 'workspace directory (default: the current directory)'))
     .option('-c, --continue', "continue this workspace's most recent session")
     .option('--no-persist', 'keep the session in memory only; nothing is written under $DSH_HOME/sessions')
     .option('--no-compact', 'never compact the history automatically (near the context window, or when the provider says it overflowed)')
