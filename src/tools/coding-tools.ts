@@ -16,6 +16,8 @@ import { readTool } from './builtin/read.js';
 import { editTool, writeTool } from './builtin/write-edit.js';
 import { globTool, grepTool } from './builtin/search.js';
 import { todoWriteTool } from './builtin/todo.js';
+import { PersistentShellSlot, persistentBashTool } from './builtin/persistent-bash.js';
+import { strReplaceEditorTool } from './builtin/str-replace-editor.js';
 
 export const BUILTIN_TOOL_NAMES = [
   'bash',
@@ -31,7 +33,20 @@ export const BUILTIN_TOOL_NAMES = [
 ] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
+/**
+ * Which tools the model gets (dsh's agent presets): `standard`, the built-ins above; `minimal`,
+ * dsh's two-tool surface, a persistent-shell `bash` and `str_replace_editor`.
+ */
+export const TOOL_SETS = ['standard', 'minimal'] as const;
+export type ToolSet = (typeof TOOL_SETS)[number];
+
+export function isToolSet(v: unknown): v is ToolSet {
+  return typeof v === 'string' && (TOOL_SETS as readonly string[]).includes(v);
+}
+
 export interface CodingToolsOptions {
+  /** The tool set (default `standard`); `only` picks among the standard set's tools. */
+  toolSet?: ToolSet;
   /** Register only these (default: all). */
   only?: readonly BuiltinToolName[];
   bash?: Partial<BashLimits>;
@@ -95,11 +110,19 @@ export function codingTools(opts: CodingToolsOptions = {}): ToolPlugin {
       grep: () => grepTool(env),
       todo_write: () => todoWriteTool(),
     };
-    for (const name of opts.only ?? BUILTIN_TOOL_NAMES) host.tool(all[name]());
+    const shells = new PersistentShellSlot();
+    if (opts.toolSet === 'minimal') {
+      host.tool(persistentBashTool(env, shells));
+      host.tool(strReplaceEditorTool(env));
+    } else for (const name of opts.only ?? BUILTIN_TOOL_NAMES) host.tool(all[name]());
     if (opts.confine !== false) {
       // First in every fs/* chain, so every later policy sees a checked real path.
       attachFsPolicy(host.on, 'workspace-confinement', workspaceConfinement([{ path: spillDir, access: 'read' }]), { prepend: true });
     }
-    return () => void jobs.dispose();
+    // The persistent shell and background jobs end with the agent (session close, dispose).
+    return () => {
+      void jobs.dispose();
+      void shells.dispose();
+    };
   };
 }

@@ -69,8 +69,11 @@ export function sandboxNote(s: SandboxReport | undefined): string | undefined {
   );
 }
 
-function looksDenied(r: RunResult): boolean {
-  return /Read-only file system|Permission denied|Operation not permitted/.test(r.stderr.text);
+/** The note for output that shows the file sandbox refusing something (when the sandbox is enforced). */
+export function deniedNote(sandbox: SandboxReport | undefined, output: string): string | undefined {
+  if (!sandbox?.backend || sandbox.enforcement !== 'full' || sandbox.mode === 'danger-full-access') return undefined;
+  if (!/Read-only file system|Permission denied|Operation not permitted/.test(output)) return undefined;
+  return `[sandbox: file access denied under ${sandbox.mode} mode — a policy denial, not a bug in the command; do not retry another way]`;
 }
 
 function format(r: RunResult, timeoutMs: number, sandbox: SandboxReport | undefined): ToolResultValue {
@@ -86,11 +89,8 @@ function format(r: RunResult, timeoutMs: number, sandbox: SandboxReport | undefi
     tail.push(`[timed out after ${timeoutMs} ms; the command was killed. Use a larger timeoutMs or run_in_background for long commands]`);
   else if (r.signal) tail.push(`[killed by signal ${r.signal}]`);
   else if (r.exitCode !== null && r.exitCode !== 0) tail.push(`[exit code: ${r.exitCode}]`);
-  if (sandbox?.backend && sandbox.enforcement === 'full' && sandbox.mode !== 'danger-full-access' && looksDenied(r)) {
-    tail.push(
-      `[sandbox: file access denied under ${sandbox.mode} mode — a policy denial, not a bug in the command; do not retry another way]`,
-    );
-  }
+  const denied = deniedNote(sandbox, r.stderr.text);
+  if (denied) tail.push(denied);
   const note = sandboxNote(sandbox);
   if (note) tail.push(note);
   if (r.stdout.spillPath) tail.push(spillNote(`Omitted ${r.stdout.omittedBytes} bytes of stdout`, r.stdout.spillPath));

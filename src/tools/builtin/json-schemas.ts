@@ -13,7 +13,9 @@ export type BuiltinSchemaName =
   | 'edit'
   | 'glob'
   | 'grep'
-  | 'todo_write';
+  | 'todo_write'
+  | 'persistent_bash'
+  | 'str_replace_editor';
 
 export const BUILTIN_JSON_SCHEMAS: Readonly<Record<BuiltinSchemaName, JsonObject>> = freezeJsonInPlace(
   {
@@ -182,6 +184,47 @@ export const BUILTIN_JSON_SCHEMAS: Readonly<Record<BuiltinSchemaName, JsonObject
         },
       },
       "required": ["todos"],
+      "additionalProperties": false,
+    },
+    persistent_bash: {
+      "type": "object",
+      "properties": {
+        "command": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The bash command to run in the persistent shell. Its stdin is empty (/dev/null).",
+        },
+        "timeoutMs": {
+          "description": 
+            "Timeout in milliseconds. A default applies, and a cap; on expiry the shell is killed and the next call starts a new one.",
+          "type": "number",
+          "exclusiveMinimum": 0,
+        },
+      },
+      "required": ["command"],
+      "additionalProperties": false,
+    },
+    str_replace_editor: {
+      "type": "object",
+      "properties": {
+        "command": {"type":"string","enum":["view","create","str_replace","insert"],"description":"view | create | str_replace | insert."},
+        "path": {"type":"string","description":"Absolute path of the file or directory, inside the workspace."},
+        "file_text": {"description":"create: the content of the new file.","type":"string"},
+        "old_str": {"description":"str_replace: the exact text to replace; it must occur exactly once in the file.","type":"string"},
+        "new_str": {"description":"str_replace: the replacement (default empty). insert: the text to insert.","type":"string"},
+        "insert_line": {
+          "description": "insert: the line after which new_str goes (0 puts it first).",
+          "type": "integer",
+          "minimum": -9007199254740991,
+          "maximum": 9007199254740991,
+        },
+        "view_range": {
+          "description": "view of a file: [first, last] line numbers, 1-based and inclusive; last -1 means to the end.",
+          "type": "array",
+          "items": {"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},
+        },
+      },
+      "required": ["command","path"],
       "additionalProperties": false,
     },
   },

@@ -127,6 +127,33 @@ export const editParams = z.object({
 
 export type EditArgs = z.infer<typeof editParams>;
 
+/** The persistent shell's `bash` (the `minimal` tool set): the command only; state carries over. */
+export const persistentBashParams = z.object({
+  command: z.string().min(1).describe('The bash command to run in the persistent shell. Its stdin is empty (/dev/null).'),
+  timeoutMs: z
+    .number()
+    .positive()
+    .optional()
+    .describe('Timeout in milliseconds. A default applies, and a cap; on expiry the shell is killed and the next call starts a new one.'),
+});
+
+export type PersistentBashArgs = z.infer<typeof persistentBashParams>;
+
+export const strReplaceEditorParams = z.object({
+  command: z.enum(['view', 'create', 'str_replace', 'insert']).describe('view | create | str_replace | insert.'),
+  path: z.string().describe('Absolute path of the file or directory, inside the workspace.'),
+  file_text: z.string().optional().describe('create: the content of the new file.'),
+  old_str: z.string().optional().describe('str_replace: the exact text to replace; it must occur exactly once in the file.'),
+  new_str: z.string().optional().describe('str_replace: the replacement (default empty). insert: the text to insert.'),
+  insert_line: z.number().int().optional().describe('insert: the line after which new_str goes (0 puts it first).'),
+  view_range: z
+    .array(z.number().int())
+    .optional()
+    .describe('view of a file: [first, last] line numbers, 1-based and inclusive; last -1 means to the end.'),
+});
+
+export type StrReplaceEditorArgs = z.infer<typeof strReplaceEditorParams>;
+
 /** Every built-in tool's schema, by tool name. */
 export const BUILTIN_SCHEMAS = {
   bash: bashParams,
@@ -139,4 +166,6 @@ export const BUILTIN_SCHEMAS = {
   glob: globParams,
   grep: grepParams,
   todo_write: todoWriteParams,
+  persistent_bash: persistentBashParams,
+  str_replace_editor: strReplaceEditorParams,
 } as const;

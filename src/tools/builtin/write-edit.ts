@@ -9,7 +9,7 @@ import type { EditArgs, WriteArgs } from './schemas.js';
 /** Diffs bigger than this are not kept in the log (the file itself is the record). */
 const DIFF_BASIS_LIMIT = 64 * 1024;
 
-function diffMeta(root: string, path: string, oldText: string | undefined, newText: string): JsonValue {
+export function diffMeta(root: string, path: string, oldText: string | undefined, newText: string): JsonValue {
   if (oldText === undefined || oldText.length + newText.length > DIFF_BASIS_LIMIT) return { diffs: [] };
   return { diffs: [{ path: workspaceRelative(root, path), oldText, newText }] };
 }

@@ -44,12 +44,13 @@ export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
  * Start a plan in its own session and process group. A plan that does not end its processes with
  * dsh by itself runs under the reaper, so no command (or what it leaves behind) outlives dsh.
  */
-export function spawnPlan(plan: ShellSpawnPlan): ChildProcess {
+export function spawnPlan(plan: ShellSpawnPlan, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   const { file, args } = plan.diesWithParent || !reaperAvailable() ? plan : underReaper(plan.file, plan.args);
   return spawn(file, args, {
     cwd: plan.cwd,
     env: plan.env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // `pipe` only for the persistent shell, which reads its commands from it.
+    stdio: [stdin, 'pipe', 'pipe'],
     detached: true, // own session and process group: no controlling terminal, killable as a group
   });
 }
