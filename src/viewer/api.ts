@@ -12,7 +12,7 @@ import { search } from './model/search.js';
 import { segmentView, stepView, turnParts } from './model/segments.js';
 import { cap, printJson } from './model/text.js';
 import type { LogSource } from './source/source.js';
-import type { LocateView, SegmentsPage, SessionView, StepPage, TurnPage } from './model/views.js';
+import type { ApiAnswers, ApiRoute, LocateView, SessionView, SessionsSearchView } from './model/views.js';
 import { search as searchSessions } from '../search/search.js';
 import type { SearchHit } from '../search/search.js';
 
@@ -59,95 +59,95 @@ export class ViewerApi {
     return seq;
   }
 
+  /**
+   * Each route's answer, typed by `ApiAnswers` (model/views.ts), the shapes the page reads: a route
+   * missing here, or an answer that drifts from its type, fails the type check.
+   */
+  private readonly routes: { readonly [R in ApiRoute]: (params: URLSearchParams) => ApiAnswers[R] } = {
+    session: () => this.session(),
+    segments: (params) => {
+      const from = int(params, 'from', 0);
+      const limit = limitOf(params, 100);
+      const segs = this.index.segments.slice(from, from + limit);
+      return {
+        total: this.index.segments.length,
+        from,
+        segments: segs.map((s) => segmentView(s, this.src, this.index, PREVIEW_CAPS)),
+      };
+    },
+    turn: (params) => {
+      const i = int(params, 'segment');
+      const seg = this.index.segments[i];
+      if (seg?.kind !== 'turn') throw new ViewerError('NOT_FOUND', `segment ${i} is not a turn`);
+      const from = int(params, 'from', 0);
+      const { total, parts } = turnParts(seg, this.src, this.index, from, limitOf(params, 200), PREVIEW_CAPS);
+      return { turn: segmentView(seg, this.src, this.index, PREVIEW_CAPS), total, from, parts };
+    },
+    step: (params) => {
+      const i = int(params, 'segment');
+      const seg = this.index.segments[i];
+      const k = int(params, 'step');
+      const step = seg?.kind === 'turn' ? seg.steps.find((s) => s.step === k) : undefined;
+      if (!seg || !step) throw new ViewerError('NOT_FOUND', `segment ${i} has no step ${k}`);
+      const end = this.index.stepEnd(step);
+      const from = Math.max(step.start, int(params, 'from', step.start));
+      return {
+        step: stepView(step, this.index),
+        ...buildItems(this.src, this.index, from, end, { limit: limitOf(params, 200), caps: PREVIEW_CAPS }),
+      };
+    },
+    items: (params) => {
+      const from = this.seqParam(params, 'from');
+      const to = Math.min(int(params, 'to', this.index.length - 1), this.index.length - 1);
+      // Whole texts are for one item at a time (the page's "show all"), or an answer could be gigabytes.
+      const full = params.get('full') === '1';
+      return buildItems(this.src, this.index, from, to, {
+        limit: full ? 1 : limitOf(params, 200),
+        caps: full ? FULL_CAPS : PREVIEW_CAPS,
+      });
+    },
+    event: (params) => {
+      const seq = this.seqParam(params);
+      const text = printJson(this.src.at(seq), 2, RAW_EVENT_CAP);
+      return { seq, json: cap(text, RAW_EVENT_CAP) };
+    },
+    history: (params) => this.history.view(this.seqParam(params), int(params, 'from', 0), limitOf(params, 100), PREVIEW_CAPS),
+    search: (params) => {
+      const q = params.get('q') ?? '';
+      if (q.length === 0 || q.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `q must be 1 to ${MAX_QUERY} characters`);
+      return { q, ...search(this.src, this.index, q, int(params, 'from', 0), limitOf(params, 200)) };
+    },
+    locate: (params) => {
+      const seq = this.seqParam(params);
+      const where = this.index.locate(seq)!;
+      const out: LocateView = { seq, type: this.src.at(seq).type.slice(0, 200), segment: where.segment.index };
+      if (where.segment.kind === 'turn') out.turn = where.segment.turn;
+      if (where.step) out.step = where.step.step;
+      return out;
+    },
+    // The query layer's answers (src/query), run here so the page never re-implements them.
+    call: (params) => {
+      const id = params.get('id') ?? '';
+      if (id.length === 0 || id.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `id must be 1 to ${MAX_QUERY} characters`);
+      return callView(this.src, id);
+    },
+    provenance: (params) => provenanceView(this.src, this.seqParam(params)),
+    stats: () => statsView(this.src, this.statsCache),
+    'sessions-search': (params) => this.sessionsSearch(params),
+  };
+
   /** The JSON body for `route` (the path after `api/`). */
   handle(route: string, params: URLSearchParams): unknown {
-    switch (route) {
-      case 'session':
-        return this.session();
-      case 'segments': {
-        const from = int(params, 'from', 0);
-        const limit = limitOf(params, 100);
-        const segs = this.index.segments.slice(from, from + limit);
-        return {
-          total: this.index.segments.length,
-          from,
-          segments: segs.map((s) => segmentView(s, this.src, this.index, PREVIEW_CAPS)),
-        } satisfies SegmentsPage;
-      }
-      case 'turn': {
-        const i = int(params, 'segment');
-        const seg = this.index.segments[i];
-        if (seg?.kind !== 'turn') throw new ViewerError('NOT_FOUND', `segment ${i} is not a turn`);
-        const from = int(params, 'from', 0);
-        const { total, parts } = turnParts(seg, this.src, this.index, from, limitOf(params, 200), PREVIEW_CAPS);
-        return { turn: segmentView(seg, this.src, this.index, PREVIEW_CAPS), total, from, parts } satisfies TurnPage;
-      }
-      case 'step': {
-        const i = int(params, 'segment');
-        const seg = this.index.segments[i];
-        const k = int(params, 'step');
-        const step = seg?.kind === 'turn' ? seg.steps.find((s) => s.step === k) : undefined;
-        if (!seg || !step) throw new ViewerError('NOT_FOUND', `segment ${i} has no step ${k}`);
-        const end = this.index.stepEnd(step);
-        const from = Math.max(step.start, int(params, 'from', step.start));
-        return {
-          step: stepView(step, this.index),
-          ...buildItems(this.src, this.index, from, end, { limit: limitOf(params, 200), caps: PREVIEW_CAPS }),
-        } satisfies StepPage;
-      }
-      case 'items': {
-        const from = this.seqParam(params, 'from');
-        const to = Math.min(int(params, 'to', this.index.length - 1), this.index.length - 1);
-        // Whole texts are for one item at a time (the page's "show all"), or an answer could be gigabytes.
-        const full = params.get('full') === '1';
-        return buildItems(this.src, this.index, from, to, {
-          limit: full ? 1 : limitOf(params, 200),
-          caps: full ? FULL_CAPS : PREVIEW_CAPS,
-        });
-      }
-      case 'event': {
-        const seq = this.seqParam(params);
-        const text = printJson(this.src.at(seq), 2, RAW_EVENT_CAP);
-        return { seq, json: cap(text, RAW_EVENT_CAP) };
-      }
-      case 'history': {
-        return this.history.view(this.seqParam(params), int(params, 'from', 0), limitOf(params, 100), PREVIEW_CAPS);
-      }
-      case 'search': {
-        const q = params.get('q') ?? '';
-        if (q.length === 0 || q.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `q must be 1 to ${MAX_QUERY} characters`);
-        return { q, ...search(this.src, this.index, q, int(params, 'from', 0), limitOf(params, 200)) };
-      }
-      case 'locate': {
-        const seq = this.seqParam(params);
-        const where = this.index.locate(seq)!;
-        const out: LocateView = { seq, type: this.src.at(seq).type.slice(0, 200), segment: where.segment.index };
-        if (where.segment.kind === 'turn') out.turn = where.segment.turn;
-        if (where.step) out.step = where.step.step;
-        return out;
-      }
-      // The query layer's answers (src/query), run here so the page never re-implements them.
-      case 'call': {
-        const id = params.get('id') ?? '';
-        if (id.length === 0 || id.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `id must be 1 to ${MAX_QUERY} characters`);
-        return callView(this.src, id);
-      }
-      case 'provenance':
-        return provenanceView(this.src, this.seqParam(params));
-      case 'stats':
-        return statsView(this.src, this.statsCache);
-      case 'sessions-search':
-        return this.sessionsSearch(params);
-      default:
-        throw new ViewerError('NOT_FOUND', 'no such API route');
-    }
+    // An own key only: `toString` or `__proto__` is no route.
+    if (!Object.prototype.hasOwnProperty.call(this.routes, route)) throw new ViewerError('NOT_FOUND', 'no such API route');
+    return this.routes[route as ApiRoute](params);
   }
 
   /**
    * Full text across the store's sessions (src/search, the same as `dsh sessions search`). A hit
    * in the session shown is marked `here` (the page jumps to it); the others name their session.
    */
-  private sessionsSearch(params: URLSearchParams): unknown {
+  private sessionsSearch(params: URLSearchParams): SessionsSearchView {
     const q = params.get('q') ?? '';
     if (q.length === 0 || q.length > MAX_QUERY) throw new ViewerError('BAD_REQUEST', `q must be 1 to ${MAX_QUERY} characters`);
     if (!this.sessions) throw new ViewerError('NOT_FOUND', 'search across sessions needs the session store (dsh view of a stored session)');

@@ -239,6 +239,9 @@ describeBrowser('the inspector panels', () => {
     expect(alerts.sort()).toEqual(['dangling', 'error', 'unanswered']);
     expect(await text('#inspect .group[data-group="reasons"]')).toMatch(/dangling 1[\s\S]*error 1|error 1[\s\S]*dangling 1/);
     expect(await text('#inspect .group[data-group="tokens"]')).toContain('output 30');
+    // The writer's provider and model have no price: named as recorded, `provider:model` (the page
+    // read a `provider` field no answer has and showed `?/test:test-1` until the answer was typed).
+    expect(await text('#inspect .group[data-group="tokens"]')).toContain('unpriced: test:test-1 (3 calls)');
     expect(await page.locator('#inspect .group[data-group="tools"] .line').count()).toBe(4);
     await page.click(`#inspect .alert[data-kind="unanswered"] .seq-link`);
     await page.waitForSelector(`#rows .row.selected .item[data-seq="${seqs.openCall}"]`);

@@ -7,20 +7,11 @@
  *
  * The answers hold log text as plain strings; the page renders them with `textContent` only.
  */
-import {
-  QueryError,
-  alertsOf,
-  callOf,
-  provenance,
-  StatsFold,
-  writerOf,
-  type CallRoundTrip,
-  type EventReader,
-  type WriterState,
-} from '../../query/index.js';
-import { editDiffs, type EditDiff } from '../../query/edit-diffs.js';
+import { QueryError, alertsOf, callOf, provenance, StatsFold, writerOf, type EventReader, type WriterState } from '../../query/index.js';
+import { editDiffs } from '../../query/edit-diffs.js';
 import { ViewerError } from '../errors.js';
 import type { LogSource } from '../source/source.js';
+import type { CallView, ProvenanceView, StatsView } from './views.js';
 
 export { editDiffs, type EditDiff, type DiffHunk } from '../../query/edit-diffs.js';
 
@@ -53,19 +44,18 @@ function run<T>(f: () => T): T {
 }
 
 /** Every string in `v` cut to STRING_CAP (with a note of the length), arrays and objects copied. */
-export function capStrings(v: unknown, depth = 0): unknown {
-  if (typeof v === 'string') return v.length <= STRING_CAP ? v : `${v.slice(0, STRING_CAP)} … (${v.length} characters in all)`;
-  if (depth > 20 || v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map((x) => capStrings(x, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = capStrings(x, depth + 1);
-  return out;
+export function capStrings<T>(v: T): T {
+  // Same shape out as in: a string stays a string (only shorter), arrays and plain objects are copied.
+  return capped(v, 0) as T;
 }
 
-export interface CallView {
-  callId: string;
-  total: number;
-  trips: (CallRoundTrip & { diffs: EditDiff[] })[];
+function capped(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return v.length <= STRING_CAP ? v : `${v.slice(0, STRING_CAP)} … (${v.length} characters in all)`;
+  if (depth > 20 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => capped(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = capped(x, depth + 1);
+  return out;
 }
 
 /** `callOf` on the source, with each trip's edit/write diffs. */
@@ -77,13 +67,13 @@ export function callView(src: LogSource, callId: string): CallView {
     trips: trips.slice(0, MAX_TRIPS).map((t) => {
       const args = t.call?.arguments ?? t.issuedBy?.arguments ?? '';
       const diffs = editDiffs(t.name ?? t.issuedBy?.name, args);
-      return { ...(capStrings(t) as CallRoundTrip), diffs };
+      return { ...capStrings(t), diffs };
     }),
   };
 }
 
 /** `provenance` on the source. */
-export function provenanceView(src: LogSource, seq: number): unknown {
+export function provenanceView(src: LogSource, seq: number): ProvenanceView {
   return capStrings(run(() => provenance(readerOf(src), seq)));
 }
 
@@ -105,7 +95,7 @@ export interface StatsCache {
 }
 
 /** `stats` (per turn, for the alerts) and `alertsOf` on the source; the per-turn rows are left out of the answer. */
-export function statsView(src: LogSource, cache: StatsCache = {}): unknown {
+export function statsView(src: LogSource, cache: StatsCache = {}): StatsView {
   const s = run(() => {
     const r = readerOf(src);
     const n = r.length();

@@ -267,3 +267,170 @@ export interface GrowMessage {
   changed: number[];
   follow: SessionView['follow'];
 }
+
+/** The `event` answer: one event as indented JSON (cut past a few megabytes). */
+export interface EventView {
+  seq: number;
+  json: Text;
+}
+
+/** The `search` answer: a page of matches in this log. */
+export interface SearchPage {
+  q: string;
+  matches: SearchMatch[];
+  /** Seq to ask from for the next page; absent at the end of the log. */
+  next?: number;
+}
+
+// The inspector's answers (model/inspect.ts): the query layer's (src/query) shapes, copied here
+// because the page's check must not read server code. Each copy is a supertype of the query
+// layer's type: the server's route table (api.ts) returns the query's values as these types, so
+// a field renamed or retyped there fails the server's type check, not the page at run time.
+
+/** A short reference to an event (src/query/input.ts `EventRef`). */
+export interface EventRefView {
+  seq: number;
+  type: string;
+  time: number;
+  turn?: number;
+  step?: number;
+}
+
+/** A hunk of a unified diff (src/query/edit-diffs.ts `DiffHunk`). */
+export interface DiffHunkView {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  /** Each line starts with ` ` (kept), `+` (added), `-` (removed) or `\` (a note). */
+  lines: string[];
+}
+
+/** An edit's or a write's diff, built from the recorded arguments (src/query/edit-diffs.ts `EditDiff`). */
+export interface EditDiffView {
+  path: string;
+  kind: 'edit' | 'write';
+  hunks: DiffHunkView[];
+  tooLarge?: true;
+}
+
+/** One round trip of a tool call (src/query/call.ts `CallRoundTrip`) with its edit/write diffs. */
+export interface RoundTripView {
+  callId: string;
+  name: string | undefined;
+  turn: number | undefined;
+  step: number | undefined;
+  issuedBy?: { message: EventRefView; block: number; name: string; arguments: string; chunks: number[] };
+  call?: EventRefView & { arguments: string };
+  hooks: {
+    invoked?: EventRefView & { point?: string; handlerId?: string; matcher?: string };
+    result?: EventRefView & { point?: string; handlerId?: string; decision?: string; exitCode?: number; summary?: string };
+    attribution: 'exact' | 'overlapping';
+  }[];
+  approvals: { id: string; asked: EventRefView & { toolName?: string; reason?: string }; decided?: EventRefView & { outcome?: string } }[];
+  result?: { event: EventRefView; isError: boolean; error?: { name?: string; code?: string }; replacedBy: EventRefView[] };
+  state: 'answered' | 'unanswered' | 'not-started';
+  timings: { argumentsStreamMs?: number; dispatchMs?: number; durationMs?: number; totalMs?: number };
+  diffs: EditDiffView[];
+}
+
+/** The `call` answer: the round trips that carry a call id (ids repeat across steps), the first 50. */
+export interface CallView {
+  callId: string;
+  /** Round trips in the log; more than `trips.length` when cut. */
+  total: number;
+  trips: RoundTripView[];
+}
+
+/** A link of a replacement chain (src/query/provenance.ts `ChainLink`). */
+export interface ChainLinkView extends EventRefView {
+  depth: number;
+  via: number;
+}
+
+/** The `provenance` answer (src/query/provenance.ts `Provenance`). */
+export interface ProvenanceView {
+  event: EventRefView;
+  cites: EventRefView[];
+  citedBy: EventRefView[];
+  replaces: EventRefView[];
+  replacedBy?: EventRefView;
+  chainBack: ChainLinkView[];
+  chainForward: ChainLinkView[];
+  surface: 'visible' | 'shadowed' | 'not-surface';
+  related: (EventRefView & { relation: 'issued-by' | 'issued' | 'compaction' | 'prune' | 'describes' })[];
+}
+
+/**
+ * The `stats` answer: a session's totals (src/query/stats.ts `SessionStats`, without the per-turn
+ * rows) and its alerts (src/query/alerts.ts `Alert`). Only the fields the page draws are copied.
+ */
+export interface StatsView {
+  stats: {
+    turns: number;
+    steps: number;
+    toolCalls: number;
+    toolFailures: number;
+    writer: { state: 'live' | 'none' | 'unknown' };
+    /** Turns by end reason, plus `live` and `dangling` for open turns. */
+    reasons: Record<string, number>;
+    tokens: {
+      calls: number;
+      input: number;
+      inputWithCache: number;
+      cacheRead: number;
+      cacheWrite: number;
+      output: number;
+      reasoning: number;
+      cacheHitRatio: number | null;
+    };
+    cost: {
+      byCurrency: Record<string, number>;
+      pricedCalls: number;
+      unpricedCalls: number;
+      /** `model` is `provider:model` as recorded (`?` where the log names none). */
+      unpriced: { model: string; calls: number; reason: string; message: string }[];
+    };
+    tools: { name: string; calls: number; failures: number; unanswered: number }[];
+  };
+  alerts: { kind: string; turn?: number; seq: number; callId?: string; message: string }[];
+}
+
+/** The `sessions-search` answer: hits across the store's sessions; `here` marks this session's. */
+export interface SessionsSearchView {
+  q: string;
+  /** `rank`; over 5,000 matching texts, `rank-newest` (the best of the newest) or `newest`. */
+  order: 'rank' | 'rank-newest' | 'newest';
+  hits: {
+    session: string;
+    here: boolean;
+    turn: number | null;
+    seq: number;
+    kind: string;
+    snippet: string;
+    /** Where the first query term is in the snippet (UTF-16 offsets). */
+    match?: [number, number];
+  }[];
+}
+
+/**
+ * Every route of the API (`api/<route>`) and its answer. The server's route table (api.ts) is
+ * typed by it, and the page's `api()` returns the answer of the route it names.
+ */
+export interface ApiAnswers {
+  session: SessionView;
+  segments: SegmentsPage;
+  turn: TurnPage;
+  step: StepPage;
+  items: ItemsPage;
+  event: EventView;
+  history: HistoryView;
+  search: SearchPage;
+  locate: LocateView;
+  call: CallView;
+  provenance: ProvenanceView;
+  stats: StatsView;
+  'sessions-search': SessionsSearchView;
+}
+
+export type ApiRoute = keyof ApiAnswers;

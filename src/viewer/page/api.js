@@ -1,5 +1,6 @@
 // @ts-check
 // The server's JSON API. URLs are relative: the page lives under its token path, and so do they.
+/** @import { ApiAnswers, ApiRoute } from './types.js' */
 
 export class ApiError extends Error {
   /**
@@ -13,10 +14,13 @@ export class ApiError extends Error {
 }
 
 /**
- * GET `api/<route>` with the given query parameters (undefined and null ones left out).
- * @param {string} route
+ * GET `api/<route>` with the given query parameters (undefined and null ones left out). The answer
+ * is typed by its route (`ApiAnswers`, the server's own table of answers): it is the server's
+ * JSON, not checked again here.
+ * @template {ApiRoute} R
+ * @param {R} route
  * @param {Record<string, string | number | boolean | null | undefined>} [params]
- * @returns {Promise<any>} the response's JSON, shaped by the route (see src/viewer/api.ts)
+ * @returns {Promise<ApiAnswers[R]>}
  */
 export async function api(route, params = {}) {
   const q = new URLSearchParams();

@@ -163,7 +163,7 @@ async function runSearch(q) {
     return;
   }
   try {
-    const r = /** @type {{ matches: SearchMatch[], next?: number }} */ (await api('search', { q, limit: 500 }));
+    const r = await api('search', { q, limit: 500 });
     search.q = q;
     search.matches = r.matches;
     search.more = r.next !== undefined;

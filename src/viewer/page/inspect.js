@@ -6,7 +6,16 @@
 import { api } from './api.js';
 import { button, clear, h } from './dom.js';
 import { duration, num, plural } from './format.js';
-/** @import { Kid } from './types.js' */
+/**
+ * @import { ApiAnswers, ApiRoute, CallView, EditDiffView, EventRefView, Kid } from './types.js'
+ * @import { ProvenanceView, RoundTripView, SessionsSearchView, StatsView } from './types.js'
+ */
+
+/**
+ * What the open panel shows: `ask` fetches its answer again and gives it as JSON (to tell a changed
+ * answer) and as the panel's content, drawn on demand; `answer` is the JSON last drawn.
+ * @typedef {{ ask: () => Promise<{ json: string, draw: () => Kid }>, answer: string }} Panel
+ */
 
 export class Inspector {
   /**
@@ -21,7 +30,7 @@ export class Inspector {
     this.onError = opts.onError;
     /** Answers arriving after a newer request are dropped. */
     this.ticket = 0;
-    /** @type {{ route: string, params: Record<string, string | number>, render: (body: any) => Kid, answer: string } | undefined} */
+    /** @type {Panel | undefined} */
     this.current = undefined;
     /** @type {Promise<void> | undefined} the refresh in flight */
     this.refreshing = undefined;
@@ -36,16 +45,23 @@ export class Inspector {
   }
 
   /**
+   * @template {ApiRoute} R
    * @param {string} what panel kind (data-panel, for tests and styles)
    * @param {string} title
-   * @param {string} route
+   * @param {R} route
    * @param {Record<string, string | number>} params
-   * @param {(body: any) => Kid} render
+   * @param {(body: ApiAnswers[R]) => Kid} render
    */
   async open(what, title, route, params, render) {
     const ticket = ++this.ticket;
     /** What the panel shows, kept so that `refresh` can ask again while the log grows. */
-    this.current = { route, params, render, answer: '' };
+    this.current = {
+      ask: async () => {
+        const body = await api(route, params);
+        return { json: JSON.stringify(body), draw: () => render(body) };
+      },
+      answer: '',
+    };
     this.panel.hidden = false;
     this.panel.dataset.panel = what;
     this.panel.dataset.state = 'loading';
@@ -87,20 +103,19 @@ export class Inspector {
 
   /**
    * @param {number} ticket the request's ticket: answers arriving after a newer `open` are dropped
-   * @param {{ route: string, params: Record<string, string | number>, render: (body: any) => Kid, answer: string }} cur
+   * @param {Panel} cur
    * @param {boolean} first the panel's first answer (a refresh draws only a changed one)
    */
   async load(ticket, cur, first) {
     try {
-      const body = await api(cur.route, cur.params);
+      const { json: answer, draw } = await cur.ask();
       if (ticket !== this.ticket) return;
-      const answer = JSON.stringify(body);
       if (!first && answer === cur.answer && this.panel.dataset.state === 'ready') return;
       cur.answer = answer;
       const scroll = this.body.scrollTop;
       const opened = [...this.body.querySelectorAll('details')].map((d) => d.open);
       clear(this.body);
-      this.body.append(h('div', null, cur.render(body)));
+      this.body.append(h('div', null, draw()));
       if (!first) {
         this.body.querySelectorAll('details').forEach((d, i) => {
           if (opened[i]) d.open = true;
@@ -139,7 +154,7 @@ export class Inspector {
     return this.open('sessions', 'Sessions matching ' + q, 'sessions-search', { q }, (b) => this.sessionsBody(b));
   }
 
-  /** @param {any} b */
+  /** @param {SessionsSearchView} b */
   sessionsBody(b) {
     if (!b.hits.length) return h('div', 'dim', 'no match in the stored sessions');
     /** @type {Kid[]} */
@@ -189,14 +204,14 @@ export class Inspector {
 
   /**
    * An event reference: its seq (a link), type and place.
-   * @param {any} ref
+   * @param {EventRefView} ref
    */
   ref(ref) {
     const place = ref.turn !== undefined ? ' · turn ' + ref.turn + (ref.step !== undefined ? ' step ' + ref.step : '') : '';
     return h('span', 'ref', this.seqLink(ref.seq), ' ', h('span', 'mono', String(ref.type ?? '')), h('span', 'dim', place));
   }
 
-  /** @param {any} b */
+  /** @param {CallView} b */
   callBody(b) {
     /** @type {Kid[]} */
     const out = [];
@@ -206,7 +221,7 @@ export class Inspector {
     return out;
   }
 
-  /** @param {any} t */
+  /** @param {RoundTripView} t */
   trip(t) {
     const sec = h('section', 'trip');
     sec.dataset.state = t.state;
@@ -266,7 +281,7 @@ export class Inspector {
             'badge ' + (t.result.isError ? 'error' : 'ok'),
             t.result.isError ? 'error' + (t.result.error?.code ? ' ' + t.result.error.code : '') : 'ok',
           ),
-          t.result.replacedBy.length ? [' · replaced by ', t.result.replacedBy.map((/** @type {any} */ r) => this.ref(r))] : '',
+          t.result.replacedBy.length ? [' · replaced by ', t.result.replacedBy.map((r) => this.ref(r))] : '',
         ],
       ]);
     const tm = t.timings;
@@ -288,14 +303,15 @@ export class Inspector {
     return sec;
   }
 
-  /** @param {any} p */
+  /** @param {ProvenanceView} p */
   provenanceBody(p) {
     /** @type {Kid[]} */
     const out = [h('div', 'line', this.ref(p.event), ' ', h('span', 'badge', p.surface))];
     /**
+     * @template {EventRefView} T
      * @param {string} name
-     * @param {any[]} refs
-     * @param {(r: any) => Kid} [extra]
+     * @param {T[]} refs
+     * @param {(r: T) => Kid} [extra]
      */
     const group = (name, refs, extra) => {
       const g = h('div', 'group');
@@ -307,7 +323,7 @@ export class Inspector {
     };
     out.push(group('cites', p.cites), group('cited by', p.citedBy), group('replaces', p.replaces));
     out.push(group('replaced by', p.replacedBy ? [p.replacedBy] : []));
-    const via = (/** @type {any} */ r) => h('span', 'dim', ' depth ' + r.depth + ' via #' + r.via);
+    const via = (/** @type {{ depth: number, via: number }} */ r) => h('span', 'dim', ' depth ' + r.depth + ' via #' + r.via);
     out.push(group('chain back', p.chainBack, via), group('chain forward', p.chainForward, via));
     out.push(group('related', p.related, (r) => h('span', 'dim', ' ' + r.relation)));
     return out;
@@ -316,7 +332,7 @@ export class Inspector {
 
 /**
  * A diff as lines, coloured by their first character.
- * @param {any} d
+ * @param {EditDiffView} d
  */
 export function diffEl(d) {
   const el = h('div', 'diff');
@@ -336,7 +352,7 @@ export function diffEl(d) {
 }
 
 /**
- * @param {any} b
+ * @param {StatsView} b
  * @param {(seq: number) => HTMLElement} link
  */
 function statsBody(b, link) {
@@ -355,8 +371,7 @@ function statsBody(b, link) {
   const reasons = h('div', 'group');
   reasons.dataset.group = 'reasons';
   reasons.append(h('div', 'label', 'turns by end reason'));
-  for (const [k, v] of Object.entries(s.reasons))
-    reasons.append(h('div', 'line', h('span', 'mono', k), ' ' + num(/** @type {number} */ (v))));
+  for (const [k, v] of Object.entries(s.reasons)) reasons.append(h('div', 'line', h('span', 'mono', k), ' ' + num(v)));
   out.push(reasons);
 
   const alerts = h('div', 'group');
@@ -374,10 +389,11 @@ function statsBody(b, link) {
   tokens.dataset.group = 'tokens';
   tokens.append(h('div', 'label', 'tokens and cost'));
   for (const [k, v] of Object.entries(t)) if (typeof v === 'number') tokens.append(h('div', 'line', k + ' ' + num(v)));
-  for (const [cur, v] of Object.entries(s.cost.byCurrency))
-    tokens.append(h('div', 'line cost', 'cost ' + /** @type {number} */ (v).toFixed(6) + ' ' + cur));
+  for (const [cur, v] of Object.entries(s.cost.byCurrency)) tokens.append(h('div', 'line cost', 'cost ' + v.toFixed(6) + ' ' + cur));
   tokens.append(h('div', 'line dim', s.cost.pricedCalls + ' priced calls, ' + s.cost.unpricedCalls + ' unpriced'));
-  for (const u of s.cost.unpriced) tokens.append(h('div', 'line dim', 'unpriced: ' + (u.provider ?? '?') + '/' + (u.model ?? '?')));
+  // `model` is `provider:model` as recorded; the answer has no separate provider (this line read
+  // `u.provider`, which no answer carries, and showed `?/provider:model` until the type said so).
+  for (const u of s.cost.unpriced) tokens.append(h('div', 'line dim', 'unpriced: ' + u.model + ' (' + plural(u.calls, 'call') + ')'));
   out.push(tokens);
 
   const tools = h('div', 'group');

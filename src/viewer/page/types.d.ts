@@ -10,7 +10,17 @@ export type Kid = Node | string | number | null | undefined | false | Kid[];
 // The JSON the viewer's API sends, as the server declares it (src/viewer/model/views.ts, which
 // imports nothing but its Text type, so this check reads no server code beyond the shapes).
 export type {
+  ApiAnswers,
+  ApiRoute,
   BlockView,
+  CallView,
+  ChainLinkView,
+  EditDiffView,
+  EventRefView,
+  ProvenanceView,
+  RoundTripView,
+  SessionsSearchView,
+  StatsView,
   EndReason,
   GrowMessage,
   HistoryView,
