@@ -111,9 +111,8 @@ export function permissionHandler(d: PermissionDeps): ApprovalHandler {
         log({ ...base, via: 'asked', outcome: 'allowed-once', optionId });
         return 'allowed-once';
       case 'allow_always': {
-        const rule = ruleFor(req.toolName, argsText(req.args));
-        // A rule whose pattern would glob allows more than this call: then it is allowed once.
-        const exact = rule !== undefined && !/[*?]/.test(rule.slice(rule.indexOf('(') + 1)) ? rule : undefined;
+        // The rule names exactly this call (its subject escaped); none (a multi-line command): once.
+        const exact = ruleFor(req.toolName, argsText(req.args));
         log({ ...base, via: 'asked', outcome: 'allowed-once', optionId, ...(exact ? { rule: exact } : {}) });
         return exact ? { outcome: 'allowed-once', rule: exact } : 'allowed-once';
       }

@@ -146,6 +146,25 @@ describe('dsh acp driven by the ACP SDK client', { timeout: 90_000 }, () => {
     expect(ev.filter((e) => e.type === 'approval/asked')).toHaveLength(1);
   });
 
+  it('allow always on a path holding glob syntax: the rule names only that file (escaped), another file is asked again', async () => {
+    const h = harness();
+    const to = (id: string, file_path: string) => toolCall(id, 'write', { file_path, content: 'x\n' });
+    const a = start(h, [to('w1', 'data[1].json'), to('w2', 'data1.json'), textCall('ok')], {
+      args: ['--ask', 'write(*)'],
+      answer: pick('allow-always'),
+    });
+    const sid = await session(a, h);
+    await a.conn.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'go' }] });
+    // `write(data[1].json)` unescaped is a class: it would have allowed data1.json without asking.
+    expect(a.permissions.map((p) => p.toolCall.toolCallId)).toEqual(['w1', 'w2']);
+    await a.close();
+    const ev = storedLogs(h.home)[0]!.events;
+    expect(ev.filter((e) => e.type === 'approval/rule').map((e) => (e.data as { rule: string }).rule)).toEqual([
+      'write(data\\[1\\].json)',
+      'write(data1.json)',
+    ]);
+  });
+
   it('reject once: the call does not run and fails; the rejection is logged', async () => {
     const h = harness();
     const a = start(h, [write('w1', 'one\n'), textCall('ok')], { args: ['--ask', 'write(note.txt)'], answer: pick('reject-once') });

@@ -94,6 +94,16 @@ const onlyLog = (home: string): string => {
   return logs[0]!;
 };
 
+/** Answers the question on screen with 1, waits for the answer, leaves; one decision was logged: allowed once. */
+async function allowOnceAndLeave(c: PtyDsh, home: string): Promise<void> {
+  c.write('1');
+  await c.waitFor(/Ran it\./);
+  c.write('\x04');
+  expect(await c.done).toBe(0);
+  const decided = logEvents(onlyLog(home)).filter((e) => e.type === 'approval/decided');
+  expect(decided.map((e) => (e.data as { outcome: string }).outcome)).toEqual(['allowed-once']);
+}
+
 describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
   // NO_COLOR empty counts as unset (no-color.org), so the second run is coloured: the check can fail.
   it.each([
@@ -221,6 +231,63 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     ]);
     const refused = events.filter((e) => e.type === 'tool/result').at(-1)!;
     expect(JSON.stringify(refused.data)).toContain('The user said: keep it in notes.txt');
+  });
+
+  it('the approval question shows the whole command: every line, nothing cut; 2 stays the session rule (not offered here)', async () => {
+    const command = `${'echo harmless-looking-output && '.repeat(12)}echo DANGER-TAIL\n# line2\necho LINE3-HIDDEN`;
+    const { home, c } = await open(
+      [{ sse: chatStream({ toolCalls: [{ id: 'b1', name: 'bash', args: [JSON.stringify({ command })] }] }) }, say(['Ran it.'])],
+      ['--ask', 'bash(*)', '--sandbox', 'danger-full-access'],
+      { cols: 100, rows: 30 },
+    );
+    c.write('run it\r');
+    await c.waitFor(/approval needed: bash/);
+    await c.waitFor(/3 {2}deny/);
+    const screen = c.screen();
+    // Every character of the command is on the screen, in order, across the wrapped rows.
+    const shown = screen
+      .split('\n')
+      .filter((l) => /^ {2}[│┆] /.test(l))
+      .map((l) => l.slice(4));
+    expect(shown.join('')).toBe(command.replace(/\n/g, ''));
+    expect(screen).toMatch(/│ # line2\n {2}│ echo LINE3-HIDDEN\n/);
+    expect(screen).toMatch(/2 {2}allow for this session: not offered/);
+    c.write('2'); // not offered: nothing happens
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.screen()).toMatch(/approval needed: bash/);
+    await allowOnceAndLeave(c, home);
+  });
+
+  it('a command taller than the screen is paged: the choices open only once its last line has been shown', async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `echo step-${i + 1}`);
+    lines.push('echo LAST-LINE');
+    const { home, c } = await open(
+      [
+        { sse: chatStream({ toolCalls: [{ id: 'b1', name: 'bash', args: [JSON.stringify({ command: lines.join('\n') })] }] }) },
+        say(['Ran it.']),
+      ],
+      ['--ask', 'bash(*)', '--sandbox', 'danger-full-access'],
+      { cols: 80, rows: 24 },
+    );
+    c.write('run it\r');
+    await c.waitFor(/PgDn for more; the choices come after the last row/);
+    expect(c.screen()).not.toMatch(/allow once|LAST-LINE/);
+    c.write('1'); // not a choice yet
+    c.write('y');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.screen()).toMatch(/PgDn for more; the choices come after the last row/);
+    // Every line is shown on some page, in order.
+    const seen = new Set<string>();
+    for (let i = 0; i < 20 && !/1 {2}allow once/.test(c.screen()); i++) {
+      for (const m of c.screen().matchAll(/│ (echo \S+)/g)) seen.add(m[1]!);
+      c.write('\x1b[6~'); // PgDn
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await c.waitFor(/1 {2}allow once/);
+    for (const m of c.screen().matchAll(/│ (echo \S+)/g)) seen.add(m[1]!);
+    expect([...seen].sort()).toEqual([...lines].sort());
+    expect(c.screen()).toMatch(/│ echo LAST-LINE/);
+    await allowOnceAndLeave(c, home);
   });
 
   it('tool calls are drawn by kind (diff, bash status and output tail, read with its error code); Ctrl-O expands them', async () => {

@@ -125,6 +125,21 @@ describe('dsh chat', () => {
     expect(JSON.stringify(sent(p, 3).at(-1))).toContain('the user rejected it; it was not run');
   });
 
+  it('the line-mode approval question shows the whole call, however long (never cut at 160 characters)', async () => {
+    const repo = gitRepo();
+    const p = await gated([write('w1', 'notes.txt', `${'harmless '.repeat(30)}DANGER-TAIL\nsecond line`), say(['Done.'])]);
+    const chat = startMain(['chat', '--ask', 'write(*)', '--cwd', repo], agentEnv(p.url, tempDir()));
+    chat.write('create notes.txt\n');
+    await chat.transcript.waitFor('stderr', /^allow once\? \[y\/N\]$/m);
+    expect(chat.transcript.stderr).toContain(
+      `approval needed: write {"file_path":"notes.txt","content":"${'harmless '.repeat(30)}DANGER-TAIL\\nsecond line"}\n`,
+    );
+    chat.write('n\n');
+    await chat.transcript.waitFor('stderr', /^turn 1 · /m);
+    chat.end();
+    expect(await chat.done).toBe(0);
+  });
+
   it('/model changes the model of the next requests (a request/header change); /fork continues in a fork', async () => {
     const home = tempDir();
     const p = await gated([say(['one']), say(['two']), say(['three'])]);

@@ -9,16 +9,20 @@ import { parseRule } from '../../src/tools/permissions/rules.js';
 const WS = '/ws';
 
 describe('the suggested --allow rule', () => {
-  it.each(['npm test', 'git status; rm -rf build', 'echo (a) && ls *.ts', "printf 'it''s'"])(
-    'bash %s: allows exactly that command',
-    (command) => {
-      const rule = ruleFor('bash', JSON.stringify({ command }));
-      expect(rule).toBe(`bash(${command})`);
-      const parsed = parseRule(rule!, 'allow');
-      expect(parsed.matches('bash', { kind: 'command', value: command }, WS)).toBe(true);
-      expect(parsed.matches('bash', { kind: 'command', value: `${command} && curl evil.example` }, WS)).toBe(false);
-    },
-  );
+  it.each([
+    ['npm test', 'bash(npm test)'],
+    ['git status; rm -rf build', 'bash(git status; rm -rf build)'],
+    // Glob syntax in the command is escaped: the rule must not allow `ls evil.ts`.
+    ['echo (a) && ls *.ts', 'bash(echo (a) && ls \\*.ts)'],
+    ["printf 'it''s'", "bash(printf 'it''s')"],
+  ])('bash %s: allows exactly that command', (command, expected) => {
+    const rule = ruleFor('bash', JSON.stringify({ command }));
+    expect(rule).toBe(expected);
+    const parsed = parseRule(rule!, 'allow');
+    expect(parsed.matches('bash', { kind: 'command', value: command }, WS)).toBe(true);
+    expect(parsed.matches('bash', { kind: 'command', value: `${command} && curl evil.example` }, WS)).toBe(false);
+    expect(parsed.matches('bash', { kind: 'command', value: command.replace('*', 'evil') }, WS)).toBe(command.indexOf('*') === -1);
+  });
 
   it('file tools get their path; tools without a subject their name; nothing for what one line cannot name', () => {
     const edit = ruleFor('edit', JSON.stringify({ file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }));

@@ -27,8 +27,7 @@ import type { Io } from '../output.js';
 import type { AgentFlags } from '../agent/flags.js';
 import { agentWarnings, buildAgent, closeSession, startSession, startWarnings } from '../agent/start.js';
 import { closingLine, LiveRenderer, turnLine } from '../agent/render.js';
-import { argsPreview } from '../format.js';
-import { oneLine, truncate } from '../text.js';
+import { block, oneLine, truncate } from '../text.js';
 import type { PickItem } from '../../terminal/chat/picker.js';
 import { banner } from '../run.js';
 import { runCommand, type ChatControl } from './commands.js';
@@ -195,7 +194,9 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       const onAbort = (): void => entry.done('cancelled');
       pending = entry;
       signal.addEventListener('abort', onAbort, { once: true });
-      renderer.note(`approval needed: ${oneLine(req.toolName)} ${argsPreview(argsText(req.args), 160)}`, 'yellow');
+      // The whole call, never cut: nobody may approve what they could not read (JSON text keeps
+      // a value's newlines as `\n`, so it is one line; its spaces are not folded).
+      renderer.note(`approval needed: ${oneLine(req.toolName)} ${block(argsText(req.args))}`, 'yellow');
       if (req.reason) renderer.note(`  because ${oneLine(req.reason)}`, 'yellow');
       ask('allow once? [y/N] ');
     });

@@ -14,7 +14,7 @@ import { styled } from '../../terminal/render/style.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../tools/pipeline.js';
 import { Output, type Io } from '../output.js';
 import { chatHistoryPath } from '../home.js';
-import { argsPreview } from '../format.js';
+import { approvalDetail } from '../../terminal/chat/approval-detail.js';
 import { oneLine } from '../text.js';
 import { ruleFor } from '../agent/render.js';
 
@@ -48,7 +48,11 @@ export class ChatTerminal {
   /** Styles on: decided once for the real terminal (off under NO_COLOR), used by every line drawn. */
   private readonly color: boolean;
 
-  constructor(io: Io, cwd: string, hooks: ScreenHooks) {
+  constructor(
+    io: Io,
+    private readonly cwd: string,
+    hooks: ScreenHooks,
+  ) {
     this.color = io.out.color;
     this.history = new PromptHistory(chatHistoryPath(io.env, cwd));
     this.screen = new ChatScreen({
@@ -130,13 +134,12 @@ export class ChatTerminal {
     } catch {
       args = String(req.args);
     }
-    const rule = ruleFor(req.toolName, args);
     const c = await this.screen.ask(
       {
-        call: `${oneLine(req.toolName)} ${argsPreview(args, 160)}`,
+        call: oneLine(req.toolName),
+        detail: approvalDetail(req.toolName, req.args),
         reason: req.reason === undefined ? undefined : oneLine(req.reason),
-        // A rule whose pattern would glob (`*`, `?`) allows more than this call: not offered.
-        rule: rule !== undefined && !/[*?]/.test(rule.slice(rule.indexOf('(') + 1)) ? rule : undefined,
+        rule: ruleFor(req.toolName, args, this.cwd),
       },
       signal,
     );

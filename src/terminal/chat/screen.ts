@@ -257,7 +257,11 @@ export class ChatScreen {
 
   /** The approval choice, until it is made, or `signal` aborts (cancelled). */
   ask(q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
-    return this.question<ApprovalChoice>((settle) => new ApprovalPrompt(q, settle, this.color), { outcome: 'cancelled' }, signal);
+    return this.question<ApprovalChoice>(
+      (settle) => new ApprovalPrompt(q, settle, this.color, () => this.tui.terminal.rows),
+      { outcome: 'cancelled' },
+      signal,
+    );
   }
 
   /** One entry of a list, by its value; undefined when cancelled. */

@@ -97,12 +97,26 @@ export function firstMatch(
   return list.find((r) => r.matches(name, subject, workspace));
 }
 
+/** `s` as a glob that matches only itself: every character the glob dialect reads is escaped. */
+export function escapeGlob(s: string): string {
+  return s.replace(/[\\*?[\]{}]/g, '\\$&');
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]+$/;
+
 /**
  * The narrowest rule that would allow this call: `bash(<the command>)`, `edit(<the path>)`, or the
- * tool's name for tools without a subject (MCP tools). Undefined when no rule can name just this
- * call on one line (a multi-line command): never a blanket `bash`.
+ * tool's name for tools without a subject (MCP tools). The subject is escaped (escapeGlob), so the
+ * rule matches exactly this call: `bash(ls [a-z].txt)` would also allow `ls a.txt`, and
+ * `bash(printf 'x\n')` would not even match itself. A path is named as the rules see it
+ * (workspace-relative, `/`-separated) when `workspace` is given.
+ *
+ * Undefined when no rule can name just this call: a multi-line command (rules are one line), a
+ * path with leading or trailing spaces (a rule's pattern is trimmed), a tool name a rule cannot
+ * spell. Never a blanket `bash`.
  */
-export function ruleFor(name: string, args: string): string | undefined {
+export function ruleFor(name: string, args: string, workspace?: string): string | undefined {
+  if (!TOOL_NAME.test(name)) return undefined;
   let parsed: Record<string, unknown> = {};
   try {
     const v = JSON.parse(args) as unknown;
@@ -110,9 +124,11 @@ export function ruleFor(name: string, args: string): string | undefined {
   } catch {
     return undefined;
   }
-  const subject =
-    name === 'bash' ? parsed.command : ['read', 'write', 'edit', 'glob', 'grep'].includes(name) ? (parsed.file_path ?? parsed.path) : null;
+  const isPath = ['read', 'write', 'edit', 'glob', 'grep'].includes(name);
+  const subject = name === 'bash' ? parsed.command : isPath ? (parsed.file_path ?? parsed.path) : null;
   if (subject === null) return name;
   if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
-  return `${name}(${subject.trim()})`;
+  if (isPath && subject !== subject.trim()) return undefined;
+  const value = isPath && workspace !== undefined ? normalizePath(subject, workspace).rel : subject.trim();
+  return `${name}(${escapeGlob(value)})`;
 }
