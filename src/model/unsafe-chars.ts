@@ -36,6 +36,14 @@ export interface UnsafeRange {
   from: number;
   to: number;
   why: string;
+  /**
+   * Where running text (`escapeUnsafeText`: answers, reasoning, the user's own prompt) shows the
+   * character raw, because it is part of something drawn: `emoji`, inside one emoji grapheme
+   * cluster that Unicode lists (RGI: ✔️, 👩‍💻, 🏴󠁧󠁢󠁳󠁣󠁴󠁿) or a text-presentation one (✔︎); `letters`, joining two
+   * letters of a non-Latin script (Persian, Hindi, Malayalam need ZWNJ and ZWJ). Never raw in
+   * names, commands, paths, approval questions or titles (`escapeUnsafe`).
+   */
+  keptIn?: readonly ('emoji' | 'letters')[];
 }
 
 export const UNSAFE_CHARS: readonly UnsafeRange[] = [
@@ -52,10 +60,18 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
   { from: 0x115f, to: 0x1160, why: 'HANGUL CHOSEONG and JUNGSEONG FILLER: blank, so they pass for spaces or nothing' },
   { from: 0x17b4, to: 0x17b5, why: 'KHMER VOWEL INHERENT AQ and AA: not drawn' },
   { from: 0x180b, to: 0x180f, why: 'MONGOLIAN FREE VARIATION SELECTORS and VOWEL SEPARATOR: take no space' },
+  { from: 0x200b, to: 0x200b, why: 'ZERO WIDTH SPACE: takes no space, so it hides inside names and commands' },
   {
-    from: 0x200b,
+    from: 0x200c,
+    to: 0x200c,
+    why: 'ZERO WIDTH NON-JOINER: takes no space, so it hides inside names and commands',
+    keptIn: ['letters'],
+  },
+  {
+    from: 0x200d,
     to: 0x200d,
-    why: 'ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER: take no space, so they hide inside names and commands',
+    why: 'ZERO WIDTH JOINER: takes no space, so it hides inside names and commands',
+    keptIn: ['emoji', 'letters'],
   },
   { from: 0x200e, to: 0x200f, why: 'LEFT-TO-RIGHT and RIGHT-TO-LEFT MARK: invisible bidi marks' },
   { from: 0x2028, to: 0x2029, why: 'LINE and PARAGRAPH SEPARATOR: line breaks to some readers and none to others' },
@@ -74,7 +90,13 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
     to: 0xdfff,
     why: 'lone surrogates (u flag: only a half without its pair): drawn as U+FFFD or nothing, so they pass for one another',
   },
-  { from: 0xfe00, to: 0xfe0f, why: 'VARIATION SELECTORS: take no space, so they tell apart strings that look the same' },
+  { from: 0xfe00, to: 0xfe0d, why: 'VARIATION SELECTORS 1-14: take no space, so they tell apart strings that look the same' },
+  {
+    from: 0xfe0e,
+    to: 0xfe0f,
+    why: 'VARIATION SELECTORS 15-16 (text and emoji presentation): take no space, so they tell apart strings that look the same',
+    keptIn: ['emoji'],
+  },
   { from: 0xfeff, to: 0xfeff, why: 'ZERO WIDTH NO-BREAK SPACE (byte-order mark): takes no space' },
   { from: 0xffa0, to: 0xffa0, why: 'HALFWIDTH HANGUL FILLER: blank' },
   { from: 0xfff0, to: 0xfff8, why: 'reserved specials: default ignorable, drawn as nothing' },
@@ -82,17 +104,24 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
   { from: 0x13430, to: 0x1343f, why: 'EGYPTIAN HIEROGLYPH format controls: take no space of their own' },
   { from: 0x1bca0, to: 0x1bca3, why: 'SHORTHAND FORMAT controls: take no space' },
   { from: 0x1d173, to: 0x1d17a, why: 'MUSICAL SYMBOL BEGIN/END BEAM, TIE, SLUR, PHRASE: format controls, take no space' },
+  { from: 0xe0000, to: 0xe001f, why: 'LANGUAGE TAG and reserved: default ignorable, drawn as nothing' },
   {
-    from: 0xe0000,
-    to: 0xe0fff,
-    why: 'TAG characters (invisible ASCII that a model still reads: "ASCII smuggling"), VARIATION SELECTORS SUPPLEMENT, reserved',
+    from: 0xe0020,
+    to: 0xe007f,
+    why: 'TAG characters: invisible ASCII that a model still reads ("ASCII smuggling"); only a listed flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿) is drawn from them',
+    keptIn: ['emoji'],
   },
+  { from: 0xe0080, to: 0xe0fff, why: 'VARIATION SELECTORS SUPPLEMENT and reserved: take no space' },
 ];
 
 /** The table as the body of a regular-expression character class (`\u{0}-\u{8}…`), for the `u` or `v` flag. */
-export const UNSAFE_CHAR_CLASS = UNSAFE_CHARS.map((r) =>
-  r.from === r.to ? `\\u{${r.from.toString(16)}}` : `\\u{${r.from.toString(16)}}-\\u{${r.to.toString(16)}}`,
-).join('');
+export const UNSAFE_CHAR_CLASS = charClass(UNSAFE_CHARS);
+
+function charClass(ranges: readonly UnsafeRange[]): string {
+  return ranges
+    .map((r) => (r.from === r.to ? `\\u{${r.from.toString(16)}}` : `\\u{${r.from.toString(16)}}-\\u{${r.to.toString(16)}}`))
+    .join('');
+}
 
 /**
  * What is escaped, as a regular-expression source for the `u` flag: a character of the table, or
@@ -141,6 +170,57 @@ export function isFoldableSpace(c: number): boolean {
 /** Every character of the table as its escape, and a backslash before `\ e r x u` as `\\`; tab, newline and everything else as is. */
 export function escapeUnsafe(s: string): string {
   return ESCAPED_TEST.test(s) ? s.replace(UNSAFE, escapeUnsafeChar) : s;
+}
+
+const classOf = (k: 'emoji' | 'letters'): string => charClass(UNSAFE_CHARS.filter((r) => r.keptIn?.includes(k)));
+const JOINER = new RegExp(`^[${classOf('emoji')}${classOf('letters')}]$`, 'u');
+// The `v` flag (a property of strings): Node 20 has it; as a literal TypeScript wants ES2024.
+// biome-ignore lint/complexity/useRegexLiterals: the project's TypeScript target is ES2023
+const EMOJI_CLUSTER = new RegExp(`^(?:\\p{RGI_Emoji}|\\p{Emoji}\\u{fe0e})$`, 'v');
+const LETTER_JOINER = `[${classOf('letters')}]`;
+/** Letters (with their marks) of a non-ASCII script, each joiner between two of them. */
+const JOINED_LETTERS = new RegExp(`^(?:(?![\\x00-\\x7f])\\p{L}\\p{M}*${LETTER_JOINER}?)+$`, 'u');
+const NON_ASCII_LETTER = /^(?![\x00-\x7f])\p{L}/u;
+const clusters = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Offsets in `s` of the table's characters that its grapheme clusters draw (see `keptIn`). */
+function drawnJoiners(s: string): Set<number> {
+  const kept = new Set<number>();
+  const segs = [...clusters.segment(s)];
+  segs.forEach(({ segment: g, index }, i) => {
+    let ok = EMOJI_CLUSTER.test(g);
+    if (!ok && JOINED_LETTERS.test(g)) {
+      // A joiner ending the cluster joins it to the next one, which must be a letter too.
+      const last = String.fromCodePoint(g.codePointAt(g.length - 1) ?? 0);
+      ok = !JOINER.test(last) || NON_ASCII_LETTER.test(segs[i + 1]?.segment ?? '');
+    }
+    if (!ok) return;
+    for (let k = 0; k < g.length; k++) {
+      const cp = g.codePointAt(k) ?? 0;
+      if (JOINER.test(String.fromCodePoint(cp))) kept.add(index + k);
+      if (cp > 0xffff) k++;
+    }
+  });
+  return kept;
+}
+
+/**
+ * Running text (an answer, a reasoning, the user's prompt) made safe: as `escapeUnsafe`, except
+ * that the table's joiners stay raw where a grapheme cluster draws them (`keptIn`): ✔️ and 👩‍💻
+ * show as emoji, not as `✔\ufe0f`, and Persian or Hindi words keep their ZWNJ and ZWJ. Every
+ * other character of the table (ESC, bidi controls, a ZWJ between ASCII letters, a stray
+ * variation selector, tags outside a listed flag) is escaped as everywhere else.
+ */
+export function escapeUnsafeText(s: string): string {
+  if (!ESCAPED_TEST.test(s)) return s;
+  let kept: Set<number> | undefined;
+  return s.replace(UNSAFE, (c: string, at: number) => {
+    if (JOINER.test(c)) {
+      kept ??= drawnJoiners(s);
+      if (kept.has(at)) return c;
+    }
+    return escapeUnsafeChar(c);
+  });
 }
 
 /** Does `s` hold a character of the table? (A backslash is not one: it hides nothing.) */

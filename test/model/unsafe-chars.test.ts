@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   escapeUnsafe,
   escapeUnsafeChar,
+  escapeUnsafeText,
   foldSpaces,
   isFoldableSpace,
   UNSAFE_CHAR_CLASS,
@@ -190,5 +191,86 @@ describe('foldSpaces', () => {
     const s = 'one two three';
     expect(foldSpaces(s)).toBe(s);
     expect(foldSpaces(s, true)).toBe(s);
+  });
+});
+
+describe('running text (escapeUnsafeText): the joiners an emoji or a word draws stay, nothing else', () => {
+  // Expected forms written by hand, code point by code point.
+  const VS16 = '\ufe0f';
+  const ZWJ = '\u200d';
+  const ZWNJ = '\u200c';
+  it('keeps emoji with VS16, keycaps, ZWJ sequences, skin tones, tag flags and text presentation', () => {
+    const emoji = [
+      `\u2714${VS16}`, // ✔️
+      `\u26a0${VS16}`, // ⚠️
+      `\u2764${VS16}`, // ❤️
+      `1${VS16}\u20e3`, // 1️⃣
+      `\u{1f469}${ZWJ}\u{1f4bb}`, // 👩‍💻
+      `\u{1f468}${ZWJ}\u{1f469}${ZWJ}\u{1f467}`, // 👨‍👩‍👧
+      '\u{1f44d}\u{1f3fd}', // 👍🏽
+      '\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}', // Scotland
+      '\u2714\ufe0e', // ✔︎ text presentation
+    ];
+    const line = `Done ${emoji.join(' ')} ok`;
+    expect(escapeUnsafeText(line)).toBe(line);
+    // The strict form (names, commands, paths) still shows every one of them.
+    expect(escapeUnsafe(`\u2714${VS16}`)).toBe('\u2714\\ufe0f');
+  });
+
+  it('keeps ZWNJ and ZWJ between letters of a non-Latin script (Persian, Hindi, Malayalam)', () => {
+    for (const word of [
+      `\u0645\u06cc${ZWNJ}\u062e\u0648\u0627\u0647\u0645`, // می‌خواهم
+      `\u0915\u094d${ZWJ}\u0937`, // क्‍ष
+      `\u0d28\u0d4d${ZWJ}\u0d28`, // ന്‍ന
+    ])
+      expect(escapeUnsafeText(`say ${word}.`)).toBe(`say ${word}.`);
+  });
+
+  it('escapes the same characters anywhere they draw nothing', () => {
+    expect(escapeUnsafeText(`a${ZWJ}b`)).toBe('a\\u200db'); // between ASCII letters
+    expect(escapeUnsafeText(`a${ZWNJ}b`)).toBe('a\\u200cb');
+    expect(escapeUnsafeText(`x${VS16}`)).toBe('x\\ufe0f'); // no emoji before it
+    expect(escapeUnsafeText(`\u2714${VS16}${VS16}`)).toBe('\u2714\\ufe0f\\ufe0f'); // not a listed emoji: both shown
+    expect(escapeUnsafeText(`\u{1f469}${ZWJ}`)).toBe('\u{1f469}\\u200d'); // joins nothing
+    expect(escapeUnsafeText(`\u0645${ZWNJ}a`)).toBe('\u0645\\u200ca'); // joins a letter to ASCII
+    expect(escapeUnsafeText('\u{e0041}\u{e0042}')).toBe('\\u{e0041}\\u{e0042}'); // tags outside a listed flag
+    expect(escapeUnsafeText('\u{1f3f4}\u{e0041}\u{e007f}')).toBe('\u{1f3f4}\\u{e0041}\\u{e007f}'); // not a listed flag
+    expect(escapeUnsafeText('\u001b[2J \u202e \\u202e')).toBe('\\e[2J \\u202e \\\\u202e');
+  });
+
+  it('escapes everything escapeUnsafe does except kept joiners (property)', () => {
+    const piece = fc.constantFrom(
+      'a',
+      '\u2714',
+      '\u{1f469}',
+      '\u0645',
+      '\u094d',
+      ' ',
+      '\\',
+      'u',
+      '\u001b',
+      '\u202e',
+      ZWJ,
+      ZWNJ,
+      VS16,
+      '\ufe0e',
+      '\u{e0041}',
+      '\u{e007f}',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (xs) => {
+        const s = xs.join('');
+        const strict = escapeUnsafe(s);
+        const text = escapeUnsafeText(s);
+        // Without the joiners, raw or escaped, both sides are the same text: nothing else differs.
+        const drop = (t: string): string =>
+          t
+            .replace(/\u200c|\u200d|\ufe0e|\ufe0f|[\u{e0020}-\u{e007f}]/gu, '')
+            .replace(/\\u200[cd]|\\ufe0[ef]|\\u\{e00[2-7][0-9a-f]\}/g, '');
+        expect(drop(text)).toBe(drop(strict));
+        expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u202e]/);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

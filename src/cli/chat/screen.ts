@@ -11,6 +11,7 @@ import { markdownAnswer } from '../../terminal/chat/transcript.js';
 import { PromptHistory } from '../../terminal/chat/history.js';
 import { renderStatus, StatusTracker } from '../../terminal/render/status.js';
 import { styled } from '../../terminal/render/style.js';
+import { safeProse } from '../../terminal/render/width.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../tools/pipeline.js';
 import { Output, type Io } from '../output.js';
 import { chatHistoryPath } from '../home.js';
@@ -117,7 +118,8 @@ export class ChatTerminal {
           const text = e.data.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`));
           const [first = '', ...rest] = text;
           const attached = rest.length > 0 ? ` ${styled(`(+${rest.length} attached)`, this.color, 'dim')}` : '';
-          this.screen.line(`${styled(`› ${first.split('\n').map(oneLine).join('\n  ')}`, this.color, 'bold')}${attached}`);
+          // The user's own words as they typed them (emoji and joined scripts drawn), controls escaped.
+          this.screen.line(`${styled(`› ${first.split('\n').map(safeProse).join('\n  ')}`, this.color, 'bold')}${attached}`);
         }
         break;
       default:

@@ -6,7 +6,7 @@
  */
 import { common, createLowlight } from 'lowlight';
 import type { Span, SpanLine, StyleName } from './style.js';
-import { safeText } from './width.js';
+import { safeProse } from './width.js';
 
 const lowlight = createLowlight(common);
 
@@ -75,7 +75,7 @@ export function highlightCode(code: string, lang: string | undefined): SpanLine[
   const add = (text: string, style: readonly StyleName[] | undefined): void => {
     text.split('\n').forEach((part, i) => {
       if (i > 0) lines.push([]);
-      if (part !== '') lines.at(-1)!.push(style ? ({ text: safeText(part), style } as Span) : { text: safeText(part) });
+      if (part !== '') lines.at(-1)!.push(style ? ({ text: safeProse(part), style } as Span) : { text: safeProse(part) });
     });
   };
   if (!knownLanguage(lang)) {

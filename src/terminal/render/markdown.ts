@@ -17,7 +17,7 @@
 import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
 import { highlightCode } from './highlight.js';
 import { paint, restyle, span, type RenderOptions, type Span, type SpanLine, type StyleName } from './style.js';
-import { clipSpans, pad, safeText, spansWidth, wrapSpans } from './width.js';
+import { clipSpans, pad, safeProse, safeText, spansWidth, wrapSpans } from './width.js';
 
 export interface MarkdownTheme {
   heading: readonly (readonly StyleName[])[];
@@ -73,7 +73,7 @@ function inline(tokens: readonly Token[] | undefined, theme: MarkdownTheme, styl
   const text = (t: string, s: readonly StyleName[] | undefined): void => {
     const safe = t
       .split('\n')
-      .map((p) => safeText(p))
+      .map((p) => safeProse(p))
       .join('\n');
     if (safe !== '') out.push(s && s.length > 0 ? { text: safe, style: s } : { text: safe });
   };
@@ -260,7 +260,7 @@ function blockLines(token: Token, width: number, theme: MarkdownTheme, links: Li
     case 'paragraph':
       return wrapSpans(inline(t.tokens, theme), width);
     case 'text':
-      return wrapSpans(t.tokens ? inline(t.tokens, theme) : [{ text: safeText(decodeEntities(t.text)) }], width);
+      return wrapSpans(t.tokens ? inline(t.tokens, theme) : [{ text: safeProse(decodeEntities(t.text)) }], width);
     case 'code':
       return codeLines(t.text, t.lang, width, theme);
     case 'hr':
@@ -277,9 +277,9 @@ function blockLines(token: Token, width: number, theme: MarkdownTheme, links: Li
       return t.text
         .replace(/\n+$/, '')
         .split('\n')
-        .flatMap((l) => wrapSpans([{ text: safeText(l), style: theme.html }], width));
+        .flatMap((l) => wrapSpans([{ text: safeProse(l), style: theme.html }], width));
     default:
-      return 'raw' in t ? wrapSpans([{ text: safeText(String(t.raw).trim()) }], width) : [];
+      return 'raw' in t ? wrapSpans([{ text: safeProse(String(t.raw).trim()) }], width) : [];
   }
 }
 

@@ -4,7 +4,7 @@
  * still shows movement. Expanded it is the whole text, wrapped and dimmed under a header.
  */
 import { paint, span, type RenderOptions, type SpanLine } from './style.js';
-import { clipSpans, graphemes, safeText, spansWidth, textWidth, wrapSpans } from './width.js';
+import { clipSpans, graphemes, safeProse, spansWidth, textWidth, wrapSpans } from './width.js';
 import { elapsed } from './units.js';
 
 export interface ReasoningInput {
@@ -35,7 +35,7 @@ export function renderReasoning(r: ReasoningInput, opts: ReasoningOptions): stri
     // end of the text is looked at, so a live render costs the same however long the think.
     const room = width - spansWidth(head) - 3; // ': ' and '…'
     const end = r.text.length > 8 * width + 8 ? r.text.slice(-(8 * width)) : r.text;
-    const gs = graphemes(safeText(end.replace(/\s+/g, ' ').trim()));
+    const gs = graphemes(safeProse(end.replace(/\s+/g, ' ').trim()));
     if (end !== r.text) gs.shift(); // the cut may have split the first cluster
     let tail = '';
     let used = 0;
@@ -58,7 +58,7 @@ export function renderReasoning(r: ReasoningInput, opts: ReasoningOptions): stri
       out.push([]);
       continue;
     }
-    out.push(...wrapSpans([span(safeText(para), 'dim', 'italic')], width, { first: [span('  ')], rest: [span('  ')] }));
+    out.push(...wrapSpans([span(safeProse(para), 'dim', 'italic')], width, { first: [span('  ')], rest: [span('  ')] }));
   }
   return out.map((l) => paint(spansWidth(l) > width ? clipSpans(l, width) : l, opts.color));
 }

@@ -18,7 +18,7 @@ import type { SessionEvent } from '../../session/events.js';
 import type { JsonValue } from '../../model/json.js';
 import { diffOf, editDiffs, type EditDiff } from '../../query/edit-diffs.js';
 import { paint, span, type RenderOptions, type Span, type SpanLine, type StyleName } from './style.js';
-import { clipSpans, safeText, spansWidth } from './width.js';
+import { clipSpans, safeProse, safeText, spansWidth } from './width.js';
 import { elapsed } from './units.js';
 
 /** One call as the renderers need it: the call, and its result once there is one. */
@@ -212,7 +212,7 @@ function bashLines(v: ToolCallView, opts: ToolRenderOptions): SpanLine[] {
   const lines = r.isError && r.errorCode && meta.timedOut !== true ? [] : bashOutput(r.text);
   const keep = opts.expanded ? BASH_TAIL.expanded : BASH_TAIL.collapsed;
   if (lines.length > keep) out.push([span(`  … ${plural(lines.length - keep, 'line')} above`, 'dim')]);
-  for (const l of lines.slice(-keep)) out.push([span('  │ ', 'dim'), span(safeText(l))]);
+  for (const l of lines.slice(-keep)) out.push([span('  │ ', 'dim'), span(safeProse(l))]);
   return out;
 }
 

@@ -9,16 +9,31 @@
  * would move it to its own tab stop, which no width function can know).
  */
 import stringWidth from 'string-width';
-import { escapeUnsafe } from '../../model/unsafe-chars.js';
+import { escapeUnsafe, escapeUnsafeText } from '../../model/unsafe-chars.js';
 import type { Span, SpanLine } from './style.js';
 
 const TAB = '    ';
 
-/** Text safe to print on one line: no controls (newlines too are escaped), tabs as spaces. */
+/**
+ * A name, command, path or title safe to print on one line: no controls, every character of the
+ * table escaped (newlines as spaces, tabs as spaces), so two that look alike are alike.
+ */
 export function safeText(s: string): string {
+  return escapeUnsafe(flatTabs(s));
+}
+
+/**
+ * Running text (an answer, a reasoning, a prompt, a tool's output) safe to print on one line: as
+ * `safeText`, but the joiners that an emoji or a word draws are kept (`escapeUnsafeText`), so ✔️
+ * and 👩‍💻 show as themselves and take their two columns.
+ */
+export function safeProse(s: string): string {
+  return escapeUnsafeText(flatTabs(s));
+}
+
+function flatTabs(s: string): string {
   const t = s.includes('\t') ? s.replace(/\t/g, TAB) : s;
-  const u = t.includes('\n') ? t.replace(/\n/g, ' ') : t;
-  return escapeUnsafe(u);
+  return t.includes('\n') ? t.replace(/\n/g, ' ') : t;
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

@@ -80,6 +80,17 @@ describe('markdown blocks', () => {
     expect(plain('```\n\x1b]0;title\x07\n```')).toEqual(['  \\e]0;title\\x07']);
   });
 
+  it('emoji and joined scripts are drawn, two columns an emoji, in prose, tables and code (review finding 4)', () => {
+    // ✔️ ⚠️ (VS16), 👩‍💻 (ZWJ), 👍🏽 (skin tone), 1️⃣ (keycap): each one grapheme of two columns.
+    expect(plain('Done ✔️ and 👩‍💻 coded it ⚠️ 👍🏽 1️⃣', 12)).toEqual(['Done ✔️ and', '👩‍💻 coded it', '⚠️ 👍🏽 1️⃣']);
+    // Persian with its ZWNJ (می‌خواهم), Hindi with its ZWJ (क्‍ष).
+    expect(plain('می‌خواهم क्‍ष')).toEqual(['می‌خواهم क्‍ष']);
+    expect(plain('| a | b |\n|---|---|\n| ✔️ | x |')).toEqual(['a  │ b', '───┼──', '✔️ │ x']);
+    expect(plain('```\nlog("✅ done ✔️")\n```')).toEqual(['  log("✅ done ✔️")']);
+    // Where they join nothing they are still shown.
+    expect(plain('a\u200db x\ufe0f')).toEqual(['a\\u200db x\\ufe0f']);
+  });
+
   it('HTML is shown as text, dimmed, never interpreted; entities decoded', () => {
     expect(plain('<div>x</div>\n\na &amp; b &#x263A;')).toEqual(['<div>x</div>', '', 'a & b ☺']);
     expect(styled('<b>x</b>')).toEqual(['\x1b[2m<b>\x1b[0mx\x1b[2m</b>\x1b[0m']);

@@ -131,6 +131,11 @@ describe('bash', () => {
     ]);
   });
 
+  it('output draws emoji; the command shows every joiner', () => {
+    const v = toolCallView(call('bash', { command: 'echo ✔️' }), result('✔️ 12 passed\n', { meta: { exitCode: 0 } }));
+    expect(plain(v)).toEqual(['● bash echo ✔\\ufe0f', '  exit 0 · 1.5s', '  │ ✔️ 12 passed']);
+  });
+
   it('output cannot drive the terminal', () => {
     const v = toolCallView(call('bash', { command: 'cat x' }), result('\x1b[2J\x1b]0;pwn\x07', { meta: { exitCode: 0 } }));
     expect(plain(v).at(-1)).toBe('  │ \\e[2J\\e]0;pwn\\x07');
