@@ -9,7 +9,6 @@
  * callbacks, so every model-visible input still goes through the agent's public API.
  */
 import {
-  CombinedAutocompleteProvider,
   type Component,
   Editor,
   matchesKey,
@@ -19,6 +18,7 @@ import {
   TUI,
   truncateToWidth,
 } from '@mariozechner/pi-tui';
+import { ChatCompletion } from './complete.js';
 import { ApprovalPrompt, type ApprovalChoice, type ApprovalQuestion } from './approval.js';
 import { Picker, type PickItem } from './picker.js';
 import { Transcript, type AnswerRenderer } from './transcript.js';
@@ -96,7 +96,7 @@ export class ChatScreen {
         noMatch: dim,
       },
     });
-    this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider(opts.commands, opts.cwd, null));
+    this.editor.setAutocompleteProvider(new ChatCompletion(opts.commands, opts.cwd));
     for (const h of opts.history) this.editor.addToHistory(h);
     this.editor.onSubmit = (text) => {
       if (text.trim() === '') return;

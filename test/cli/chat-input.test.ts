@@ -1,0 +1,71 @@
+/**
+ * `dsh chat` on a terminal, what the person types and reads: Tab completion of slash commands and
+ * `@path`, the attachment it makes, emoji and joined scripts drawn as themselves. The real binary
+ * in a real pseudo-terminal (node-pty + headless xterm), against the gated provider on 127.0.0.1.
+ */
+import { describe, expect, it } from 'vitest';
+import { storedLogs } from './support/agent.js';
+import { openChat, say, until, userTexts } from './support/chat-pty.js';
+
+const onlyLog = (home: string): string => {
+  const logs = storedLogs(home);
+  expect(logs).toHaveLength(1);
+  return logs[0]!;
+};
+/** The editor's text row: the row between its two rules that holds `text`. */
+const editorHas = (screen: string, re: RegExp): boolean => screen.split('\n').some((l) => re.test(l));
+
+describe('dsh chat on a terminal: input', { timeout: 120_000 }, () => {
+  it('Tab completes a slash command, and @path from the workspace files (.gitignore honoured); the file attaches', async () => {
+    const { home, c } = await openChat([say(['Read it.'])], {
+      files: {
+        'src/main.ts': 'export const main = 1;\n',
+        'src/other.ts': 'x\n',
+        'docs/my notes.md': 'spaced\n',
+        '.gitignore': 'ignored/\n',
+        'ignored/secret-main.ts': 'no\n',
+      },
+      size: { cols: 100, rows: 30 },
+    });
+    // A slash command: `/hel` + Tab is `/help ` in the editor, the list gone.
+    c.write('/hel');
+    await c.waitFor(/list the commands/);
+    c.write('\t');
+    await until(() => editorHas(c.screen(), /^\/help\s*$/) && !/list the commands/.test(c.screen()), '/help completed');
+    c.write('\x15'); // Ctrl-U: empty the editor
+    await until(() => !editorHas(c.screen(), /^\/help/), 'editor emptied');
+    // @path: the prefix narrows to one file, which Tab writes out; ignored/ is not offered.
+    c.write('look at @mai');
+    await until(() => /src\/main\.ts/.test(c.screen()), '@mai suggestions');
+    expect(c.screen()).not.toMatch(/secret-main/);
+    c.write('\t');
+    await until(() => editorHas(c.screen(), /^look at @src\/main\.ts\s*$/), '@src/main.ts completed');
+    // A path with a space completes spelled as a mention reads it (`\ `).
+    c.write('and @docs/my');
+    await until(() => /docs\/my notes\.md/.test(c.screen()), '@docs/my suggestions');
+    c.write('\t');
+    await until(() => editorHas(c.screen(), /^look at @src\/main\.ts and @docs\/my\\ notes\.md\s*$/), 'spaced path completed');
+    c.write('\r');
+    await c.waitFor(/Read it\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual([
+      'look at @src/main.ts and @docs/my\\ notes.md|' +
+        '<attached file="src/main.ts">\nexport const main = 1;\n</attached>|' +
+        '<attached file="docs/my notes.md">\nspaced\n</attached>',
+    ]);
+  });
+
+  it('emoji (VS16, ZWJ, skin tones, keycaps) and joined scripts show as themselves, in the answer and the prompt echo', async () => {
+    const answer = 'Tests ✔️ warnings ⚠️ by 👩‍💻 and 👨‍👩‍👧 👍🏽 1️⃣ می‌خواهم';
+    const { c } = await openChat([say(['Tests ✔️ warnings ⚠️ by 👩‍💻', ' and 👨‍👩‍👧 👍🏽 1️⃣ می‌خواهم'])], { size: { cols: 100, rows: 30 } });
+    c.write('ok ✔️ 👩‍💻?\r');
+    await c.waitFor(/می‌خواهم/);
+    const text = c.text();
+    expect(text).toContain(answer);
+    expect(text).toContain('› ok ✔️ 👩‍💻?');
+    expect(text).not.toMatch(/\\u(200d|200c|fe0f)/);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+  });
+});
