@@ -447,6 +447,26 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(await c.done).toBe(0);
   });
 
+  it('Ctrl-C with a steer queued: the turn stops, the steer is not lost but back in the editor, and Enter sends it', async () => {
+    const { p, home, c } = await open([say(['Starting', ' never finished'], 2), say(['Got the steer.'])]);
+    c.write('long job\r');
+    await p.requested(0);
+    await c.waitFor(/Starting/);
+    c.write('my steer\r');
+    await c.waitFor(/queued: my steer/);
+    c.write('\x03');
+    await c.waitFor(/the queued steer was not sent: back in the editor/);
+    await c.waitFor(/turn 1 · .*aborted/);
+    expect(c.screen()).not.toMatch(/queued:/);
+    // The editor (between its two rules) holds the steer's text.
+    expect(c.screen()).toMatch(/─{10,}\nmy steer *\n─{10,}/);
+    c.write('\r');
+    await c.waitFor(/Got the steer\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual(['long job', 'my steer']);
+  });
+
   it('Ctrl-C cancels the running turn (it ends aborted); a second Ctrl-C at the idle prompt leaves', async () => {
     const { p, home, c } = await open([say(['Starting', ' never finished'], 2)]);
     c.write('long job\r');

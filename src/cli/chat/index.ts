@@ -291,6 +291,21 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     'dim',
   );
 
+  /**
+   * Cancels the running turn. A cancel clears the agent's inbox, so queued steers will not enter:
+   * what was typed goes back into the editor, to send again or edit, never silently lost.
+   */
+  function cancelTurn(): void {
+    cancelling = true;
+    cur.coding.agent.cancel({ kind: 'user' });
+    const dropped = term?.screen.takeQueue() ?? [];
+    if (term && dropped.length > 0) {
+      term.screen.restoreToEditor(dropped.join('\n'));
+      const n = dropped.length;
+      renderer.note(`${n === 1 ? 'the queued steer was' : `${n} queued steers were`} not sent: back in the editor`, 'yellow');
+    }
+  }
+
   const control: ChatControl = {
     session: () => cur.session,
     path: () => cur.path,
@@ -298,10 +313,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     model: () => (override ? `${override.provider}:${override.model}` : `${s.ref.provider}:${s.ref.model}`),
     say: (text) => renderer.say(text),
     warn: (text) => renderer.note(text, 'yellow'),
-    cancel: () => {
-      cancelling = true;
-      cur.coding.agent.cancel({ kind: 'user' });
-    },
+    cancel: cancelTurn,
     exit: async () => {
       if (running()) cur.coding.agent.cancel({ kind: 'user' });
       leaveWhenIdle(EXIT_OK);
@@ -418,11 +430,8 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
         io.err.flush();
         io.proc?.exitNow(EXIT_SIGINT);
       }
-      cancelling = true;
-      cur.coding.agent.cancel({ kind: 'user' });
-      // A cancel clears the inbox: queued steers will not enter.
-      term?.screen.clearQueue();
       renderer.note('cancelling the turn (Ctrl-C again quits at once)', 'yellow');
+      cancelTurn();
       return;
     }
     // Ctrl-C with a half-typed prompt clears it; on an empty prompt it leaves.

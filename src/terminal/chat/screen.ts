@@ -193,8 +193,21 @@ export class ChatScreen {
     return had;
   }
 
-  clearQueue(): void {
+  /**
+   * The steers still queued, oldest first, and the queue emptied: a cancel drops them from the
+   * agent's inbox, and what the user typed must not vanish with them (restoreToEditor).
+   */
+  takeQueue(): string[] {
+    const texts = [...this.footer.queued.values()];
     this.footer.queued.clear();
+    this.render();
+    return texts;
+  }
+
+  /** Puts `text` back into the editor, before whatever is being typed there now. */
+  restoreToEditor(text: string): void {
+    const now = this.editor.getText();
+    this.editor.setText(now === '' ? text : `${text}\n${now}`);
     this.render();
   }
 
