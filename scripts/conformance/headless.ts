@@ -88,21 +88,27 @@ export async function runHeadlessScenario(dir: string): Promise<ScenarioResult> 
   try {
     const needs: string[] = [];
     const recorded = ['session.jsonl', 'parent.replay.jsonl'].map((f) => join(dir, f)).find((f) => existsSync(f));
-    const overrides = ['replay.override.json', 'parent.override.json'].filter((f) => existsSync(join(dir, f)));
-    if (overrides.length > 0) needs.push(`${overrides.join(', ')} (scripted model calls a log cannot encode: dsh's llm-replay overrides)`);
+    // dsh's llm-replay overrides: scripted model calls a log cannot encode, served by --replay-override.
+    const override = ['replay.override.json', 'parent.override.json'].map((f) => join(dir, f)).find((f) => existsSync(f));
     const args = ['run', '--output-format', 'stream-json', '--sandbox', 'danger-full-access', '--approval', 'never', '--cwd', box.cwd];
     let model = 'recorded log';
     if (recorded) args.push('--replay-model', concreteLog(recorded, box, 'recorded.jsonl'));
-    else if (hasSuccessfulCall(events)) {
+    else if (hasSuccessfulCall(events) || override) {
+      // The expected output is itself a recording; an override alone is served over its bare header.
+      const served = hasSuccessfulCall(events) ? events : [];
       const file = join(box.root, 'recorded.jsonl');
       const header = { type: 'session', version: 0, id: 'expected', createdAt: 0, cwd: box.cwd, delegationDepth: 0 };
-      writeFileSync(file, [header, ...events].map((e) => JSON.stringify(e).split('{{cwd}}').join(box.cwd)).join('\n') + '\n');
+      writeFileSync(file, [header, ...served].map((e) => JSON.stringify(e).split('{{cwd}}').join(box.cwd)).join('\n') + '\n');
       args.push('--replay-model', file);
-      model = 'the expected output (no recorded log)';
+      model = served.length > 0 ? 'the expected output (no recorded log)' : 'no recorded log';
     } else {
       const config = (events.find((e) => e.type === 'request/header')?.data?.header as { config?: { model?: string } } | undefined)?.config;
       args.push('--model', `deepseek:${config?.model ?? 'deepseek-v4-flash'}`);
       model = 'the real provider route, no key';
+    }
+    if (override) {
+      args.push('--replay-override', override);
+      model += ` patched by ${basename(override)}`;
     }
     args.push('-');
     const child = spawnDsh(args, box, TIMEOUT_MS);

@@ -23,9 +23,10 @@ export const DSH_BIN = join(REPO_ROOT, 'bin', 'dsh.js');
 
 /** The scenario folders under `dir` (every subfolder), sorted by name. */
 export function scenarioDirs(dir: string): string[] {
+  // Absolute: the runs' dsh processes start in scratch workspaces and are handed these files.
   return readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory())
-    .map((d) => join(dir, d.name))
+    .map((d) => resolve(dir, d.name))
     .sort();
 }
 

@@ -80,8 +80,6 @@ Examples:
       .command('acp')
       .description('serve the Agent Client Protocol on stdin/stdout: dsh as the agent of an editor (Zed, JetBrains, neovim)'),
   )
-    .option('--replay <log>', 'serve the model from this recorded session log, call by call, instead of a provider')
-    .option('--replay-override <file>', "patch the replayed calls (dsh's replay.override.json format)")
     .option('--config <file>', 'also read this config file, after the user and project files')
     .option('--no-compact', 'never compact the history automatically')
     .addHelpText(

@@ -42,8 +42,10 @@ export type CliErrorCode =
   | 'NEEDS_POSTGRES'
   /** `dsh sessions import` of a log with a torn tail (only whole logs are imported). */
   | 'TORN_TAIL'
-  /** `--replay-model`: the log cannot be read, or records no model call to serve. */
-  | 'REPLAY_LOG_INVALID';
+  /** `--replay-model`: the log cannot be read, or is not a session log. */
+  | 'REPLAY_LOG_INVALID'
+  /** `--replay-override`: the file cannot be read, is not JSON, or is not an override (its JSON path named). */
+  | 'REPLAY_OVERRIDE_INVALID';
 
 const USAGE_CODES: ReadonlySet<CliErrorCode> = new Set(['USAGE', 'SEQ_OUT_OF_RANGE', 'TURN_NOT_FOUND', 'CALL_NOT_FOUND', 'NO_TASK']);
 

@@ -23,7 +23,8 @@
  */
 import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
 import { messageArray } from '../model/history.js';
-import type { GenerateRequest, LlmCallConfig, AdapterDefaults } from '../model/request.js';
+import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
+import { recordedDefaults, recordedModelInfo } from './recorded-call.js';
 import type { StreamChunk } from '../model/stream.js';
 import type { Message } from '../model/message.js';
 import { LlmError } from '../model/failure.js';
@@ -135,30 +136,12 @@ export class ReplayAdapter implements LlmAdapter {
 
   /** Fills in what the recorded adapter filled in (marked `adapterDefaults`), so the logged header matches. */
   resolveCall(config: LlmCallConfig): ResolvedCall {
-    const { attempt } = this.peek();
-    const recorded = attempt ? this.recording.headerBefore(attempt.firstSeq)?.header : undefined;
-    if (!recorded?.adapterDefaults || recorded.config.provider !== config.provider || recorded.config.model !== config.model)
-      return { config };
-    const out: LlmCallConfig = { ...config };
-    const marked: AdapterDefaults = {};
-    for (const k of Object.keys(recorded.adapterDefaults) as (keyof AdapterDefaults)[]) {
-      const v = recorded.config[k];
-      if (recorded.adapterDefaults[k] && out[k] === undefined && v !== undefined) {
-        (out as unknown as Record<string, unknown>)[k] = v;
-        marked[k] = true;
-      }
-    }
-    return Object.keys(marked).length > 0 ? { config: out, adapterDefaults: marked } : { config: out };
+    return recordedDefaults(this.recording, this.peek().attempt?.firstSeq, config);
   }
 
   /** The context window the recording's route context gave the model, if any. */
   modelInfo(model: string): ModelInfo | undefined {
-    for (let i = this.recording.events.length - 1; i >= 0; i--) {
-      const e = this.recording.events[i]!;
-      if (e.type === 'request/context' && e.data.model === model && e.data.contextWindow !== undefined)
-        return { contextWindow: e.data.contextWindow };
-    }
-    return undefined;
+    return recordedModelInfo(this.recording, model);
   }
 
   /** What the recording says the model was sent for this attempt. */

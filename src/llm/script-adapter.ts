@@ -1,7 +1,8 @@
 /**
  * A recording's model calls as a script, served to a live surface in call order: call N of the
- * live run gets entry N. What the ACP conformance runner (`npm run conformance:acp`) and any other
- * surface replay (`dsh acp --replay`) serve instead of a provider.
+ * live run gets entry N. The one way a surface is fed recorded model streams instead of a
+ * provider: `--replay-model LOG [--replay-override FILE]` on `dsh run`, `chat`, `sdk` and `acp`
+ * (src/cli/agent/replay-model.ts), which the conformance runners and the surface tests use.
  *
  * Unlike `ReplayAdapter`, which places attempts by the live turn and step, a script does not ask
  * where the live run stands: a surface's turns start when its client says so, and dsh's snapshot
@@ -22,14 +23,15 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LlmAdapter } from './adapter.js';
-import type { GenerateRequest } from '../model/request.js';
+import type { LlmAdapter, ModelInfo, ResolvedCall } from './adapter.js';
+import { recordedDefaults, recordedModelInfo } from './recorded-call.js';
+import type { GenerateRequest, LlmCallConfig } from '../model/request.js';
 import type { StreamChunk } from '../model/stream.js';
 import { CodedError } from '../model/coded-error.js';
 import { LlmError } from '../model/failure.js';
 import type { SessionEvent } from '../session/events.js';
 import { validateEventData } from '../session/validate.js';
-import { indexRecording } from '../session/recording.js';
+import { indexRecording, type RecordedLog } from '../session/recording.js';
 
 export type ScriptEntry =
   | { kind: 'chunks'; chunks: StreamChunk[] }
@@ -116,9 +118,16 @@ export function parseScriptOverride(value: unknown, file: string): ScriptOverrid
   return { kind: 'patch', patches };
 }
 
+/** One call of a script: what it serves, and where the recording has it (absent for an override's entry). */
+export interface ScriptCall {
+  entry: ScriptEntry;
+  /** Seq of the recorded call's first event: its request header and context are the ones before it. */
+  seq?: number;
+}
+
 /** The recording's calls in order (compaction summaries the model wrote included), patched by the override. */
-export function buildScript(events: readonly SessionEvent[], override?: ScriptOverride, file = 'replay.override.json'): ScriptEntry[] {
-  const calls: { seq: number; entry: ScriptEntry }[] = indexRecording(events).attempts.map((a) => ({
+export function buildScript(events: readonly SessionEvent[], override?: ScriptOverride, file = 'replay.override.json'): ScriptCall[] {
+  const calls: ScriptCall[] = indexRecording(events).attempts.map((a) => ({
     seq: a.firstSeq,
     entry: a.finish ? { kind: 'chunks', chunks: a.chunks } : { kind: 'hang', chunks: a.chunks },
   }));
@@ -135,13 +144,13 @@ export function buildScript(events: readonly SessionEvent[], override?: ScriptOv
     chunks.push({ type: 'finish', reason: { kind: 'stop' } });
     calls.push({ seq: e.seq, entry: { kind: 'chunks', chunks } });
   }
-  const derived = calls.sort((a, b) => a.seq - b.seq).map((c) => c.entry);
+  const derived = calls.sort((a, b) => a.seq! - b.seq!);
   if (!override) return derived;
-  if (override.kind === 'replace') return override.entries;
+  if (override.kind === 'replace') return override.entries.map((entry) => ({ entry }));
   for (const p of override.patches) {
     if (p.at > derived.length)
       throw new ScriptOverrideError(file, '$.patches', `call ${p.at} is past the ${derived.length} recorded call(s) (equal appends)`);
-    derived[p.at] = p.entry;
+    derived[p.at] = { entry: p.entry };
   }
   return derived;
 }
@@ -152,21 +161,37 @@ export interface ScriptAdapterOptions {
   /** Where a hang's `readyFile` is created (relative paths resolve here). */
   cwd?: string;
   override?: ScriptOverride;
+  /** Names the override in errors (default `replay.override.json`). */
+  overrideFile?: string;
 }
 
 /** Serves a recording's model calls in order (see the module comment). */
 export class ScriptAdapter implements LlmAdapter {
   readonly providers: readonly string[];
   readonly script: readonly ScriptEntry[];
+  private readonly calls: readonly ScriptCall[];
+  private readonly recording: RecordedLog;
   private next = 0;
 
   constructor(
     events: readonly SessionEvent[],
     private readonly opts: ScriptAdapterOptions = {},
   ) {
-    this.script = buildScript(events, opts.override);
-    const recorded = indexRecording(events).providers;
+    this.calls = buildScript(events, opts.override, opts.overrideFile);
+    this.script = this.calls.map((c) => c.entry);
+    this.recording = indexRecording(events);
+    const recorded = this.recording.providers;
     this.providers = opts.providers ?? (recorded.length > 0 ? recorded : ['deepseek']);
+  }
+
+  /** The next call's recorded defaults (an override's entry has none), so the logged header matches the recording's. */
+  resolveCall(config: LlmCallConfig): ResolvedCall {
+    return recordedDefaults(this.recording, this.calls[this.next]?.seq, config);
+  }
+
+  /** The context window the recording's route context gave the model, if any. */
+  modelInfo(model: string): ModelInfo | undefined {
+    return recordedModelInfo(this.recording, model);
   }
 
   /** Calls served so far. */

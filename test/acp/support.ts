@@ -1,6 +1,6 @@
 /**
  * Drives the real `dsh acp` (the CLI built from the current sources) as a subprocess with the
- * ACP SDK's client side. The model is a script of recorded-stream entries (`--replay` of a
+ * ACP SDK's client side. The model is a script of recorded-stream entries (`--replay-model` of a
  * header-only log, `--replay-override` holding the calls), so no provider and no key are needed;
  * DSH_HOME is a private temp dir.
  */
@@ -98,7 +98,7 @@ export function startAgent(
   writeFileSync(override, JSON.stringify(script));
   const proc = spawn(
     process.execPath,
-    [builtBin(), 'acp', '--replay', log, '--replay-override', override, '--sandbox', 'workspace-write', ...(opts.args ?? [])],
+    [builtBin(), 'acp', '--replay-model', log, '--replay-override', override, '--sandbox', 'workspace-write', ...(opts.args ?? [])],
     {
       cwd: h.workspace,
       env: { ...process.env, DSH_HOME: h.home, DSH_MODEL: '', NO_COLOR: '1', DEEPSEEK_API_KEY: undefined },

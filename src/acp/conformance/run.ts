@@ -3,7 +3,7 @@
  * (made writable: the fixtures are read-only), a private DSH_HOME whose user config trusts that
  * workspace (so a project's hook configuration, installed where Claude Code and Codex keep it, is
  * honoured by whatever bridge reads it), the recorded log with `{{cwd}}` made the scratch path
- * served by `--replay` (and the scenario's `replay.override.json`), the recorded policy as
+ * served by `--replay-model` (and the scenario's `replay.override.json` by `--replay-override`), the recorded policy as
  * `--sandbox`/`--approval`, and the official SDK's client driving it from `input.json`,
  * answering permission requests in order. Every byte `dsh acp` writes on stdout is kept: that is
  * what is compared with dsh's.
@@ -105,7 +105,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<Scenar
     writeFileSync(log, s.sessionText.split('{{cwd}}').join(cwd));
 
     const [exe, ...pre] = opts.command;
-    const args = [...pre, 'acp', '--replay', log, '--sandbox', s.policy.sandbox, '--approval', s.policy.approval];
+    const args = [...pre, 'acp', '--replay-model', log, '--sandbox', s.policy.sandbox, '--approval', s.policy.approval];
     if (s.overrideFile) args.push('--replay-override', s.overrideFile);
     const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home, DSH_MODEL: '', NO_COLOR: '1' };
     for (const k of Object.keys(env)) if (/_API_KEY$/.test(k)) delete env[k];

@@ -6,7 +6,7 @@
  * the JSON path (or line).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CodedError } from '../../model/coded-error.js';
 import { loadJsonl } from '../../session/codec/load.js';
 import type { SessionEvent } from '../../session/events.js';
@@ -131,7 +131,9 @@ export function recordedPolicy(events: readonly SessionEvent[]): { sandbox: Sand
   return { sandbox: 'danger-full-access', approval: 'never' };
 }
 
-export function loadScenario(dir: string, name = dir.split('/').filter(Boolean).at(-1) ?? dir): Scenario {
+export function loadScenario(given: string, name = given.split('/').filter(Boolean).at(-1) ?? given): Scenario {
+  // Absolute: the files are handed to a dsh running in the scenario's scratch workspace.
+  const dir = resolve(given);
   const inputFile = join(dir, 'input.json');
   const { steps, permissionAnswers } = parseInput(readJson(inputFile), inputFile);
   const sessionFile = join(dir, 'session.jsonl');

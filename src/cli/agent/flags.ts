@@ -24,8 +24,10 @@ export interface ModelFlags {
   /** `--no-compact` sets it to false: no automatic compaction (manual /compact still works). */
   compact?: boolean;
   config?: string;
-  /** `--replay-model <log>`: serve the model's replies from a recorded session log. */
+  /** `--replay-model <log>`: serve the model's replies from a recorded session log (replay-model.ts). */
   replayModel?: string;
+  /** `--replay-override <file>`: patch those replies (dsh's `replay.override.json` format). */
+  replayOverride?: string;
 }
 
 export interface AgentFlags extends ModelFlags {
@@ -102,8 +104,9 @@ export function addModelFlags(cmd: Command): Command {
     .option('--no-network', 'run shell commands without a network (bubblewrap --unshare-net; default: the config, then on)')
     .option(
       '--replay-model <log>',
-      "serve the model's replies from a recorded session log, in order (no key, no network; tools run for real)",
-    );
+      "serve the model's replies from a recorded session log, call by call (no key, no network; tools run for real)",
+    )
+    .option('--replay-override <file>', "with --replay-model: replace or patch the replayed calls (dsh's replay.override.json format)");
 }
 
 /** Combinations commander cannot express. */

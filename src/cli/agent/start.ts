@@ -28,7 +28,7 @@ export { workspaceDir } from '../workspace.js';
 import { workspaceDir } from '../workspace.js';
 import { indexPath } from '../home.js';
 import { finishIndex, indexAsWritten } from './search-index.js';
-import { replayModel } from './replay-model.js';
+import { loadReplay, replayModel, type ReplayScript } from './replay-model.js';
 
 function holdsAny(file: string, values: readonly string[]): boolean {
   try {
@@ -123,17 +123,21 @@ export async function agentSetup(
   cwd: string,
   flags: ModelFlags,
   io: Io,
-  extras: Pick<ChooseModelOptions, 'adapters' | 'resolveAttachment' | 'customRoutes'> = {},
+  extras: Pick<ChooseModelOptions, 'adapters' | 'resolveAttachment' | 'customRoutes'> & {
+    /** The flags' recording, already read (`dsh acp` reads it once for all its workspaces). */
+    replay?: ReplayScript;
+  } = {},
 ): Promise<Pick<AgentSession, 'config' | 'configWarnings' | 'ref' | 'adapter' | 'coding' | 'environWarning'>> {
   const loaded = await loadConfig({ cwd, env: io.env, ...(flags.config !== undefined ? { file: flags.config } : {}) });
   const llm = llmSection(loaded.config);
   // Chosen once, against the CLI's environment (not whatever the process had), and passed down
   // to the coding preset and the agent as it is; the adapter is made now, so a missing key fails
   // here, before any log exists.
-  const choice =
-    flags.replayModel !== undefined
-      ? replayModel(flags.replayModel, flags.model, io.env, llm).choice
-      : chooseModel({ spec: flags.model, env: io.env, config: llm, ...extras });
+  const { replay: given, ...choose } = extras;
+  const replay = given ?? loadReplay(flags);
+  const choice = replay
+    ? replayModel(replay, { spec: flags.model, cwd, env: io.env, config: llm, resolveAttachment: choose.resolveAttachment }).choice
+    : chooseModel({ spec: flags.model, env: io.env, config: llm, ...choose });
   const ref: ModelRef = { provider: choice.config.provider, model: choice.config.model };
   const adapter = choice.adapter()!;
   // The keys are read: from here on no secret is printed, and dsh's own environment block (which
