@@ -78,7 +78,7 @@ export function renderStatus(s: StatusInput, opts: RenderOptions): string[] {
     const pct = Math.round((100 * s.context.used) / s.context.window);
     parts.push({ rank: 1, spans: [span(`ctx ${pct}%`, pct >= 90 ? 'red' : pct >= 70 ? 'yellow' : 'dim')] });
   } else if (s.context && s.context.used > 0) parts.push({ rank: 1, spans: [span(`ctx ${compactCount(s.context.used)}`, 'dim')] });
-  if (s.approval) parts.push({ rank: 6, spans: [span(`ask ${safeText(s.approval)}`, 'dim')] });
+  if (s.approval) parts.push({ rank: 6, spans: [span(`approval ${safeText(s.approval)}`, 'dim')] });
   if (s.sandbox) parts.push({ rank: 7, spans: [span(safeText(s.sandbox), 'dim')] });
 
   const join = (ps: Part[]): SpanLine => ps.flatMap((p, i) => (i === 0 ? p.spans : [span(' · ', 'dim'), ...p.spans]));

@@ -25,7 +25,16 @@ const full: StatusInput = {
 describe('status line', () => {
   it('shows every part when the width allows', () => {
     expect(renderStatus(full, { width: 200, color: false })).toEqual([
-      '⠸ 12.3s · deepseek-v4-pro · in 12k out 678 · cache 40k · $0.012 · ctx 41% · ask on-request · workspace-write',
+      '⠸ 12.3s · deepseek-v4-pro · in 12k out 678 · cache 40k · $0.012 · ctx 41% · approval on-request · workspace-write',
+    ]);
+  });
+
+  it('names the approval policy as such: `approval never`, `approval ask` (not `ask never`, `ask ask`)', () => {
+    expect(renderStatus({ busy: false, frame: 0, elapsedMs: 0, approval: 'never' }, { width: 80, color: false })).toEqual([
+      '0.0s · approval never',
+    ]);
+    expect(renderStatus({ busy: false, frame: 0, elapsedMs: 0, approval: 'ask' }, { width: 80, color: false })).toEqual([
+      '0.0s · approval ask',
     ]);
   });
 
@@ -39,7 +48,7 @@ describe('status line', () => {
 
   it('drops sandbox, approval, cache, model, cost, tokens in that order as the width shrinks', () => {
     const at = (w: number) => stripStyles(renderStatus(full, { width: w, color: false })[0]!);
-    expect(at(90)).toBe('⠸ 12.3s · deepseek-v4-pro · in 12k out 678 · cache 40k · $0.012 · ctx 41% · ask on-request');
+    expect(at(95)).toBe('⠸ 12.3s · deepseek-v4-pro · in 12k out 678 · cache 40k · $0.012 · ctx 41% · approval on-request');
     expect(at(75)).toBe('⠸ 12.3s · deepseek-v4-pro · in 12k out 678 · cache 40k · $0.012 · ctx 41%');
     expect(at(72)).toBe('⠸ 12.3s · deepseek-v4-pro · in 12k out 678 · $0.012 · ctx 41%');
     expect(at(60)).toBe('⠸ 12.3s · in 12k out 678 · $0.012 · ctx 41%');
