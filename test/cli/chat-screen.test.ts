@@ -467,7 +467,7 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(userTexts(onlyLog(home))).toEqual(['long job', 'my steer']);
   });
 
-  it('Ctrl-C cancels the running turn (it ends aborted); a second Ctrl-C at the idle prompt leaves', async () => {
+  it('Ctrl-C cancels the running turn (it ends aborted); at the idle prompt one Ctrl-C asks for a second, which leaves', async () => {
     const { p, home, c } = await open([say(['Starting', ' never finished'], 2)]);
     c.write('long job\r');
     await p.requested(0);
@@ -476,7 +476,22 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     await c.waitFor(/cancelling the turn/);
     await c.waitFor(/turn 1 · .*aborted/);
     c.write('\x03');
+    await c.waitFor(/press Ctrl-C again to leave/);
+    const stillOpen = await Promise.race([c.done.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 300))]);
+    expect(stillOpen).toBe(true);
+    c.write('\x03');
     expect(await c.done).toBe(0);
     expect(turnEnds(logEvents(onlyLog(home))).map((e) => e.data.reason.kind)).toEqual(['aborted']);
+  });
+
+  it('a second Ctrl-C while the turn is being cancelled quits at once with 130, the log flushed', async () => {
+    const { p, home, c } = await open([say(['Starting', ' never finished'], 2)]);
+    c.write('long job\r');
+    await p.requested(0);
+    await c.waitFor(/Starting/);
+    c.write('\x03\x03');
+    expect(await c.done).toBe(130);
+    const events = logEvents(onlyLog(home));
+    expect(events.some((e) => e.type === 'user/message')).toBe(true);
   });
 });

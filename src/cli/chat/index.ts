@@ -8,9 +8,9 @@
  * they come, with the same meaning (a line arriving while a turn runs steers it), so scripts and
  * tests can drive it through a pipe; end of input waits for the running turn, then leaves.
  *
- * Ctrl-C cancels the running turn (a second one while it winds down quits at once, the log
- * flushed); at an idle prompt it leaves, as do Ctrl-D and /exit. SIGTERM cancels, then leaves
- * with 143.
+ * Ctrl-C cancels the running turn (a second one while it winds down quits at once with 130, the
+ * log flushed); at an idle prompt on a terminal it leaves when pressed twice within 5 s (once on a
+ * pipe), and Ctrl-D and /exit leave. SIGTERM cancels, then leaves with 143.
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { CodingAgent } from '../../coding/agent.js';
@@ -40,6 +40,9 @@ import { findSession, storeFor } from '../session-ref.js';
 import { workspaceDir } from '../workspace.js';
 
 export type ChatOptions = AgentFlags;
+
+/** How long a first Ctrl-C at an idle prompt waits for the second that leaves. */
+const QUIT_AGAIN_MS = 5000;
 
 interface Current {
   coding: CodingAgent;
@@ -414,6 +417,8 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     } else agent.followup(text);
   };
 
+  /** When Ctrl-C was last pressed at an idle, empty prompt: a second press within the window leaves. */
+  let quitArmedAt = Number.NEGATIVE_INFINITY;
   const interrupt = (): void => {
     if (pending) pending.done('cancelled');
     if (term?.screen.cancelQuestion()) return;
@@ -434,8 +439,16 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       cancelTurn();
       return;
     }
-    // Ctrl-C with a half-typed prompt clears it; on an empty prompt it leaves.
+    // Ctrl-C with a half-typed prompt clears it. On an empty prompt of a terminal it leaves only
+    // when pressed twice: a quick double press meant to stop a turn that had just ended on its own
+    // (or been cancelled by the first press) must not end the chat.
     if (term && term.screen.editorText() !== '') return term.screen.clearEditor();
+    if (tty && Date.now() - quitArmedAt > QUIT_AGAIN_MS) {
+      quitArmedAt = Date.now();
+      renderer.note('press Ctrl-C again to leave (or Ctrl-D, /exit)', 'dim');
+      showPrompt();
+      return;
+    }
     finish(EXIT_OK);
   };
 
