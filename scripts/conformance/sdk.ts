@@ -117,6 +117,19 @@ export function missingFeatures(
   return [...needs, ...stop];
 }
 
+/**
+ * The agent preset a recording was made under. dsh records it only in the session header when
+ * it is not the default, and its snapshot scenarios choose it in their composition instead, so
+ * it is read from the tools called: `str_replace_editor` exists only in dsh's `minimal` preset.
+ */
+export function presetFlags(records: readonly LogRecord[]): string[] {
+  const header = records[0] as { agentPreset?: unknown } | undefined;
+  const named = typeof header?.agentPreset === 'string' ? header.agentPreset : undefined;
+  if (named === 'minimal' || (named === undefined && calledTools(records).includes('str_replace_editor')))
+    return ['--agent-preset', 'minimal'];
+  return [];
+}
+
 export async function runSdkScenario(dir: string): Promise<ScenarioResult> {
   const name = basename(dir);
   const fail = (detail: string[], needs: string[] = []): ScenarioResult => ({ name, pass: false, matched: 0, total: 0, detail, needs });
@@ -135,7 +148,11 @@ export async function runSdkScenario(dir: string): Promise<ScenarioResult> {
     if (!prompt || typeof header.id !== 'string' || !config?.provider || !config.model)
       return fail(['the recording has no session id, prompt or request header to drive the run with']);
     const sessionId = header.id;
-    const child = spawnDsh(['sdk', '--replay-model', rec, '--sandbox', 'danger-full-access', '--approval', 'never'], box, TIMEOUT_MS);
+    const child = spawnDsh(
+      ['sdk', '--replay-model', rec, '--sandbox', 'danger-full-access', '--approval', 'never', ...presetFlags(records)],
+      box,
+      TIMEOUT_MS,
+    );
     let runError: string | undefined;
     try {
       child.send(

@@ -12,7 +12,7 @@ import { isModelChoice, type ModelChoice } from '../llm/model-choice.js';
 import { keyVariables } from '../llm/secrets.js';
 import { configuredSecrets } from './secrets.js';
 import type { Session } from '../session/session.js';
-import { codingTools, type CodingToolsOptions } from '../tools/coding-tools.js';
+import { codingTools, isToolSet, type CodingToolsOptions, type ToolSet } from '../tools/coding-tools.js';
 import { permissions, shellEnforcement, type PermissionsOptions } from '../tools/permissions/plugin.js';
 import type { ApprovalPolicy, SandboxMode, SandboxReport } from '../tools/permissions/modes.js';
 import { permissionsOptionsFrom } from '../tools/config-options.js';
@@ -23,7 +23,7 @@ import { hookBridge, loadHookConfigs, type HookFile } from './hook-bridge/index.
 import type { RetryPolicyOptions } from '../agent/retry.js';
 import { compaction, type CompactionOptions } from '../compaction/engine.js';
 import { mergeCompactionConfig } from '../compaction/policy.js';
-import { CODING_SYSTEM_PROMPT } from './prompt.js';
+import { CODING_SYSTEM_PROMPT, MINIMAL_SYSTEM_PROMPT } from './prompt.js';
 import { sessionTitle } from './title.js';
 import { defaultContextSections, gitBranch, runtimeContext, workspaceInstructions, type ContextSection } from './context.js';
 
@@ -55,6 +55,15 @@ export interface CodingAgentOptions {
   ask?: readonly string[];
   deny?: readonly string[];
   tools?: CodingToolsOptions;
+  /**
+   * dsh's agent presets, which choose the tools: `standard` (the built-in tools) or `minimal`
+   * (a persistent-shell `bash` and `str_replace_editor`, with a prompt for them). Absent: the one
+   * the session last recorded (`agent-preset/selected`), else `standard`. A choice that differs
+   * from the recorded one is recorded.
+   */
+  agentPreset?: ToolSet;
+  /** Used instead of `standard` when neither `agentPreset` nor the session names one (the CLI's DSH_AGENT_PRESET). */
+  defaultAgentPreset?: ToolSet;
   /** Connect the config's MCP servers (default true). */
   mcp?: boolean;
   /** Appended to the base system prompt. */
@@ -136,13 +145,18 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     policySections.push({ name: 'network', text: 'Network: off for shell commands (they cannot reach other hosts or local services)' });
   // Every provider key (built-in or configured, selected or not), header value and URL
   // credential stays out of shell commands, under whatever name it is copied.
+  const recorded = opts.session ? recordedPreset(opts.session) : undefined;
+  const preset: ToolSet = opts.agentPreset ?? recorded ?? opts.defaultAgentPreset ?? 'standard';
   const tools = {
     ...(perms.bubblewrap !== undefined ? { bubblewrap: perms.bubblewrap } : {}),
     ...opts.tools,
+    toolSet: preset,
     hideEnv: [...(opts.tools?.hideEnv ?? []), ...keyVariables(llm)],
     hideValues: [...(opts.tools?.hideValues ?? []), ...configuredSecrets(config, process.env)],
   };
   const plugins: Plugin[] = [
+    // Only a change is recorded: a session that never chose stays as it was written (`standard`).
+    ...(preset !== (recorded ?? 'standard') ? [recordPreset(preset)] : []),
     codingTools(tools),
     permissions(perms),
     runtimeContext(() => {
@@ -184,12 +198,13 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
       ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}),
     },
   };
+  const base = preset === 'minimal' ? MINIMAL_SYSTEM_PROMPT : CODING_SYSTEM_PROMPT;
   let agent: Agent;
   try {
     agent = assembleAgent({
       model,
       cwd,
-      system: opts.system ? `${CODING_SYSTEM_PROMPT}\n\n${opts.system}` : CODING_SYSTEM_PROMPT,
+      system: opts.system ? `${base}\n\n${opts.system}` : base,
       plugins,
       ...(opts.session ? { session: opts.session } : {}),
       ...(opts.approve ? { approve: opts.approve } : {}),
@@ -210,5 +225,18 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
       await agent.dispose();
       await mcp?.close();
     },
+  };
+}
+
+/** The agent preset a session last recorded (`agent-preset/selected`, dsh's event), if it is one this build has. */
+export function recordedPreset(session: Session): ToolSet | undefined {
+  let last: unknown;
+  for (const e of session.eventsOfType(['agent-preset/selected'])) last = e.data.agentPreset;
+  return isToolSet(last) ? last : undefined;
+}
+
+function recordPreset(preset: ToolSet): Plugin {
+  return (host) => {
+    host.session.append('agent-preset/selected', { agentPreset: preset });
   };
 }

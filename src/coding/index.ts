@@ -1,6 +1,7 @@
 export { createCodingAgent, type CodingAgent, type CodingAgentOptions } from './agent.js';
 export * from './hook-bridge/index.js';
-export { CODING_SYSTEM_PROMPT } from './prompt.js';
+export { CODING_SYSTEM_PROMPT, MINIMAL_SYSTEM_PROMPT } from './prompt.js';
+export { recordedPreset } from './agent.js';
 export {
   runtimeContext,
   workspaceInstructions,

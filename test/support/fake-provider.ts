@@ -8,6 +8,7 @@
  * see `faults.ts` for named faults and stream builders.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterEach } from 'vitest';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type SsePart =
@@ -165,4 +166,20 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * For a test file whose tests each start one fake: `const fake = fakeProviderPerTest()` at the
+ * top level, then `await fake(script)` in a test; it is closed after each test.
+ */
+export function fakeProviderPerTest(): (script: FakeScript) => Promise<FakeProvider> {
+  let provider: FakeProvider | undefined;
+  afterEach(async () => {
+    await provider?.close();
+    provider = undefined;
+  });
+  return async (script) => {
+    provider = await startFakeProvider({ script });
+    return provider;
+  };
 }

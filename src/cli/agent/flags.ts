@@ -7,6 +7,7 @@ import { Option, InvalidArgumentError, type Command } from 'commander';
 import { SANDBOX_MODES, APPROVAL_POLICIES, type ApprovalPolicy, type SandboxMode } from '../../tools/permissions/modes.js';
 import { parseRule, PermissionRuleError } from '../../tools/permissions/rules.js';
 import { CliError } from '../errors.js';
+import { TOOL_SETS, type ToolSet } from '../../tools/coding-tools.js';
 
 /** What `addModelFlags` parses (plus the config file and compaction switch the worker shares). */
 export interface ModelFlags {
@@ -28,6 +29,8 @@ export interface ModelFlags {
   replayModel?: string;
   /** `--replay-override <file>`: patch those replies (dsh's `replay.override.json` format). */
   replayOverride?: string;
+  /** `--agent-preset`: which tools the model gets (dsh's agent presets). */
+  agentPreset?: ToolSet;
 }
 
 export interface AgentFlags extends ModelFlags {
@@ -106,7 +109,14 @@ export function addModelFlags(cmd: Command): Command {
       '--replay-model <log>',
       "serve the model's replies from a recorded session log, call by call (no key, no network; tools run for real)",
     )
-    .option('--replay-override <file>', "with --replay-model: replace or patch the replayed calls (dsh's replay.override.json format)");
+    .option('--replay-override <file>', "with --replay-model: replace or patch the replayed calls (dsh's replay.override.json format)")
+    .addOption(
+      new Option(
+        '--agent-preset <name>',
+        "the model's tools: standard (the built-ins) or minimal (a persistent bash and str_replace_editor) (default: the " +
+          "session's recorded preset, then DSH_AGENT_PRESET, then standard)",
+      ).choices(TOOL_SETS),
+    );
 }
 
 /** Combinations commander cannot express. */

@@ -27,6 +27,7 @@ import { scrubEnviron } from '../environ.js';
 export { workspaceDir } from '../workspace.js';
 import { workspaceDir } from '../workspace.js';
 import { indexPath } from '../home.js';
+import { isToolSet, TOOL_SETS } from '../../tools/coding-tools.js';
 import { finishIndex, indexAsWritten } from './search-index.js';
 import { loadReplay, replayModel, type ReplayScript } from './replay-model.js';
 
@@ -181,6 +182,14 @@ export async function agentSetup(
   if (flags.ask.length) coding.ask = flags.ask;
   if (flags.deny.length) coding.deny = flags.deny;
   if (flags.compact === false) coding.compaction = { auto: false };
+  if (flags.agentPreset !== undefined) coding.agentPreset = flags.agentPreset;
+  // dsh's variable: a default a stored session's own recorded preset outranks (as in dsh).
+  const fromEnv = io.env.DSH_AGENT_PRESET?.trim();
+  if (fromEnv) {
+    if (!isToolSet(fromEnv))
+      throw new CliError('USAGE', `DSH_AGENT_PRESET=${JSON.stringify(fromEnv)} names no agent preset here: use ${TOOL_SETS.join(' or ')}`);
+    coding.defaultAgentPreset = fromEnv;
+  }
   return {
     config: loaded.config,
     configWarnings: loaded.warnings,
