@@ -8,7 +8,8 @@
 import type { Store, StoreSessionInfo } from '../store/index.js';
 import { EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
-import { pickSession, storeFor } from './session-ref.js';
+import { pickSession } from './session-ref.js';
+import { storeFor } from './store.js';
 import { humanTime, listRows, type SessionSummary } from './sessions.js';
 import { oneLine, plural, safeJson, truncate } from './text.js';
 

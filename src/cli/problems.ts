@@ -4,8 +4,9 @@
  */
 import { SessionError, type LogWarning } from '../session/index.js';
 import { CliError } from './errors.js';
-import { StoreError } from '../store/index.js';
-import { ImportError } from '../import/index.js';
+// The error classes alone (leaf modules): every command loads this file, most never the store or the importers.
+import { StoreError } from '../store/errors.js';
+import { ImportError } from '../import/errors.js';
 import { oneLine } from './text.js';
 import type { Output } from './output.js';
 

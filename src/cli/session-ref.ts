@@ -7,12 +7,18 @@ import { existsSync } from 'node:fs';
 import type { SessionInfo, Store, StoreListing, StoreSessionInfo } from '../store/index.js';
 import { CliError } from './errors.js';
 import { registerLoaded, STDIN } from './read-log.js';
-import { storeFor } from './store.js';
+
+/**
+ * The store, loaded on first use: `dsh log show FILE` (a path) never needs it, and the store and
+ * config layers are a good part of a command's start-up.
+ */
+async function openStore(env: NodeJS.ProcessEnv): Promise<Store> {
+  const { storeFor } = await import('./store.js');
+  return storeFor(env);
+}
 
 /** The shortest prefix accepted, so a stray short word never matches by accident. */
 export const MIN_PREFIX = 4;
-
-export { storeFor } from './store.js';
 
 /** The session `ref` names: an exact id first, then a unique prefix. */
 export async function findSession(store: Store, ref: string): Promise<StoreSessionInfo> {
@@ -61,7 +67,7 @@ function idLike(arg: string): boolean {
  */
 export async function resolveSessionArg(arg: string, env: NodeJS.ProcessEnv): Promise<{ path: string } | { store: Store; id: string }> {
   if (arg === STDIN || existsSync(arg) || !idLike(arg)) return { path: arg };
-  const store = await storeFor(env);
+  const store = await openStore(env);
   if (store.kind === 'jsonl') return { path: await resolveLogArg(arg, env) };
   try {
     return { store, id: (await findSession(store, arg)).id };
@@ -80,7 +86,7 @@ export async function resolveSessionArg(arg: string, env: NodeJS.ProcessEnv): Pr
  */
 export async function resolveLogArg(arg: string, env: NodeJS.ProcessEnv): Promise<string> {
   if (arg === STDIN || existsSync(arg) || !idLike(arg)) return arg;
-  const store = await storeFor(env);
+  const store = await openStore(env);
   try {
     const info = await findSession(store, arg);
     if (store.kind === 'jsonl') return (info as SessionInfo).path;

@@ -13,7 +13,8 @@ import { foldSpaces } from '../model/unsafe-chars.js';
 import { isPg } from './store.js';
 import { CliError, EXIT_OK } from './errors.js';
 import type { Io } from './output.js';
-import { findSession, storeFor } from './session-ref.js';
+import { findSession } from './session-ref.js';
+import { storeFor } from './store.js';
 import { workspaceDir } from './workspace.js';
 import { isoTime, oneLine, plural, safeJson, truncate } from './text.js';
 

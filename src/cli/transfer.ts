@@ -17,7 +17,8 @@ import { encodeJsonl } from '../session/index.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM } from './errors.js';
 import type { Io } from './output.js';
 import { readLog } from './read-log.js';
-import { findSession, storeFor } from './session-ref.js';
+import { findSession } from './session-ref.js';
+import { storeFor } from './store.js';
 import { oneLine, plural, safeJson } from './text.js';
 
 export interface ExportOptions {

@@ -349,15 +349,14 @@ export class Session {
 
   /** Events from `fromSeq` (inclusive) to the end, without copying the whole log. */
   *since(fromSeq: number): IterableIterator<SessionEvent> {
-    for (let seq = Math.max(0, fromSeq); seq < this.count; ) {
-      const slot = this.starts === undefined ? this.log[seq]! : this.log[this.recordOf(seq)]!;
-      if (slot instanceof ChunkRun) {
-        for (let k = seq - slot.seq0; k < slot.length; k++) yield slot.member(k);
-        seq = slot.seq0 + slot.length;
-      } else {
-        yield slot;
-        seq++;
-      }
+    // Record by record: the record holding `fromSeq` is searched once, not once per record.
+    const log = this.log;
+    const first = Math.max(0, fromSeq);
+    if (first >= this.count) return;
+    for (let r = this.starts === undefined ? first : this.recordOf(first); r < log.length; r++) {
+      const slot = log[r]!;
+      if (slot instanceof ChunkRun) for (let k = Math.max(0, first - slot.seq0); k < slot.length; k++) yield slot.member(k);
+      else yield slot;
     }
   }
 
@@ -368,16 +367,16 @@ export class Session {
    * (statistics, a scan for one call id) instead of paying for an object per chunk.
    */
   *records(fromSeq = 0): IterableIterator<SessionEvent | ChunkRunView> {
-    for (let seq = Math.max(0, fromSeq); seq < this.count; ) {
-      const slot = this.starts === undefined ? this.log[seq]! : this.log[this.recordOf(seq)]!;
+    // Record by record, as `since`: a binary search per record was most of a timeline's pass.
+    const log = this.log;
+    const first = Math.max(0, fromSeq);
+    if (first >= this.count) return;
+    for (let r = this.starts === undefined ? first : this.recordOf(first); r < log.length; r++) {
+      const slot = log[r]!;
       if (slot instanceof ChunkRun) {
-        if (seq === slot.seq0) yield slot;
-        else for (let k = seq - slot.seq0; k < slot.length; k++) yield slot.member(k);
-        seq = slot.seq0 + slot.length;
-      } else {
-        yield slot;
-        seq++;
-      }
+        if (slot.seq0 >= first) yield slot;
+        else for (let k = first - slot.seq0; k < slot.length; k++) yield slot.member(k);
+      } else yield slot;
     }
   }
 

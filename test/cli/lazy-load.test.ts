@@ -141,12 +141,19 @@ describe('what each command loads', () => {
     expect(heavyIn(listed.modules)).toEqual({});
   });
 
-  it('dsh log check, show and messages of a small file: no heavy module', async () => {
+  it('dsh log check, show and messages of a small file: no heavy module (show and messages: not the store)', async () => {
     const file = examplePath;
     for (const cmd of ['check', 'show', 'messages']) {
       const { run, modules } = await traced(['log', cmd, file]);
       expect(run.code, `${cmd}: ${run.stderr}`).toBe(0);
       expect(heavyIn(modules), cmd).toEqual({});
+      // A path names a file: the store (and the config it reads) loads only for a session id.
+      // (check reads the config for its prices, which loads the store layer.)
+      if (cmd !== 'check')
+        expect(
+          modules.filter((m) => /\/dist\/(store\/(index|store|load)|config\/config)\.js$/.test(m)),
+          cmd,
+        ).toEqual([]);
     }
   });
 

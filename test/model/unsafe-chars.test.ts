@@ -11,6 +11,8 @@ import {
   escapeUnsafeText,
   foldSpaces,
   isFoldableSpace,
+  isPlainUnit,
+  UNSAFE_PATTERN,
   UNSAFE_CHAR_CLASS,
   UNSAFE_CHARS,
   unsafeCharsModule,
@@ -112,6 +114,64 @@ describe('the unsafe-character table', () => {
       fc.property(fc.array(piece, { maxLength: 24 }), (parts) => {
         const s = parts.join('');
         expect(read(escapeUnsafe(s))).toBe(s);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // escapeUnsafe skips the expression for strings of "plain" units only (issue 13): its result
+  // must be the expression's replace on every input.
+  const definition = (s: string): string => s.replace(new RegExp(UNSAFE_PATTERN, 'gu'), escapeUnsafeChar);
+
+  it('calls plain only UTF-16 units that the pattern can never match, nor make a neighbour match', () => {
+    const table = new Set(EXPECTED_UNSAFE);
+    const wrong: string[] = [];
+    for (let u = 0; u <= 0xffff; u++) {
+      if (!isPlainUnit(u)) continue;
+      // A plain unit is not in the table, not a backslash (which can start an escape), and not
+      // a surrogate (half of a pair that may be a TAG character).
+      if (table.has(u) || u === 0x5c || (u >= 0xd800 && u <= 0xdfff)) wrong.push(u.toString(16));
+    }
+    expect(wrong).toEqual([]);
+    // The common text is plain: ASCII prose, tab and newline, accented Latin, CJK, Hangul.
+    for (const c of 'Az09 ~{}\t\né\u00ff\u0100\u4e2d\u6587\uac00') expect(isPlainUnit(c.charCodeAt(0)), c).toBe(true);
+  });
+
+  it('equals the expression on any text, plain or not (the fast path changes nothing)', () => {
+    // Every unit alone, after a letter and beside a backslash, over the whole BMP.
+    const wrong: string[] = [];
+    for (let u = 0; u <= 0xffff; u++) {
+      const c = String.fromCharCode(u);
+      for (const s of [c, `a${c}`, `\\${c}`, `${c}\\`, `x\\${c}y`]) if (escapeUnsafe(s) !== definition(s)) wrong.push(u.toString(16));
+    }
+    expect(wrong).toEqual([]);
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '\\',
+        'e',
+        'r',
+        'x',
+        'u',
+        ' ',
+        'a',
+        'é',
+        '\u4e2d',
+        '\u202e',
+        '\u001b',
+        '\r',
+        '\t',
+        '\n',
+        '\u00ad',
+        '\u3164',
+        '\u3165',
+      ),
+      fc.constantFrom('\ud800', '\udc00', '\ud83d\ude00', '\u{e0041}', '\u{e0100}', '\ufeff', '\u034f', '\u034e'),
+      fc.string({ unit: 'binary', maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (parts) => {
+        const s = parts.join('');
+        expect(escapeUnsafe(s)).toBe(definition(s));
       }),
       { numRuns: 3000 },
     );

@@ -79,6 +79,26 @@ describe('eventsOfType and lastOfType', () => {
     expect(member).toHaveBeenCalled();
   });
 
+  it('since() and records() from every seq hold exactly the events at(seq) gives, in order', () => {
+    // They walk the log record by record (one search for the first); a run that starts before
+    // `from` gives its remaining members, a run from `from` on comes whole.
+    for (const [name, s] of logs) {
+      const all = Array.from({ length: s.length }, (_, q) => s.at(q)!);
+      for (let from = -1; from <= s.length + 1; from++) {
+        const want = all.slice(Math.max(0, from));
+        expect([...s.since(from)], `${name} since(${from})`).toEqual(want);
+        const flat: SessionEvent[] = [];
+        for (const r of s.records(from)) {
+          if (r instanceof ChunkRun) {
+            expect(r.seq0, `${name} records(${from}): a whole run starts at or after from`).toBeGreaterThanOrEqual(from);
+            for (let k = 0; k < r.length; k++) flat.push(r.member(k));
+          } else flat.push(r as SessionEvent);
+        }
+        expect(flat, `${name} records(${from})`).toEqual(want);
+      }
+    }
+  });
+
   it('equal a filter over since(), from any seq, for any set of types', () => {
     for (const [name, s] of logs) {
       fc.assert(

@@ -15,7 +15,8 @@ import { persist, type OpenSession, type Store, type StoreSessionInfo } from '..
 import type { ApprovalHandler } from '../../tools/pipeline.js';
 import { CliError } from '../errors.js';
 import type { Io } from '../output.js';
-import { findSession, storeFor } from '../session-ref.js';
+import { findSession } from '../session-ref.js';
+import { storeFor } from '../store.js';
 import { checkSessionsRoot } from '../home.js';
 import { oneLine } from '../text.js';
 import { checkFlags, policyFlags, type AgentFlags, type ModelFlags } from './flags.js';

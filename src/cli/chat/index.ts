@@ -36,7 +36,8 @@ import { AttachError, withAttachments } from '../../terminal/chat/attach.js';
 import { ChatTerminal, type ScreenHooks } from './screen.js';
 import { recentSessions } from './resume.js';
 import { checkFlags } from '../agent/flags.js';
-import { findSession, storeFor } from '../session-ref.js';
+import { findSession } from '../session-ref.js';
+import { storeFor } from '../store.js';
 import { workspaceDir } from '../workspace.js';
 
 export type ChatOptions = AgentFlags;

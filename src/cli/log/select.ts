@@ -6,10 +6,9 @@
  */
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { SessionStore, type SessionInfo } from '../../store/index.js';
+import type { SessionInfo } from '../../store/index.js';
 import { CliError } from '../errors.js';
 import type { Io } from '../output.js';
-import { storeFor } from '../session-ref.js';
 import { oneLine } from '../text.js';
 
 export interface Selection {
@@ -40,6 +39,8 @@ export function wantsStore(sel: Selection): boolean {
 
 /** The store's sessions matching the selection, oldest first; what could not be listed goes to stderr. */
 export async function selectStored(sel: Selection, io: Io): Promise<{ sessions: SessionInfo[]; root: string }> {
+  // Loaded here, not with the module: `dsh log`'s option parsing imports parseSince from it.
+  const [{ storeFor }, { SessionStore }] = await Promise.all([import('../store.js'), import('../../store/index.js')]);
   const store = await storeFor(io.env);
   if (!(store instanceof SessionStore)) {
     await store.close();
