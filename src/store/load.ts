@@ -1,8 +1,10 @@
 /**
  * Reading a stored log into a `Session` with the codec's own loaders, so a stored log means
- * exactly what `dsh log check` says it means. Files up to a threshold (64 MiB by default) are
- * read whole and handed to `loadJsonl`; bigger files go to `loadJsonlFile`, which streams the
- * file in chunks and never holds its text (the session's compact chunk runs are the only copy).
+ * exactly what `dsh log check` says it means. Every file, whatever its size, goes to
+ * `loadJsonlFile`, which streams it in 1 MiB chunks and never holds its text (the session's
+ * compact chunk runs are the only copy). Small files were once read whole: for a packed log that
+ * put the whole text beside the session it was decoding into, and a 20 MB packed session peaked
+ * above a 97 MB streamed one (issue 13 item 5).
  *
  * Besides the loaded log, the store needs to know where the good bytes end: a torn tail starts
  * there, and an open for writing moves what follows into a sidecar before truncating. The codec
@@ -13,7 +15,6 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   buildResumeIndex,
-  loadJsonl,
   loadJsonlFile,
   loadJsonlIndexed,
   parseResumeIndex,
@@ -25,15 +26,11 @@ import {
 /** The resume index beside a session's log (a cache: see session/codec/resume-index.ts). */
 export const RESUME_INDEX_FILE = 'resume-index.json';
 
-export const DEFAULT_STREAM_THRESHOLD = 64 * 1024 * 1024;
-
 export interface LogLoad extends LoadedLog {
   /** Bytes of the file that hold the header and every loaded line (the torn tail starts here). */
   goodLength: number;
   /** Does the good region end with a newline? (A last line that parsed may lack one.) */
   endsWithNewline: boolean;
-  /** Was the file streamed rather than read whole? */
-  streamed: boolean;
   /** With `resumeIndex`: was the prefix read through the sidecar index? */
   fromIndex?: boolean;
   /** With `resumeIndex`: the index of the file as loaded, when it changed (to be written), or undefined. */
@@ -44,8 +41,6 @@ export interface ReadLogOptions {
   file?: string;
   knownTypes?: ReadonlySet<string>;
   clock?: () => number;
-  /** Files larger than this are streamed (default 64 MiB). */
-  streamThreshold?: number;
   /** `{{token}}` placeholders (tokenised fixtures only): see `LoadOptions`. */
   placeholders?: 'warn' | 'error';
   /** Close a turn left open with crash-repair events (default true): see `LoadOptions`. */
@@ -111,32 +106,11 @@ export function lineStartInFile(path: string, line: number): number {
   }
 }
 
-function lineStartInBuffer(buf: Buffer, line: number): number {
-  let pos = 0;
-  for (let l = 1; l < line; l++) {
-    const nl = buf.indexOf(0x0a, pos);
-    if (nl < 0) return buf.length;
-    pos = nl + 1;
-  }
-  return pos;
-}
-
 function lastByteIsNewline(fh: FileHandle | number, at: number): boolean {
   if (at === 0) return true;
   const b = Buffer.alloc(1);
   readSync(typeof fh === 'number' ? fh : fh.fd, b, 0, 1, at - 1);
   return b[0] === 0x0a;
-}
-
-async function readWhole(fh: FileHandle, size: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(size);
-  let off = 0;
-  while (off < size) {
-    const { bytesRead } = await fh.read(buf, off, size - off, off);
-    if (bytesRead === 0) break;
-    off += bytesRead;
-  }
-  return off === size ? buf : buf.subarray(0, off);
 }
 
 /** Load the log at `path` (open as `fh`, `size` bytes long). */
@@ -152,7 +126,7 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
     if (indexed) {
       const { resumeIndex, fromIndex, ...loaded } = indexed;
       const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;
-      const out: LogLoad = { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), streamed: true, fromIndex };
+      const out: LogLoad = { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), fromIndex };
       if (resumeIndex !== undefined && resumeIndex !== index) out.newIndex = resumeIndex;
       return out;
     }
@@ -160,15 +134,9 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
     const built = buildResumeIndex(path, full);
     return { ...full, fromIndex: false, ...(built ? { newIndex: built } : {}) };
   }
-  if (size > (opts.streamThreshold ?? DEFAULT_STREAM_THRESHOLD)) {
-    const loaded = loadJsonlFile(path, lo);
-    const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;
-    return { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), streamed: true };
-  }
-  const buf = await readWhole(fh, size);
-  const loaded = loadJsonl(buf, lo);
-  const goodLength = loaded.tornTail ? lineStartInBuffer(buf, loaded.tornTail.line) : buf.length;
-  return { ...loaded, goodLength, endsWithNewline: goodLength === 0 || buf[goodLength - 1] === 0x0a, streamed: false };
+  const loaded = loadJsonlFile(path, lo);
+  const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;
+  return { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength) };
 }
 
 /** Load a log by path, read-only. */

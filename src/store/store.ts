@@ -44,8 +44,6 @@ export interface SessionStoreOptions {
   clock?: () => number;
   /** Plugin event types this reader owns, besides the built-in vocabulary. */
   knownTypes?: ReadonlySet<string>;
-  /** Logs bigger than this are streamed on open (default 64 MiB). */
-  streamThreshold?: number;
   /**
    * Resume through the sidecar index beside each log (`resume-index.json`, a cache rebuilt from
    * the log when missing or stale; default true). Off: every open loads the whole file.
@@ -293,11 +291,10 @@ export class SessionStore implements Store {
     return this.wrap(load.session, path, lock, writer, warnings, recovery, sink);
   }
 
-  private readOptions(path: string): { file: string; clock?: () => number; knownTypes?: ReadonlySet<string>; streamThreshold?: number } {
-    const o: { file: string; clock?: () => number; knownTypes?: ReadonlySet<string>; streamThreshold?: number } = { file: path };
+  private readOptions(path: string): { file: string; clock?: () => number; knownTypes?: ReadonlySet<string> } {
+    const o: { file: string; clock?: () => number; knownTypes?: ReadonlySet<string> } = { file: path };
     if (this.opts.clock) o.clock = this.opts.clock;
     if (this.opts.knownTypes) o.knownTypes = this.opts.knownTypes;
-    if (this.opts.streamThreshold !== undefined) o.streamThreshold = this.opts.streamThreshold;
     return o;
   }
 

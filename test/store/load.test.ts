@@ -1,8 +1,8 @@
 /**
- * How the store reads a log: whole (`loadJsonl`) up to the stream threshold, streamed
- * (`loadJsonlFile`) above it. Both must give the reference verdict (`loadJsonl` on the file's
- * text: same events, warnings, torn tail, repair, or the same refusal), and the same good-byte
- * length, which must be exactly the lines before the torn tail.
+ * How the store reads a log: streamed (`loadJsonlFile`), whatever its size (small logs were once
+ * read whole). It must give the reference verdict (`loadJsonl` on the file's bytes: same events,
+ * warnings, torn tail, repair, or the same refusal), and a good-byte length that is exactly the
+ * lines before the torn tail.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -51,35 +51,29 @@ function summarize(
 async function verdicts(
   text: string | Buffer,
   placeholders?: 'warn',
-): Promise<{ ref: Verdict; whole: Verdict; streamed: Verdict; good: (number | boolean)[][] }> {
+): Promise<{ ref: Verdict; streamed: Verdict; good: [number, boolean] | undefined }> {
   const file = join(tempDir(), 'session.jsonl');
   writeFileSync(file, text);
   const p = placeholders ? { placeholders } : {};
   // From the bytes, so the reference checks them as UTF-8 too (a text has no bytes left to check).
   const ref = summarize(() => loadJsonl(readFileSync(file), { file, clock: () => T0, ...p }));
-  const out: Verdict[] = [];
-  const good: (number | boolean)[][] = [];
-  for (const streamThreshold of [Infinity, 0]) {
-    const fh = await open(file, 'r');
-    try {
-      const size = (await fh.stat()).size;
-      const r = await readLog(fh, file, size, { clock: () => T0, streamThreshold, ...p }).then(
-        (x) => ({ ok: x }),
-        (e: unknown) => ({ err: e }),
-      );
-      if ('ok' in r) good.push([r.ok.goodLength, r.ok.endsWithNewline, r.ok.streamed]);
-      out.push(
-        'ok' in r
-          ? summarize(() => r.ok)
-          : summarize(() => {
-              throw r.err;
-            }),
-      );
-    } finally {
-      await fh.close();
-    }
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const r = await readLog(fh, file, size, { clock: () => T0, ...p }).then(
+      (x) => ({ ok: x }),
+      (e: unknown) => ({ err: e }),
+    );
+    const streamed =
+      'ok' in r
+        ? summarize(() => r.ok)
+        : summarize(() => {
+            throw r.err;
+          });
+    return { ref, streamed, good: 'ok' in r ? [r.ok.goodLength, r.ok.endsWithNewline] : undefined };
+  } finally {
+    await fh.close();
   }
-  return { ref, whole: out[0]!, streamed: out[1]!, good };
 }
 
 function sampleLog(turns = 2, opts: { openTurnAfter?: number } = {}): string {
@@ -230,19 +224,16 @@ const CASES: [string, () => string | Buffer][] = [
   ['a header without delegationDepth', () => '{"type":"session","version":0,"id":"x","createdAt":1}\n'],
 ];
 
-describe('whole and streamed reads agree with loadJsonl', () => {
+describe("the store's streamed read agrees with loadJsonl", () => {
   for (const [name, make] of CASES) {
     it(name, async () => {
       const text = make();
       const raw = Buffer.from(text);
-      const { ref, whole, streamed, good } = await verdicts(text);
+      const { ref, streamed, good } = await verdicts(text);
       if (Buffer.isBuffer(text)) expect((ref.warnings as { code: string }[]).filter((w) => w.code === 'INVALID_UTF8')).toHaveLength(2);
-      expect(whole).toEqual(ref);
       expect(streamed).toEqual(ref);
       if ('error' in ref) return;
-      expect(good.map(([g, nl]) => [g, nl])).toEqual([good[0]!.slice(0, 2), good[0]!.slice(0, 2)]);
-      expect(good.map((g) => g[2])).toEqual([false, true]);
-      const [goodLength] = good[0]! as [number];
+      const [goodLength, endsWithNewline] = good!;
       const torn = ref.tornTail as { line: number } | null;
       if (torn) {
         // Exactly the lines before the torn one.
@@ -252,6 +243,8 @@ describe('whole and streamed reads agree with loadJsonl', () => {
       } else {
         expect(goodLength).toBe(raw.length);
       }
+      // Computed from the bytes: the good region ends with a newline (or is empty).
+      expect(endsWithNewline).toBe(goodLength === 0 || raw[goodLength - 1] === 0x0a);
     });
   }
 
@@ -263,8 +256,7 @@ describe('whole and streamed reads agree with loadJsonl', () => {
   it.runIf(real.length > 0)(`on the ${real.length} real dsh logs (placeholders kept, as for fixtures)`, async () => {
     let loaded = 0;
     for (const f of real) {
-      const { ref, whole, streamed } = await verdicts(readFileSync(sharedPath('fixtures', 'dsh', f)), 'warn');
-      expect(whole, f).toEqual(ref);
+      const { ref, streamed } = await verdicts(readFileSync(sharedPath('fixtures', 'dsh', f)), 'warn');
       expect(streamed, f).toEqual(ref);
       if (!('error' in ref)) loaded++;
     }
@@ -273,10 +265,10 @@ describe('whole and streamed reads agree with loadJsonl', () => {
   });
 });
 
-describe('open() of a log above the stream threshold', () => {
+describe('open() of a small log', () => {
   it('streams it, moves the torn tail to a sidecar and persists the repair', async () => {
     const root = tempDir();
-    const st = new SessionStore({ root, clock: fixedClock(), streamThreshold: 0 });
+    const st = new SessionStore({ root, clock: fixedClock() });
     const a = await st.create({ cwd: '/w', id: 'big' });
     appendTurn(a.session);
     appendTurn(a.session, { stopAfter: 10 });

@@ -8,7 +8,7 @@
  *
  *   parse  read the file, JSON.parse every line (the floor: no validation, no session)
  *   codec  loadJsonl(whole-file string), the session layer's reference loader
- *   open   SessionStore.open (streams files above 64 MiB)
+ *   open   SessionStore.open (streams the file)
  */
 import { closeSync, openSync, readFileSync, writeSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
