@@ -14,6 +14,7 @@
  * The server runs until the client closes the connection; then every running turn ends `aborted`
  * (cause `disposed`) and every log is closed.
  */
+import { realpath } from 'node:fs/promises';
 import { Readable, Writable } from 'node:stream';
 import {
   agent as acpAgent,
@@ -21,6 +22,7 @@ import {
   ndJsonStream,
   PROTOCOL_VERSION,
   type AgentConnection,
+  type AgentContext,
   type ClientCapabilities,
   type InitializeResponse,
   type SessionInfo,
@@ -30,6 +32,8 @@ import type { CodingAgent } from '../coding/agent.js';
 import type { OpenSession, Store } from '../store/index.js';
 import type { ApprovalHandler } from '../tools/pipeline.js';
 import type { AttachmentStore } from './attachments.js';
+import { clientFs } from './client-fs.js';
+import { clientTerminal } from './client-terminal.js';
 import { COMMANDS } from './commands.js';
 import { AcpError, toRequestError } from './errors.js';
 import type { Policy } from './modes.js';
@@ -65,6 +69,21 @@ function noExtraDirectories(dirs: readonly string[] | undefined | null): void {
     );
 }
 
+/**
+ * The tools the client's capabilities change: its file system for the file tools' reads, writes
+ * and edits of workspace files (client-fs.ts), its terminal for commands the sandbox policy
+ * leaves unconfined (client-terminal.ts). Without them, the local tools run as they are.
+ */
+function clientTools(
+  caps: ClientCapabilities,
+  opts: { client: AgentContext; sessionId: string; root: string; started: (callId: string, terminalId: string) => void },
+): Plugin[] {
+  const out: Plugin[] = [];
+  if (caps.fs?.readTextFile === true || caps.fs?.writeTextFile === true) out.push(clientFs({ ...opts, caps: caps.fs }));
+  if (caps.terminal === true) out.push(clientTerminal(opts));
+  return out;
+}
+
 /** Runs handler code with every failure turned into the JSON-RPC error the client gets. */
 async function answer<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
@@ -92,14 +111,28 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
 
   const open = async (stored: OpenSession): Promise<AcpSession> => {
     const client = conn!.client;
-    const s = await AcpSession.open(stored, {
+    const sessionId = stored.session.id;
+    // The client terminals calls ran in; `s` exists before any call runs.
+    const terminals = new Map<string, string>();
+    let s: AcpSession | undefined;
+    const plugins = clientTools(caps, {
+      client,
+      sessionId,
+      root: await realpath(stored.session.header.cwd ?? process.cwd()),
+      started: (callId, terminalId) => {
+        terminals.set(callId, terminalId);
+        s?.send({ sessionUpdate: 'tool_call_update', toolCallId: callId, content: [{ type: 'terminal', terminalId }] });
+      },
+    });
+    s = await AcpSession.open(stored, {
       client,
       attachments: host.attachments,
       warn: host.warn,
+      terminalOf: (callId) => terminals.get(callId),
       build: (policy) =>
         host.codingAgent(stored, {
           policy,
-          plugins: [],
+          plugins,
           approve: permissionHandler({
             sessionId: stored.session.id,
             session: stored.session,
@@ -229,7 +262,6 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
   conn = app.connect(
     ndJsonStream(Writable.toWeb(output) as WritableStream<Uint8Array>, Readable.toWeb(input) as ReadableStream<Uint8Array>),
   );
-  void caps;
   await conn.closed.catch(() => undefined);
   const all = [...sessions.values()];
   sessions.clear();

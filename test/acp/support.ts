@@ -58,6 +58,8 @@ export function toolCall(id: string, name: string, args: unknown): { kind: 'chun
   };
 }
 
+export type ClientApp = ReturnType<typeof acpClient>;
+
 export interface Harness {
   home: string;
   workspace: string;
@@ -86,7 +88,13 @@ export interface Agent {
 export function startAgent(
   h: Harness,
   script: unknown[],
-  opts: { answer?: (r: RequestPermissionRequest) => RequestPermissionResponse; args?: string[]; name?: string } = {},
+  opts: {
+    answer?: (r: RequestPermissionRequest) => RequestPermissionResponse;
+    args?: string[];
+    name?: string;
+    /** More client handlers (a client that offers fs or terminal). */
+    handlers?: (app: ClientApp) => ClientApp;
+  } = {},
 ): Agent {
   const name = opts.name ?? 'script';
   const log = join(h.dir, `${name}.jsonl`);
@@ -109,7 +117,7 @@ export function startAgent(
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const updates: SessionNotification[] = [];
   const permissions: RequestPermissionRequest[] = [];
-  const app = acpClient({ name: 'test-client' })
+  const base = acpClient({ name: 'test-client' })
     .onNotification('session/update', ({ params }) => {
       updates.push(params);
     })
@@ -117,6 +125,7 @@ export function startAgent(
       permissions.push(params);
       return opts.answer ? opts.answer(params) : { outcome: { outcome: 'cancelled' } };
     });
+  const app = opts.handlers ? opts.handlers(base) : base;
   const conn = app.connect(
     ndJsonStream(Writable.toWeb(proc.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(proc.stdout!) as ReadableStream<Uint8Array>),
   );

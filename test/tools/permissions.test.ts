@@ -362,3 +362,35 @@ describe('hidden paths (dsh config files holding literal keys)', () => {
     }
   });
 });
+
+describe('unconfined plans (what a shell/run listener may run outside dsh, e.g. an editor terminal)', () => {
+  /** Every foreground plan's `unconfined` mark, seen by a listener at the end of `shell/run`. */
+  async function marks(p: PermissionsOptions, args: Record<string, unknown> = {}): Promise<(boolean | undefined)[]> {
+    const seen: (boolean | undefined)[] = [];
+    const spy: Plugin = (host) => host.on('shell/run', async (x, next) => (seen.push(x.plan.unconfined), next(x)));
+    const root = tempDir();
+    const agent = agentFor(root, [codingTools({ ripgrep: 'off' }), permissions(p), spy], { approve: () => 'allowed-once' });
+    await call(agent, 'bash', { command: 'true', ...args });
+    return seen;
+  }
+
+  it('without a sandbox backend every command is unconfined (the mode holds for the file tools only)', async () => {
+    expect(await marks({ sandbox: 'workspace-write', approval: 'never', bubblewrap: NO_BWRAP })).toEqual([true]);
+  });
+
+  withBwrap('with bubblewrap', () => {
+    it('only full access with the network on and nothing hidden is unconfined', async () => {
+      expect(await marks({ sandbox: 'read-only' })).toEqual([undefined]);
+      expect(await marks({ sandbox: 'workspace-write' })).toEqual([undefined]);
+      expect(await marks({ sandbox: 'danger-full-access' })).toEqual([true]);
+      expect(await marks({ sandbox: 'danger-full-access', network: false })).toEqual([undefined]);
+      expect(await marks({ sandbox: 'danger-full-access', hidePaths: [join(tempDir(), 'config.json')] })).toEqual([undefined]);
+      expect(await marks({ sandbox: 'danger-full-access', exposedKeys: 'test' })).toEqual([undefined]);
+    });
+
+    it('an approved escalation is unconfined for its one call', async () => {
+      const args = { sandbox_permissions: 'danger-full-access', justification: 'test' };
+      expect(await marks({ sandbox: 'workspace-write' }, args)).toEqual([true]);
+    });
+  });
+});

@@ -4,6 +4,7 @@
  * scenario, the first differing message of each failure, and N/M. Exit status 0 when every
  * failure names a feature this agent lacks, 1 when one does not (a regression), 2 on bad usage.
  */
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkAll, report } from './index.js';
 
@@ -15,7 +16,8 @@ async function main(argv: string[]): Promise<number> {
     const a = argv[i]!;
     if (a === '--jobs') jobs = Number(argv[++i]);
     else if (a === '--only') only = new Set((argv[++i] ?? '').split(','));
-    else if (dir === undefined && !a.startsWith('-')) dir = a;
+    // Absolute: each scenario's dsh acp runs in its own scratch workspace, where a relative DIR means nothing.
+    else if (dir === undefined && !a.startsWith('-')) dir = resolve(a);
     else {
       process.stderr.write(`conformance:acp: unexpected argument ${JSON.stringify(a)}\n`);
       return 2;

@@ -98,6 +98,7 @@ function format(r: RunResult, timeoutMs: number, sandbox: SandboxReport | undefi
   if (tail.length) text += `${text.endsWith('\n') ? '' : '\n'}${tail.join('\n')}`;
   const meta: Record<string, JsonObject[keyof JsonObject]> = { exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut };
   if (sandbox) meta.sandbox = { ...sandbox };
+  if (r.ranIn !== undefined) meta.ranIn = r.ranIn;
   if (r.stdout.spillPath) meta.stdoutSpill = r.stdout.spillPath;
   if (r.stderr.spillPath) meta.stderrSpill = r.stderr.spillPath;
   const result: ToolResultValue = { content: text, meta };
@@ -141,12 +142,8 @@ export function bashTool(env: BuiltinEnv): ToolDefinition<Args> {
         };
       }
       const timeoutMs = Math.min(args.timeoutMs ?? env.bash.defaultTimeoutMs, env.bash.maxTimeoutMs);
-      const r = await runForeground(plan, {
-        timeoutMs,
-        signal: ctx.signal,
-        maxOutputBytes: env.bash.maxOutputBytes,
-        spillDir: env.spillDir,
-      });
+      const options = { timeoutMs, signal: ctx.signal, maxOutputBytes: env.bash.maxOutputBytes, spillDir: env.spillDir };
+      const r = await ctx.bus.waterfall('shell/run', { request: req, plan, options }, (x) => runForeground(x.plan, x.options));
       if (r.spawnError !== undefined && r.exitCode === null && !r.timedOut && !r.aborted) {
         throw new ToolError('BASH_SPAWN_FAILED', `the shell could not be started (${plan.file}): ${r.spawnError}`);
       }

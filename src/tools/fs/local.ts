@@ -45,7 +45,8 @@ export interface LocalFsOptions {
   bubblewrap?: string | false;
 }
 
-const abs = (r: FsRequest): string => (isAbsolute(r.path) ? r.path : resolve(r.root, r.path));
+/** The absolute path a request names (confinement has already made it a checked real path). */
+export const requestPath = (r: FsRequest): string => (isAbsolute(r.path) ? r.path : resolve(r.root, r.path));
 
 function typeOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FsEntry['type'] {
   return st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other';
@@ -117,22 +118,32 @@ async function openExisting(r: FsRequest, loc: Located, p: string, verb: string,
   }
 }
 
-async function readOpen(fh: FileHandle, st: Stats, p: string, maxBytes: number): Promise<{ text: string; bytes: number }> {
-  if (st.size > maxBytes) {
+/** A text read's size limit: the caller pages or searches a bigger file instead. */
+export function checkReadSize(p: string, size: number, maxBytes: number): void {
+  if (size > maxBytes) {
     throw new FsError(
       'FS_TOO_LARGE',
-      `cannot read "${p}": it is ${st.size} bytes, over the ${maxBytes}-byte limit; search it with grep or read it in parts with ` +
+      `cannot read "${p}": it is ${size} bytes, over the ${maxBytes}-byte limit; search it with grep or read it in parts with ` +
         'bash (e.g. sed -n)',
     );
   }
+}
+
+/** A file whose first 8 KiB hold a NUL byte is not text. */
+export function checkNotBinary(p: string, bytes: Buffer): void {
+  if (bytes.subarray(0, 8192).includes(0))
+    throw new FsError('FS_BINARY', `cannot read "${p}": it looks like a binary file (it contains NUL bytes)`);
+}
+
+async function readOpen(fh: FileHandle, st: Stats, p: string, maxBytes: number): Promise<{ text: string; bytes: number }> {
+  checkReadSize(p, st.size, maxBytes);
   let buf: Buffer;
   try {
     buf = await fh.readFile();
   } catch (e) {
     throw fsErrorFrom(e, 'read', p);
   }
-  if (buf.subarray(0, 8192).includes(0))
-    throw new FsError('FS_BINARY', `cannot read "${p}": it looks like a binary file (it contains NUL bytes)`);
+  checkNotBinary(p, buf);
   return { text: buf.toString('utf8'), bytes: buf.length };
 }
 
@@ -178,9 +189,35 @@ export function countOccurrences(haystack: string, needle: string): number {
   return n;
 }
 
+/** An edit's new text: refused when nothing changes, or old_string is absent, or ambiguous without replaceAll. */
+export function applyEdit(
+  before: string,
+  r: Pick<FsEditRequest, 'oldString' | 'newString' | 'replaceAll'>,
+  p: string,
+): { after: string; replacements: number } {
+  if (r.oldString === r.newString)
+    throw new FsError('FS_EDIT_NOOP', `old_string and new_string are identical; nothing to change in "${p}"`);
+  const n = countOccurrences(before, r.oldString);
+  if (n === 0) {
+    throw new FsError(
+      'FS_EDIT_NOT_FOUND',
+      `old_string was not found in "${p}". Read the file and copy the exact text to replace, including whitespace and indentation`,
+    );
+  }
+  if (n > 1 && !r.replaceAll) {
+    throw new FsError(
+      'FS_EDIT_AMBIGUOUS',
+      `old_string occurs ${n} times in "${p}"; nothing was changed. Include more surrounding lines to make it unique, or set ` +
+        'replace_all: true to replace every occurrence',
+    );
+  }
+  const after = r.replaceAll ? before.split(r.oldString).join(r.newString) : before.replace(r.oldString, () => r.newString);
+  return { after, replacements: r.replaceAll ? n : 1 };
+}
+
 export const localTerminals = (opts: LocalFsOptions = {}) => ({
   async read(r: FsReadRequest): Promise<FsReadResult> {
-    const p = abs(r);
+    const p = requestPath(r);
     const loc = await locate(r, p, 'read');
     try {
       const { fh, st } = await openExisting(r, loc, p, 'read', 'read');
@@ -196,7 +233,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
   },
 
   async write(r: FsWriteRequest): Promise<FsWriteResult> {
-    const p = abs(r);
+    const p = requestPath(r);
     const loc = await locate(r, p, 'write', true);
     try {
       if (loc.name === undefined) throw new FsError('FS_IS_DIRECTORY', `cannot write "${p}": it is a directory`);
@@ -228,7 +265,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
   },
 
   async edit(r: FsEditRequest): Promise<FsEditResult> {
-    const p = abs(r);
+    const p = requestPath(r);
     const loc = await locate(r, p, 'edit');
     try {
       const { fh, st } = await openExisting(r, loc, p, 'read', 'edit');
@@ -238,32 +275,16 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
       } finally {
         await fh.close();
       }
-      if (r.oldString === r.newString)
-        throw new FsError('FS_EDIT_NOOP', `old_string and new_string are identical; nothing to change in "${p}"`);
-      const n = countOccurrences(before, r.oldString);
-      if (n === 0) {
-        throw new FsError(
-          'FS_EDIT_NOT_FOUND',
-          `old_string was not found in "${p}". Read the file and copy the exact text to replace, including whitespace and indentation`,
-        );
-      }
-      if (n > 1 && !r.replaceAll) {
-        throw new FsError(
-          'FS_EDIT_AMBIGUOUS',
-          `old_string occurs ${n} times in "${p}"; nothing was changed. Include more surrounding lines to make it unique, or set ` +
-            'replace_all: true to replace every occurrence',
-        );
-      }
-      const after = r.replaceAll ? before.split(r.oldString).join(r.newString) : before.replace(r.oldString, () => r.newString);
+      const { after, replacements } = applyEdit(before, r, p);
       await replaceIn(loc, loc.name!, after, st, p);
-      return { path: p, before, after, replacements: r.replaceAll ? n : 1 };
+      return { path: p, before, after, replacements };
     } finally {
       await closeAll([loc.dir]);
     }
   },
 
   async list(r: FsListRequest): Promise<FsListResult> {
-    const p = abs(r);
+    const p = requestPath(r);
     const entries: FsEntry[] = [];
     let truncated = false;
     try {
@@ -305,7 +326,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
   },
 
   async stat(r: FsStatRequest): Promise<FsStatResult> {
-    const p = abs(r);
+    const p = requestPath(r);
     try {
       const st = await lstat(p);
       return { path: p, type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
@@ -315,7 +336,7 @@ export const localTerminals = (opts: LocalFsOptions = {}) => ({
   },
 
   async search(r: FsSearchRequest): Promise<FsSearchResult> {
-    const p = abs(r);
+    const p = requestPath(r);
     const root = await realpath(r.root).catch(() => r.root);
     const req = { ...r, path: p };
     try {

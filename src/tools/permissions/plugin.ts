@@ -10,7 +10,8 @@
  *   approved, for the two seams below, for exactly the duration of its body;
  * - `shell/spawn`: wraps commands in bubblewrap in every mode (the file view of the mode, a PID
  *   namespace, `--die-with-parent`, no network when it is off), or reports the mode as partially
- *   enforced where bubblewrap cannot run;
+ *   enforced where bubblewrap cannot run; marks the plan `unconfined` when the wrapper (or its
+ *   absence) confines nothing, the only plans a `shell/run` listener may run elsewhere;
  * - `fs/*`: refuses file writes under `read-only`.
  *
  * Workspace confinement of file tools is `codingTools()`'s, and holds in every mode.
@@ -225,7 +226,8 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
                 `${report.reason ?? probe?.reason ?? 'disabled in the configuration'}); the command was not run`,
             );
           }
-          return { ...plan, sandbox: report };
+          // No backend: nothing confines the command (the mode holds for the file tools only).
+          return { ...plan, sandbox: report, unconfined: true };
         }
         const root = await realpath(req.root);
         // Listed anew for each command: daemons come and go. The private /tmp and /dev hide theirs
@@ -244,6 +246,11 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
           args: [...bubblewrapArgs(effective, root, plan.cwd, { network, hide: hidden, sockets }), plan.file, ...plan.args],
           sandbox: report,
           diesWithParent: true,
+          // Full access with the network on and nothing to hide: the wrapper confines nothing
+          // (its PID namespace guards only keys dsh could not scrub, and hidden config files).
+          ...(effective === 'danger-full-access' && network && hidden.length === 0 && opts.exposedKeys === undefined
+            ? { unconfined: true }
+            : {}),
         };
       },
       { name: 'permissions-sandbox' },

@@ -1,7 +1,8 @@
 /**
  * The shell seam: how a command becomes a process. The `bash` tool asks `shell/spawn` for a
  * spawn plan; a sandbox listener may wrap the plan (e.g. in bubblewrap) and says in `sandbox`
- * how well it could enforce the mode. Without listeners the plan is plain `bash -c`.
+ * how well it could enforce the mode. Without listeners the plan is plain `bash -c`. A foreground
+ * command then runs through `shell/run` (run.ts).
  */
 import type { WaterfallHook } from '../../hooks/bus.js';
 import type { SandboxReport } from '../permissions/modes.js';
@@ -30,6 +31,12 @@ export interface ShellSpawnPlan {
    * (`shell/reaper.ts`) where it can run.
    */
   diesWithParent?: boolean;
+  /**
+   * Set by the sandbox policy when nothing in the plan confines the command: no file view, the
+   * network on, no file or process of dsh's to hide from it. Only such a command may run outside
+   * this process's control (`shell/run` listeners check it); absent means confined.
+   */
+  unconfined?: boolean;
 }
 
 declare module '../../hooks/bus.js' {

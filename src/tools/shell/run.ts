@@ -6,7 +6,8 @@
  * call means nothing outlives the call (long-running work belongs in `run_in_background`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { ShellSpawnPlan } from './hooks.js';
+import type { WaterfallHook } from '../../hooks/bus.js';
+import type { ShellSpawnPlan, ShellSpawnRequest } from './hooks.js';
 import { StreamCapture, type CapturedOutput } from './capture.js';
 import { reaperAvailable, underReaper } from './reaper.js';
 
@@ -26,6 +27,25 @@ export interface RunResult {
   spawnError?: string;
   stdout: CapturedOutput;
   stderr: CapturedOutput;
+  /** Where the command ran when a `shell/run` listener ran it elsewhere (an editor's terminal). */
+  ranIn?: string;
+}
+
+export interface ShellRunRequest {
+  /** The command as asked for (before any sandbox wrapping): what a runner elsewhere starts. */
+  request: ShellSpawnRequest;
+  plan: ShellSpawnPlan;
+  options: RunOptions;
+}
+
+declare module '../../hooks/bus.js' {
+  interface HookMap {
+    /**
+     * A foreground command's run. The terminal runs the plan here (`runForeground`); a listener
+     * may run it elsewhere (an editor's terminal over ACP), only when the plan is `unconfined`.
+     */
+    'shell/run': WaterfallHook<ShellRunRequest, RunResult>;
+  }
 }
 
 /** How long a process group gets to exit after SIGTERM before SIGKILL. */

@@ -1,0 +1,279 @@
+/**
+ * A client that offers its file system and terminal (`initialize`'s clientCapabilities): the file
+ * tools read and write through `fs/*` (the editor's unsaved buffers), policy still refuses a path
+ * outside the workspace before anything reaches the client, and `bash` runs in a client terminal
+ * only where the sandbox policy leaves the command unconfined. The client here is the SDK's client
+ * side with real handlers: buffers in memory over the disk, terminals that are real processes.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { probeBubblewrap } from '../../src/tools/shell/bubblewrap.js';
+import { harness, startAgent, textCall, toolCall, type Agent, type ClientApp, type Harness } from './support.js';
+
+let running: Agent[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((a) => a.close()));
+  running = [];
+});
+
+interface Recorded {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** An editor: buffers (unsaved text by path) over the disk, and terminals that run real processes. */
+function editor(buffers: Map<string, string>, seen: Recorded[], env: Record<string, string> = {}) {
+  const terminals = new Map<string, { output: string; exit: Promise<{ exitCode: number | null; signal: string | null }>; kill(): void }>();
+  let n = 0;
+  return (app: ClientApp): ClientApp =>
+    app
+      .onRequest('fs/read_text_file', ({ params }) => {
+        seen.push({ method: 'fs/read_text_file', params: { ...params } });
+        return { content: buffers.get(params.path) ?? readFileSync(params.path, 'utf8') };
+      })
+      .onRequest('fs/write_text_file', ({ params }) => {
+        seen.push({ method: 'fs/write_text_file', params: { ...params } });
+        buffers.set(params.path, params.content); // the editor's buffer; it saves when it likes
+        return {};
+      })
+      .onRequest('terminal/create', ({ params }) => {
+        seen.push({ method: 'terminal/create', params: { ...params } });
+        const id = `term-${++n}`;
+        const child = spawn(params.command, params.args ?? [], {
+          cwd: params.cwd ?? undefined,
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const t = {
+          output: '',
+          exit: new Promise<{ exitCode: number | null; signal: string | null }>((r) =>
+            child.on('close', (exitCode, signal) => r({ exitCode, signal })),
+          ),
+          kill: () => child.kill('SIGKILL'),
+        };
+        child.stdout.on('data', (d: Buffer) => (t.output += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (t.output += d.toString()));
+        terminals.set(id, t);
+        return { terminalId: id };
+      })
+      .onRequest('terminal/wait_for_exit', async ({ params }) => {
+        seen.push({ method: 'terminal/wait_for_exit', params: { ...params } });
+        return terminals.get(params.terminalId)!.exit;
+      })
+      .onRequest('terminal/output', async ({ params }) => {
+        seen.push({ method: 'terminal/output', params: { ...params } });
+        const t = terminals.get(params.terminalId)!;
+        const exitStatus = await Promise.race([t.exit, Promise.resolve(undefined)]);
+        return { output: t.output, truncated: false, ...(exitStatus ? { exitStatus } : {}) };
+      })
+      .onRequest('terminal/kill', ({ params }) => {
+        seen.push({ method: 'terminal/kill', params: { ...params } });
+        terminals.get(params.terminalId)!.kill();
+        return {};
+      })
+      .onRequest('terminal/release', ({ params }) => {
+        seen.push({ method: 'terminal/release', params: { ...params } });
+        terminals.get(params.terminalId)?.kill();
+        terminals.delete(params.terminalId);
+        return {};
+      });
+}
+
+const ALL = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+
+async function run(a: Agent, h: Harness, clientCapabilities: Record<string, unknown>, text = 'go'): Promise<string> {
+  await a.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities });
+  const { sessionId } = await a.conn.agent.request('session/new', { cwd: h.workspace, mcpServers: [] });
+  const r = await a.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  expect(r.stopReason).toBe('end_turn');
+  return sessionId;
+}
+
+interface LoggedResult {
+  callId: string;
+  content: string;
+  isError: boolean;
+  error: unknown;
+  meta: Record<string, unknown> | undefined;
+}
+
+/** The tool results of the one stored session under `home`, by call id. */
+async function results(a: Agent, home: string): Promise<Map<string, LoggedResult>> {
+  await a.close();
+  const { readdirSync } = await import('node:fs');
+  const files: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }))
+      e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') && files.push(join(d, e.name));
+  };
+  walk(join(home, 'sessions'));
+  expect(files).toHaveLength(1);
+  const out = new Map<string, LoggedResult>();
+  for (const line of readFileSync(files[0]!, 'utf8').split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as { type: string; data: Record<string, unknown> };
+    if (e.type !== 'tool/result') continue;
+    const block = (e.data.message as { content: { toolCallId: string; isError?: boolean; content: { text: string }[] }[] }).content[0]!;
+    out.set(block.toolCallId, {
+      callId: block.toolCallId,
+      content: block.content.map((c) => c.text).join(''),
+      isError: block.isError === true,
+      error: e.data.error,
+      meta: e.data.meta as Record<string, unknown> | undefined,
+    });
+  }
+  return out;
+}
+
+describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 }, () => {
+  const fsScript = [
+    toolCall('r1', 'read', { file_path: 'a.txt' }),
+    toolCall('r2', 'read', { file_path: '../outside.txt' }),
+    toolCall('e1', 'edit', { file_path: 'a.txt', old_string: 'unsaved', new_string: 'edited' }),
+    toolCall('w1', 'write', { file_path: 'sub/b.txt', content: 'new file\n' }),
+    textCall('done'),
+  ];
+  const seed = (h: Harness): void => {
+    writeFileSync(join(h.workspace, 'a.txt'), 'on disk\n');
+    writeFileSync(join(h.dir, 'outside.txt'), 'secret outside\n');
+  };
+
+  it('reads the unsaved buffer, edits and writes through the client, refuses an outside path before asking it', async () => {
+    const h = harness();
+    seed(h);
+    const a0 = join(h.workspace, 'a.txt');
+    const buffers = new Map([[a0, 'the unsaved buffer\n']]);
+    const seen: Recorded[] = [];
+    const a = startAgent(h, fsScript, { handlers: editor(buffers, seen) });
+    running.push(a);
+    const sid = await run(a, h, ALL);
+
+    // Exactly these requests, in this order: nothing for the outside path.
+    expect(seen.map((s) => [s.method, s.params.path])).toEqual([
+      ['fs/read_text_file', a0],
+      ['fs/read_text_file', a0],
+      ['fs/write_text_file', a0],
+      ['fs/write_text_file', join(h.workspace, 'sub', 'b.txt')],
+    ]);
+    expect(seen.every((s) => s.params.sessionId === sid)).toBe(true);
+    expect(seen[2]!.params.content).toBe('the edited buffer\n');
+    expect(seen[3]!.params.content).toBe('new file\n');
+    // The editor holds the changes; the disk is as it was (the client saves when it likes).
+    expect(readFileSync(a0, 'utf8')).toBe('on disk\n');
+    expect(buffers.get(join(h.workspace, 'sub', 'b.txt'))).toBe('new file\n');
+
+    const got = await results(a, h.home);
+    expect(got.get('r1')!.content).toContain('1: the unsaved buffer');
+    expect(got.get('r2')!.isError).toBe(true);
+    // The edit's diff is the buffer's text before and after.
+    expect(got.get('e1')!.meta).toEqual({ diffs: [{ path: 'a.txt', oldText: 'the unsaved buffer\n', newText: 'the edited buffer\n' }] });
+    expect(got.get('w1')!.content).toContain('Created file');
+
+    // The same script with a client that offers nothing: local tools, the same result shapes,
+    // and the outside path refused with the very same result.
+    const h2 = harness();
+    seed(h2);
+    writeFileSync(join(h2.workspace, 'a.txt'), 'the unsaved buffer\n');
+    const local = startAgent(h2, fsScript);
+    running.push(local);
+    await run(local, h2, {});
+    const want = await results(local, h2.home);
+    const norm = (r: LoggedResult) => JSON.parse(JSON.stringify(r).replaceAll(h2.dir, 'DIR').replaceAll(h.dir, 'DIR')) as unknown;
+    for (const id of ['r1', 'r2', 'e1', 'w1']) expect(norm(got.get(id)!), id).toEqual(norm(want.get(id)!));
+    expect(readFileSync(join(h2.workspace, 'a.txt'), 'utf8')).toBe('the edited buffer\n');
+  });
+
+  it('a client that offers only reading: reads from its buffers, writes stay local', async () => {
+    const h = harness();
+    seed(h);
+    const a0 = join(h.workspace, 'a.txt');
+    const seen: Recorded[] = [];
+    const a = startAgent(h, fsScript, { handlers: editor(new Map([[a0, 'the unsaved buffer\n']]), seen) });
+    running.push(a);
+    await run(a, h, { fs: { readTextFile: true, writeTextFile: false } });
+    expect(seen.map((s) => s.method)).toEqual(['fs/read_text_file']);
+    // The edit is wholly local (a read of the buffer and a write of the disk would mix two texts).
+    const got = await results(a, h.home);
+    expect(got.get('e1')!.isError).toBe(true);
+    expect(readFileSync(join(h.workspace, 'sub', 'b.txt'), 'utf8')).toBe('new file\n');
+  });
+
+  it('bash under danger-full-access runs in the client terminal, embedded in the tool call, with the local environment', async () => {
+    const h = harness();
+    const seen: Recorded[] = [];
+    const script = [
+      toolCall('b1', 'bash', { command: 'echo "out [$EDITOR_SECRET_TOKEN]"; echo err >&2; exit 3' }),
+      toolCall('b2', 'bash', { command: 'echo started; sleep 30', timeoutMs: 1500 }),
+      textCall('done'),
+    ];
+    const a = startAgent(h, script, {
+      args: ['--sandbox', 'danger-full-access'],
+      // Full access asks before each command (it runs without a sandbox).
+      answer: () => ({ outcome: { outcome: 'selected', optionId: 'allow-once' } }),
+      handlers: editor(new Map(), seen, { EDITOR_SECRET_TOKEN: 'editor-only-value' }),
+    });
+    running.push(a);
+    const sid = await run(a, h, ALL);
+    const firstCall = seen.findIndex((s, i) => i > 0 && s.method === 'terminal/create');
+    const methods = seen.slice(0, firstCall).map((s) => s.method);
+    expect(methods).toEqual(['terminal/create', 'terminal/wait_for_exit', 'terminal/output', 'terminal/release']);
+    // The second command outlives its timeout: killed in the client, then released.
+    expect(seen.slice(firstCall).map((s) => s.method)).toEqual([
+      'terminal/create',
+      'terminal/wait_for_exit',
+      'terminal/kill',
+      'terminal/output',
+      'terminal/release',
+    ]);
+    const create = seen[0]!.params as { command: string; args: string[]; cwd: string; sessionId: string };
+    expect(create.sessionId).toBe(sid);
+    expect(create.cwd).toBe(h.workspace);
+    expect(create.command).toBe('env');
+    expect(create.args[0]).toBe('-i');
+    expect(create.args.at(-1)).toBe('echo "out [$EDITOR_SECRET_TOKEN]"; echo err >&2; exit 3');
+    const terminalId = (seen[1]!.params as { terminalId: string }).terminalId;
+
+    const updates = a.updates.filter((u) => u.update.sessionUpdate === 'tool_call_update' && u.update.toolCallId === 'b1');
+    expect(updates[0]!.update).toMatchObject({ content: [{ type: 'terminal', terminalId }] });
+    const last = updates.at(-1)!.update as { status: string; content: { type: string }[] };
+    expect(last.status).toBe('completed');
+    expect(last.content).toContainEqual({ type: 'terminal', terminalId });
+
+    const all = await results(a, h.home);
+    const got = all.get('b1')!;
+    // The editor's own variable does not reach the command: it gets the environment dsh gives.
+    expect(got.content).toContain('out []');
+    expect(got.content).toContain('err');
+    expect(got.content).toContain('[exit code: 3]');
+    expect(got.meta).toMatchObject({ exitCode: 3, timedOut: false, ranIn: `acp client terminal ${terminalId}` });
+    const late = all.get('b2')!;
+    expect(late.isError).toBe(true);
+    expect(late.error).toMatchObject({ code: 'BASH_TIMEOUT' });
+    expect(late.content).toContain('started');
+    expect(late.content).toContain('[timed out after 1500 ms');
+  });
+
+  it('bash in a sandboxed mode stays local and sandboxed, though the client offers a terminal', async () => {
+    const probe = await probeBubblewrap('bwrap');
+    if (!probe.ok) {
+      // Without a sandbox backend commands are unconfined anyway; the rule is shown by the test above.
+      console.warn(`skipped: bubblewrap cannot run here (${probe.reason})`);
+      return;
+    }
+    const h = harness();
+    const seen: Recorded[] = [];
+    const script = [toolCall('b1', 'bash', { command: 'echo local; touch /outside-the-sandbox 2>&1; true' }), textCall('done')];
+    const a = startAgent(h, script, { handlers: editor(new Map(), seen) });
+    running.push(a);
+    await run(a, h, ALL);
+    expect(seen).toEqual([]);
+    const got = (await results(a, h.home)).get('b1')!;
+    expect(got.content).toContain('local');
+    expect(got.meta).toMatchObject({ sandbox: { mode: 'workspace-write', enforcement: 'full', backend: 'bubblewrap' } });
+    expect(got.meta?.ranIn).toBeUndefined();
+    const last = a.updates.filter((u) => u.update.sessionUpdate === 'tool_call_update').at(-1)!.update as { content: { type: string }[] };
+    expect(last.content.some((c) => c.type === 'terminal')).toBe(false);
+  });
+});
