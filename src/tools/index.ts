@@ -2,6 +2,7 @@ export * from './types.js';
 export * from './registry.js';
 export * from './hooks.js';
 export * from './pipeline.js';
+export * from './refusals.js';
 export * from './glob-match.js';
 export * from './fs/errors.js';
 export * from './fs/hooks.js';

@@ -18,6 +18,7 @@
  */
 import type { SessionEvent, TurnEndReason } from '../../session/index.js';
 import { ruleFor } from '../../tools/permissions/rules.js';
+import { REFUSAL_CODES } from '../../tools/refusals.js';
 import type { Session } from '../../session/session.js';
 import { foldSpaces } from '../../model/unsafe-chars.js';
 import { addUsage, type TokenUsage } from '../../model/usage.js';
@@ -34,20 +35,6 @@ interface Rich {
   tools: ToolsModule;
   reasoning: ReasoningModule;
 }
-
-/**
- * The tool-result codes that mean "refused before it ran" (what `dsh run --fail-on-denied` counts):
- * a deny rule or policy hook, the file sandbox, a network sandbox that cannot be had, and an
- * approval rejected, cancelled or impossible (no one to ask).
- */
-export const REFUSAL_CODES: ReadonlySet<string> = new Set([
-  'DENIED',
-  'FS_SANDBOX_DENIED',
-  'SANDBOX_NETWORK_UNAVAILABLE',
-  'APPROVAL_REJECTED',
-  'APPROVAL_CANCELLED',
-  'APPROVAL_UNAVAILABLE',
-]);
 
 /**
  * `stream-json` is dsh's headless stream: each committed event as
