@@ -97,12 +97,22 @@ docs/acp.md has the editor settings.`,
   addAgentFlags(program.command('chat').description('interactive session: prompts, steering while it works, approvals, slash commands'), {
     picker: true,
   })
+    .option('--line', 'the line protocol even on a terminal (as with TERM=dumb): no full screen')
     .addHelpText(
       'after',
       `
-Each line is a prompt; a line typed while the agent works steers it (it enters at the next step).
-Ctrl-C cancels the running turn; Ctrl-C at an idle prompt, Ctrl-D or /exit leaves.
-Slash commands: /help, /session, /cancel, /compact, /fork [SEQ], /model provider:model, /exit (or /quit).
+On a terminal, a full screen: Enter sends; Shift+Enter, Alt+Enter or a trailing \\ adds a
+line; a paste is one prompt; ↑/↓ recall this workspace's earlier prompts; Tab completes slash
+commands and paths (@path too); @path attaches a workspace file to the prompt; Ctrl-O expands
+or collapses thinking and tool output. A prompt typed while the agent works is queued and steers
+it (it enters at the next step). An approval shows the whole call: 1 (y) allow once, 2 (a)
+allow for this session (a rule naming exactly that call), 3 (n) deny with a reason; Esc cancels.
+On a pipe, with TERM=dumb, or with --line: the line protocol, each line a prompt (or a steer
+while the agent works), approvals answered y or n.
+Ctrl-C cancels the running turn; at an idle prompt Ctrl-C twice (once on a pipe), Ctrl-D or
+/exit leaves.
+Slash commands: /help, /session, /cancel, /resume [ID], /fork [SEQ], /model provider:model,
+/compact, /exit (or /quit).
 Exit status: 0 when you leave; 1 when it cannot start (config, missing API key, session); 2 usage
 error; 130 after a second Ctrl-C while a turn winds down; 143 after SIGTERM.`,
     )

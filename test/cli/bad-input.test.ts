@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { helpLines } from '../../src/cli/chat/commands.js';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './support/inproc.js';
 import { builtBin } from './support/run.js';
@@ -200,6 +201,17 @@ describe('--help says what the command does', () => {
     for (const c of ['/help', '/session', '/cancel', '/compact', '/fork [SEQ]', '/model provider:model', '/exit', '/quit'])
       expect(r.stdout, c).toContain(c);
     expect(r.stdout).toMatch(/2 usage\s+error; 130 after a second Ctrl-C/);
+    // The screen's keys are described, not only the line protocol (issue 15 review, finding 10).
+    for (const c of ['/resume [ID]', 'Shift+Enter', 'Alt+Enter', 'trailing \\', 'Tab completes', '@path', 'Ctrl-O', '1 (y) allow once'])
+      expect(r.stdout, c).toContain(c);
+    expect(r.stdout).toMatch(/On a pipe, with TERM=dumb, or with --line: the line protocol/);
+  });
+
+  it("chat's /help fits 80 columns, and says what /fork with no SEQ does where it runs", () => {
+    for (const onScreen of [true, false]) for (const l of helpLines(onScreen)) expect(l.length, l).toBeLessThanOrEqual(80);
+    expect(helpLines(true).join('\n')).toMatch(/\/fork \[SEQ\].*\n.*no SEQ: pick a turn end from a list/);
+    expect(helpLines(false).join('\n')).toMatch(/\/fork \[SEQ\].*\n.*no SEQ: fork now/);
+    expect(helpLines(true).join('\n')).toContain('/resume [ID]');
   });
 
   it('config show has the --model its help promises, and reports that model', async () => {

@@ -142,6 +142,26 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     }
   });
 
+  it.each([
+    ['TERM=dumb', [] as string[], { TERM: 'dumb' } as Record<string, string>],
+    ['--line', ['--line'], {}],
+  ])('%s on a terminal: the line protocol, no full screen', async (_, extra, env) => {
+    provider = await startGatedProvider([say(['Plain answer.'])]);
+    const home = tempDir();
+    const c = (chat = spawnPtyDsh(['chat', ...extra, '--cwd', gitRepo()], agentEnv(provider.url, home, env), { cols: 80, rows: 24 }));
+    await c.waitFor(/type a prompt; \/help lists the commands, \/exit leaves/);
+    c.write('hello\r');
+    await c.waitFor(/Plain answer\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    const raw = c.raw();
+    // None of the screen's set-up: bracketed paste, hidden cursor, synchronized output, keyboard protocol.
+    for (const seq of ['\x1b[?2004h', '\x1b[?25l', '\x1b[?2026h', '\x1b[>']) expect(raw).not.toContain(seq);
+    // A dumb terminal gets no escape at all (readline in cooked mode, no colour).
+    if (env['TERM'] === 'dumb') expect(raw).not.toContain('\x1b');
+    expect(userTexts(onlyLog(home))).toEqual(['hello']);
+  });
+
   it('a bracketed paste of three lines is one prompt; Alt+Enter and a trailing \\ insert newlines', async () => {
     const { p, home, c } = await open([say(['First answer.']), say(['Second answer.'])]);
     c.write('\x1b[200~line one\rline two\rline three\x1b[201~');

@@ -198,7 +198,7 @@ describe('dsh chat', () => {
     const chat = startMain(['chat', '--no-persist', '--cwd', gitRepo()], agentEnv(p.url, tempDir()));
     const t = chat.transcript;
     chat.write('/frobnicate\n/fork x\n/model nope:thing\n/cancel\n/resume\n/resume abcd\n/help\n');
-    await t.waitFor('stdout', /^ {2}\/exit {14}leave/m);
+    await t.waitFor('stdout', /^ {2}\/exit {12}leave/m);
     chat.end();
     expect(await chat.done).toBe(0);
     const lines = t.stderr.split('\n');

@@ -37,17 +37,33 @@ export interface ChatControl {
   resume(ref: string): Promise<void>;
 }
 
-export const HELP = [
-  'Type a prompt and press Enter. A line typed while the agent works steers it (it enters at the next step).',
-  '  /help              this help',
-  '  /session           session id, log path, turns and token usage',
-  '  /cancel            cancel the running turn (Ctrl-C does the same)',
-  '  /resume [ID]       continue another stored session of this workspace (on the screen, no ID: pick from a list)',
-  '  /fork [SEQ]        fork the session at a seq between turns (default: now) and continue in the fork',
-  '  /model P:M         use this model for the next requests (e.g. /model deepseek:deepseek-v4-pro)',
-  '  /compact           summarise the older history now, keeping the recent part verbatim (Ctrl-C cancels)',
-  '  /exit              leave (Ctrl-D, or Ctrl-C at an idle prompt)',
-];
+/**
+ * `/help`'s lines, at most 80 columns each (a wrapped line would restart at the screen's left
+ * edge). `/fork` without a seq differs: the screen lists the fork points, the line mode forks now.
+ */
+export function helpLines(onScreen: boolean): string[] {
+  return [
+    'Type a prompt and press Enter. A prompt typed while the agent works steers it',
+    '(it enters at the next step).',
+    '  /help            this help',
+    '  /session         session id, log path, turns and token usage',
+    '  /cancel          cancel the running turn (Ctrl-C does the same)',
+    '  /resume [ID]     continue another stored session of this workspace',
+    onScreen ? '                   (no ID: pick it from a list)' : '                   (by its id or a unique prefix)',
+    '  /fork [SEQ]      fork at a seq between turns and continue in the fork',
+    onScreen ? '                   (no SEQ: pick a turn end from a list)' : '                   (no SEQ: fork now)',
+    '  /model P:M       model for the next requests (/model deepseek:deepseek-v4-pro)',
+    '  /compact         summarise the older history now (Ctrl-C cancels)',
+    '  /exit            leave (or Ctrl-D; or Ctrl-C twice at an idle prompt)',
+    ...(onScreen
+      ? [
+          'Keys: Shift+Enter, Alt+Enter or a trailing \\ adds a line; ↑/↓ earlier prompts;',
+          'Tab completes commands and paths; @path attaches a file; Ctrl-O expands',
+          'thinking and tool output; an approval: 1 once, 2 this session, 3 deny.',
+        ]
+      : []),
+  ];
+}
 
 function sessionUsage(session: Session): { usage: TokenUsage | undefined; turns: number } {
   let usage: TokenUsage | undefined;
@@ -63,7 +79,7 @@ export async function runCommand(line: string, c: ChatControl): Promise<void> {
   switch (name) {
     case '/help':
     case '/?':
-      for (const l of HELP) c.say(l);
+      for (const l of helpLines(c.pick !== undefined)) c.say(l);
       return;
     case '/exit':
     case '/quit':

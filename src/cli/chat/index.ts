@@ -40,7 +40,10 @@ import { findSession } from '../session-ref.js';
 import { storeFor } from '../store.js';
 import { workspaceDir } from '../workspace.js';
 
-export type ChatOptions = AgentFlags;
+export interface ChatOptions extends AgentFlags {
+  /** `--line`: the line protocol even on a terminal. */
+  line?: boolean;
+}
 
 /** How long a first Ctrl-C at an idle prompt waits for the second that leaves. */
 const QUIT_AGAIN_MS = 5000;
@@ -114,9 +117,12 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   if (!stdin) throw new CliError('USAGE', 'dsh chat reads prompts from standard input, and there is none here');
   // Only a real process has a terminal to drive; in-process callers always get the line mode.
   const tty = stdin.isTTY === true && io.proc !== undefined;
+  // A terminal that cannot move its cursor (TERM=dumb: Emacs' shell, some CI consoles) gets the
+  // line protocol with its own line editing (cooked mode), so nothing but text is written.
+  const dumb = io.env.TERM === 'dumb';
   // On a terminal whose output is a terminal too, the chat is a full screen (src/terminal/chat);
-  // otherwise (a pipe, a redirected output) the line protocol below, unchanged.
-  const onScreen = tty && process.stdout.isTTY === true;
+  // otherwise (a pipe, a redirected output, TERM=dumb, --line) the line protocol below, unchanged.
+  const onScreen = tty && process.stdout.isTTY === true && !dumb && opts.line !== true;
   // The screen of `--resume`'s list is up before the chat's handlers exist: keys that reach them
   // in between (the session opening) are ignored.
   let ready = false;
@@ -467,7 +473,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   }
   ready = true;
   if (term) term.screen.start();
-  else rl = createInterface({ input: stdin, terminal: tty, ...(tty ? { output: process.stdout } : {}) });
+  else rl = createInterface({ input: stdin, terminal: tty && !dumb, ...(tty ? { output: process.stdout } : {}) });
   rl?.on('line', (line) => {
     if (pending) {
       // The answer to the question on screen, not a prompt: never queued behind other input.
@@ -480,7 +486,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   });
   rl?.on('close', closeInput);
   if (term) removers.push(() => term.screen.stop());
-  if (tty && !term) rl!.on('SIGINT', interrupt);
+  if (tty && !dumb && !term) rl!.on('SIGINT', interrupt);
   else if (io.proc) removers.push(io.proc.onSignal('SIGINT', interrupt));
   if (io.proc) {
     removers.push(

@@ -39,7 +39,8 @@ export function spawnPtyDsh(args: readonly string[], env: Record<string, string>
   Object.assign(full, { TERM: 'xterm-256color' }, env);
   const term = new xterm.Terminal({ cols: size.cols, rows: size.rows, scrollback: 5000, allowProposedApi: true });
   const child = pty.spawn(process.execPath, [builtBin(), ...args], {
-    name: 'xterm-256color',
+    // node-pty sets TERM to this name, whatever `env` says: a test's TERM (dumb) must win.
+    name: full.TERM ?? 'xterm-256color',
     cols: size.cols,
     rows: size.rows,
     cwd: repoRoot,
