@@ -15,7 +15,7 @@
  * seen before its block is frozen; a definition further down the answer does not reach back.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
-import { highlightCode } from './highlight.js';
+import { CodeHighlighter } from './highlight.js';
 import { paint, restyle, span, type RenderOptions, type Span, type SpanLine, type StyleName } from './style.js';
 import { clipSpans, pad, safeProse, safeText, spansWidth, wrapSpans } from './width.js';
 
@@ -125,21 +125,38 @@ function inline(tokens: readonly Token[] | undefined, theme: MarkdownTheme, styl
   return out;
 }
 
-/** Lines of a code block, each cut into pieces of `width` columns (code is never re-flowed). */
-function codeLines(code: string, lang: string | undefined, width: number, theme: MarkdownTheme): SpanLine[] {
-  const indent: Span = { text: '  ' };
+/** A fence's language as its label shows it (the first word of the info string), or ''. */
+function codeLabel(lang: string | undefined): string {
+  return lang ? safeText(lang.split(/\s/)[0] ?? '') : '';
+}
+
+const CODE_INDENT: Span = { text: '  ' };
+
+/** A code block's label line, when it has a language. */
+function labelLines(label: string, theme: MarkdownTheme): SpanLine[] {
+  return label ? [[CODE_INDENT, span(label, ...theme.rule)]] : [];
+}
+
+/** One highlighted source line, indented and cut into pieces of the width (code is never re-flowed). */
+function codeLine(line: SpanLine, width: number): SpanLine[] {
   const room = Math.max(1, width - 2);
   const out: SpanLine[] = [];
-  const label = lang ? safeText(lang.split(/\s/)[0] ?? '') : '';
-  if (label) out.push([indent, span(label, ...theme.rule)]);
-  for (const line of highlightCode(code, label || undefined)) {
-    let rest: SpanLine = line;
-    do {
-      const head = clipSpans(rest, room);
-      out.push([indent, ...head]);
-      rest = dropColumns(rest, spansWidth(head));
-    } while (spansWidth(rest) > 0);
-  }
+  let rest: SpanLine = line;
+  do {
+    const head = clipSpans(rest, room);
+    out.push([CODE_INDENT, ...head]);
+    rest = dropColumns(rest, spansWidth(head));
+  } while (spansWidth(rest) > 0);
+  return out;
+}
+
+/** Lines of a code block: its label, then each source line highlighted (a line at a time, as a stream does). */
+function codeLines(code: string, lang: string | undefined, width: number, theme: MarkdownTheme): SpanLine[] {
+  const label = codeLabel(lang);
+  const out = labelLines(label, theme);
+  const hl = new CodeHighlighter(label || undefined);
+  for (const line of code.split('\n')) for (const l of hl.push(line)) out.push(...codeLine(l, width));
+  for (const l of hl.finish()) out.push(...codeLine(l, width));
   return out;
 }
 
@@ -286,8 +303,12 @@ function blockLines(token: Token, width: number, theme: MarkdownTheme, links: Li
 /** A block's painted lines, each at most `width` columns. */
 function renderBlock(token: Token, opts: MarkdownOptions, links: Links): string[] {
   const theme = opts.theme ?? DEFAULT_MARKDOWN_THEME;
+  return blockLines(token, Math.max(1, opts.width), theme, links).map((l) => paintLine(l, opts));
+}
+
+function paintLine(l: SpanLine, opts: MarkdownOptions): string {
   const width = Math.max(1, opts.width);
-  return blockLines(token, width, theme, links).map((l) => paint(spansWidth(l) > width ? clipSpans(l, width) : l, opts.color));
+  return paint(spansWidth(l) > width ? clipSpans(l, width) : l, opts.color);
 }
 
 function lex(src: string, links: Links): Token[] {
@@ -296,9 +317,48 @@ function lex(src: string, links: Links): Token[] {
   return lexer.lex(src);
 }
 
+/** A fenced code block open at the end of the stream, taken a line at a time (see `MarkdownStream`). */
+interface OpenFence {
+  /** The block's source so far, its opening line on: lexed once, when it ends. */
+  raw: string;
+  /** The line still being written (no line end yet). */
+  partial: string;
+  /** A line that closes it: the opening run of backticks or tildes (or a longer one), up to 3 spaces before, spaces after. */
+  close: RegExp;
+  /** Leading whitespace taken off each line, at most (marked's rule for an indented ``` fence). */
+  indent: number;
+  /** Source lines given to the highlighter. */
+  lines: number;
+  hl: CodeHighlighter;
+}
+
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})/;
+
+/** The fence a `code` token opens, when it is a fenced block not closed yet and its first line is complete. */
+function openFence(t: Token): OpenFence | undefined {
+  if (t.type !== 'code' || (t as Tokens.Code).codeBlockStyle === 'indented') return undefined;
+  const nl = t.raw.indexOf('\n');
+  const m = nl < 0 ? null : FENCE_OPEN.exec(t.raw);
+  if (!m) return undefined;
+  const run = m[2]!;
+  const close = new RegExp(`^ {0,3}${run}${run[0]}* *$`);
+  const body = t.raw.endsWith('\n') ? t.raw.slice(nl + 1, -1) : t.raw.slice(nl + 1);
+  // Marked ends the block at its first closing line, so a closed block ends with it.
+  if (body !== '' && close.test(body.slice(body.lastIndexOf('\n') + 1))) return undefined;
+  const indent = run[0] === '`' ? (/^(\s+)```/.exec(t.raw)?.[1]?.length ?? 0) : 0;
+  const label = codeLabel((t as Tokens.Code).lang);
+  return { raw: '', partial: '', close, indent, lines: 0, hl: new CodeHighlighter(label || undefined) };
+}
+
 /**
  * An answer rendered as it streams: `push` each chunk; `frozen` lines never change (print them
  * once), `open` lines are the last block's current form (redraw them). `finish` freezes all.
+ *
+ * A fenced code block open at the end (the common "here is the file" answer) is not lexed again
+ * per chunk: from its first line on, its lines are taken one at a time as they complete, each
+ * highlighted with only the few lines before it that the grammar still needs (`CodeHighlighter`)
+ * and frozen, until its closing fence; the block's source is lexed once, at its end, for marked's
+ * last word on its text. So a chunk costs the same at line 10 and at line 10,000 of a block.
  */
 export class MarkdownStream {
   private readonly opts: MarkdownOptions;
@@ -311,6 +371,7 @@ export class MarkdownStream {
   private frozenBlocks = 0;
   private readonly links: Links = Object.create(null) as Links;
   private finished = false;
+  private fence: OpenFence | undefined;
 
   constructor(opts: MarkdownOptions) {
     this.opts = opts;
@@ -343,16 +404,29 @@ export class MarkdownStream {
       this.pendingCr = true;
       c = c.slice(0, -1);
     }
-    this.tail += c.replace(/\r\n?/g, '\n');
-    this.update(false);
+    this.feed(c.replace(/\r\n?/g, '\n'), false);
   }
 
   finish(): void {
     if (this.finished) return;
-    if (this.pendingCr) this.tail += '\n';
+    const rest = this.pendingCr ? '\n' : '';
     this.pendingCr = false;
-    this.update(true);
+    this.feed(rest, true);
     this.finished = true;
+  }
+
+  private feed(text: string, final: boolean): void {
+    let rest = text;
+    if (this.fence) {
+      const after = this.fenceFeed(rest, final);
+      if (after === undefined) {
+        this.openLines = this.fenceOpen();
+        return;
+      }
+      rest = after;
+    }
+    this.tail += rest;
+    this.update(final);
   }
 
   private update(final: boolean): void {
@@ -380,6 +454,22 @@ export class MarkdownStream {
       if (this.emit(t, this.frozenLines, this.frozenBlocks)) this.frozenBlocks++;
     }
     this.tail = this.tail.slice(consumed);
+    const fence = !final && keep === tokens.length - 1 ? openFence(tokens[keep]!) : undefined;
+    if (fence) {
+      // From here on the block is taken a line at a time (its label and the blank line before it are final now).
+      if (this.frozenBlocks > 0) this.frozenLines.push('');
+      this.frozenBlocks++;
+      const t = tokens[keep] as Tokens.Code;
+      for (const l of labelLines(codeLabel(t.lang), this.theme)) this.frozenLines.push(paintLine(l, this.opts));
+      const nl = this.tail.indexOf('\n');
+      fence.raw = this.tail.slice(0, nl + 1);
+      const body = this.tail.slice(nl + 1);
+      this.tail = '';
+      this.fence = fence;
+      this.fenceFeed(body, false);
+      this.openLines = this.fenceOpen();
+      return;
+    }
     const open: string[] = [];
     if (!final) {
       let blocksSeen = this.frozenBlocks;
@@ -388,6 +478,77 @@ export class MarkdownStream {
       }
     }
     this.openLines = open;
+  }
+
+  private get theme(): MarkdownTheme {
+    return this.opts.theme ?? DEFAULT_MARKDOWN_THEME;
+  }
+
+  /**
+   * Text for the open fence: each complete line is code (frozen as the highlighter finalises it)
+   * until a closing line, which ends the block. Returns the text after that line, or undefined
+   * while the block is still open. `final`: the stream ends, and the block with it.
+   */
+  private fenceFeed(text: string, final: boolean): string | undefined {
+    const f = this.fence!;
+    const s = f.partial + text;
+    let start = 0;
+    for (let nl = s.indexOf('\n'); nl >= 0; nl = s.indexOf('\n', start)) {
+      const line = s.slice(start, nl);
+      f.raw += `${line}\n`;
+      start = nl + 1;
+      if (f.close.test(line)) {
+        this.closeFence();
+        return s.slice(start);
+      }
+      this.fenceLine(line);
+    }
+    f.partial = s.slice(start);
+    if (!final) return undefined;
+    const line = f.partial;
+    f.partial = '';
+    f.raw += line;
+    if (line !== '' && !f.close.test(line)) this.fenceLine(line);
+    this.closeFence();
+    return '';
+  }
+
+  /** One source line of the open fence, as marked takes it (the fence's indent off). */
+  private fenceLine(raw: string): void {
+    const f = this.fence!;
+    let line = raw;
+    if (f.indent > 0) {
+      const lead = /^\s+/.exec(line)?.[0].length ?? 0;
+      line = line.slice(Math.min(lead, f.indent));
+    }
+    f.lines++;
+    this.freezeCode(f.hl.push(line));
+  }
+
+  /** The fence ended: marked's text of the whole block (lexed once) has the last word on its lines. */
+  private closeFence(): void {
+    const f = this.fence!;
+    this.fence = undefined;
+    const t = lex(f.raw, Object.create(null) as Links)[0];
+    const text = t?.type === 'code' ? (t as Tokens.Code).text.split('\n') : [];
+    // An empty block is one empty line, and marked adds one after a trailing blank line.
+    for (const line of text.slice(f.lines)) this.freezeCode(f.hl.push(line));
+    this.freezeCode(f.hl.finish());
+  }
+
+  private freezeCode(lines: readonly SpanLine[]): void {
+    const width = Math.max(1, this.opts.width);
+    for (const l of lines) for (const piece of codeLine(l, width)) this.frozenLines.push(paintLine(piece, this.opts));
+  }
+
+  /** The open fence's lines not final yet: those the highlighter holds, and the line being written. */
+  private fenceOpen(): string[] {
+    const f = this.fence!;
+    const width = Math.max(1, this.opts.width);
+    const out: string[] = [];
+    for (const l of f.hl.peek(f.partial === '' ? undefined : f.partial))
+      for (const piece of codeLine(l, width)) out.push(paintLine(piece, this.opts));
+    return out;
   }
 
   /** Append a block's lines to `into`, after a blank line when a block came before; true if it drew any. */

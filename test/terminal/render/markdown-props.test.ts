@@ -93,6 +93,14 @@ function streamed(chunks: string[], width: number, color: boolean): { frozenSeen
   return { frozenSeen, lines: s.lines() };
 }
 
+/** `d` streamed in the chunks `cuts` make ends with its whole rendering; frozen lines only grow, each state a prefix of it. */
+function endsAsWhole(d: string, cuts: number[], width: number, color: boolean): void {
+  const whole = renderMarkdown(d, { width, color });
+  const { frozenSeen, lines } = streamed(split(d, cuts), width, color);
+  expect(lines).toEqual(whole);
+  for (const f of frozenSeen) expect(whole.slice(0, f.length)).toEqual(f);
+}
+
 describe('MarkdownStream', () => {
   it('ends with the lines of the whole document rendered at once, for any split into chunks', () => {
     fc.assert(
@@ -101,13 +109,7 @@ describe('MarkdownStream', () => {
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 }),
         fc.integer({ min: 8, max: 100 }),
         fc.boolean(),
-        (d, cuts, width, color) => {
-          const whole = renderMarkdown(d, { width, color });
-          const { frozenSeen, lines } = streamed(split(d, cuts), width, color);
-          expect(lines).toEqual(whole);
-          // Frozen lines only grow, and each state is a prefix of the final lines.
-          for (const f of frozenSeen) expect(whole.slice(0, f.length)).toEqual(f);
-        },
+        endsAsWhole,
       ),
       { numRuns: 150 },
     );
@@ -119,6 +121,55 @@ describe('MarkdownStream', () => {
         expect(streamed([...d], width, true).lines).toEqual(renderMarkdown(d, { width, color: true }));
       }),
       { numRuns: 25 },
+    );
+  });
+});
+
+describe('MarkdownStream on fenced code taken a line at a time', () => {
+  // Fences of every shape marked knows (indented, tildes, longer runs, a shorter run inside, no
+  // close), with lines that keep a grammar's scope open across line ends (template strings,
+  // block comments), blank lines at the end, and text after.
+  const codeLine = fc.constantFrom(
+    'const x = 1;',
+    '',
+    '  indented()',
+    '\tfoo(); // tab',
+    '```',
+    '``',
+    '~~~~',
+    '    ````',
+    'const s = `multi',
+    'line ${x}`;',
+    '/* open',
+    'close */',
+    'def f(a):',
+    '"unterminated',
+    '✔️ 漢字',
+  );
+  const fence = fc
+    .tuple(
+      fc.constantFrom('', ' ', '   '),
+      fc.constantFrom('```', '````', '~~~'),
+      fc.constantFrom('ts', 'js', 'python', 'css', '', 'nolang', 'ts title="x"'),
+      fc.array(codeLine, { maxLength: 12 }),
+      fc.constantFrom('close', 'longer', 'none', 'spaces'),
+      fc.constantFrom('', '\nafter\n', '\n\n- item\n', 'x'),
+    )
+    .map(([indent, run, lang, lines, close, after]) => {
+      const end = close === 'none' ? '' : close === 'longer' ? `${run}${run[0]}\n` : close === 'spaces' ? ` ${run}  \n` : `${run}\n`;
+      return `text before\n\n${indent}${run}${lang}\n${lines.map((l) => `${indent}${l}\n`).join('')}${end}${after}`;
+    });
+
+  it("ends with the whole document's lines (colours too), and frozen lines only grow", () => {
+    fc.assert(
+      fc.property(
+        fence,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }),
+        fc.integer({ min: 6, max: 40 }),
+        fc.boolean(),
+        endsAsWhole,
+      ),
+      { numRuns: 400 },
     );
   });
 });

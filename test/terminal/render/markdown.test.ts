@@ -140,4 +140,31 @@ describe('MarkdownStream', () => {
     s.finish();
     expect(s.lines()).toEqual(['text', '', '  line 1', '  line 2', '', 'after']);
   });
+
+  it('an open code block freezes each line once the grammar is back at its top; a comment open across lines is held', () => {
+    const s = new MarkdownStream({ width: 40, color: false });
+    s.push('Here:\n\n```ts\nconst a = 1;\nconst b');
+    // The paragraph, the blank line, the label and the first line are final; the line being written is open.
+    expect(s.frozen).toEqual(['Here:', '', '  ts', '  const a = 1;']);
+    expect(s.open).toEqual(['  const b']);
+    s.push(' = 2;\n/* a comment\nstill in it\n');
+    // Inside the comment the grammar is not at its top: those lines wait for its end.
+    expect(s.frozen).toEqual(['Here:', '', '  ts', '  const a = 1;', '  const b = 2;']);
+    expect(s.open).toEqual(['  /* a comment', '  still in it']);
+    s.push('end */\n```\nDone.\n');
+    expect(s.frozen).toEqual(['Here:', '', '  ts', '  const a = 1;', '  const b = 2;', '  /* a comment', '  still in it', '  end */']);
+    s.finish();
+    expect(s.lines()).toEqual([...s.frozen]);
+    expect(s.lines().slice(-2)).toEqual(['', 'Done.']);
+  });
+
+  it('colours a line held across a comment as the whole block does', () => {
+    const md = '```ts\nlet a = 1; /* x\ny */ let b = "s";\n```\n';
+    const s = new MarkdownStream({ width: 40, color: true });
+    for (const ch of md) s.push(ch);
+    s.finish();
+    expect(s.lines()).toEqual(styled(md));
+    // The comment spans both lines (gray), the keyword after it is magenta again.
+    expect(s.lines()[2]).toBe('  \x1b[90my */\x1b[0m \x1b[35mlet\x1b[0m b = \x1b[32m"s"\x1b[0m;');
+  });
 });
