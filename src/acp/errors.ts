@@ -15,7 +15,10 @@ export type AcpErrorCode =
   | 'INVALID_PROMPT'
   | 'UNKNOWN_MODE'
   | 'INVALID_CURSOR'
-  | 'ATTACHMENT_INVALID';
+  | 'ATTACHMENT_INVALID'
+  | 'UNKNOWN_CONFIG_OPTION'
+  | 'INVALID_CONFIG_VALUE'
+  | 'MODEL_INVALID';
 
 export class AcpError extends CodedError<AcpErrorCode> {
   /** The JSON path of the request parameter at fault, when one is. */
@@ -35,6 +38,9 @@ const INVALID_PARAMS = new Set<AcpErrorCode>([
   'INVALID_CURSOR',
   'ATTACHMENT_INVALID',
   'SESSION_NOT_OPEN',
+  'UNKNOWN_CONFIG_OPTION',
+  'INVALID_CONFIG_VALUE',
+  'MODEL_INVALID',
 ]);
 
 /** Any failure as the JSON-RPC error the client gets; a coded one keeps its code in `data.code`. */

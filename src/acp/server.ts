@@ -28,6 +28,9 @@ import {
   type SessionInfo,
 } from '@agentclientprotocol/sdk/unstable';
 import type { Plugin } from '../agent/context.js';
+import { ModelSwitch } from '../coding/model-switch.js';
+import type { LlmAdapter } from '../llm/adapter.js';
+import type { ModelRef } from '../llm/select.js';
 import type { CodingAgent } from '../coding/agent.js';
 import type { OpenSession, Store } from '../store/index.js';
 import type { ApprovalHandler } from '../tools/pipeline.js';
@@ -38,7 +41,7 @@ import { COMMANDS } from './commands.js';
 import { AcpError, toRequestError } from './errors.js';
 import type { Policy } from './modes.js';
 import { permissionHandler } from './permission.js';
-import { AcpSession } from './session.js';
+import { AcpSession, MODEL_OPTION } from './session.js';
 
 export const AGENT_NAME = 'dsh';
 
@@ -54,6 +57,10 @@ export interface AcpHost {
     stored: OpenSession,
     extra: { approve: ApprovalHandler; plugins: Plugin[]; policy: Policy | undefined },
   ): Promise<CodingAgent>;
+  /** The models of a workspace: the one its sessions start with, and those its config names. */
+  models(cwd: string): Promise<{ started: ModelRef; configured: string[] }>;
+  /** `ref` checked for use (a known provider); throws a coded error when it cannot be. */
+  pickModel(cwd: string, ref: string): Promise<{ ref: ModelRef; adapter: () => LlmAdapter | undefined }>;
   /** A line for the operator (standard error): never on the protocol stream. */
   warn(line: string): void;
 }
@@ -124,10 +131,18 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
         s?.send({ sessionUpdate: 'tool_call_update', toolCallId: callId, content: [{ type: 'terminal', terminalId }] });
       },
     });
+    const models = new ModelSwitch();
+    plugins.push(models.plugin());
+    const cwd = stored.session.header.cwd ?? process.cwd();
     s = await AcpSession.open(stored, {
       client,
       attachments: host.attachments,
       warn: host.warn,
+      models: {
+        switch: models,
+        list: () => host.models(cwd),
+        pick: (ref) => host.pickModel(cwd, ref),
+      },
       terminalOf: (callId) => terminals.get(callId),
       build: (policy) =>
         host.codingAgent(stored, {
@@ -185,7 +200,7 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
         const cwd = host.workspace(params.cwd);
         const s = await open(await host.store.create({ cwd }));
         offerCommands(s);
-        return { sessionId: s.id, modes: s.modes() };
+        return { sessionId: s.id, modes: s.modes(), configOptions: await s.configOptions() };
       }),
     )
     .onRequest(methods.agent.session.load, ({ params }) =>
@@ -194,7 +209,7 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
         const s = await reopen(params.sessionId, params.cwd);
         await s.replayHistory();
         offerCommands(s);
-        return { modes: s.modes() };
+        return { modes: s.modes(), configOptions: await s.configOptions() };
       }),
     )
     .onRequest(methods.agent.session.resume, ({ params }) =>
@@ -202,7 +217,7 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
         noExtraDirectories(params.additionalDirectories);
         const s = await reopen(params.sessionId, params.cwd);
         offerCommands(s);
-        return { modes: s.modes() };
+        return { modes: s.modes(), configOptions: await s.configOptions() };
       }),
     )
     .onRequest(methods.agent.session.fork, ({ params }) =>
@@ -219,7 +234,7 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
           throw new AcpError('WORKSPACE_MISMATCH', `session ${params.sessionId} belongs to ${s.cwd}, not ${cwd}`, '$.cwd');
         }
         offerCommands(s);
-        return { sessionId: s.id, modes: s.modes() };
+        return { sessionId: s.id, modes: s.modes(), configOptions: await s.configOptions() };
       }),
     )
     .onRequest(methods.agent.session.list, ({ params }) =>
@@ -252,6 +267,20 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
       answer(async () => {
         await find(params.sessionId).setMode(params.modeId);
         return {};
+      }),
+    )
+    .onRequest(methods.agent.session.setConfigOption, ({ params }) =>
+      answer(async () => {
+        const s = find(params.sessionId);
+        if (params.configId !== MODEL_OPTION)
+          throw new AcpError(
+            'UNKNOWN_CONFIG_OPTION',
+            `no config option ${JSON.stringify(params.configId)}: the one there is is "model"`,
+            '$.configId',
+          );
+        if (typeof params.value !== 'string') throw new AcpError('INVALID_CONFIG_VALUE', 'the model is a provider:model string', '$.value');
+        await s.setModel(params.value, '$.value');
+        return { configOptions: await s.configOptions() };
       }),
     )
     .onRequest(methods.agent.session.prompt, ({ params, signal }) => answer(() => find(params.sessionId).prompt(params.prompt, signal)))

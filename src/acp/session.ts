@@ -17,12 +17,17 @@ import {
   type AgentContext,
   type ContentBlock as AcpContent,
   type PromptResponse,
+  type SessionConfigOption,
   type SessionModeState,
   type SessionUpdate,
   type Usage,
 } from '@agentclientprotocol/sdk/unstable';
 import { userMessage } from '../agent/agent.js';
 import type { CodingAgent } from '../coding/agent.js';
+import type { ModelSwitch } from '../coding/model-switch.js';
+import type { LlmAdapter } from '../llm/adapter.js';
+import type { ModelRef } from '../llm/select.js';
+import { CodedError } from '../model/coded-error.js';
 import { addUsage, type TokenUsage } from '../model/usage.js';
 import type { SessionEvent, TurnEndReason } from '../session/events.js';
 import type { Session } from '../session/session.js';
@@ -33,6 +38,9 @@ import { AcpError } from './errors.js';
 import { modeId, modeState, policyForMode, policyInLog, type Policy } from './modes.js';
 import { promptContent } from './prompt.js';
 import { UpdateProjector } from './updates.js';
+
+/** The id of the model selector in `configOptions` and `session/set_config_option`. */
+export const MODEL_OPTION = 'model';
 
 interface Pending {
   messageId: string;
@@ -47,6 +55,12 @@ export interface AcpSessionDeps {
   /** A new coding agent on this session (the first, and one per mode change). */
   build(policy: Policy | undefined): Promise<CodingAgent>;
   warn(line: string): void;
+  /** The session's model choice (`/model`, the model selector) and the models to offer. */
+  models?: {
+    switch: ModelSwitch;
+    list(): Promise<{ started: ModelRef; configured: string[] }>;
+    pick(ref: string): Promise<{ ref: ModelRef; adapter: () => LlmAdapter | undefined }>;
+  };
   /** The client terminal a call's command ran in (client-terminal capability). */
   terminalOf?: (callId: string) => string | undefined;
 }
@@ -179,6 +193,42 @@ export class AcpSession {
     this.send({ sessionUpdate: 'current_mode_update', currentModeId: modeId(this.policy()) });
   }
 
+  /** The model selector (a `configOptions` entry): the model of the next requests, and the others configured. */
+  async configOptions(): Promise<SessionConfigOption[]> {
+    const m = this.deps.models;
+    if (!m) return [];
+    const { started, configured } = await m.list();
+    const current = m.switch.current(started);
+    const values = [...new Set([current, `${started.provider}:${started.model}`, ...configured])];
+    return [
+      {
+        id: MODEL_OPTION,
+        name: 'Model',
+        category: 'model',
+        type: 'select',
+        currentValue: current,
+        options: values.map((v) => ({ value: v, name: v })),
+      },
+    ];
+  }
+
+  /** Use `ref` from the next request on (between turns); the log records it in the next request header. */
+  async setModel(ref: string, path: string): Promise<string> {
+    const m = this.deps.models;
+    if (!m) throw new AcpError('UNSUPPORTED', 'this session cannot change its model');
+    if (this.agent.status === 'running')
+      throw new AcpError('NOT_IDLE', 'the model changes between turns: wait for the turn to end, or cancel it');
+    try {
+      const picked = await m.pick(ref);
+      m.switch.set(this.agent, picked.ref, picked.adapter);
+    } catch (e) {
+      if (e instanceof CodedError && !(e instanceof AcpError)) throw new AcpError('MODEL_INVALID', `${e.message} [${e.code}]`, path);
+      throw e;
+    }
+    this.send({ sessionUpdate: 'config_option_update', configOptions: await this.configOptions() });
+    return m.switch.current(m.switch.choice!);
+  }
+
   async prompt(blocks: readonly AcpContent[], signal: AbortSignal): Promise<PromptResponse> {
     if (this.closed) throw new AcpError('SESSION_CLOSED', `session ${this.id} is closed`);
     const first = blocks[0];
@@ -188,7 +238,18 @@ export class AcpSession {
         throw new AcpError('NOT_IDLE', `/${command.name} runs between turns: wait for the turn to end, or cancel it`);
       const text = await runCommand(
         command,
-        { agent: this.agent, logPath: this.stored.location, mode: () => modeId(this.policy()) },
+        {
+          agent: this.agent,
+          logPath: this.stored.location,
+          mode: () => modeId(this.policy()),
+          models: async () => {
+            const [o] = await this.configOptions();
+            return o?.type === 'select'
+              ? { current: o.currentValue, all: o.options.flatMap((x) => ('value' in x ? [x.value] : [])) }
+              : undefined;
+          },
+          setModel: (ref) => this.setModel(ref, '$.prompt[0].text'),
+        },
         signal,
       );
       this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text }, messageId: randomUUID() });

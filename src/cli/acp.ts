@@ -17,6 +17,8 @@ import { serveAcp, type AcpHost } from '../acp/server.js';
 import type { AgentFlags, ModelFlags } from './agent/flags.js';
 import { loadReplay } from './agent/replay-model.js';
 import { agentSetup, buildAgent } from './agent/start.js';
+import { llmSection } from '../config/config.js';
+import { chooseModel, parseModelRef } from '../llm/select.js';
 import { CliError } from './errors.js';
 import { indexPath } from './home.js';
 import type { Io } from './output.js';
@@ -69,6 +71,30 @@ export async function runAcp(opts: AcpOptions, io: Io): Promise<number> {
       } catch (e) {
         throw new AcpError('WORKSPACE_INVALID', `cwd ${JSON.stringify(cwd)}: ${(e as Error).message}`, '$.cwd');
       }
+    },
+    async models(cwd) {
+      const setup = await setupFor(cwd);
+      const llm = llmSection(setup.config);
+      const named = [
+        llm.model,
+        ...Object.entries(llm.providers ?? {}).flatMap(([p, c]) => Object.keys(c.models ?? {}).map((m) => `${p}:${m}`)),
+      ];
+      const configured: string[] = [];
+      for (const r of named) {
+        if (r === undefined) continue;
+        try {
+          const x = parseModelRef(r, llm);
+          configured.push(`${x.provider}:${x.model}`);
+        } catch {
+          // A config the selection refuses names no model here.
+        }
+      }
+      return { started: setup.ref, configured };
+    },
+    async pickModel(cwd, ref) {
+      const setup = await setupFor(cwd);
+      const choice = chooseModel({ spec: ref, env: io.env, config: llmSection(setup.config), adapters: setup.coding.adapters ?? [] });
+      return { ref: { provider: choice.config.provider, model: choice.config.model }, adapter: () => choice.adapter() };
     },
     async codingAgent(stored, extra) {
       const cwd = stored.session.header.cwd ?? process.cwd();

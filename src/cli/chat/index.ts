@@ -14,8 +14,6 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { CodingAgent } from '../../coding/agent.js';
-import type { Plugin } from '../../agent/context.js';
-import type { LlmAdapter } from '../../llm/adapter.js';
 import { chooseModel } from '../../llm/select.js';
 import { llmSection } from '../../config/config.js';
 import type { Session } from '../../session/session.js';
@@ -31,6 +29,7 @@ import { block, oneLine, truncate } from '../text.js';
 import type { PickItem } from '../../terminal/chat/picker.js';
 import { banner } from '../run.js';
 import { runCommand, type ChatControl } from './commands.js';
+import { ModelSwitch } from '../../coding/model-switch.js';
 import { runCompactCommand } from '../../compaction/command.js';
 import { AttachError, withAttachments } from '../../terminal/chat/attach.js';
 import { ChatTerminal, type ScreenHooks } from './screen.js';
@@ -161,23 +160,8 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   const llm = llmSection(s.config);
 
   // ---- /model: a request-time override, so the change is logged as a request/header change.
-  let override: { provider: string; model: string } | undefined;
-  const extraAdapters: LlmAdapter[] = [];
-  const modelPlugin: Plugin = (host) => {
-    for (const a of extraAdapters) if (a.providers.every((p) => !host.agent.adapters.get(p))) host.adapter(a);
-    return host.on(
-      'agent/request',
-      async (p, next) => {
-        const c = await next(p);
-        if (!override) return c;
-        const out = { ...c, provider: override.provider, model: override.model };
-        // An effort label means something only to the provider it was chosen for.
-        if (override.provider !== c.provider) delete out.reasoningEffort;
-        return out;
-      },
-      { name: 'dsh:cli/model' },
-    );
-  };
+  const modelSwitch = new ModelSwitch();
+  const modelPlugin = modelSwitch.plugin();
 
   // ---- input
   let rl: Interface | undefined;
@@ -320,7 +304,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     session: () => cur.session,
     path: () => cur.path,
     running,
-    model: () => (override ? `${override.provider}:${override.model}` : `${s.ref.provider}:${s.ref.model}`),
+    model: () => modelSwitch.current(s.ref),
     say: (text) => renderer.say(text),
     warn: (text) => renderer.note(text, 'yellow'),
     cancel: cancelTurn,
@@ -379,12 +363,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     setModel: (ref) => {
       const choice = chooseModel({ spec: ref, env: io.env, config: llm });
       const parsed = { provider: choice.config.provider, model: choice.config.model };
-      if (!cur.coding.agent.adapters.get(parsed.provider)) {
-        const a = choice.adapter()!;
-        cur.coding.agent.adapters.register(a);
-        extraAdapters.push(a);
-      }
-      override = parsed;
+      modelSwitch.set(cur.coding.agent, parsed, () => choice.adapter());
       renderer.say(`model ${oneLine(`${parsed.provider}:${parsed.model}`)} from the next request on`);
     },
   };
