@@ -134,7 +134,7 @@ export class Timeline {
             'div',
             'head',
             button(
-              row.loading ? 'loading …' : 'load more' + (a.type === 'parts' && a.remaining ? ' (' + num(a.remaining) + ' left)' : ''),
+              this.loading.has(row.key) ? 'loading …' : 'load more' + (a.type === 'parts' && a.remaining ? ' (' + num(a.remaining) + ' left)' : ''),
               'link',
               () => this.loadMore(row),
             ),
@@ -198,7 +198,7 @@ export class Timeline {
     for (let i = first; i <= last; i++) {
       const row = this.list.rows[i];
       if (row.kind === 'placeholder') this.fetchPage(Math.floor(row.seg / PAGE));
-      else if (row.kind === 'more' && !row.loading) this.loadMore(row);
+      else if (row.kind === 'more' && !this.loading.has(row.key)) this.loadMore(row);
     }
   }
 

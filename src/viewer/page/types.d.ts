@@ -60,5 +60,5 @@ export type Row = { key: string; depth: number; seg: number; ver: number } & (
   | { kind: 'outside'; data: OutsideView; open: boolean }
   | { kind: 'step'; step: number; data: StepView; open: boolean; needsItems?: boolean }
   | { kind: 'item'; step: number | undefined; data: Item }
-  | { kind: 'more'; step: number | undefined; action: MoreAction; loading?: boolean }
+  | { kind: 'more'; step: number | undefined; action: MoreAction }
 );
