@@ -14,7 +14,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { describeFailure, matchInOrder, normalize, preview, type NormalizeContext } from './match.js';
+import { describeFailure, matchInOrder, normalize, preview, type NormalizeContext } from '../../src/replay/match.js';
 import { missingFeatures } from './sdk.js';
 import {
   concreteLog,

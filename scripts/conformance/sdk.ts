@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { describeFailure, matchInOrder, normalize, preview, type MatchFailure, type NormalizeContext } from './match.js';
+import { describeFailure, matchInOrder, normalize, preview, type MatchFailure, type NormalizeContext } from '../../src/replay/match.js';
 import {
   calledTools,
   concreteLog,

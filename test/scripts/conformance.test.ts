@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { runHeadlessScenario } from '../../scripts/conformance/headless.js';
-import { matchInOrder, normalize } from '../../scripts/conformance/match.js';
+import { matchInOrder, normalize } from '../../src/replay/match.js';
 import {
   concreteLog,
   DSH_BIN,

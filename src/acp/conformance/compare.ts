@@ -9,62 +9,21 @@
  *   block (`messageId`, `_meta.dsh.block`) at the first delta's place: dsh sends one chunk per
  *   committed block, we stream the block as it arrives, and a client shows the same text.
  *
- * Then each expected message must match one of ours later than the previous match, as a JSON
- * subset: an object matches one holding each of its keys with a matching value (ours may add
- * keys: a richer agent says more), an array matches one holding matches of its elements in the
- * same order (ours may offer more permission options), anything else must be equal. Two
+ * Then the one matcher of the conformance runners (src/replay/match.ts) checks that each
+ * expected message appears among ours in order, as a superset (ours may add keys, and, arrays
+ * compared `in-order`, more items: a richer agent says more, offers more permission options). Two
  * allowances, both computed from the data: in the `initialize` result, dsh's `agentInfo` (its own
  * name) and the capabilities dsh declares `false` are not required (an agent that can do more says
  * so); and a prompt dsh answered `end_turn` may be answered `max_tokens` when its recorded turn
  * ended `max-tokens` (ACP's stop reason for that; dsh reports `end_turn` for it).
  */
 
+import { matchInOrder, oneOf, type Difference } from '../../replay/match.js';
+
 type Json = Record<string, unknown>;
 
 function isRecord(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export interface SubsetDifference {
-  /** JSON path of the first difference, rooted at the message (`$.params.update.content.text`). */
-  path: string;
-  expected: unknown;
-  actual: unknown;
-}
-
-const key = (path: string, k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
-
-/** Undefined when `actual` holds `expected` (see the module comment); else the first difference. */
-export function subsetDifference(expected: unknown, actual: unknown, path = '$'): SubsetDifference | undefined {
-  if (isRecord(expected)) {
-    if (!isRecord(actual)) return { path, expected, actual };
-    for (const [k, v] of Object.entries(expected)) {
-      if (!(k in actual)) return { path: key(path, k), expected: v, actual: undefined };
-      const d = subsetDifference(v, actual[k], key(path, k));
-      if (d) return d;
-    }
-    return undefined;
-  }
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return { path, expected, actual };
-    let j = 0;
-    for (let i = 0; i < expected.length; i++) {
-      let first: SubsetDifference | undefined;
-      let found = false;
-      for (; j < actual.length; j++) {
-        const d = subsetDifference(expected[i], actual[j], `${path}[${j}]`);
-        if (!d) {
-          found = true;
-          j++;
-          break;
-        }
-        first ??= d;
-      }
-      if (!found) return first ?? { path: `${path}[${i}]`, expected: expected[i], actual: undefined };
-    }
-    return undefined;
-  }
-  return Object.is(expected, actual) ? undefined : { path, expected, actual };
 }
 
 function renumber(messages: Json[]): Json[] {
@@ -159,52 +118,27 @@ export interface Mismatch {
   expected: unknown;
   /** Our next message of the same kind after the last match, and where it first differs. */
   nearest?: unknown;
-  difference?: SubsetDifference;
-}
-
-function sameKind(a: Json, b: Json): boolean {
-  if ('method' in a) {
-    if (a.method !== b.method) return false;
-    if (a.method !== 'session/update') return true;
-    const ua = isRecord(a.params) && isRecord(a.params.update) ? a.params.update.sessionUpdate : undefined;
-    const ub = isRecord(b.params) && isRecord(b.params.update) ? b.params.update.sessionUpdate : undefined;
-    return ua === ub;
-  }
-  return !('method' in b) && a.id === b.id;
+  difference?: Difference;
 }
 
 /** The first expected message ours lacks (in order), or undefined when every one is there. */
 export function firstMismatch(expected: readonly Json[], ours: readonly Json[], turnEnds: readonly string[] = []): Mismatch | undefined {
-  let j = 0;
   let prompts = 0;
-  for (let i = 0; i < expected.length; i++) {
-    let want = expected[i]!;
-    if (isRecord(want.result) && 'protocolVersion' in want.result) want = { ...want, result: initializeRequirement(want.result) };
-    let alt: Json | undefined;
-    if (isRecord(want.result) && typeof want.result.stopReason === 'string') {
+  const wanted = expected.map((m): unknown => {
+    if (isRecord(m.result) && 'protocolVersion' in m.result) return { ...m, result: initializeRequirement(m.result) };
+    if (isRecord(m.result) && typeof m.result.stopReason === 'string') {
       prompts++;
-      if (want.result.stopReason === 'end_turn' && turnEnds[prompts - 1] === 'max-tokens')
-        alt = { ...want, result: { ...want.result, stopReason: 'max_tokens' } };
+      if (m.result.stopReason === 'end_turn' && turnEnds[prompts - 1] === 'max-tokens')
+        return oneOf(m, { ...m, result: { ...m.result, stopReason: 'max_tokens' } });
     }
-    let found = -1;
-    for (let k = j; k < ours.length; k++) {
-      if (!subsetDifference(want, ours[k]) || (alt && !subsetDifference(alt, ours[k]))) {
-        found = k;
-        break;
-      }
-    }
-    if (found < 0) {
-      const m: Mismatch = { line: i + 1, expected: expected[i] };
-      const nearest = ours.slice(j).find((o) => sameKind(want, o));
-      if (alt && nearest !== undefined && !subsetDifference(alt, nearest)) want = alt;
-      if (nearest !== undefined) {
-        m.nearest = nearest;
-        const d = subsetDifference(want, nearest);
-        if (d) m.difference = d;
-      }
-      return m;
-    }
-    j = found + 1;
+    return m;
+  });
+  const { failure } = matchInOrder(wanted, ours, { arrays: 'in-order' });
+  if (!failure) return undefined;
+  const m: Mismatch = { line: failure.index + 1, expected: expected[failure.index] };
+  if (failure.nearest) {
+    m.nearest = failure.nearest.message;
+    m.difference = failure.nearest.difference;
   }
-  return undefined;
+  return m;
 }

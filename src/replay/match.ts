@@ -1,8 +1,10 @@
 /**
  * Does our output hold every message a reference run wrote, in order, with the same content?
- * The comparison the conformance runners share (`npm run conformance:sdk`, `conformance:headless`,
- * and the ACP runner): each expected message must appear in the actual stream after the one
- * matched before it; messages we send that the reference does not are allowed.
+ * The one comparison of the conformance runners (`npm run conformance:acp`, `conformance:sdk`,
+ * `conformance:headless`): each expected message must appear in the actual stream after the one
+ * matched before it; messages we send that the reference does not are allowed. A runner first
+ * puts its protocol's generated ids in a common form (`normalize` below; the ACP runner also
+ * renumbers JSON-RPC ids and joins streamed deltas, src/acp/conformance/compare.ts).
  *
  * Before comparing, what a run generates is normalised on both sides: any UUID and any of the
  * run's session ids read `{{sessionId}}` (the reference's snapshots wrote every generated id so),
@@ -15,7 +17,10 @@
  *
  * Content is compared as a superset: every key the reference wrote must be present with an equal
  * value, and keys only we write are allowed (our tool results carry `meta`, our sandbox events a
- * `source`); arrays must have the same length and equal items, and scalars must be identical.
+ * `source`); scalars must be identical. Arrays must have the same length and equal items, or, with
+ * `arrays: 'in-order'` (ACP: we may offer more permission options, send more content), the
+ * expected items must match items of ours in the same order, extras between allowed. An expected
+ * message may be `oneOf(a, b)`: either form is accepted (a reason the protocol names differently).
  */
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -70,17 +75,43 @@ function isWildcard(v: unknown): boolean {
   return typeof v === 'string' && /^\{\{[A-Za-z0-9_.-]+\}\}$/.test(v) && !KEPT_TOKENS.has(v);
 }
 
+export interface MatchOptions {
+  /** `exact` (default): same length, item by item; `in-order`: the expected items in order among ours. */
+  arrays?: 'exact' | 'in-order';
+}
+
+/** Either of these expected forms is accepted (`matchInOrder`). */
+export class OneOf {
+  readonly options: readonly unknown[];
+  constructor(...options: unknown[]) {
+    this.options = options;
+  }
+}
+
+export const oneOf = (...options: unknown[]): OneOf => new OneOf(...options);
+
+const key = (path: string, k: string): string => (/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+
 /**
  * The first difference between an expected and an actual (both normalised) value, or undefined.
  * New seq pairings are written to `pending`, and only kept by the caller when the whole message
  * matched.
  */
-export function firstDifference(expected: unknown, actual: unknown, seqs: SeqMap, pending: SeqMap, path = '$'): Difference | undefined {
+export function firstDifference(
+  expected: unknown,
+  actual: unknown,
+  seqs: SeqMap,
+  pending: SeqMap,
+  path = '$',
+  opts: MatchOptions = {},
+): Difference | undefined {
   if (isWildcard(expected)) return undefined;
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length) return { path, expected, actual };
+    if (!Array.isArray(actual)) return { path, expected, actual };
+    if (opts.arrays === 'in-order') return inOrderDifference(expected, actual, seqs, pending, path, opts);
+    if (actual.length !== expected.length) return { path, expected, actual };
     for (let i = 0; i < expected.length; i++) {
-      const d = firstDifference(expected[i], actual[i], seqs, pending, `${path}[${i}]`);
+      const d = firstDifference(expected[i], actual[i], seqs, pending, `${path}[${i}]`, opts);
       if (d) return d;
     }
     return undefined;
@@ -89,7 +120,7 @@ export function firstDifference(expected: unknown, actual: unknown, seqs: SeqMap
     if (!isRecord(actual)) return { path, expected, actual };
     const envelope = isEnvelope(expected);
     for (const k of Object.keys(expected)) {
-      const p = `${path}.${k}`;
+      const p = key(path, k);
       if (!(k in actual)) return { path: p, expected: expected[k], actual: undefined };
       if (envelope && k === 'seq') {
         const d = pairSeq(expected.seq as number, actual.seq, seqs, pending, p);
@@ -106,7 +137,7 @@ export function firstDifference(expected: unknown, actual: unknown, seqs: SeqMap
         }
         continue;
       }
-      const d = firstDifference(expected[k], actual[k], seqs, pending, p);
+      const d = firstDifference(expected[k], actual[k], seqs, pending, p, opts);
       if (d) return d;
     }
     // Keys only we write are allowed (a richer harness is a superset: `meta` on a tool result,
@@ -114,6 +145,35 @@ export function firstDifference(expected: unknown, actual: unknown, seqs: SeqMap
     return undefined;
   }
   return Object.is(expected, actual) ? undefined : { path, expected, actual };
+}
+
+/** Each expected item matched by a later item of ours; the first one that is not, with its nearest difference. */
+function inOrderDifference(
+  expected: readonly unknown[],
+  actual: readonly unknown[],
+  seqs: SeqMap,
+  pending: SeqMap,
+  path: string,
+  opts: MatchOptions,
+): Difference | undefined {
+  let j = 0;
+  for (let i = 0; i < expected.length; i++) {
+    let first: Difference | undefined;
+    let found = false;
+    for (; j < actual.length; j++) {
+      const trial: SeqMap = new Map(pending);
+      const d = firstDifference(expected[i], actual[j], seqs, trial, `${path}[${j}]`, opts);
+      if (!d) {
+        for (const [k, v] of trial) pending.set(k, v);
+        found = true;
+        j++;
+        break;
+      }
+      first ??= d;
+    }
+    if (!found) return first ?? { path: `${path}[${i}]`, expected: expected[i], actual: undefined };
+  }
+  return undefined;
 }
 
 function pairSeq(e: number, a: unknown, seqs: SeqMap, pending: SeqMap, path: string): Difference | undefined {
@@ -139,20 +199,39 @@ export interface MatchResult {
   failure?: MatchFailure;
 }
 
-/** What makes two messages comparable at all (the same method, notification or event type). */
+/** What makes two messages comparable at all (the same method and update kind, event type, or response id). */
 function kindOf(m: unknown): string {
   if (!isRecord(m)) return typeof m;
   const params = isRecord(m.params) ? m.params : undefined;
   const event = isRecord(m.event) ? m.event : isRecord(params?.event) ? (params.event as Record<string, unknown>) : undefined;
-  const head = typeof m.method === 'string' ? m.method : typeof m.type === 'string' ? m.type : 'id' in m ? 'response' : '?';
-  return event && typeof event.type === 'string' ? `${head}:${event.type}` : head;
+  const update = isRecord(params?.update) ? (params.update as Record<string, unknown>) : undefined;
+  const head =
+    typeof m.method === 'string' ? m.method : typeof m.type === 'string' ? m.type : 'id' in m ? `response:${JSON.stringify(m.id)}` : '?';
+  if (event && typeof event.type === 'string') return `${head}:${event.type}`;
+  if (update && typeof update.sessionUpdate === 'string') return `${head}:${update.sessionUpdate}`;
+  return head;
+}
+
+function differenceOf(e: unknown, a: unknown, seqs: SeqMap, pending: SeqMap, opts: MatchOptions): Difference | undefined {
+  if (!(e instanceof OneOf)) return firstDifference(e, a, seqs, pending, '$', opts);
+  let first: Difference | undefined;
+  for (const option of e.options) {
+    const trial: SeqMap = new Map();
+    const d = firstDifference(option, a, seqs, trial, '$', opts);
+    if (!d) {
+      for (const [k, v] of trial) pending.set(k, v);
+      return undefined;
+    }
+    first ??= d;
+  }
+  return first;
 }
 
 /**
  * Match `expected` (normalised) as an ordered subsequence of `actual` (normalised). Stops at the
  * first expected message with no match: later ones cannot be placed reliably after it.
  */
-export function matchInOrder(expected: readonly unknown[], actual: readonly unknown[]): MatchResult {
+export function matchInOrder(expected: readonly unknown[], actual: readonly unknown[], opts: MatchOptions = {}): MatchResult {
   const seqs: SeqMap = new Map();
   let cursor = 0;
   for (let i = 0; i < expected.length; i++) {
@@ -160,18 +239,19 @@ export function matchInOrder(expected: readonly unknown[], actual: readonly unkn
     let found = -1;
     for (let j = cursor; j < actual.length; j++) {
       const pending: SeqMap = new Map();
-      if (firstDifference(e, actual[j], seqs, pending) === undefined) {
+      if (differenceOf(e, actual[j], seqs, pending, opts) === undefined) {
         for (const [k, v] of pending) seqs.set(k, v);
         found = j;
         break;
       }
     }
     if (found < 0) {
-      const kind = kindOf(e);
-      const failure: MatchFailure = { index: i, expected: e };
+      const shown = e instanceof OneOf ? e.options[0] : e;
+      const kind = kindOf(shown);
+      const failure: MatchFailure = { index: i, expected: shown };
       for (let j = cursor; j < actual.length; j++) {
         if (kindOf(actual[j]) !== kind) continue;
-        const difference = firstDifference(e, actual[j], seqs, new Map());
+        const difference = differenceOf(e, actual[j], seqs, new Map(), opts);
         if (difference) failure.nearest = { index: j, message: actual[j], difference };
         break;
       }

@@ -1,10 +1,11 @@
 /**
- * The conformance runners' comparison (scripts/conformance/match.ts): every expected message in
- * order, extras allowed, generated ids normalised, seqs paired consistently.
+ * The one matcher of the conformance runners (src/replay/match.ts; the ACP, SDK and headless
+ * runners all use it): every expected message in order, extras allowed, generated ids normalised,
+ * seqs paired consistently, the first differing message reported with its path.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchInOrder, normalize } from '../../scripts/conformance/match.js';
+import { firstDifference, matchInOrder, normalize, oneOf } from '../../src/replay/match.js';
 
 const ev = (seq: number, type: string, data: unknown, extra: Record<string, unknown> = {}) => ({
   method: 'session.event',
@@ -88,5 +89,62 @@ describe('matchInOrder', () => {
         });
       }),
     );
+  });
+
+  it('reports the first expected message not found, and the nearest message of its kind with the first differing path', () => {
+    const upd = (kind: string, text: string) => ({
+      method: 'session/update',
+      params: { update: { sessionUpdate: kind, content: { text } } },
+    });
+    const r = matchInOrder(
+      [upd('agent_message_chunk', 'a'), upd('agent_message_chunk', 'b'), upd('plan', 'c')],
+      [upd('agent_message_chunk', 'a'), upd('tool_call', 'b'), upd('agent_message_chunk', 'B'), upd('plan', 'c')],
+    );
+    expect(r.matched).toBe(1);
+    expect(r.failure?.index).toBe(1);
+    // The tool_call at index 1 is of another kind: the nearest is our message 3 (index 2).
+    expect(r.failure?.nearest?.index).toBe(2);
+    expect(r.failure?.nearest?.difference).toEqual({ path: '$.params.update.content.text', expected: 'b', actual: 'B' });
+    // Responses are of a kind by their id.
+    const resp = matchInOrder(
+      [{ id: 2, result: { x: 1 } }],
+      [
+        { id: 1, result: { x: 9 } },
+        { id: 2, result: { x: 8 } },
+      ],
+    );
+    expect(resp.failure?.nearest?.index).toBe(1);
+  });
+});
+
+describe('arrays', () => {
+  const seqs = new Map<number, number>();
+  it('exact (default): same length, item by item', () => {
+    expect(firstDifference([1, 2], [1, 2], seqs, new Map())).toBeUndefined();
+    expect(firstDifference([1, 3], [1, 2, 3], seqs, new Map())).toMatchObject({ path: '$' });
+    expect(firstDifference([{ a: 1 }], [{ a: 2 }], seqs, new Map())).toEqual({ path: '$[0].a', expected: 1, actual: 2 });
+  });
+
+  it('in-order: the expected items in order among ours, extras between allowed, order kept', () => {
+    const o = { arrays: 'in-order' as const };
+    expect(firstDifference([1, 3], [1, 2, 3], seqs, new Map(), '$', o)).toBeUndefined();
+    expect(firstDifference([3, 1], [1, 2, 3], seqs, new Map(), '$', o)).toBeDefined();
+    expect(
+      firstDifference([{ kind: 'allow_once' }], [{ kind: 'allow_always' }, { kind: 'allow_once', id: 'x' }], seqs, new Map(), '$', o),
+    ).toBeUndefined();
+    expect(firstDifference({ 'a-b': ['x'] }, { 'a-b': ['y'] }, seqs, new Map(), '$', o)?.path).toBe('$["a-b"][0]');
+    expect(matchInOrder([{ opts: [1, 3] }], [{ opts: [1, 2, 3] }]).failure).toBeDefined();
+    expect(matchInOrder([{ opts: [1, 3] }], [{ opts: [1, 2, 3] }], o).failure).toBeUndefined();
+  });
+});
+
+describe('oneOf', () => {
+  it('accepts either form; reports the first form when neither is there', () => {
+    const want = oneOf({ stopReason: 'end_turn' }, { stopReason: 'max_tokens' });
+    expect(matchInOrder([want], [{ stopReason: 'max_tokens' }]).failure).toBeUndefined();
+    expect(matchInOrder([want], [{ stopReason: 'end_turn' }]).failure).toBeUndefined();
+    const r = matchInOrder([want], [{ stopReason: 'cancelled' }]);
+    expect(r.failure?.expected).toEqual({ stopReason: 'end_turn' });
+    expect(r.failure?.nearest?.difference.path).toBe('$.stopReason');
   });
 });
