@@ -89,7 +89,16 @@ export interface CodingAgentOptions {
    * them); the workspace's own hook files run when `trustProject` (default: the config lists the
    * workspace in `trustedProjects`). `false` runs none.
    */
-  hooks?: { files?: readonly HookFile[]; trustProject?: boolean } | false;
+  hooks?:
+    | {
+        files?: readonly HookFile[];
+        trustProject?: boolean;
+        /** The session log's file, given to hooks as `transcript_path` (absent: `''`, Codex `null`). */
+        transcriptPath?: string;
+        /** Where the user-level hook files are looked for (default: the user's home directory). */
+        home?: string;
+      }
+    | false;
 }
 
 export interface CodingAgent {
@@ -183,9 +192,24 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
   const hooks =
     opts.hooks === false
       ? { configs: [], warnings: [] }
-      : loadHookConfigs({ cwd, trusted: opts.hooks?.trustProject ?? projectTrusted(config, cwd), files: opts.hooks?.files ?? [] });
-  if (hooks.configs.length)
-    plugins.push(hookBridge({ configs: hooks.configs, cwd, approvalPolicy: perms.approval ?? 'ask', hideEnv: tools.hideEnv }));
+      : loadHookConfigs({
+          cwd,
+          trusted: opts.hooks?.trustProject ?? projectTrusted(config, cwd),
+          files: opts.hooks?.files ?? [],
+          ...(opts.hooks?.home !== undefined ? { home: opts.hooks.home } : {}),
+        });
+  if (hooks.configs.length) {
+    const transcript = opts.hooks === false ? undefined : opts.hooks?.transcriptPath;
+    plugins.push(
+      hookBridge({
+        configs: hooks.configs,
+        cwd,
+        approvalPolicy: perms.approval ?? 'ask',
+        hideEnv: tools.hideEnv,
+        ...(transcript !== undefined ? { transcriptPath: () => transcript } : {}),
+      }),
+    );
+  }
   plugins.push(...(opts.plugins ?? []));
 
   const effort = opts.reasoningEffort ?? llm.reasoningEffort;

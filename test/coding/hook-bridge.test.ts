@@ -545,3 +545,114 @@ describe('trust and configuration', () => {
     expect(mergeOutcomes([{ decision: 'error', context: [] }]).decision).toBe('pass');
   });
 });
+
+describe('several hooks of one event', () => {
+  it('run together, as in Claude Code: two hooks that each wait for the other both finish; each result recorded', async () => {
+    // Each script marks that it started, then waits (up to 5 s) for the other's mark: run one after
+    // the other, the first would give up and fail (exit 1, HOOK_FAILED).
+    const wait = (me: string, other: string): string =>
+      `touch ${me}.started; i=0; while [ ! -f ${other}.started ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; ` +
+      `[ -f ${other}.started ] || { echo "${other} never started" >&2; exit 1; }; cat > ${me}-stdin.json`;
+    const cwd = workspace(
+      {
+        PreToolUse: [
+          { matcher: 'Bash', ...cmd('a.sh') },
+          { matcher: 'Bash', ...cmd('b.sh') },
+        ],
+      },
+      { 'a.sh': wait('a', 'b'), 'b.sh': wait('b', 'a') },
+    );
+    const a = await agentIn(cwd, 'claude-code', [
+      toolCallResponse([{ id: 'c1', name: 'bash', args: { command: 'touch ran.txt' } }]),
+      textResponse('ok'),
+    ]);
+    try {
+      await a.run('go');
+      const results = ofType(a.events(), 'hook/result').map(data);
+      expect(results.map((r) => [r.handlerId, r.decision, r.error])).toEqual([
+        ['claude-code:PreToolUse:1', 'pass', undefined],
+        ['claude-code:PreToolUse:2', 'pass', undefined],
+      ]);
+      expect(stdin(cwd, 'a-stdin.json').tool_use_id).toBe('c1');
+      expect(stdin(cwd, 'b-stdin.json').tool_use_id).toBe('c1');
+      // Both started before either answered: the two invocations precede the two results.
+      const kinds = a.events().flatMap((e) => (e.type === 'hook/invoked' || e.type === 'hook/result' ? [e.type] : []));
+      expect(kinds).toEqual(['hook/invoked', 'hook/invoked', 'hook/result', 'hook/result']);
+      expect(existsSync(join(cwd, 'ran.txt'))).toBe(true);
+    } finally {
+      await a.close();
+    }
+  });
+});
+
+describe('user-level hook files', () => {
+  it("~/.claude/settings.json and ~/.codex/hooks.json run in an untrusted workspace; the project's own still do not", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'dsh-hooks-home-'));
+    dirs.push(home);
+    mkdirSync(join(home, '.claude'));
+    mkdirSync(join(home, '.codex'));
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'cat > user-cc.json' }] }] } }),
+    );
+    writeFileSync(
+      join(home, '.codex', 'hooks.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'cat > user-codex.json' }] }] } }),
+    );
+    const cwd = workspace({});
+    mkdirSync(join(cwd, '.claude'));
+    writeFileSync(
+      join(cwd, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'touch project-ran' }] }] } }),
+    );
+    const coding = await createCodingAgent({
+      cwd,
+      config: {},
+      adapters: [new ScriptedAdapter([textResponse('hi')], { providers: ['deepseek'] })],
+      model: 'deepseek:deepseek-v4-flash',
+      mcp: false,
+      hooks: { home },
+    });
+    try {
+      expect(coding.hookWarnings.join('\n')).toMatch(
+        /\.claude\/settings\.json: its claude-code hooks do not run: this workspace is not trusted/,
+      );
+      coding.agent.prompt('hello there');
+      await coding.agent.whenIdle();
+      expect(stdin(cwd, 'user-cc.json')).toMatchObject({ hook_event_name: 'UserPromptSubmit', prompt: 'hello there' });
+      expect(stdin(cwd, 'user-codex.json')).toMatchObject({ hook_event_name: 'UserPromptSubmit', prompt: 'hello there' });
+      expect(existsSync(join(cwd, 'project-ran'))).toBe(false);
+      expect(
+        ofType(coding.agent.session.events, 'hook/invoked')
+          .map(data)
+          .map((d) => d.dialect),
+      ).toEqual(['claude-code', 'codex']);
+    } finally {
+      await coding.close();
+    }
+  });
+
+  it('a workspace at the home directory reads its files once', async () => {
+    const home = workspace({});
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo x >> ran' }] }] } }),
+    );
+    const coding = await createCodingAgent({
+      cwd: home,
+      config: { trustedProjects: [home] },
+      adapters: [new ScriptedAdapter([textResponse('hi')], { providers: ['deepseek'] })],
+      model: 'deepseek:deepseek-v4-flash',
+      mcp: false,
+      hooks: { home },
+    });
+    try {
+      coding.agent.prompt('hi');
+      await coding.agent.whenIdle();
+      expect(readFileSync(join(home, 'ran'), 'utf8')).toBe('x\n');
+    } finally {
+      await coding.close();
+    }
+  });
+});

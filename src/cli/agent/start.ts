@@ -4,7 +4,8 @@
  * select the model and check its key, and only then create or open the log. The coding agent is
  * built on that log with `persist()`, so every event it commits reaches the file.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { createCodingAgent, type CodingAgent, type CodingAgentOptions } from '../../coding/agent.js';
 import { loadConfig, llmSection, type ConfigWarning, type DshConfig } from '../../config/config.js';
 import { chooseModel, type ChooseModelOptions, type ModelRef } from '../../llm/select.js';
@@ -211,7 +212,11 @@ export async function buildAgent(
   if (s.stored) plugins.push(persist(s.stored));
   if (s.stored && s.searchIndex !== undefined) plugins.push(indexAsWritten(s.stored, s.searchIndex));
   plugins.push(...(extra.plugins ?? []));
-  return createCodingAgent({ ...s.coding, session, plugins, ...(extra.approve ? { approve: extra.approve } : {}) });
+  let coding = s.coding;
+  // Hooks get the log's file as `transcript_path` (a JSONL store's; a database row is no file).
+  if (s.stored && coding.hooks !== false && isAbsolute(s.stored.location) && existsSync(s.stored.location))
+    coding = { ...coding, hooks: { ...(coding.hooks ?? {}), transcriptPath: s.stored.location } };
+  return createCodingAgent({ ...coding, session, plugins, ...(extra.approve ? { approve: extra.approve } : {}) });
 }
 
 /** Warnings worth a line before the work starts: config, sandbox, MCP, log recovery. */

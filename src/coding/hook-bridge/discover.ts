@@ -1,12 +1,14 @@
 /**
- * Which hook configurations run: files the caller names (trusted: the caller chose them), and the
- * workspace's own (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`),
+ * Which hook configurations run: files the caller names (trusted: the caller chose them), the
+ * user's own (`~/.claude/settings.json`, `~/.codex/hooks.json`: trusted, as the user wrote them
+ * for every project, the way Claude Code and Codex read them), and the workspace's own (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`),
  * which come with the repository and so run only in a trusted project, as a project's config
  * may loosen nothing until then. Never throws: a file that cannot be used, and project hooks left
  * out because the project is not trusted, are warnings the CLI prints before the work starts.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { HookConfigError, readHookConfig, type HookConfig, type HookDialect } from './config.js';
 
 export interface HookFile {
@@ -20,12 +22,18 @@ export const PROJECT_HOOK_FILES: readonly HookFile[] = [
   { dialect: 'codex', path: join('.codex', 'hooks.json') },
 ];
 
+/** Relative to the user's home directory; trusted like the user config. */
+export const USER_HOOK_FILES: readonly HookFile[] = [
+  { dialect: 'claude-code', path: join('.claude', 'settings.json') },
+  { dialect: 'codex', path: join('.codex', 'hooks.json') },
+];
+
 export interface LoadedHooks {
   configs: HookConfig[];
   warnings: string[];
 }
 
-export function loadHookConfigs(opts: { cwd: string; trusted: boolean; files?: readonly HookFile[] }): LoadedHooks {
+export function loadHookConfigs(opts: { cwd: string; trusted: boolean; files?: readonly HookFile[]; home?: string }): LoadedHooks {
   const out: LoadedHooks = { configs: [], warnings: [] };
   const read = (f: HookFile, path: string): void => {
     try {
@@ -37,10 +45,22 @@ export function loadHookConfigs(opts: { cwd: string; trusted: boolean; files?: r
       out.warnings.push(`${e.message} [${e.code}]; none of its hooks run`);
     }
   };
-  for (const f of opts.files ?? []) read(f, f.path);
+  const seen = new Set<string>();
+  for (const f of opts.files ?? []) {
+    seen.add(resolve(f.path));
+    read(f, f.path);
+  }
+  const home = opts.home ?? homedir();
+  for (const f of USER_HOOK_FILES) {
+    const path = resolve(home, f.path);
+    if (seen.has(path) || !existsSync(path)) continue;
+    seen.add(path);
+    read(f, path);
+  }
   for (const f of PROJECT_HOOK_FILES) {
-    const path = join(opts.cwd, f.path);
-    if (!existsSync(path)) continue;
+    const path = resolve(opts.cwd, f.path);
+    // A workspace at the home directory: its files are the user's, read once.
+    if (seen.has(path) || !existsSync(path)) continue;
     if (opts.trusted) {
       read(f, path);
       continue;

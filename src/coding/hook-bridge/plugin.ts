@@ -17,9 +17,9 @@
  * `hooks-codex`) like any other input, never a side channel. A hook that fails, times out or
  * cannot start is a recorded, non-blocking failure: the work goes on.
  *
- * Hooks of one event run one after another in file order (Claude Code and Codex launch them
- * together; running them in order keeps each pair adjacent in the log), and their answers fold
- * to the most restrictive (outcome.ts).
+ * Hooks of one event run together, as in Claude Code and Codex (each under its own timeout); the
+ * log has their `hook/invoked` records, then their `hook/result`s in the same order, and their
+ * answers fold to the most restrictive (outcome.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from '../../agent/context.js';
@@ -109,6 +109,10 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
       const contexts: PointRun['contexts'] = [];
       const subjects = subject === undefined ? [] : [subject, ...(PEER_NAMES[subject] ?? [])];
       const stop = signal ? AbortSignal.any([signal, disposed.signal]) : disposed.signal;
+      // Every matching hook is started at once, as Claude Code and Codex do (each with its own
+      // timeout): all `hook/invoked` records first, then each `hook/result` in the same order once
+      // all have answered, so a slow hook delays the work by its own time, not the sum.
+      const started: Promise<{ handlerId: string; run: HookRun; outcome: HookOutcome; dialect: HookDialect }>[] = [];
       for (const config of configs) {
         for (const group of config.points.get(point) ?? []) {
           if (subject !== undefined && !subjects.some((s) => group.test(s))) continue;
@@ -121,19 +125,22 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
             if (group.matcher !== undefined) invoked.matcher = group.matcher;
             if (callId !== undefined) invoked.callId = callId;
             session.append('hook/invoked', invoked);
-            const run = await runCommandHook(hook.command, {
-              cwd: opts.cwd,
-              env: config.dialect === 'claude-code' ? { ...env, CLAUDE_PROJECT_DIR: opts.cwd } : env,
-              payload: { ...common(config.dialect, point, turn), ...extra(config.dialect) },
-              timeoutMs: hook.timeoutSec !== undefined ? hook.timeoutSec * 1000 : (opts.defaultTimeoutMs ?? 600_000),
-              signal: stop,
-            });
-            const o = readOutcome(point, run);
-            session.append('hook/result', agent.redactRecord(resultRecord(turn, point, handlerId, run, o, summaryChars)));
-            outcomes.push(o);
-            for (const text of o.context) contexts.push({ dialect: config.dialect, text });
+            started.push(
+              runCommandHook(hook.command, {
+                cwd: opts.cwd,
+                env: config.dialect === 'claude-code' ? { ...env, CLAUDE_PROJECT_DIR: opts.cwd } : env,
+                payload: { ...common(config.dialect, point, turn), ...extra(config.dialect) },
+                timeoutMs: hook.timeoutSec !== undefined ? hook.timeoutSec * 1000 : (opts.defaultTimeoutMs ?? 600_000),
+                signal: stop,
+              }).then((run) => ({ handlerId, run, outcome: readOutcome(point, run), dialect: config.dialect })),
+            );
           }
         }
+      }
+      for (const { handlerId, run, outcome: o, dialect } of await Promise.all(started)) {
+        session.append('hook/result', agent.redactRecord(resultRecord(turn, point, handlerId, run, o, summaryChars)));
+        outcomes.push(o);
+        for (const text of o.context) contexts.push({ dialect, text });
       }
       return outcomes.length ? { merged: mergeOutcomes(outcomes), contexts } : undefined;
     };
