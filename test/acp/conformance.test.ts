@@ -1,7 +1,8 @@
 /**
  * The ACP conformance runner over dsh's own snapshot scenarios (../shared/fixtures/dsh-acp), run
  * through the real `dsh acp` built from these sources; and the ACP normalisation and allowances
- * on inputs made here (the matcher's own rules: test/replay/match.test.ts). The whole set takes a while (one `dsh acp` process per scenario), so it runs two at a time.
+ * on inputs made here (the matcher's own rules: test/replay/match.test.ts). The whole set takes a
+ * while (one `dsh acp` process per scenario), so it runs two at a time.
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

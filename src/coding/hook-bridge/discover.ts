@@ -1,7 +1,8 @@
 /**
  * Which hook configurations run: files the caller names (trusted: the caller chose them), the
  * user's own (`~/.claude/settings.json`, `~/.codex/hooks.json`: trusted, as the user wrote them
- * for every project, the way Claude Code and Codex read them), and the workspace's own (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`),
+ * for every project, the way Claude Code and Codex read them), and the workspace's own
+ * (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`),
  * which come with the repository and so run only in a trusted project, as a project's config
  * may loosen nothing until then. Never throws: a file that cannot be used, and project hooks left
  * out because the project is not trusted, are warnings the CLI prints before the work starts.
