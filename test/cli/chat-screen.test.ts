@@ -300,8 +300,11 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     const seen = new Set<string>();
     for (let i = 0; i < 20 && !/1 {2}allow once/.test(c.screen()); i++) {
       for (const m of c.screen().matchAll(/│ (echo \S+)/g)) seen.add(m[1]!);
+      const before = c.screen();
       c.write('\x1b[6~'); // PgDn
-      await new Promise((r) => setTimeout(r, 150));
+      // One page per key: wait for this page to be drawn before the next key (under load a fixed
+      // pause let two keys land between captures, skipping a page).
+      for (let t = 0; t < 200 && c.screen() === before; t++) await new Promise((r) => setTimeout(r, 50));
     }
     await c.waitFor(/1 {2}allow once/);
     for (const m of c.screen().matchAll(/│ (echo \S+)/g)) seen.add(m[1]!);

@@ -100,6 +100,7 @@ describePg('PgStore leases and fencing', () => {
     // A comes back and tries to go on with its turn: the database refuses it.
     cutoff.restore();
     const t = a.session.trace;
+    let fencedInMemory = false;
     try {
       a.session.append(
         'tool/result',
@@ -117,10 +118,15 @@ describePg('PgStore leases and fencing', () => {
       );
     } catch {
       // already fenced by its own heartbeat: the append is refused in memory too
+      fencedInMemory = true;
     }
     const r = await a.flush();
-    expect(r.ok).toBe(false);
-    expect(!r.ok && r.error.code).toBe('LEASE_LOST');
+    // Either the database refuses the late append, or (under load, when the heartbeat noticed first)
+    // nothing was queued to refuse; in both cases the loss was reported exactly once.
+    if (!fencedInMemory) {
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.error.code).toBe('LEASE_LOST');
+    }
     expect(lost).toEqual(['LEASE_LOST']);
     expect(() => a.session.append('step/end', { turn: t.openTurn!, step: t.openStep! })).toThrow(
       expect.objectContaining({ code: 'LEASE_LOST' }),
