@@ -138,9 +138,9 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
         const subject = subjectOf(def, args);
         const deny = firstMatch(rules.deny, call.name, subject, workspace);
         if (deny) return { kind: 'deny', reason: `it matches the deny rule "${deny.source}"` };
-        // The user's own answer for this session outranks the configured ask rules, never a deny.
-        if (firstMatch(sessionRules, call.name, subject, workspace)) return next();
         const allow = firstMatch(rules.allow, call.name, subject, workspace);
+        // A session rule was offered for a call inside the sandbox: it never approves leaving it,
+        // so an escalation asks every time (unless the user's config allows the call outright).
         if (wantsEscalation(args) && mode !== 'danger-full-access') {
           if (allow) return next();
           if (policy === 'never') {
@@ -157,6 +157,8 @@ export function permissions(opts: PermissionsOptions = {}): ToolPlugin {
             reason: `escalate sandbox to danger-full-access: ${typeof why === 'string' && why ? why : '(no justification given)'}`,
           };
         }
+        // The user's own answer for this session outranks the configured ask rules, never a deny.
+        if (firstMatch(sessionRules, call.name, subject, workspace)) return next();
         const ask = firstMatch(rules.ask, call.name, subject, workspace);
         if (ask) {
           if (policy === 'never')
