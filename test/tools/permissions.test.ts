@@ -242,9 +242,7 @@ describe('permissions plugin', () => {
   it('a session rule never approves an escalation: the same call asking to leave the sandbox asks again', async () => {
     const answers: ('rule' | 'rejected')[] = ['rule', 'rejected'];
     const { agent, asked, root, events } = setup({ sandbox: 'read-only', ask: ['write(*.md)'] }, (r) =>
-      answers.shift() === 'rule'
-        ? { outcome: 'allowed-once', rule: `write(${(r.args as { file_path: string }).file_path})` }
-        : 'rejected',
+      answers.shift() === 'rule' ? { outcome: 'allowed-once', rule: `write(${(r.args as { file_path: string }).file_path})` } : 'rejected',
     );
     // Allowed for this session inside the sandbox (read-only: the write itself is still refused by the sandbox).
     expect((await call(agent, 'write', { file_path: 'e.md', content: 'x' })).error?.code).toBe('FS_SANDBOX_DENIED');
@@ -257,10 +255,7 @@ describe('permissions plugin', () => {
       justification: 'please',
     });
     expect(o.error?.code).toBe('APPROVAL_REJECTED');
-    expect(asked.map((a) => a.reason)).toEqual([
-      'it matches the ask rule "write(*.md)"',
-      'escalate sandbox to danger-full-access: please',
-    ]);
+    expect(asked.map((a) => a.reason)).toEqual(['it matches the ask rule "write(*.md)"', 'escalate sandbox to danger-full-access: please']);
     expect(existsSync(join(root, 'e.md'))).toBe(false);
   });
 

@@ -7,7 +7,7 @@
  * resize or an expand lays every entry out again from what it holds (the source, never the old
  * lines).
  */
-import { type Component, wrapTextWithAnsi } from '@mariozechner/pi-tui';
+import { type Component, truncateToWidth, visibleWidth, wrapTextWithAnsi } from '@mariozechner/pi-tui';
 import { MarkdownStream } from '../render/markdown.js';
 import type { BlockLayout, BlockSink } from '../render/blocks.js';
 
@@ -160,6 +160,9 @@ export class Transcript implements Component, BlockSink {
     const out: string[] = [];
     for (const e of this.entries) for (const l of e.lines(width)) out.push(l);
     for (const p of [this.partial.out, this.partial.err]) if (p !== '') out.push(...wrapTextWithAnsi(p, Math.max(1, width)));
+    // Last guard: pi-tui stops the whole program on a line wider than the screen, so a line some
+    // layout measured wrongly is cut here (and shows it was cut) rather than ending the chat.
+    for (let i = 0; i < out.length; i++) if (visibleWidth(out[i]!) > width) out[i] = truncateToWidth(out[i]!, Math.max(1, width), '…');
     return out;
   }
 }

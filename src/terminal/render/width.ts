@@ -1,6 +1,9 @@
 /**
- * Terminal columns. Widths come from `string-width` (East Asian wide and fullwidth characters
- * take two columns, combining marks none, an emoji sequence two), and text is cut only between
+ * Terminal columns. Widths come from pi-tui's own measure (East Asian wide and fullwidth characters
+ * take two columns, combining marks none, an emoji sequence two, Thai and Lao AM one more, a lone
+ * regional indicator two): the chat screen is drawn by pi-tui, which refuses a line wider than the
+ * screen by its measure, so any other measure (string-width counts 'ำ' and a lone flag letter as
+ * one column) lets a line through that pi-tui finds too wide and the chat dies. Text is cut only between
  * grapheme clusters (`Intl.Segmenter`), so a flag or a family emoji is never split in half.
  *
  * Everything shown came from a model or a tool, so before it is measured it is made safe: the
@@ -8,7 +11,8 @@
  * overrides, zero-width characters) become visible escapes, and a tab becomes spaces (a terminal
  * would move it to its own tab stop, which no width function can know).
  */
-import stringWidth from 'string-width';
+// The utils module alone (no exports map in the package): pi-tui's screen code is not loaded by `dsh run`.
+import { visibleWidth } from '@mariozechner/pi-tui/dist/utils.js';
 import { escapeUnsafe, escapeUnsafeText } from '../../model/unsafe-chars.js';
 import type { Span, SpanLine } from './style.js';
 
@@ -40,7 +44,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Columns `s` takes (its SGR sequences take none). Printable ASCII, most of what is drawn, is
- * one column a character; only other text goes through `string-width` (the hot spot otherwise).
+ * one column a character; only other text goes through the grapheme measure (the hot spot otherwise).
  */
 export function textWidth(s: string): number {
   if (PRINTABLE_ASCII.test(s)) return s.length;
@@ -48,7 +52,7 @@ export function textWidth(s: string): number {
   // again: their widths are kept (a bounded map, emptied when full).
   let w = widthCache.get(s);
   if (w === undefined) {
-    w = stringWidth(s);
+    w = visibleWidth(s);
     if (widthCache.size >= WIDTH_CACHE_MAX) widthCache.clear();
     widthCache.set(s, w);
   }

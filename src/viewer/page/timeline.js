@@ -134,7 +134,9 @@ export class Timeline {
             'div',
             'head',
             button(
-              this.loading.has(row.key) ? 'loading …' : 'load more' + (a.type === 'parts' && a.remaining ? ' (' + num(a.remaining) + ' left)' : ''),
+              this.loading.has(row.key)
+                ? 'loading …'
+                : 'load more' + (a.type === 'parts' && a.remaining ? ' (' + num(a.remaining) + ' left)' : ''),
               'link',
               () => this.loadMore(row),
             ),
