@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRule, ruleFor, type Subject } from '../../src/tools/permissions/rules.js';
+import { codingTools } from '../../src/tools/coding-tools.js';
+import { agentFor } from './helpers.js';
 
 const ws = mkdtempSync(join(tmpdir(), 'dsh-rulefor-'));
 const allows = (rule: string, tool: string, subject: Subject): boolean => parseRule(rule, 'allow').matches(tool, subject, ws);
@@ -89,4 +91,38 @@ describe('ruleFor: the rule offered for a call matches that call and no other', 
       { numRuns: 400 },
     );
   });
+});
+
+describe('every built-in tool with a permission subject gets a rule naming that subject, never the whole tool', () => {
+  // Sample arguments per tool: a new tool with a subject must be added here, or the test fails.
+  const samples: Record<string, Record<string, unknown>> = {
+    bash: { command: 'ls' },
+    read: { file_path: 'a.txt' },
+    write: { file_path: 'a.txt', content: 'x' },
+    edit: { file_path: 'a.txt', old_string: 'a', new_string: 'b' },
+    glob: { pattern: '*.ts', path: 'src' },
+    grep: { pattern: 'x', path: 'src' },
+    str_replace_editor: { command: 'create', path: join(ws, 'x.env'), file_text: 'k' },
+  };
+  for (const toolSet of ['standard', 'minimal'] as const) {
+    it(`tool set ${toolSet}`, () => {
+      const agent = agentFor(ws, [codingTools({ ripgrep: 'off', toolSet })]);
+      let checked = 0;
+      for (const name of agent.tools.names()) {
+        const def = agent.tools.get(name)!;
+        if (!def.permission?.subject) continue;
+        const args = samples[name];
+        expect(args, `sample arguments for ${name}`).toBeDefined();
+        const subject = def.permission.subject(args);
+        const rule = ruleFor(name, JSON.stringify(args), ws);
+        expect(rule, name).toMatch(new RegExp(`^${name}\\(.+\\)$`));
+        // The rule allows this call, and not the same tool on another subject.
+        expect(allows(rule!, name, subject!)).toBe(true);
+        const other: Subject = subject!.kind === 'command' ? cmd('rm -rf /') : path(join(ws, 'secrets', 'key'));
+        expect(allows(rule!, name, other)).toBe(false);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(0);
+    });
+  }
 });

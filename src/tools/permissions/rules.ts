@@ -124,7 +124,8 @@ export function ruleFor(name: string, args: string, workspace?: string): string 
   } catch {
     return undefined;
   }
-  const isPath = ['read', 'write', 'edit', 'glob', 'grep'].includes(name);
+  // Every built-in tool with a path subject (test/tools/rule-for.test.ts checks each tool set's tools).
+  const isPath = ['read', 'write', 'edit', 'glob', 'grep', 'str_replace_editor'].includes(name);
   const subject = name === 'bash' ? parsed.command : isPath ? (parsed.file_path ?? parsed.path) : null;
   if (subject === null) return name;
   if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
