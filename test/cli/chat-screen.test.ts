@@ -95,7 +95,11 @@ const onlyLog = (home: string): string => {
 };
 
 /** Answers the question on screen with 1, waits for the answer, leaves; one decision was logged: allowed once. */
+/** Past the approval question's grace (APPROVAL_GRACE_MS): a key sooner than that is dropped. */
+const readQuestion = (): Promise<void> => new Promise((r) => setTimeout(r, 600));
+
 async function allowOnceAndLeave(c: PtyDsh, home: string): Promise<void> {
+  await readQuestion();
   c.write('1');
   await c.waitFor(/Ran it\./);
   c.write('\x04');
@@ -122,6 +126,7 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     c.write('write notes\r');
     await c.waitFor(/warning: the prompt history cannot be saved/);
     await c.waitFor(/allow for this session \(rule write\(notes\.txt\)\)/);
+    await readQuestion();
     c.write('2');
     await c.waitFor(/\(allowed for this session: write\(notes\.txt\)\)/);
     await c.waitFor(/● write notes\.txt \+1 -0/);
@@ -218,16 +223,19 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     c.write('write notes\r');
     await c.waitFor(/approval needed: write/);
     await c.waitFor(/allow for this session \(rule write\(notes\.txt\)\)/);
+    await readQuestion();
     c.write('1');
     await c.waitFor(/Wrote notes\./);
     c.write('write other\r');
     await c.waitFor(/allow for this session \(rule write\(other\.txt\)\)/);
+    await readQuestion();
     c.write('2');
     await c.waitFor(/Wrote other\./);
     c.write('write other again\r');
     await c.waitFor(/Wrote other again\./);
     c.write('write third\r');
     await c.waitFor(/allow for this session \(rule write\(third\.txt\)\)/);
+    await readQuestion();
     c.write('3');
     await c.waitFor(/reason for the model/);
     c.write('keep it in notes.txt\r');

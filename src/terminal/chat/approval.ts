@@ -41,6 +41,13 @@ interface Choice {
 /** Rows kept for the lines around the question (the status line, one transcript row). */
 const RESERVED_ROWS = 2;
 
+/**
+ * Keys that arrive this soon after the choices first appear are dropped: they were typed for
+ * something else (the Enter ending a steer, a held key paging the call) and must not answer a
+ * question the user has not read.
+ */
+export const APPROVAL_GRACE_MS = 400;
+
 export class ApprovalPrompt implements Component {
   private selected = 0;
   private reason: Input | undefined;
@@ -52,6 +59,8 @@ export class ApprovalPrompt implements Component {
   /** Detail rows per page and rows in all, from the last render. */
   private page = 1;
   private total = 0;
+  /** When the choices were first drawn (the grace counts from there). */
+  private openedAt: number | undefined;
   focused = false;
 
   constructor(
@@ -61,6 +70,7 @@ export class ApprovalPrompt implements Component {
     private readonly color = true,
     /** The terminal's height, for paging a call taller than the screen. */
     private readonly rows: () => number = () => Number.POSITIVE_INFINITY,
+    private readonly now: () => number = () => performance.now(),
   ) {
     const rule = q.rule;
     this.choices = [
@@ -101,11 +111,12 @@ export class ApprovalPrompt implements Component {
     if (matchesKey(data, 'pageUp')) return this.scroll(-this.page);
     if (!this.seenEnd) {
       // Until the whole call has been on screen, every other key only scrolls it.
+      // Enter does not page: held down, it would page to the end and then answer.
       if (matchesKey(data, 'up')) this.scroll(-1);
       else if (matchesKey(data, 'down')) this.scroll(1);
-      else if (matchesKey(data, 'enter')) this.scroll(this.page);
       return;
     }
+    if (this.openedAt === undefined || this.now() - this.openedAt < APPROVAL_GRACE_MS) return;
     const byKey = this.choices.find((c) => c.key === data);
     if (byKey) return byKey.pick?.();
     if (data === 'y') return this.choices[0]!.pick?.();
@@ -154,6 +165,7 @@ export class ApprovalPrompt implements Component {
       out.push(styled(truncateToWidth('Esc cancels', w), c, 'dim'));
       return out;
     }
+    this.openedAt ??= this.now();
     // The chosen row is marked by `›` (readable without styles), and reversed when styles are on.
     this.choices.forEach((choice, i) => {
       const on = i === this.selected;
