@@ -126,3 +126,11 @@ describe('every built-in tool with a permission subject gets a rule naming that 
     });
   }
 });
+
+describe('a bash call with its own workdir gets no session rule', () => {
+  it('the rule would name only the command and allow it in any directory', () => {
+    expect(ruleFor('bash', JSON.stringify({ command: 'rm -rf build', workdir: 'other' }), ws)).toBeUndefined();
+    expect(ruleFor('bash', JSON.stringify({ command: 'rm -rf build', workdir: '.' }), ws)).toBe('bash(rm -rf build)');
+    expect(ruleFor('bash', JSON.stringify({ command: 'rm -rf build' }), ws)).toBe('bash(rm -rf build)');
+  });
+});

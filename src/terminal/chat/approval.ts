@@ -49,7 +49,8 @@ const RESERVED_ROWS = 2;
 export const APPROVAL_GRACE_MS = 400;
 
 export class ApprovalPrompt implements Component {
-  private selected = 0;
+  /** No choice is selected at first: Enter alone (a held key, the end of a steer) never answers. */
+  private selected = -1;
   private reason: Input | undefined;
   private readonly choices: Choice[];
   /** First detail row on screen, when the detail is paged. */
@@ -76,7 +77,12 @@ export class ApprovalPrompt implements Component {
     this.choices = [
       { key: '1', label: 'allow once', pick: () => done({ outcome: 'allowed-once' }) },
       rule !== undefined
-        ? { key: '2', label: `allow for this session (rule ${rule})`, pick: () => done({ outcome: 'allowed-once', rule }) }
+        ? {
+            key: '2',
+            // A rule without a pattern (an MCP tool has no subject) allows every call of the tool: say so.
+            label: rule.includes('(') ? `allow for this session (rule ${rule})` : `allow every call of ${rule} for this session`,
+            pick: () => done({ outcome: 'allowed-once', rule }),
+          }
         : { key: '2', label: 'allow for this session: not offered (no rule names just this call)', pick: undefined },
       { key: '3', label: 'deny, with a reason for the model', pick: () => this.askReason() },
     ];
@@ -97,6 +103,7 @@ export class ApprovalPrompt implements Component {
 
   private move(step: number): void {
     const n = this.choices.length;
+    if (this.selected < 0) this.selected = step > 0 ? -1 : n; // from no selection: ↓ the first, ↑ the last
     do this.selected = (this.selected + step + n) % n;
     while (this.choices[this.selected]!.pick === undefined);
   }
@@ -124,7 +131,7 @@ export class ApprovalPrompt implements Component {
     if (data === 'n' || data === 'd') return this.choices[2]!.pick?.();
     if (matchesKey(data, 'up')) this.move(-1);
     else if (matchesKey(data, 'down') || matchesKey(data, 'tab')) this.move(1);
-    else if (matchesKey(data, 'enter')) this.choices[this.selected]!.pick?.();
+    else if (matchesKey(data, 'enter')) this.choices[this.selected]?.pick?.();
   }
 
   invalidate(): void {

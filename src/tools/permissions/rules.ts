@@ -128,6 +128,9 @@ export function ruleFor(name: string, args: string, workspace?: string): string 
   const isPath = ['read', 'write', 'edit', 'glob', 'grep', 'str_replace_editor'].includes(name);
   const subject = name === 'bash' ? parsed.command : isPath ? (parsed.file_path ?? parsed.path) : null;
   if (subject === null) return name;
+  // A command's rule names only the command, so it would also allow it in any other directory:
+  // a call with its own workdir gets no session rule (allow once only).
+  if (name === 'bash' && parsed.workdir !== undefined && parsed.workdir !== '.' && parsed.workdir !== '') return undefined;
   if (typeof subject !== 'string' || subject.trim() === '' || /[\n\r]/.test(subject)) return undefined;
   if (isPath && subject !== subject.trim()) return undefined;
   const value = isPath && workspace !== undefined ? normalizePath(subject, workspace).rel : subject.trim();

@@ -59,4 +59,25 @@ describe('approval question: a grace before the choices take keys', () => {
     expect(p.render(80).join('\n')).not.toMatch(/allow once/);
     expect(answers).toEqual([]);
   });
+
+  it('no choice is selected at first: Enter alone, however long after, never answers; ↓ then Enter does', () => {
+    const { p, answers, at } = prompt(40, 3);
+    at(0);
+    expect(p.render(80).join('\n')).not.toMatch(/›/);
+    for (let t = 0; t < 5000; t += 30) {
+      at(t);
+      p.handleInput(ENTER);
+    }
+    expect(answers).toEqual([]);
+    p.handleInput('\x1b[A'); // ↑ from nothing: the last choice (deny)
+    expect(p.render(80).join('\n')).toMatch(/› 3 {2}deny/);
+    p.handleInput('\x1b[B'); // ↓ wraps to allow once
+    p.handleInput(ENTER);
+    expect(answers).toEqual([{ outcome: 'allowed-once' }]);
+  });
+
+  it('an MCP tool (a rule without a pattern) says the choice allows every call of the tool', () => {
+    const p = new ApprovalPrompt({ call: 'srv__write_file', detail: [], rule: 'srv__write_file' }, () => {}, false);
+    expect(p.render(80).join('\n')).toMatch(/2 {2}allow every call of srv__write_file for this session/);
+  });
 });
