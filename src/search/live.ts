@@ -12,9 +12,12 @@
  * offset it holds.
  *
  * The write path never waits for the index: when another process holds its write lock (a search
- * bringing it up to date, another session's update) the update is skipped and the next one, or
- * the next search, catches up from the same offset. Nothing here throws into the session: the
- * index is a cache of the logs.
+ * bringing it up to date, another session's update, a first open creating the file) the update
+ * is put off and tried again a little later on a timer, a bounded number of times; the session
+ * goes on meanwhile. Retrying matters: the update after a chat's last step may be the last one
+ * for a long while (the user is reading), and a skipped one would leave that turn unindexed until
+ * a search reads it. After the last retry the next update, or the next search, catches up from
+ * the same offset. Nothing here throws into the session: the index is a cache of the logs.
  */
 import { IndexDb, isBusy } from './index-db.js';
 import { indexStoredLog, noStats, type RefreshStats } from './search.js';
@@ -45,6 +48,9 @@ export function updateIndex(index: string, path: string, busyMs = 0): UpdateOutc
 
 /** After a step ends, the update waits this long: the writer puts the step's lines in the file first. */
 export const UPDATE_DELAY_MS = 50;
+/** A busy index is tried again after this long, up to BUSY_RETRIES times (about 5 s in all). */
+export const BUSY_RETRY_MS = 200;
+export const BUSY_RETRIES = 25;
 /** The last update (the session is closing) waits this long for a busy index. */
 export const CLOSE_BUSY_MS = 1000;
 
@@ -55,6 +61,8 @@ export const CLOSE_BUSY_MS = 1000;
 export class LiveIndex {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Busy updates in a row since the last one that ran. */
+  private busyInARow = 0;
   /** The first update that failed (not a busy index): the caller says so once. */
   failure: Error | undefined;
   updates = 0;
@@ -66,10 +74,16 @@ export class LiveIndex {
 
   poke(): void {
     if (this.closed || this.timer) return;
+    this.schedule(UPDATE_DELAY_MS);
+  }
+
+  private schedule(ms: number): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.run(0);
-    }, UPDATE_DELAY_MS);
+      if (this.run(0).kind !== 'busy') this.busyInARow = 0;
+      else if (++this.busyInARow <= BUSY_RETRIES) this.schedule(BUSY_RETRY_MS);
+      else this.busyInARow = 0;
+    }, ms);
     this.timer.unref();
   }
 

@@ -5,14 +5,14 @@
  * from where it stood; a busy index is skipped, never waited for.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
 import { IndexDb } from '../../src/search/index-db.js';
 import { search } from '../../src/search/search.js';
-import { updateIndex } from '../../src/search/live.js';
+import { BUSY_RETRIES, BUSY_RETRY_MS, LiveIndex, UPDATE_DELAY_MS, updateIndex } from '../../src/search/live.js';
 import { docsOf, type DocKind } from '../../src/search/extract.js';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
 import { spawnDsh } from '../cli/support/driver.js';
@@ -233,6 +233,33 @@ describe('an update is one transaction', () => {
     }
     expect(updateIndex(index, path).kind).toBe('indexed');
     expect(indexed(index, 'feijoa')).toEqual(expected(path, 'feijoa'));
+  });
+
+  it('a live update that finds the index busy is tried again once the other writer is done, without a further step', async () => {
+    const home = tempDir();
+    const root = join(home, 'sessions');
+    const index = join(home, 'search', 'index.sqlite');
+    const path = await bigLog(root, 2, 'jabuticaba');
+    const Sqlite = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { exec(s: string): void; close(): void };
+    // Another process creates the index and holds its write lock (a search refreshing it, say).
+    mkdirSync(dirname(index), { recursive: true });
+    const other = new Sqlite(index);
+    other.exec('CREATE TABLE held(x)');
+    other.exec('BEGIN IMMEDIATE');
+    const live = new LiveIndex(index, path);
+    try {
+      live.poke(); // the session's last step ended: the one update it asks for
+      await new Promise((r) => setTimeout(r, UPDATE_DELAY_MS + 3 * BUSY_RETRY_MS));
+      expect(live.updates).toBe(0);
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    // Nothing pokes again, yet the update runs once the lock is free.
+    await until('the retried update', () => (live.updates === 1 ? true : undefined), BUSY_RETRIES * BUSY_RETRY_MS);
+    expect(indexed(index, 'jabuticaba')).toEqual(expected(path, 'jabuticaba'));
+    expect(live.failure).toBeUndefined();
+    live.close();
   });
 
   it('an update of a log that is gone forgets it; one that cannot open the index says why', async () => {

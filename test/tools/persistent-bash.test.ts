@@ -19,15 +19,20 @@ import { spawnSync } from 'node:child_process';
 
 const bwrap = await probeBubblewrap('bwrap');
 
-/** Pids of live (not zombie) processes whose command line holds `token`. */
-function processesWith(token: string): number[] {
+/**
+ * Pids of live (not zombie) processes whose command line holds `token`; with `asArgv0`, only
+ * those whose argv[0] is `token` (the processes `exec -a token` made, not the setsid or bash -c
+ * on the way there, whose command lines hold it too for a moment).
+ */
+function processesWith(token: string, asArgv0 = false): number[] {
   const out: number[] = [];
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     try {
       const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
       const state = /\)\s+(\S)/.exec(readFileSync(`/proc/${p}/stat`, 'utf8'))?.[1];
-      if (cmd.includes(token) && state !== 'Z') out.push(Number(p));
+      const hit = asArgv0 ? cmd.startsWith(`${token}\0`) : cmd.includes(token);
+      if (hit && state !== 'Z') out.push(Number(p));
     } catch {
       // gone while we looked
     }
@@ -35,9 +40,10 @@ function processesWith(token: string): number[] {
   return out;
 }
 
-/** Poll a condition (bounded); the test then asserts the condition itself. */
-async function until(cond: () => boolean, tries = 200): Promise<void> {
-  for (let i = 0; i < tries && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+/** Poll a condition for up to 20 s (a loaded machine forks slowly); the test then asserts the condition itself. */
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
 }
 
 function setup(extra: Parameters<typeof codingTools>[0] = {}, sandboxed = false) {
@@ -166,8 +172,9 @@ describe('persistent bash (toolSet minimal)', () => {
     const token = `dshpx${randomUUID().slice(0, 8)}`;
     const { agent } = setup();
     await call(agent, 'bash', { command: `(exec -a ${token} sleep 30) & (setsid bash -c 'exec -a ${token} sleep 31' &) ; echo started` });
-    await until(() => processesWith(token).length >= 2);
-    expect(processesWith(token).length).toBe(2);
+    // Both sleeps, once each has exec'd (the subshells before exec do not hold the token as argv[0]).
+    await until(() => processesWith(token, true).length === 2);
+    expect(processesWith(token, true).length).toBe(2);
     await agent.dispose();
     await until(() => processesWith(token).length === 0);
     expect(processesWith(token)).toEqual([]);
