@@ -18,7 +18,7 @@ import type { SessionEvent } from '../../session/events.js';
 import type { JsonValue } from '../../model/json.js';
 import { diffOf, editDiffs, type EditDiff } from '../../query/edit-diffs.js';
 import { paint, span, type RenderOptions, type Span, type SpanLine, type StyleName } from './style.js';
-import { clipSpans, safeProse, safeText, spansWidth } from './width.js';
+import { clipSpans, graphemes, safeProse, safeText, spansWidth, textWidth } from './width.js';
 import { elapsed } from './units.js';
 
 /** One call as the renderers need it: the call, and its result once there is one. */
@@ -178,12 +178,72 @@ function editLines(v: ToolCallView, opts: ToolRenderOptions): SpanLine[] {
 // ---------------------------------------------------------------------------------------------
 // bash
 
-/** The output without bash's own closing notes (`[exit code: N]`, `[timed out …]`): the status line says them. */
-function bashOutput(text: string): string[] {
+/** A file the call's full output was saved to (the result's meta names it; the text's note says how much was left out). */
+interface Spill {
+  stream: 'stdout' | 'stderr' | 'output';
+  path: string;
+  omittedBytes?: number;
+}
+
+/** The spill files a bash result names in its meta (`bash`: stdoutSpill/stderrSpill; the persistent shell: outputSpill). */
+function spillsOf(meta: Record<string, JsonValue>): Spill[] {
+  const out: Spill[] = [];
+  for (const [key, stream] of [
+    ['stdoutSpill', 'stdout'],
+    ['stderrSpill', 'stderr'],
+    ['outputSpill', 'output'],
+  ] as const) {
+    const path = meta[key];
+    if (typeof path === 'string' && path !== '') out.push({ stream, path });
+  }
+  return out;
+}
+
+/**
+ * The output without bash's own closing notes (`[exit code: N]`, `[timed out …]`: the status line
+ * says them; `(Omitted … Full output saved to: PATH …)`: shown apart, whole, by `spillLines`).
+ */
+function bashOutput(text: string, spills: Spill[]): string[] {
   const lines = text.replace(/\n+$/, '').split('\n');
+  for (const s of spills) {
+    // The last line that names this file is the tool's note (the output itself could print the words).
+    const i = lines.findLastIndex((l) => l.includes(`Full output saved to: ${s.path}.`));
+    if (i < 0) continue;
+    const bytes = /^\(Omitted (\d+) bytes\b/.exec(lines[i]!)?.[1];
+    if (bytes !== undefined) s.omittedBytes = Number(bytes);
+    lines.splice(i, 1);
+  }
   while (lines.length > 0 && /^\[(exit code: -?\d+|timed out after .*|killed by signal .*)\]$/.test(lines.at(-1)!)) lines.pop();
   if (lines.length === 1 && lines[0] === '(no output)') return [];
   return lines;
+}
+
+/**
+ * Where the full output was saved, the path never clipped: it is the one thing a reader of a cut
+ * output needs, so it is broken between graphemes over as many lines as the width asks.
+ */
+function spillLines(spills: readonly Spill[], width: number): SpanLine[] {
+  const out: SpanLine[] = [];
+  const indent = width > 8 ? '    ' : '';
+  const room = Math.max(1, width - indent.length);
+  for (const s of spills) {
+    const what = s.omittedBytes !== undefined ? `${s.omittedBytes} bytes of ${s.stream} not shown` : `${s.stream} cut`;
+    out.push([span(`  ${what}; all of it saved to:`, 'dim')]);
+    let row = '';
+    let used = 0;
+    for (const g of graphemes(safeText(s.path))) {
+      const w = textWidth(g);
+      if (used + w > room && row !== '') {
+        out.push([span(indent), span(row, 'cyan')]);
+        row = '';
+        used = 0;
+      }
+      row += g;
+      used += w;
+    }
+    out.push([span(indent), span(row, 'cyan')]);
+  }
+  return out;
 }
 
 function bashLines(v: ToolCallView, opts: ToolRenderOptions): SpanLine[] {
@@ -209,10 +269,12 @@ function bashLines(v: ToolCallView, opts: ToolRenderOptions): SpanLine[] {
   if (dur) status.push(span(`${status.length > 0 ? ' · ' : ''}${dur}`, 'dim'));
   if (r.isError && r.errorCode && meta.timedOut !== true) out.push(...errorLine(v));
   else if (status.length > 0) out.push([span('  '), ...status]);
-  const lines = r.isError && r.errorCode && meta.timedOut !== true ? [] : bashOutput(r.text);
+  const spills = spillsOf(meta);
+  const lines = r.isError && r.errorCode && meta.timedOut !== true ? [] : bashOutput(r.text, spills);
   const keep = opts.expanded ? BASH_TAIL.expanded : BASH_TAIL.collapsed;
   if (lines.length > keep) out.push([span(`  … ${plural(lines.length - keep, 'line')} above`, 'dim')]);
   for (const l of lines.slice(-keep)) out.push([span('  │ ', 'dim'), span(safeProse(l))]);
+  out.push(...spillLines(spills, Math.max(1, opts.width)));
   return out;
 }
 

@@ -131,6 +131,35 @@ describe('bash', () => {
     ]);
   });
 
+  it('the file the full output was saved to is shown whole, broken over lines, whatever the width or tail', () => {
+    const path = '/tmp/dsh-a0abe0a4-c9b1-4e1f/stdout-call_1.txt';
+    const note = `(Omitted 18917 bytes of stdout. Full output saved to: ${path}. Use read with offset/limit, or grep this path …)`;
+    const out = `${Array.from({ length: 7 }, (_, i) => `l${i + 1}`).join('\n')}\n[exit code: 1]\n${note}`;
+    const v = toolCallView(call('bash', { command: 'make' }), result(out, { meta: { exitCode: 1, stdoutSpill: path } }));
+    expect(plain(v, 30)).toEqual([
+      '● bash make',
+      '  exit 1 · 1.5s',
+      '  … 2 lines above',
+      '  │ l3',
+      '  │ l4',
+      '  │ l5',
+      '  │ l6',
+      '  │ l7',
+      '  18917 bytes of stdout not s…',
+      '    /tmp/dsh-a0abe0a4-c9b1-4e1',
+      '    f/stdout-call_1.txt',
+    ]);
+    // Wide enough: one line. Expanded: the note is still not part of the output tail.
+    expect(plain(v, 80, true).slice(-3)).toEqual(['  │ l7', '  18917 bytes of stdout not shown; all of it saved to:', `    ${path}`]);
+    // The persistent shell names one `output` file; a hostile path shows its escapes, still whole.
+    const odd = '/tmp/x\x1b[2Jy/output.txt';
+    const p = toolCallView(
+      call('bash', { command: 'yes' }),
+      result(`y\n(Omitted 5 bytes of output. Full output saved to: ${odd}. Use read …)`, { meta: { outputSpill: odd } }),
+    );
+    expect(plain(p, 14)).toEqual(['● bash yes', '  1.5s', '  │ y', '  5 bytes of …', '    /tmp/x\\e[2', '    Jy/output.', '    txt']);
+  });
+
   it('output draws emoji; the command shows every joiner', () => {
     const v = toolCallView(call('bash', { command: 'echo ✔️' }), result('✔️ 12 passed\n', { meta: { exitCode: 0 } }));
     expect(plain(v)).toEqual(['● bash echo ✔\\ufe0f', '  exit 0 · 1.5s', '  │ ✔️ 12 passed']);
