@@ -200,22 +200,34 @@ function isPlain(s: string): boolean {
 
 const classOf = (k: 'emoji' | 'letters'): string => charClass(UNSAFE_CHARS.filter((r) => r.keptIn?.includes(k)));
 const JOINER = new RegExp(`^[${classOf('emoji')}${classOf('letters')}]$`, 'u');
-// The `v` flag (a property of strings): Node 20 has it; as a literal TypeScript wants ES2024.
-// biome-ignore lint/complexity/useRegexLiterals: the project's TypeScript target is ES2023
-const EMOJI_CLUSTER = new RegExp(`^(?:\\p{RGI_Emoji}|\\p{Emoji}\\u{fe0e})$`, 'v');
-const LETTER_JOINER = `[${classOf('letters')}]`;
-/** Letters (with their marks) of a non-ASCII script, each joiner between two of them. */
-const JOINED_LETTERS = new RegExp(`^(?:(?![\\x00-\\x7f])\\p{L}\\p{M}*${LETTER_JOINER}?)+$`, 'u');
 const NON_ASCII_LETTER = /^(?![\x00-\x7f])\p{L}/u;
-const clusters = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * What `drawnJoiners` needs, made on its first call: the emoji expression (a property of strings)
+ * and the grapheme segmenter cost 40–60 ms of start-up together, paid by every command that
+ * loads this module, while only a string holding a joiner of the table ever reaches them.
+ */
+let clusterTests: { emoji: RegExp; joinedLetters: RegExp; clusters: Intl.Segmenter } | undefined;
+function getClusterTests(): NonNullable<typeof clusterTests> {
+  clusterTests ??= {
+    // The `v` flag (a property of strings): Node 20 has it; as a literal TypeScript wants ES2024.
+    // biome-ignore lint/complexity/useRegexLiterals: the project's TypeScript target is ES2023
+    emoji: new RegExp(`^(?:\\p{RGI_Emoji}|\\p{Emoji}\\u{fe0e})$`, 'v'),
+    /** Letters (with their marks) of a non-ASCII script, each joiner between two of them. */
+    joinedLetters: new RegExp(`^(?:(?![\\x00-\\x7f])\\p{L}\\p{M}*[${classOf('letters')}]?)+$`, 'u'),
+    clusters: new Intl.Segmenter(undefined, { granularity: 'grapheme' }),
+  };
+  return clusterTests;
+}
 
 /** Offsets in `s` of the table's characters that its grapheme clusters draw (see `keptIn`). */
 function drawnJoiners(s: string): Set<number> {
   const kept = new Set<number>();
-  const segs = [...clusters.segment(s)];
+  const t = getClusterTests();
+  const segs = [...t.clusters.segment(s)];
   segs.forEach(({ segment: g, index }, i) => {
-    let ok = EMOJI_CLUSTER.test(g);
-    if (!ok && JOINED_LETTERS.test(g)) {
+    let ok = t.emoji.test(g);
+    if (!ok && t.joinedLetters.test(g)) {
       // A joiner ending the cluster joins it to the next one, which must be a letter too.
       const last = String.fromCodePoint(g.codePointAt(g.length - 1) ?? 0);
       ok = !JOINER.test(last) || NON_ASCII_LETTER.test(segs[i + 1]?.segment ?? '');
