@@ -18,6 +18,7 @@ import { globTool, grepTool } from './builtin/search.js';
 import { todoWriteTool } from './builtin/todo.js';
 import { PersistentShellSlot, persistentBashTool } from './builtin/persistent-bash.js';
 import { strReplaceEditorTool } from './builtin/str-replace-editor.js';
+import type { ToolSet } from './tool-sets.js';
 
 export const BUILTIN_TOOL_NAMES = [
   'bash',
@@ -33,16 +34,7 @@ export const BUILTIN_TOOL_NAMES = [
 ] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
-/**
- * Which tools the model gets (dsh's agent presets): `standard`, the built-ins above; `minimal`,
- * dsh's two-tool surface, a persistent-shell `bash` and `str_replace_editor`.
- */
-export const TOOL_SETS = ['standard', 'minimal'] as const;
-export type ToolSet = (typeof TOOL_SETS)[number];
-
-export function isToolSet(v: unknown): v is ToolSet {
-  return typeof v === 'string' && (TOOL_SETS as readonly string[]).includes(v);
-}
+export { isToolSet, TOOL_SETS, type ToolSet } from './tool-sets.js';
 
 export interface CodingToolsOptions {
   /** The tool set (default `standard`); `only` picks among the standard set's tools. */

@@ -39,6 +39,8 @@ const HEAVY: Record<string, RegExp> = {
   'dsh serve': /\/dist\/serve\//,
   'dsh worker': /\/dist\/worker\//,
 };
+/** The built-in tools (and the shell and filesystem seams they run on): only an agent loads them. */
+const BUILTIN_TOOLS = /\/dist\/tools\/(builtin|shell|fs)\/|\/dist\/tools\/coding-tools\.js$/;
 const NOT_FOR_ANY_RUN = [
   'Anthropic SDK',
   'OpenTelemetry',
@@ -122,6 +124,7 @@ describe('what each command loads', () => {
   it('the trace sees the process: the CLI entry and commander', async () => {
     const { run, modules } = await traced(['--version']);
     expect(run.code, run.stderr).toBe(0);
+    expect(modules.filter((m) => BUILTIN_TOOLS.test(m))).toEqual([]);
     expect(modules.some((m) => m.endsWith('/dist/cli/main.js'))).toBe(true);
     expect(modules.some((m) => m.includes('/node_modules/commander/'))).toBe(true);
   });
@@ -147,6 +150,11 @@ describe('what each command loads', () => {
       const { run, modules } = await traced(['log', cmd, file]);
       expect(run.code, `${cmd}: ${run.stderr}`).toBe(0);
       expect(heavyIn(modules), cmd).toEqual({});
+      // The option parsing offers the agent presets' names, not the tools behind them.
+      expect(
+        modules.filter((m) => BUILTIN_TOOLS.test(m)),
+        cmd,
+      ).toEqual([]);
       // A path names a file: the store (and the config it reads) loads only for a session id.
       // (check reads the config for its prices, which loads the store layer.)
       if (cmd !== 'check')

@@ -7,7 +7,7 @@ import { Option, InvalidArgumentError, type Command } from 'commander';
 import { SANDBOX_MODES, APPROVAL_POLICIES, type ApprovalPolicy, type SandboxMode } from '../../tools/permissions/modes.js';
 import { parseRule, PermissionRuleError } from '../../tools/permissions/rules.js';
 import { CliError } from '../errors.js';
-import { TOOL_SETS, type ToolSet } from '../../tools/coding-tools.js';
+import { TOOL_SETS, type ToolSet } from '../../tools/tool-sets.js';
 
 /** What `addModelFlags` parses (plus the config file and compaction switch the worker shares). */
 export interface ModelFlags {
