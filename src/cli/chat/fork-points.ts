@@ -4,7 +4,7 @@
  */
 import type { SessionEvent } from '../../session/index.js';
 import type { PickItem } from '../../terminal/chat/picker.js';
-import { oneLine, truncate } from '../text.js';
+import { flatten, oneLine, truncate } from '../text.js';
 
 export interface ForkPoint {
   /** The turn's `turn/end`: the fork holds everything through it. */
@@ -45,11 +45,11 @@ export function forkPointLine(p: ForkPoint): string {
   return `seq ${p.seq} · after turn ${p.turn}${what.length > 0 ? `: ${what.join(' → ')}` : ''}`;
 }
 
-/** Newest first, as the list shows them. */
+/** Newest first, as the list shows them; folded to one line, not escaped (the picker escapes what it draws, once). */
 export function forkItems(points: readonly ForkPoint[]): PickItem[] {
   return [...points].reverse().map((p) => ({
     value: String(p.seq),
-    title: `after turn ${p.turn} (seq ${p.seq})${p.prompt !== undefined ? `: ${oneLine(truncate(p.prompt, 120))}` : ''}`,
-    ...(p.answer !== undefined ? { detail: `→ ${oneLine(truncate(p.answer, 200))}` } : {}),
+    title: `after turn ${p.turn} (seq ${p.seq})${p.prompt !== undefined ? `: ${flatten(p.prompt, 120)}` : ''}`,
+    ...(p.answer !== undefined ? { detail: `→ ${flatten(p.answer, 200)}` } : {}),
   }));
 }

@@ -7,7 +7,7 @@
 import type { Store } from '../../store/index.js';
 import type { PickItem } from '../../terminal/chat/picker.js';
 import { listRows, type SessionSummary } from '../sessions.js';
-import { oneLine, plural, truncate } from '../text.js';
+import { flatten, plural } from '../text.js';
 
 /** At most this many sessions are offered (the newest). */
 export const RESUME_LIMIT = 50;
@@ -21,12 +21,12 @@ export function age(ms: number, now: number): string {
   return `${Math.floor(s / 86_400)}d ago`;
 }
 
-/** One session as an entry of the list. */
+/** One session as an entry of the list: text folded to one line, not escaped (the picker escapes what it draws, once). */
 export function sessionItem(r: SessionSummary, now: number): PickItem {
   const title = r.title ?? r.prompt ?? '(no prompt yet)';
   const parts = [age(r.modifiedAt, now), r.turns === null ? 'turns ?' : plural(r.turns, 'turn'), r.cwd ?? '?', r.id.slice(0, 8)];
   if (r.prompt !== null && r.prompt !== r.title) parts.push(`first prompt: ${r.prompt}`);
-  return { value: r.id, title: oneLine(truncate(title, 200)), detail: oneLine(truncate(parts.join(' · '), 400)) };
+  return { value: r.id, title: flatten(title, 200), detail: flatten(parts.join(' · '), 400) };
 }
 
 /**

@@ -3,7 +3,8 @@
  * `dsh chat --resume` offer, the fork points `/fork` offers. Typing filters (every word typed
  * must appear in the entry, case ignored), ↑/↓ (and PgUp/PgDn) move, Enter picks, Escape (or
  * Ctrl-C, handled by the screen) cancels. Each entry is two lines: what it is, then dim details.
- * The text comes from logs, so it is made safe to show (`safeText`); styles follow the colour
+ * The text comes from logs, so it is made safe to show (`safeText`) here, and only here: callers
+ * pass it raw (folded to one line), else a `\e` escaped upstream would show as `\\e`. Styles follow the colour
  * flag (NO_COLOR keeps the layout and the `›` marker, without escapes).
  */
 import { type Component, matchesKey } from '@mariozechner/pi-tui';
@@ -11,7 +12,7 @@ import { paint, span, type SpanLine } from '../render/style.js';
 import { clipSpans, safeText, spansWidth } from '../render/width.js';
 
 export interface PickItem {
-  /** What picking it returns (a session id, a seq). */
+  /** What picking it returns (a session id, a seq). Title and detail are raw text: the picker escapes them. */
   value: string;
   title: string;
   /** The dim second line. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { filterItems, Picker, type PickItem } from '../../../src/terminal/chat/picker.js';
+import { sessionItem } from '../../../src/cli/chat/resume.js';
+import { forkItems } from '../../../src/cli/chat/fork-points.js';
 
 const items: PickItem[] = [
   { value: 'a', title: 'Fix the typo in README', detail: '2h ago · 2 turns' },
@@ -43,5 +45,43 @@ describe('Picker', () => {
     ]);
     const colored = new Picker({ heading: 'Resume a session', items, color: true }, () => undefined).render(80);
     expect(colored[2]).toBe('\x1b[1m› \x1b[0m\x1b[7mFix the typo in README\x1b[0m');
+  });
+});
+
+describe('the lists the chat offers: escaped once, by the picker', () => {
+  // A prompt with a title-setting OSC, a right-to-left override and a line break, as a log may hold.
+  const hostile = 'first \x1b]0;PWN\x07 then\n\u202eevil';
+  const shown = 'first \\e]0;PWN\\x07 then \\u202eevil';
+
+  it('the sessions of --resume and /resume', () => {
+    const now = 1_800_000_000_000;
+    const item = sessionItem(
+      {
+        id: 'abcdef0123456789',
+        cwd: '/w',
+        createdAt: now - 7_200_000,
+        modifiedAt: now - 7_200_000,
+        bytes: 10,
+        path: '/w/x.jsonl',
+        turns: 2,
+        title: null,
+        prompt: hostile,
+        parentSession: null,
+        forkSeq: null,
+        lockedByPid: null,
+      },
+      now,
+    );
+    const lines = new Picker({ heading: 'Resume', items: [item], color: false }, () => undefined).render(200);
+    expect(lines.slice(2, 4)).toEqual([`› ${shown}`, `    2h ago · 2 turns · /w · abcdef01 · first prompt: ${shown}`]);
+  });
+
+  it('the fork points of /fork', () => {
+    const items = forkItems([{ seq: 12, turn: 2, prompt: hostile, answer: 'ok \x1b[2J' }]);
+    const lines = new Picker({ heading: 'Fork', items, color: false }, () => undefined).render(200);
+    expect(lines.slice(2, 4)).toEqual([`› after turn 2 (seq 12): ${shown}`, '    → ok \\e[2J']);
+    // Typing filters on the text as written, not on its escapes.
+    expect(filterItems(items, 'first then')).toHaveLength(1);
+    expect(filterItems(items, 'u202e')).toHaveLength(0);
   });
 });
