@@ -2,9 +2,11 @@
  * What an approval question shows of the call: every argument that decides whether to allow it,
  * in full. A person must never approve a command they could not read, so nothing here is cut: a
  * multi-line command keeps each of its lines, and the prompt wraps (and, when taller than the
- * screen, pages) the rows instead of clipping them. Only the bulk text of `write` and `edit`
- * (`content`, `old_string`, `new_string`) is summarised: the call's block above the question
- * shows it as a diff (Ctrl-O shows all of it).
+ * screen, pages) the rows instead of clipping them. The text a `write` or `edit` puts in a file
+ * (`content`, `old_string`, `new_string`) is shown whole too, every line, under a `lines, bytes`
+ * header: the diff drawn above the question is cut at 24 lines (2,000 with Ctrl-O) and may have
+ * scrolled away, so a dangerous line 70 of an 80-line `.envrc` must be read here before the
+ * choices open (issue 15 second review, N5).
  *
  * Every character is made visible as in the rest of the screen (the shared unsafe table: ESC,
  * bidi controls, zero-width characters as escapes), and a tab as `\x09`, so a command awaiting
@@ -20,8 +22,8 @@ export interface DetailRow {
   text: string;
 }
 
-/** The arguments summarised because the call's diff block shows them, per tool. */
-const SHOWN_AS_DIFF: Readonly<Record<string, readonly string[]>> = {
+/** The file text of a call, per tool: shown line by line under a `lines, bytes` header. */
+const FILE_TEXT: Readonly<Record<string, readonly string[]>> = {
   write: ['content'],
   edit: ['old_string', 'new_string'],
 };
@@ -40,11 +42,20 @@ function lineCount(s: string): number {
   return s.split('\n').length - (s.endsWith('\n') ? 1 : 0);
 }
 
-function summary(s: string): string {
-  const lines = lineCount(s);
+/**
+ * A file text: a `N lines, B bytes` row (`, no newline at the end` when the last line has none),
+ * then each line on a row of its own. A final newline ends the last line; it adds no empty row.
+ */
+function fileTextRows(key: string, s: string): DetailRow[] {
+  const n = lineCount(s);
   const bytes = Buffer.byteLength(s, 'utf8');
-  const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
-  return `${plural(lines, 'line')}, ${plural(bytes, 'byte')} (the diff above shows them; Ctrl-O shows all of it)`;
+  const plural = (k: number, what: string): string => `${k} ${what}${k === 1 ? '' : 's'}`;
+  const open = n > 0 && !s.endsWith('\n') ? ', no newline at the end' : '';
+  const lines = n === 0 ? [] : s.split('\n').slice(0, n);
+  return [
+    { label: key, text: `${plural(n, 'line')}, ${plural(bytes, 'byte')}${open}${n > 0 ? ':' : ''}` },
+    ...lines.map((l) => ({ text: visibleLine(l) })),
+  ];
 }
 
 /** The rows of one argument: `key: value` for one line, `key:` then each line for more. */
@@ -73,13 +84,13 @@ export function approvalDetail(toolName: string, args: unknown): DetailRow[] {
     return raw.split('\n').map((l) => ({ text: visibleLine(l) }));
   }
   const a = args as Record<string, unknown>;
-  const bulky = SHOWN_AS_DIFF[toolName] ?? [];
+  const fileText = FILE_TEXT[toolName] ?? [];
   const keys = [...SUBJECT_KEYS.filter((k) => k in a), ...Object.keys(a).filter((k) => !(SUBJECT_KEYS as readonly string[]).includes(k))];
   const rows: DetailRow[] = [];
   for (const k of keys) {
     const v = a[k];
     if (toolName === 'bash' && k === 'command' && typeof v === 'string') rows.push(...v.split('\n').map((l) => ({ text: visibleLine(l) })));
-    else if (bulky.includes(k) && typeof v === 'string') rows.push({ label: k, text: summary(v) });
+    else if (fileText.includes(k) && typeof v === 'string') rows.push(...fileTextRows(k, v));
     else rows.push(...rowsOf(k, v));
   }
   return rows;

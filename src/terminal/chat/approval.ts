@@ -6,13 +6,18 @@
  * nothing sends a plain deny). The numbers keep their meaning: `2` is always the session rule,
  * shown as not offered when there is none, and `3` always denies.
  *
- * The call is shown whole (approval-detail.ts): when its rows do not fit on the screen they are
- * paged, and the choices appear only once the last row has been on screen, so nothing can be
- * approved unseen.
+ * The call is shown whole (approval-detail.ts), a write's or edit's file text included: when its
+ * rows do not fit on the screen they are paged, and the choices appear only once the last row has
+ * been on screen, so nothing can be approved unseen.
+ *
+ * Keys typed for something else must not answer: keys within APPROVAL_GRACE_MS of the question or
+ * its choices appearing are dropped (Escape too), and a key that answers waits BURST_MS before it
+ * acts, so a burst of keys (an unbracketed paste split into keys, one data chunk) answers nothing.
  */
-import { type Component, Input, matchesKey, truncateToWidth, wrapTextWithAnsi } from '@mariozechner/pi-tui';
+import { type Component, Input, matchesKey, truncateToWidth, visibleWidth, wrapTextWithAnsi } from '@mariozechner/pi-tui';
 import { styled } from '../render/style.js';
-import { layoutDetail, type DetailRow } from './approval-detail.js';
+import { textWidth } from '../render/width.js';
+import { hardWrap, layoutDetail, visibleLine, type DetailRow } from './approval-detail.js';
 
 /** What the user chose; `reason` and `rule` as the tools pipeline takes them. */
 export type ApprovalChoice =
@@ -34,6 +39,8 @@ export interface ApprovalQuestion {
 interface Choice {
   key: string;
   label: string;
+  /** The session rule, shown on rows of its own when the choice does not fit on one. */
+  rule?: string;
   /** Undefined: shown, not offered. */
   pick: (() => void) | undefined;
 }
@@ -42,11 +49,49 @@ interface Choice {
 const RESERVED_ROWS = 2;
 
 /**
- * Keys that arrive this soon after the choices first appear are dropped: they were typed for
- * something else (the Enter ending a steer, a held key paging the call) and must not answer a
- * question the user has not read.
+ * Keys that arrive this soon after the question or its choices first appear are dropped: they were
+ * typed for something else (the Enter ending a steer, a stray Escape, a held key paging the call)
+ * and must not answer a question the user has not read.
  */
 export const APPROVAL_GRACE_MS = 400;
+
+/**
+ * A key that answers acts only when no other key follows within this time, and a key this close
+ * after the one before it answers nothing: pasted text the terminal did not bracket arrives as a
+ * burst of keys (one data chunk), and its first `y` or `1` must not answer. Typing keeps keys
+ * further apart than this.
+ */
+export const APPROVAL_BURST_MS = 30;
+
+/**
+ * Narrower than this the call cannot be shown whole (a detail row needs its 4-column margin and
+ * room for a 2-column character): the question asks for a wider terminal and takes no answer but
+ * Escape.
+ */
+export const APPROVAL_MIN_WIDTH = 10;
+
+/** Runs `fn` after `ms`; returns how to cancel it. Injected by tests. */
+export type Defer = (fn: () => void, ms: number) => () => void;
+
+const realDefer: Defer = (fn, ms) => {
+  const h = setTimeout(fn, ms);
+  return () => clearTimeout(h);
+};
+
+export interface ApprovalPromptOptions {
+  /** Styles on (false under NO_COLOR: no escapes; the `›` marker still shows the choice). */
+  color?: boolean;
+  /** The terminal's height, for paging a call taller than the screen. */
+  rows?: () => number;
+  /** The clock the grace and bursts are measured on, and how an answer waits (tests inject both). */
+  now?: () => number;
+  defer?: Defer;
+  /** The question changed outside a key press (a deferred answer opened the reason line): draw it again. */
+  changed?: () => void;
+}
+
+/** Columns before a choice's label: the marker, the key, two spaces. */
+const CHOICE_INDENT = 5;
 
 export class ApprovalPrompt implements Component {
   /** No choice is selected at first: Enter alone (a held key, the end of a steer) never answers. */
@@ -60,29 +105,52 @@ export class ApprovalPrompt implements Component {
   /** Detail rows per page and rows in all, from the last render. */
   private page = 1;
   private total = 0;
-  /** When the choices were first drawn (the grace counts from there). */
+  /** When the question, and its choices, were first drawn (the grace counts from each). */
+  private shownAt: number | undefined;
   private openedAt: number | undefined;
+  /** When the last key arrived, and the answer waiting to see that no key follows it. */
+  private lastKeyAt = Number.NEGATIVE_INFINITY;
+  private pendingAnswer: (() => void) | undefined;
+  /** The last render was too narrow to show the call. */
+  private narrow = false;
+  /** The detail laid out for one width (a write's text can be long; the spinner redraws often). */
+  private laidOut: { width: number; rows: string[] } | undefined;
   focused = false;
+
+  private readonly color: boolean;
+  private readonly rows: () => number;
+  private readonly now: () => number;
+  private readonly defer: Defer;
+  private readonly changed: () => void;
 
   constructor(
     private readonly q: ApprovalQuestion,
     private readonly done: (c: ApprovalChoice) => void,
-    /** Styles on (false under NO_COLOR: no escapes; the `›` marker still shows the choice). */
-    private readonly color = true,
-    /** The terminal's height, for paging a call taller than the screen. */
-    private readonly rows: () => number = () => Number.POSITIVE_INFINITY,
-    private readonly now: () => number = () => performance.now(),
+    opts: ApprovalPromptOptions = {},
   ) {
+    this.color = opts.color ?? true;
+    this.rows = opts.rows ?? (() => Number.POSITIVE_INFINITY);
+    this.now = opts.now ?? (() => performance.now());
+    this.defer = opts.defer ?? realDefer;
+    this.changed = opts.changed ?? (() => {});
     const rule = q.rule;
     this.choices = [
       { key: '1', label: 'allow once', pick: () => done({ outcome: 'allowed-once' }) },
       rule !== undefined
-        ? {
-            key: '2',
-            // A rule without a pattern (an MCP tool has no subject) allows every call of the tool: say so.
-            label: rule.includes('(') ? `allow for this session (rule ${rule})` : `allow every call of ${rule} for this session`,
-            pick: () => done({ outcome: 'allowed-once', rule }),
-          }
+        ? rule.includes('(')
+          ? {
+              key: '2',
+              label: 'allow for this session',
+              // Shown as the user reads the command above: escapes visible (the rule recorded is `rule`).
+              rule: visibleLine(rule),
+              pick: () => done({ outcome: 'allowed-once', rule }),
+            }
+          : // A rule without a pattern (an MCP tool has no subject) allows every call of the tool: say so.
+            {
+              key: '2',
+              label: `allow every call of ${visibleLine(rule)} for this session`,
+              pick: () => done({ outcome: 'allowed-once', rule }),
+            }
         : { key: '2', label: 'allow for this session: not offered (no rule names just this call)', pick: undefined },
       { key: '3', label: 'deny, with a reason for the model', pick: () => this.askReason() },
     ];
@@ -108,12 +176,39 @@ export class ApprovalPrompt implements Component {
     while (this.choices[this.selected]!.pick === undefined);
   }
 
+  /** `pick` once no other key has followed within APPROVAL_BURST_MS; nothing when this key is part of a burst. */
+  private answer(pick: (() => void) | undefined, burst: boolean): void {
+    if (pick === undefined || burst) return;
+    const cancel = this.defer(() => {
+      if (this.pendingAnswer !== cancel) return;
+      this.pendingAnswer = undefined;
+      pick();
+      this.changed();
+    }, APPROVAL_BURST_MS);
+    this.pendingAnswer = cancel;
+  }
+
+  private inGrace(since: number | undefined, t: number): boolean {
+    return since === undefined || t - since < APPROVAL_GRACE_MS;
+  }
+
   handleInput(data: string): void {
     if (this.reason) {
       this.reason.handleInput(data);
       return;
     }
-    if (matchesKey(data, 'escape')) return this.done({ outcome: 'cancelled' });
+    const t = this.now();
+    // A key this close to the one before (or while an answer waits to see whether one follows):
+    // both are part of a burst, and neither answers.
+    const burst = t - this.lastKeyAt < APPROVAL_BURST_MS || this.pendingAnswer !== undefined;
+    this.lastKeyAt = t;
+    this.pendingAnswer?.();
+    this.pendingAnswer = undefined;
+    if (matchesKey(data, 'escape')) {
+      // A stray Escape (typed for the editor as the question appeared) is dropped like other keys.
+      if (this.inGrace(this.shownAt, t) || (this.openedAt !== undefined && this.inGrace(this.openedAt, t))) return;
+      return this.answer(() => this.done({ outcome: 'cancelled' }), burst);
+    }
     if (matchesKey(data, 'pageDown') || matchesKey(data, 'space')) return this.scroll(this.page);
     if (matchesKey(data, 'pageUp')) return this.scroll(-this.page);
     if (!this.seenEnd) {
@@ -123,15 +218,15 @@ export class ApprovalPrompt implements Component {
       else if (matchesKey(data, 'down')) this.scroll(1);
       return;
     }
-    if (this.openedAt === undefined || this.now() - this.openedAt < APPROVAL_GRACE_MS) return;
+    if (this.narrow || this.inGrace(this.openedAt, t)) return;
     const byKey = this.choices.find((c) => c.key === data);
-    if (byKey) return byKey.pick?.();
-    if (data === 'y') return this.choices[0]!.pick?.();
-    if (data === 'a') return this.choices[1]!.pick?.();
-    if (data === 'n' || data === 'd') return this.choices[2]!.pick?.();
+    if (byKey) return this.answer(byKey.pick, burst);
+    if (data === 'y') return this.answer(this.choices[0]!.pick, burst);
+    if (data === 'a') return this.answer(this.choices[1]!.pick, burst);
+    if (data === 'n' || data === 'd') return this.answer(this.choices[2]!.pick, burst);
     if (matchesKey(data, 'up')) this.move(-1);
     else if (matchesKey(data, 'down') || matchesKey(data, 'tab')) this.move(1);
-    else if (matchesKey(data, 'enter')) this.choices[this.selected]?.pick?.();
+    else if (matchesKey(data, 'enter')) this.answer(this.choices[this.selected]?.pick, burst);
   }
 
   invalidate(): void {
@@ -140,13 +235,41 @@ export class ApprovalPrompt implements Component {
 
   render(width: number): string[] {
     const w = Math.max(1, width);
+    this.shownAt ??= this.now();
+    const out = this.lines(w);
+    // The last-line guard, as in the transcript: pi-tui stops the program on a line wider than the
+    // screen, and its word wrap gives a 2-column character a row of its own even on a 1-column screen.
+    for (let i = 0; i < out.length; i++) if (visibleWidth(out[i]!) > w) out[i] = truncateToWidth(out[i]!, w, '…');
+    return out;
+  }
+
+  /** The rows of one choice: one when it fits; else its label wrapped, then its rule on rows of its own. */
+  private choiceRows(choice: Choice, on: boolean, w: number): string[] {
+    const mark = `${on ? '›' : ' '} ${choice.key}  `;
+    const whole = choice.rule === undefined ? choice.label : `${choice.label} (rule ${choice.rule})`;
+    if (CHOICE_INDENT + textWidth(whole) <= w) return [mark + whole];
+    const indent = ' '.repeat(CHOICE_INDENT);
+    const label = wrapTextWithAnsi(choice.rule === undefined ? choice.label : `${choice.label}, with the rule`, w - CHOICE_INDENT);
+    const out = label.map((l, i) => (i === 0 ? mark : indent) + l);
+    // The rule is cut only between characters (no word wrap: its spaces are part of the command).
+    if (choice.rule !== undefined)
+      hardWrap(choice.rule, w - CHOICE_INDENT - 2).forEach((p, i) => out.push(`${indent}${i === 0 ? '│' : '┆'} ${p}`));
+    return out;
+  }
+
+  private lines(w: number): string[] {
     const c = this.color;
+    this.narrow = w < APPROVAL_MIN_WIDTH;
+    if (this.narrow) return wrapTextWithAnsi(styled('approval: widen the terminal to read the call; Esc cancels', c, 'yellow'), w);
     const head = wrapTextWithAnsi(styled(`approval needed: ${this.q.call}`, c, 'yellow'), w);
     const because = this.q.reason ? wrapTextWithAnsi(styled(`  because ${this.q.reason}`, c, 'yellow'), w) : [];
-    const detail = layoutDetail(this.q.detail, w).map((l) => truncateToWidth(l, w));
+    if (this.laidOut?.width !== w) this.laidOut = { width: w, rows: layoutDetail(this.q.detail, w).map((l) => truncateToWidth(l, w)) };
+    const detail = this.laidOut.rows;
+    const choiceRows = this.choices.map((choice, i) => this.choiceRows(choice, i === this.selected, w));
+    const hint = wrapTextWithAnsi('number or y/a/n, or ↑↓ and Enter; Esc cancels', w);
     // Rows left for the detail: the screen less the question's other rows (the choices and the
     // hint, or the reason's two) and the lines around it; one more for the pager's line.
-    const fixed = head.length + because.length + (this.reason ? 2 : this.choices.length + 1);
+    const fixed = head.length + because.length + (this.reason ? 2 : choiceRows.flat().length + hint.length);
     const room = Math.max(1, this.rows() - RESERVED_ROWS - fixed);
     const out = [...head];
     this.total = detail.length;
@@ -159,7 +282,7 @@ export class ApprovalPrompt implements Component {
       if (this.top + this.page >= detail.length) this.seenEnd = true;
       out.push(...detail.slice(this.top, this.top + this.page));
       const where = `rows ${this.top + 1}–${this.top + this.page} of ${detail.length}`;
-      const how = this.seenEnd ? 'PgUp/PgDn scroll' : 'PgDn for more; the choices come after the last row';
+      const how = this.seenEnd ? 'PgUp/PgDn scroll' : 'PgDn or Space for more; the choices come after the last row';
       out.push(styled(truncateToWidth(`  (${where}; ${how})`, w), c, 'yellow'));
     }
     out.push(...because);
@@ -176,10 +299,9 @@ export class ApprovalPrompt implements Component {
     // The chosen row is marked by `›` (readable without styles), and reversed when styles are on.
     this.choices.forEach((choice, i) => {
       const on = i === this.selected;
-      const row = truncateToWidth(`${on ? '›' : ' '} ${choice.key}  ${choice.label}`, w);
-      out.push(choice.pick === undefined ? styled(row, c, 'dim') : styled(row, c && on, 'inverse'));
+      for (const row of choiceRows[i]!) out.push(choice.pick === undefined ? styled(row, c, 'dim') : styled(row, c && on, 'inverse'));
     });
-    out.push(styled(truncateToWidth('number or y/a/n, or ↑↓ and Enter; Esc cancels', w), c, 'dim'));
+    out.push(...hint.map((h) => styled(h, c, 'dim')));
     return out;
   }
 }

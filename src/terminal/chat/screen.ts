@@ -271,7 +271,7 @@ export class ChatScreen {
   /** The approval choice, until it is made, or `signal` aborts (cancelled). */
   ask(q: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
     return this.question<ApprovalChoice>(
-      (settle) => new ApprovalPrompt(q, settle, this.color, () => this.tui.terminal.rows),
+      (settle) => new ApprovalPrompt(q, settle, { color: this.color, rows: () => this.tui.terminal.rows, changed: () => this.render() }),
       { outcome: 'cancelled' },
       signal,
     );

@@ -18,15 +18,18 @@ describe('approval detail: the call shown whole', () => {
     ]);
   });
 
-  it("write/edit: the path in full, the text summarised (the diff above shows it), other tools' values in full", () => {
+  it("write/edit: the path in full, the text line by line under its size, other tools' values in full", () => {
     expect(approvalDetail('write', { file_path: 'a b/notes.txt', content: 'one\ntwo\n' })).toEqual([
       { label: 'file_path', text: 'a b/notes.txt' },
-      { label: 'content', text: '2 lines, 8 bytes (the diff above shows them; Ctrl-O shows all of it)' },
+      { label: 'content', text: '2 lines, 8 bytes:' },
+      { text: 'one' },
+      { text: 'two' },
     ]);
     expect(approvalDetail('edit', { file_path: 'x.ts', old_string: 'é', new_string: '', replace_all: true })).toEqual([
       { label: 'file_path', text: 'x.ts' },
-      { label: 'old_string', text: '1 line, 2 bytes (the diff above shows them; Ctrl-O shows all of it)' },
-      { label: 'new_string', text: '0 lines, 0 bytes (the diff above shows them; Ctrl-O shows all of it)' },
+      { label: 'old_string', text: '1 line, 2 bytes, no newline at the end:' },
+      { text: 'é' },
+      { label: 'new_string', text: '0 lines, 0 bytes' },
       { label: 'replace_all', text: 'true' },
     ]);
     expect(approvalDetail('mcp__x', { query: 'l1\nl2', n: 3 })).toEqual([

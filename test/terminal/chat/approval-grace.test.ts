@@ -3,7 +3,8 @@
  * Enter ending a steer that lands just as the question appears, or Enter held to page a long call.
  */
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_GRACE_MS, type ApprovalChoice, ApprovalPrompt } from '../../../src/terminal/chat/approval.js';
+import { APPROVAL_BURST_MS, APPROVAL_GRACE_MS, type ApprovalChoice, ApprovalPrompt } from '../../../src/terminal/chat/approval.js';
+import { manualDefer } from './approval-support.js';
 
 const ENTER = '\r';
 const PGDN = '\x1b[6~';
@@ -11,14 +12,14 @@ const PGDN = '\x1b[6~';
 function prompt(rows: number, detailRows: number) {
   let t = 0;
   const answers: ApprovalChoice[] = [];
+  const d = manualDefer(() => t);
   const p = new ApprovalPrompt(
     { call: 'bash', detail: Array.from({ length: detailRows }, (_, i) => ({ text: `echo step-${i + 1}` })), rule: 'bash(x)' },
     (c) => answers.push(c),
-    false,
-    () => rows,
-    () => t,
+    { color: false, rows: () => rows, now: () => t, defer: d.defer },
   );
-  return { p, answers, at: (ms: number) => (t = ms) };
+  // Time moves on: a key's answer acts once APPROVAL_BURST_MS have passed with no other key.
+  return { p, answers, at: (ms: number) => d.advance((t = ms)) };
 }
 
 describe('approval question: a grace before the choices take keys', () => {
@@ -26,12 +27,15 @@ describe('approval question: a grace before the choices take keys', () => {
     const { p, answers, at } = prompt(40, 3);
     at(1000);
     expect(p.render(80).join('\n')).toMatch(/1 {2}allow once/);
-    at(1000 + APPROVAL_GRACE_MS - 1);
+    // (More than a burst's gap before the key that answers, so that one is a key of its own.)
+    at(1000 + APPROVAL_GRACE_MS - APPROVAL_BURST_MS - 1);
     p.handleInput(ENTER);
     p.handleInput('1');
     expect(answers).toEqual([]);
     at(1000 + APPROVAL_GRACE_MS);
     p.handleInput('1');
+    expect(answers).toEqual([]);
+    at(1000 + APPROVAL_GRACE_MS + APPROVAL_BURST_MS);
     expect(answers).toEqual([{ outcome: 'allowed-once' }]);
   });
 
@@ -71,13 +75,16 @@ describe('approval question: a grace before the choices take keys', () => {
     expect(answers).toEqual([]);
     p.handleInput('\x1b[A'); // ↑ from nothing: the last choice (deny)
     expect(p.render(80).join('\n')).toMatch(/› 3 {2}deny/);
+    at(6000);
     p.handleInput('\x1b[B'); // ↓ wraps to allow once
+    at(7000);
     p.handleInput(ENTER);
+    at(8000);
     expect(answers).toEqual([{ outcome: 'allowed-once' }]);
   });
 
   it('an MCP tool (a rule without a pattern) says the choice allows every call of the tool', () => {
-    const p = new ApprovalPrompt({ call: 'srv__write_file', detail: [], rule: 'srv__write_file' }, () => {}, false);
+    const p = new ApprovalPrompt({ call: 'srv__write_file', detail: [], rule: 'srv__write_file' }, () => {}, { color: false });
     expect(p.render(80).join('\n')).toMatch(/2 {2}allow every call of srv__write_file for this session/);
   });
 });
