@@ -4,10 +4,10 @@
  * and answer by exit status, stderr and stdout, run by the coding agent on a scripted model.
  * Expected values come from what the scripts were written to answer and from the log.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createCodingAgent,
   HookConfigError,
@@ -15,75 +15,11 @@ import {
   mergeOutcomes,
   parseHookConfig,
   readHookConfig,
-  type CodingAgentOptions,
   type HookDialect,
 } from '../../src/coding/index.js';
 import { ScriptedAdapter, textResponse, toolCallResponse } from '../../src/llm/scripted.js';
-import type { StreamChunk } from '../../src/model/stream.js';
 import type { SessionEvent } from '../../src/session/index.js';
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-/** A workspace holding the hook scripts (name → body, made executable) and the hooks file. */
-function workspace(hooks: object, scripts: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-hooks-'));
-  dirs.push(dir);
-  for (const [name, body] of Object.entries(scripts)) {
-    writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
-    chmodSync(join(dir, name), 0o755);
-  }
-  writeFileSync(join(dir, 'hooks.json'), JSON.stringify({ hooks }));
-  writeFileSync(join(dir, 'notes.txt'), 'hello\n');
-  return dir;
-}
-
-const cmd = (script: string, extra: object = {}): object => ({ hooks: [{ type: 'command', command: `./${script}`, ...extra }] });
-
-async function agentIn(
-  cwd: string,
-  dialect: HookDialect,
-  script: StreamChunk[][],
-  extra: Partial<CodingAgentOptions> = {},
-): Promise<{
-  id: string;
-  model: ScriptedAdapter;
-  events: () => readonly SessionEvent[];
-  run: (p: string) => Promise<void>;
-  close: () => Promise<void>;
-}> {
-  const model = new ScriptedAdapter(script, { providers: ['deepseek'] });
-  const coding = await createCodingAgent({
-    cwd,
-    config: {},
-    adapters: [model],
-    model: 'deepseek:deepseek-v4-flash',
-    sandbox: 'danger-full-access',
-    approval: 'never',
-    mcp: false,
-    hooks: { files: [{ dialect, path: join(cwd, 'hooks.json') }] },
-    ...extra,
-  });
-  return {
-    id: coding.agent.session.id,
-    model,
-    events: () => coding.agent.session.events,
-    run: async (p) => {
-      coding.agent.prompt(p);
-      await coding.agent.whenIdle();
-    },
-    close: () => coding.close(),
-  };
-}
-
-const ofType = <T extends SessionEvent['type']>(events: readonly SessionEvent[], t: T): Extract<SessionEvent, { type: T }>[] =>
-  events.filter((e): e is Extract<SessionEvent, { type: T }> => e.type === t);
-const data = (e: SessionEvent): Record<string, unknown> => e.data as unknown as Record<string, unknown>;
-const texts = (m: { content: readonly { type: string; text?: string }[] }): string =>
-  m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool-result' ? JSON.stringify(b) : '')).join('');
-const stdin = (cwd: string, name: string): Record<string, unknown> => JSON.parse(readFileSync(join(cwd, name), 'utf8'));
+import { agentIn, cmd, data, dirs, ofType, stdin, texts, workspace } from './support/hook-agent.js';
 
 describe('PreToolUse', () => {
   it('a Claude Code hook that exits 2 denies the call before it runs; the model gets its stderr; both are recorded', async () => {
@@ -105,8 +41,9 @@ describe('PreToolUse', () => {
       const p = stdin(cwd, 'pre-stdin.json');
       expect(p).toMatchObject({
         hook_event_name: 'PreToolUse',
-        tool_name: 'bash',
+        tool_name: 'Bash',
         tool_input: { command: 'touch ran.txt' },
+        dsh_tool_name: 'bash',
         tool_use_id: 'c1',
         cwd,
         transcript_path: '',
@@ -265,7 +202,12 @@ describe('PostToolUse', () => {
       // The request's message is the logged one.
       const logged = ofType(a.events(), 'user/message').find((e) => texts(e.data) === note);
       expect(logged?.data.id).toBe(last.id);
-      expect(stdin(cwd, 'post-stdin.json')).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'bash', tool_response: 'HELLO\n' });
+      expect(stdin(cwd, 'post-stdin.json')).toMatchObject({
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        dsh_tool_name: 'bash',
+        tool_response: 'HELLO\n',
+      });
       expect(data(ofType(a.events(), 'hook/result')[0]!)).toMatchObject({ decision: 'pass', exitCode: 0, additionalContext: [note] });
     } finally {
       await a.close();

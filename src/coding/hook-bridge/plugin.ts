@@ -10,6 +10,10 @@
  * | `PostToolUse`      | `tools/post-execute` (outermost)       | block (the model sees the reason instead of the output), context |
  * | `Stop`             | `agent/turn-stopping`                  | block = keep going: the reason steers one more step |
  *
+ * Tool events are matched and described in each dialect's terms (`Bash`, `Edit`, Codex's
+ * `apply_patch`…, with the peer's argument names: peer-tools.ts), so a team's guards see dsh's
+ * calls, whichever tool set makes them.
+ *
  * `continue: false` in any answer stops the turn (cancel with cause `{kind: 'hook'}`). Every
  * run is recorded as a `hook/invoked` / `hook/result` pair in the log (decision, exit code,
  * stderr summary, duration, typed failure); context and steering for the model go through the
@@ -29,21 +33,10 @@ import type { JsonObject, JsonValue } from '../../model/json.js';
 type MutableJson = Record<string, JsonValue>;
 import type { HookConfig, HookDialect, HookPoint } from './config.js';
 import { mergeOutcomes, readOutcome, type HookOutcome } from './outcome.js';
+import { peerCall, type PeerCall } from './peer-tools.js';
 import { runCommandHook, type HookRun } from './run.js';
 
 export const HOOK_PLUGIN_NAME: Record<HookDialect, string> = { 'claude-code': 'hooks-claude-code', codex: 'hooks-codex' };
-
-/** Peer tool names a matcher may use for ours (Claude Code's `Bash`, `Edit`…; Codex's `shell`). */
-const PEER_NAMES: Record<string, readonly string[]> = {
-  bash: ['Bash', 'shell'],
-  read: ['Read'],
-  write: ['Write'],
-  edit: ['Edit', 'MultiEdit'],
-  glob: ['Glob'],
-  grep: ['Grep'],
-  todo_write: ['TodoWrite'],
-  web_fetch: ['WebFetch'],
-};
 
 export interface HookBridgeOptions {
   configs: readonly HookConfig[];
@@ -96,10 +89,13 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
       return base;
     };
 
-    /** Run every hook of every config that matches `subject` at `point`; undefined when none did. */
+    /**
+     * Run every hook of every config at `point` whose matcher accepts one of `subjects` (per
+     * dialect: a tool's peer names differ; undefined: matchers are not tested); undefined when none ran.
+     */
     const runPoint = async (
       point: HookPoint,
-      subject: string | undefined,
+      subjects: ((dialect: HookDialect) => readonly string[]) | undefined,
       turn: number,
       extra: (dialect: HookDialect) => Record<string, unknown>,
       signal: AbortSignal | undefined,
@@ -107,7 +103,6 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
     ): Promise<PointRun | undefined> => {
       const outcomes: HookOutcome[] = [];
       const contexts: PointRun['contexts'] = [];
-      const subjects = subject === undefined ? [] : [subject, ...(PEER_NAMES[subject] ?? [])];
       const stop = signal ? AbortSignal.any([signal, disposed.signal]) : disposed.signal;
       // Every matching hook is started at once, as Claude Code and Codex do (each with its own
       // timeout): all `hook/invoked` records first, then each `hook/result` in the same order once
@@ -115,7 +110,7 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
       const started: Promise<{ handlerId: string; run: HookRun; outcome: HookOutcome; dialect: HookDialect }>[] = [];
       for (const config of configs) {
         for (const group of config.points.get(point) ?? []) {
-          if (subject !== undefined && !subjects.some((s) => group.test(s))) continue;
+          if (subjects !== undefined && !subjects(config.dialect).some((s) => group.test(s))) continue;
           for (const hook of group.hooks) {
             const key = `${config.dialect}:${point}`;
             const n = (counters.get(key) ?? 0) + 1;
@@ -171,7 +166,13 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
         if (startSource !== undefined) {
           const source = startSource;
           startSource = undefined;
-          const r = await runPoint('SessionStart', source, p.turn, () => ({ source }), p.signal);
+          const r = await runPoint(
+            'SessionStart',
+            () => [source],
+            p.turn,
+            () => ({ source }),
+            p.signal,
+          );
           if (halt(r, 'SessionStart')) return { kind: 'reject' };
           for (const c of r?.contexts ?? []) extra.push(contextMessage(c.dialect, 'SessionStart', c.text));
         }
@@ -191,11 +192,13 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
     const offPre = host.on(
       'tools/pre-execute',
       async (p, next) => {
+        const input = toolInput(p.args, p.call.rawArguments);
+        const peer = peerCalls(p.call.name, input);
         const r = await runPoint(
           'PreToolUse',
-          p.call.name,
+          (d) => peer(d).subjects,
           p.call.turn,
-          () => ({ tool_name: p.call.name, tool_input: toolInput(p.args, p.call.rawArguments), tool_use_id: p.call.callId }),
+          (d) => ({ ...toolFields(peer(d), p.call.name, input), tool_use_id: p.call.callId }),
           p.ctx.signal,
           p.call.callId,
         );
@@ -219,13 +222,14 @@ export function hookBridge(opts: HookBridgeOptions): Plugin {
       'tools/post-execute',
       async (p, next) => {
         const inner = await next();
+        const input = toolInput(p.args, p.call.rawArguments);
+        const peer = peerCalls(p.call.name, input);
         const r = await runPoint(
           'PostToolUse',
-          p.call.name,
+          (d) => peer(d).subjects,
           p.call.turn,
-          () => ({
-            tool_name: p.call.name,
-            tool_input: toolInput(p.args, p.call.rawArguments),
+          (d) => ({
+            ...toolFields(peer(d), p.call.name, input),
             tool_response: resultText(p.output.content),
             tool_use_id: p.call.callId,
           }),
@@ -297,6 +301,21 @@ function promptText(messages: readonly UserMessage[]): string | undefined {
   const typed = messages.filter((m) => m.source.kind === 'user');
   if (typed.length === 0) return undefined;
   return typed.map((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n')).join('\n\n');
+}
+
+/** The call in each dialect's terms, worked out once per dialect. */
+function peerCalls(name: string, input: unknown): (dialect: HookDialect) => PeerCall {
+  const memo = new Map<HookDialect, PeerCall>();
+  return (d) => {
+    let c = memo.get(d);
+    if (!c) memo.set(d, (c = peerCall(d, name, input)));
+    return c;
+  };
+}
+
+/** The peer's `tool_name` and `tool_input`, and dsh's own beside them for scripts written for dsh. */
+function toolFields(peer: PeerCall, name: string, input: unknown): Record<string, unknown> {
+  return { tool_name: peer.toolName, tool_input: peer.toolInput, dsh_tool_name: name, dsh_tool_input: input };
 }
 
 function toolInput(args: unknown, raw: string): unknown {
