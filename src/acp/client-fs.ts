@@ -1,64 +1,58 @@
 /**
- * The editor's files: when the client offers `fs.readTextFile` / `fs.writeTextFile`, the file
- * tools' reads, writes and edits of workspace files go through `fs/read_text_file` and
- * `fs/write_text_file`, so the model sees the editor's buffers (unsaved changes included) and the
- * editor sees the changes as it makes them.
+ * The editor's files: when the client offers `fs.readTextFile`, the file tools' reads of workspace
+ * files (and an edit's read, when it also offers `fs.writeTextFile`) go through
+ * `fs/read_text_file`, so the model sees the editor's buffers, unsaved changes included.
  *
- * A terminal of the filesystem seam: the listeners are the last on `fs/read`, `fs/write` and
- * `fs/edit`, after every policy listener (workspace confinement, the sandbox mode, hidden files),
- * so a request reaches the client only as a checked real path inside the workspace, and a refused
- * path is refused exactly as for the local tools. The local file is still consulted first for
- * what the editor cannot say (does it exist, is it a directory, a device, a file with other hard
- * links), with the local terminal's errors; the text the client returns gets the local read's
- * size and binary checks. Paths outside the workspace that policy lets through (the spill
- * directory) and directory listings, searches and stats stay local. Results have the local
- * terminals' shape, so the tools' results (and the log) do not change.
+ * Every write stays local. The editor opens what it is asked for *by name* and follows links, one
+ * round trip after policy checked the path, and a background job of the agent's own can swap a
+ * workspace file for a link to dsh's config (the key) or to a file outside in between. A local
+ * write goes through the verified handles of `beneath.ts` instead, so writes and edits are made on
+ * the disk (no ACP message asks an editor to reload a file: it sees the change on disk, as for a
+ * change by `bash`, and the tool call's diff shows it).
  *
- * Weaker than local, and said in docs/acp.md: the client writes by path, so the verified directory
- * handles that pin a local write to the checked directory do not apply between the check and the
- * client's write; and a buffer the editor holds for a file not yet on disk is not read (the file
- * does not exist for the tools until it is saved).
+ * A read from the editor is checked around the request (`pinned.ts`): the file is pinned through
+ * verified handles before asking and again after the answer. If the name led elsewhere meanwhile,
+ * or anything on the way changed status and the editor's text is not the file's own, nothing it
+ * returned is used: the call fails with `FS_PATH_CHANGED`, and later reads of that file in this
+ * session come from the disk (the editor may keep a buffer it loaded through the link).
+ *
+ * A terminal of the filesystem seam: the listeners are the last on `fs/read` and `fs/edit`, after
+ * every policy listener (workspace confinement, the sandbox mode, hidden files), so only a checked
+ * real path inside the workspace is ever named to the editor. The pin gives the local terminal's
+ * errors (not found, a directory, a device, other hard links), and the editor's text gets the local
+ * size and binary checks. Paths outside the workspace (the spill directory), listings, searches and
+ * stats stay local. Results have the local terminals' shape, so the tools' results (and the log) do
+ * not change. A buffer of a file not yet on disk is not read (it does not exist for the tools).
  */
-import type { Stats } from 'node:fs';
-import { lstat, mkdir } from 'node:fs/promises';
-import { dirname, relative, isAbsolute } from 'node:path';
+import { relative, isAbsolute } from 'node:path';
 import type { AgentContext, FileSystemCapabilities } from '@agentclientprotocol/sdk/unstable';
-import { FsError, fsErrorFrom } from '../tools/fs/errors.js';
-import type { FsEditRequest, FsReadRequest, FsRequest, FsWriteRequest } from '../tools/fs/hooks.js';
-import { applyEdit, checkHardLinks, checkNotBinary, checkReadSize, requestPath } from '../tools/fs/local.js';
+import { FsError } from '../tools/fs/errors.js';
+import type { FsEditRequest, FsReadRequest, FsRequest } from '../tools/fs/hooks.js';
+import { applyEdit, checkNotBinary, checkReadSize, localTerminals, requestPath } from '../tools/fs/local.js';
+import { comparePins, pinFile, pinnedBytes } from '../tools/fs/pinned.js';
 import type { ToolPlugin } from '../tools/host.js';
 import '../tools/fs/hooks.js';
 
 /** What the editor is asked for a file whose whole text the edit needs (the local edit's limit). */
 const EDIT_MAX_BYTES = 16 * 1024 * 1024;
-/** A write's previous text is a diff basis only up to this size (as locally). */
-const PREVIOUS_MAX_BYTES = 4 * 1024 * 1024;
 
 function inside(root: string, p: string): boolean {
   const rel = relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** The local file, as the local terminals would find it: undefined when it does not exist. */
-async function localFile(r: FsRequest, p: string, verb: string, linkVerb: string): Promise<Stats | undefined> {
-  let st: Stats;
-  try {
-    st = await lstat(p);
-  } catch (e) {
-    if ((e as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw fsErrorFrom(e, verb, p);
-  }
-  if (st.isDirectory()) throw new FsError('FS_IS_DIRECTORY', `cannot ${verb} "${p}": it is a directory, not a file`);
-  if (!st.isFile()) throw new FsError('FS_NOT_A_FILE', `cannot ${verb} "${p}": it is not a regular file (a device, FIFO or socket)`);
-  checkHardLinks(r, st, linkVerb, p);
-  return st;
-}
-
-const notFound = (verb: string, p: string): FsError => new FsError('FS_NOT_FOUND', `cannot ${verb} "${p}": not found`);
-
 function clientFailure(verb: string, p: string, e: unknown): FsError {
   const msg = e instanceof Error ? e.message : String(e);
   return new FsError('FS_IO', `cannot ${verb} "${p}": the editor refused: ${msg}`, { cause: e });
+}
+
+function changedDuringRead(p: string, why: string, cause?: unknown): FsError {
+  return new FsError(
+    'FS_PATH_CHANGED',
+    `"${p}" changed while the editor was reading it (${why}); nothing it returned is used, and later reads of this file in ` +
+      'this session come from the disk. Try again once nothing else is renaming files there',
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 export interface ClientFsOptions {
@@ -69,90 +63,89 @@ export interface ClientFsOptions {
   root: string;
 }
 
-/** Installs the client's file system as the terminal of the file tools' reads, writes and edits. */
+/** Installs the client's file system as the terminal of the file tools' reads (and edits' reads). */
 export function clientFs(opts: ClientFsOptions): ToolPlugin {
   const { client, sessionId } = opts;
   const canRead = opts.caps.readTextFile === true;
   const canWrite = opts.caps.writeTextFile === true;
+  const local = localTerminals();
+  /** Files a read found changed: the editor's text for them is not trusted again. */
+  const distrusted = new Set<string>();
 
-  const readText = async (p: string, verb: string, maxBytes: number): Promise<string> => {
-    let content: string;
+  /** The editor's text of `p`, accepted only if `p` is the same file before and after asking. */
+  const readVerified = async (r: FsRequest, root: string, p: string, verb: string, linkVerb: string, maxBytes: number) => {
+    const before = await pinFile(r, root, p, verb, linkVerb);
     try {
-      ({ content } = await client.request('fs/read_text_file', { sessionId, path: p }));
-    } catch (e) {
-      throw clientFailure(verb, p, e);
-    }
-    const bytes = Buffer.from(content, 'utf8');
-    checkReadSize(p, bytes.length, maxBytes);
-    checkNotBinary(p, bytes);
-    return content;
-  };
-  const writeText = async (p: string, content: string): Promise<void> => {
-    try {
-      // The local write creates missing directories; the client is not required to.
-      await mkdir(dirname(p), { recursive: true });
-    } catch (e) {
-      throw fsErrorFrom(e, 'write', p);
-    }
-    try {
-      await client.request('fs/write_text_file', { sessionId, path: p, content });
-    } catch (e) {
-      throw clientFailure('write', p, e);
+      let answer: { ok: true; content: string } | { ok: false; error: unknown };
+      try {
+        answer = { ok: true, content: (await client.request('fs/read_text_file', { sessionId, path: p })).content };
+      } catch (error) {
+        answer = { ok: false, error };
+      }
+      const after = await pinFile(r, root, p, verb, linkVerb).catch((e: unknown) => {
+        distrusted.add(p);
+        throw changedDuringRead(p, e instanceof Error ? e.message : String(e), e);
+      });
+      try {
+        const how = comparePins(before, after);
+        if (how === 'moved') {
+          distrusted.add(p);
+          throw changedDuringRead(p, 'the name now leads to another file');
+        }
+        // A rename, a write, an entry added on the way: the text is accepted only if it is the file's own.
+        if (how === 'touched' && !(answer.ok && (await pinnedBytes(after, maxBytes))?.equals(Buffer.from(answer.content, 'utf8')))) {
+          distrusted.add(p);
+          throw changedDuringRead(p, 'it or a directory on the way was renamed or changed');
+        }
+        if (!answer.ok) throw clientFailure(verb, p, answer.error);
+      } finally {
+        await after.release();
+      }
+      const bytes = Buffer.from(answer.content, 'utf8');
+      checkReadSize(p, bytes.length, maxBytes);
+      checkNotBinary(p, bytes);
+      return { text: answer.content, bytes: bytes.length };
+    } finally {
+      await before.release();
     }
   };
 
   return (host) => {
     const offs: (() => void)[] = [];
-    const ours = (r: FsRequest): string | undefined => {
+    /** The confined workspace path the editor may be asked for, or undefined (stay local). */
+    const ours = (r: FsRequest): { p: string; root: string } | undefined => {
       const p = requestPath(r);
-      return inside(opts.root, p) ? p : undefined;
+      if (!r.confined || r.confinedTo === undefined || distrusted.has(p)) return undefined;
+      return inside(opts.root, p) && inside(r.confinedTo, p) ? { p, root: r.confinedTo } : undefined;
     };
     if (canRead) {
       offs.push(
         host.on(
           'fs/read',
           async (r: FsReadRequest, next) => {
-            const p = ours(r);
-            if (p === undefined) return next(r);
-            if (!(await localFile(r, p, 'read', 'read'))) throw notFound('read', p);
-            const text = await readText(p, 'read', r.maxBytes);
-            return { path: p, text, bytes: Buffer.byteLength(text, 'utf8') };
+            const at = ours(r);
+            if (at === undefined) return next(r);
+            const { text, bytes } = await readVerified(r, at.root, at.p, 'read', 'read', r.maxBytes);
+            return { path: at.p, text, bytes };
           },
           { name: 'acp-client-fs' },
         ),
       );
     }
-    if (canWrite) {
-      offs.push(
-        host.on(
-          'fs/write',
-          async (r: FsWriteRequest, next) => {
-            const p = ours(r);
-            if (p === undefined) return next(r);
-            const st = await localFile(r, p, 'write', 'write');
-            let previous: string | undefined;
-            if (st && canRead) previous = await readText(p, 'write', PREVIOUS_MAX_BYTES).catch(() => undefined);
-            await writeText(p, r.content);
-            const created = st === undefined;
-            return previous === undefined ? { path: p, created } : { path: p, created, previous };
-          },
-          { name: 'acp-client-fs' },
-        ),
-      );
-    }
-    // An edit is a read and a write of the same text: the editor's, or the disk's (both local).
+    // An edit of the editor's text (a client that takes writes expects its files changed): read
+    // from the editor as above, written locally through verified handles. With reading only, an
+    // edit is wholly local, like a write.
     if (canRead && canWrite) {
       offs.push(
         host.on(
           'fs/edit',
           async (r: FsEditRequest, next) => {
-            const p = ours(r);
-            if (p === undefined) return next(r);
-            if (!(await localFile(r, p, 'read', 'edit'))) throw notFound('read', p);
-            const before = await readText(p, 'read', EDIT_MAX_BYTES);
-            const { after, replacements } = applyEdit(before, r, p);
-            await writeText(p, after);
-            return { path: p, before, after, replacements };
+            const at = ours(r);
+            if (at === undefined) return next(r);
+            const { text: before } = await readVerified(r, at.root, at.p, 'read', 'edit', EDIT_MAX_BYTES);
+            const { after, replacements } = applyEdit(before, r, at.p);
+            await local.write({ ...r, op: 'write', content: after });
+            return { path: at.p, before, after, replacements };
           },
           { name: 'acp-client-fs' },
         ),

@@ -1,7 +1,7 @@
 /**
  * A client that offers its file system and terminal (`initialize`'s clientCapabilities): the file
- * tools read and write through `fs/*` (the editor's unsaved buffers), policy still refuses a path
- * outside the workspace before anything reaches the client, and `bash` runs in a client terminal
+ * tools read through `fs/read_text_file` (the editor's unsaved buffers) and write on the disk, policy
+ * still refuses a path outside the workspace before anything reaches the client, and `bash` runs in a client terminal
  * only where the sandbox policy leaves the command unconfined. The client here is the SDK's client
  * side with real handlers: buffers in memory over the disk, terminals that are real processes.
  */
@@ -10,7 +10,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../../src/tools/shell/bubblewrap.js';
-import { harness, startAgent, textCall, toolCall, type Agent, type ClientApp, type Harness } from './support.js';
+import {
+  harness,
+  results,
+  run,
+  startAgent,
+  textCall,
+  toolCall,
+  type Agent,
+  type ClientApp,
+  type Harness,
+  type LoggedResult,
+} from './support.js';
 
 let running: Agent[] = [];
 afterEach(async () => {
@@ -83,50 +94,6 @@ function editor(buffers: Map<string, string>, seen: Recorded[], env: Record<stri
 
 const ALL = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
 
-async function run(a: Agent, h: Harness, clientCapabilities: Record<string, unknown>, text = 'go'): Promise<string> {
-  await a.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities });
-  const { sessionId } = await a.conn.agent.request('session/new', { cwd: h.workspace, mcpServers: [] });
-  const r = await a.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
-  expect(r.stopReason).toBe('end_turn');
-  return sessionId;
-}
-
-interface LoggedResult {
-  callId: string;
-  content: string;
-  isError: boolean;
-  error: unknown;
-  meta: Record<string, unknown> | undefined;
-}
-
-/** The tool results of the one stored session under `home`, by call id. */
-async function results(a: Agent, home: string): Promise<Map<string, LoggedResult>> {
-  await a.close();
-  const { readdirSync } = await import('node:fs');
-  const files: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true }))
-      e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') && files.push(join(d, e.name));
-  };
-  walk(join(home, 'sessions'));
-  expect(files).toHaveLength(1);
-  const out = new Map<string, LoggedResult>();
-  for (const line of readFileSync(files[0]!, 'utf8').split('\n')) {
-    if (!line) continue;
-    const e = JSON.parse(line) as { type: string; data: Record<string, unknown> };
-    if (e.type !== 'tool/result') continue;
-    const block = (e.data.message as { content: { toolCallId: string; isError?: boolean; content: { text: string }[] }[] }).content[0]!;
-    out.set(block.toolCallId, {
-      callId: block.toolCallId,
-      content: block.content.map((c) => c.text).join(''),
-      isError: block.isError === true,
-      error: e.data.error,
-      meta: e.data.meta as Record<string, unknown> | undefined,
-    });
-  }
-  return out;
-}
-
 describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 }, () => {
   const fsScript = [
     toolCall('r1', 'read', { file_path: 'a.txt' }),
@@ -140,7 +107,7 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     writeFileSync(join(h.dir, 'outside.txt'), 'secret outside\n');
   };
 
-  it('reads the unsaved buffer, edits and writes through the client, refuses an outside path before asking it', async () => {
+  it('reads the unsaved buffer through the client, edits and writes on the disk, refuses an outside path before asking it', async () => {
     const h = harness();
     seed(h);
     const a0 = join(h.workspace, 'a.txt');
@@ -150,19 +117,16 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     running.push(a);
     const sid = await run(a, h, ALL);
 
-    // Exactly these requests, in this order: nothing for the outside path.
+    // Exactly these requests, in this order: the read and the edit's read; nothing for the outside
+    // path, and no write by name (the editor would follow a link swapped in meanwhile).
     expect(seen.map((s) => [s.method, s.params.path])).toEqual([
       ['fs/read_text_file', a0],
       ['fs/read_text_file', a0],
-      ['fs/write_text_file', a0],
-      ['fs/write_text_file', join(h.workspace, 'sub', 'b.txt')],
     ]);
     expect(seen.every((s) => s.params.sessionId === sid)).toBe(true);
-    expect(seen[2]!.params.content).toBe('the edited buffer\n');
-    expect(seen[3]!.params.content).toBe('new file\n');
-    // The editor holds the changes; the disk is as it was (the client saves when it likes).
-    expect(readFileSync(a0, 'utf8')).toBe('on disk\n');
-    expect(buffers.get(join(h.workspace, 'sub', 'b.txt'))).toBe('new file\n');
+    // The edit applies to the editor's text and lands on the disk; so does the write.
+    expect(readFileSync(a0, 'utf8')).toBe('the edited buffer\n');
+    expect(readFileSync(join(h.workspace, 'sub', 'b.txt'), 'utf8')).toBe('new file\n');
 
     const got = await results(a, h.home);
     expect(got.get('r1')!.content).toContain('1: the unsaved buffer');
@@ -194,7 +158,7 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     running.push(a);
     await run(a, h, { fs: { readTextFile: true, writeTextFile: false } });
     expect(seen.map((s) => s.method)).toEqual(['fs/read_text_file']);
-    // The edit is wholly local (a read of the buffer and a write of the disk would mix two texts).
+    // The edit is wholly local: the disk's text (the client did not offer to take changes).
     const got = await results(a, h.home);
     expect(got.get('e1')!.isError).toBe(true);
     expect(readFileSync(join(h.workspace, 'sub', 'b.txt'), 'utf8')).toBe('new file\n');

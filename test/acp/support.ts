@@ -5,10 +5,11 @@
  * DSH_HOME is a private temp dir.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { expect } from 'vitest';
 import {
   client as acpClient,
   ndJsonStream,
@@ -144,4 +145,53 @@ export function startAgent(
       clearTimeout(timer);
     },
   };
+}
+
+/** initialize (offering `clientCapabilities`), session/new in the workspace, one prompt run to its end. */
+export async function run(a: Agent, h: Harness, clientCapabilities: Record<string, unknown>, text = 'go'): Promise<string> {
+  await a.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities });
+  const { sessionId } = await a.conn.agent.request('session/new', { cwd: h.workspace, mcpServers: [] });
+  const r = await a.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  expect(r.stopReason).toBe('end_turn');
+  return sessionId;
+}
+
+export interface LoggedResult {
+  callId: string;
+  content: string;
+  isError: boolean;
+  error: unknown;
+  meta: Record<string, unknown> | undefined;
+}
+
+/** The text of the one stored session under `home` (stops the agent first, so the log is complete). */
+export async function sessionLog(a: Agent, home: string): Promise<string> {
+  await a.close();
+  const files: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }))
+      e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') && files.push(join(d, e.name));
+  };
+  walk(join(home, 'sessions'));
+  expect(files).toHaveLength(1);
+  return readFileSync(files[0]!, 'utf8');
+}
+
+/** The tool results of the one stored session under `home`, by call id. */
+export async function results(a: Agent, home: string): Promise<Map<string, LoggedResult>> {
+  const out = new Map<string, LoggedResult>();
+  for (const line of (await sessionLog(a, home)).split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as { type: string; data: Record<string, unknown> };
+    if (e.type !== 'tool/result') continue;
+    const block = (e.data.message as { content: { toolCallId: string; isError?: boolean; content: { text: string }[] }[] }).content[0]!;
+    out.set(block.toolCallId, {
+      callId: block.toolCallId,
+      content: block.content.map((c) => c.text).join(''),
+      isError: block.isError === true,
+      error: e.data.error,
+      meta: e.data.meta as Record<string, unknown> | undefined,
+    });
+  }
+  return out;
 }

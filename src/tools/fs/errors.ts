@@ -17,7 +17,7 @@ export type FsErrorCode =
   | 'FS_EDIT_NOT_FOUND'
   | 'FS_EDIT_AMBIGUOUS'
   | 'FS_EDIT_NOOP'
-  /** A path component became a symbolic link (or moved out) between the check and the open. */
+  /** A path component became a symbolic link (or moved out) between the check and the open, or changed while an editor read it by name. */
   | 'FS_PATH_CHANGED'
   /** A regular file with more than one name: another name may be outside the workspace. */
   | 'FS_HARD_LINK'

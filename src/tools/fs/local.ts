@@ -64,7 +64,7 @@ export function checkHardLinks(r: FsRequest, st: Stats, verb: string, shown: str
 }
 
 /** Where `p` lives: its directory, opened (verified when confined), and its name there. */
-interface Located {
+export interface Located {
   dir: Dir;
   /** Undefined when `p` is the root itself. */
   name: string | undefined;
@@ -102,7 +102,13 @@ async function openTargetDir(r: FsRequest, p: string, verb: string): Promise<Dir
  * Open an existing file for reading inside its located directory: never a FIFO's endless wait
  * (`O_NONBLOCK`), never a directory or device, never another name's file unless allowed.
  */
-async function openExisting(r: FsRequest, loc: Located, p: string, verb: string, linkVerb: string): Promise<{ fh: FileHandle; st: Stats }> {
+export async function openExisting(
+  r: FsRequest,
+  loc: Located,
+  p: string,
+  verb: string,
+  linkVerb: string,
+): Promise<{ fh: FileHandle; st: Stats }> {
   if (loc.name === undefined) throw new FsError('FS_IS_DIRECTORY', `cannot ${verb} "${p}": it is a directory, not a file`);
   const fh = await openIn(loc.dir, loc.name, constants.O_RDONLY | constants.O_NONBLOCK, verb, p);
   try {
