@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // A developer's own Claude Code / Codex hooks must never run in the suite.
+    setupFiles: ['test/support/hermetic-home.ts'],
     // The suite must stay under 10 minutes on 2 cores; crash and browser tests spawn processes.
     pool: 'forks',
     testTimeout: 30_000,

@@ -107,7 +107,16 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<Scenar
     const [exe, ...pre] = opts.command;
     const args = [...pre, 'acp', '--replay-model', log, '--sandbox', s.policy.sandbox, '--approval', s.policy.approval];
     if (s.overrideFile) args.push('--replay-override', s.overrideFile);
-    const env: NodeJS.ProcessEnv = { ...process.env, DSH_HOME: home, DSH_MODEL: '', NO_COLOR: '1' };
+    // The user's own Claude Code / Codex hooks would run beside the scenario's: looked for in the
+    // scenario's empty home instead.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DSH_HOME: home,
+      DSH_MODEL: '',
+      NO_COLOR: '1',
+      CLAUDE_CONFIG_DIR: join(home, '.claude'),
+      CODEX_HOME: join(home, '.codex'),
+    };
     for (const k of Object.keys(env)) if (/_API_KEY$/.test(k)) delete env[k];
     const proc = spawn(exe!, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<void>((r) => proc.once('exit', () => r()));

@@ -4,7 +4,10 @@
  * for every project, the way Claude Code and Codex read them), and the workspace's own
  * (`.claude/settings.json`, `.claude/settings.local.json`, `.codex/hooks.json`),
  * which come with the repository and so run only in a trusted project, as a project's config
- * may loosen nothing until then. Never throws: a file that cannot be used, and project hooks left
+ * may loosen nothing until then. The user's files are where those agents keep them: under
+ * `$CLAUDE_CONFIG_DIR` and `$CODEX_HOME` when set (the variables Claude Code and Codex read),
+ * else `~/.claude` and `~/.codex`; the test suite points both variables at an empty place, so a
+ * developer's own hooks never run in it. Never throws: a file that cannot be used, and project hooks left
  * out because the project is not trusted, are warnings the CLI prints before the work starts.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,18 +26,34 @@ export const PROJECT_HOOK_FILES: readonly HookFile[] = [
   { dialect: 'codex', path: join('.codex', 'hooks.json') },
 ];
 
-/** Relative to the user's home directory; trusted like the user config. */
-export const USER_HOOK_FILES: readonly HookFile[] = [
-  { dialect: 'claude-code', path: join('.claude', 'settings.json') },
-  { dialect: 'codex', path: join('.codex', 'hooks.json') },
-];
+/**
+ * The user's own hook files (trusted like the user config). `home`: the caller's choice, which
+ * wins (`<home>/.claude/settings.json`, `<home>/.codex/hooks.json`); otherwise each agent's own
+ * variable, then the home directory.
+ */
+export function userHookFiles(opts: { home?: string; env?: NodeJS.ProcessEnv } = {}): HookFile[] {
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? (env.HOME || homedir());
+  const dir = (variable: string | undefined, fallback: string): string =>
+    opts.home === undefined && variable ? resolve(variable) : resolve(home, fallback);
+  return [
+    { dialect: 'claude-code', path: join(dir(env.CLAUDE_CONFIG_DIR, '.claude'), 'settings.json') },
+    { dialect: 'codex', path: join(dir(env.CODEX_HOME, '.codex'), 'hooks.json') },
+  ];
+}
 
 export interface LoadedHooks {
   configs: HookConfig[];
   warnings: string[];
 }
 
-export function loadHookConfigs(opts: { cwd: string; trusted: boolean; files?: readonly HookFile[]; home?: string }): LoadedHooks {
+export function loadHookConfigs(opts: {
+  cwd: string;
+  trusted: boolean;
+  files?: readonly HookFile[];
+  home?: string;
+  env?: NodeJS.ProcessEnv;
+}): LoadedHooks {
   const out: LoadedHooks = { configs: [], warnings: [] };
   const read = (f: HookFile, path: string): void => {
     try {
@@ -51,12 +70,10 @@ export function loadHookConfigs(opts: { cwd: string; trusted: boolean; files?: r
     seen.add(resolve(f.path));
     read(f, f.path);
   }
-  const home = opts.home ?? homedir();
-  for (const f of USER_HOOK_FILES) {
-    const path = resolve(home, f.path);
-    if (seen.has(path) || !existsSync(path)) continue;
-    seen.add(path);
-    read(f, path);
+  for (const f of userHookFiles(opts)) {
+    if (seen.has(f.path) || !existsSync(f.path)) continue;
+    seen.add(f.path);
+    read(f, f.path);
   }
   for (const f of PROJECT_HOOK_FILES) {
     const path = resolve(opts.cwd, f.path);
