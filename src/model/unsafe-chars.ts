@@ -11,7 +11,9 @@
  * the one that would run, look the same). It holds every C0/C1 control, line and paragraph
  * separator, format character (Unicode Cf) and Default_Ignorable_Code_Point, among them the TAG
  * block (U+E0000–E007F: invisible ASCII a model reads, "ASCII smuggling"), the variation
- * selectors and the Hangul fillers. The only format characters left out are the prepended
+ * selectors and the Hangul fillers; and the few other characters fonts draw as nothing at all
+ * (BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD, KHITAN SMALL SCRIPT FILLER), which pass for
+ * a space or for nothing: `rm a⠀b` read as `rm a b`. The only format characters left out are the prepended
  * concatenation marks (U+0600–0605, U+06DD, U+070F, U+0890–0891, U+08E2, U+110BD, U+110CD),
  * which are drawn as visible signs.
  *
@@ -84,6 +86,7 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
   { from: 0x2065, to: 0x2065, why: 'reserved in the invisible-operator block: default ignorable, drawn as nothing' },
   { from: 0x2066, to: 0x2069, why: 'bidi isolates (LRI, RLI, FSI, PDI): reorder the text shown' },
   { from: 0x206a, to: 0x206f, why: 'deprecated format characters (symmetric swapping, Arabic shaping, digit shapes): take no space' },
+  { from: 0x2800, to: 0x2800, why: 'BRAILLE PATTERN BLANK: a symbol with no dots, drawn as a space, so `rm a\u2800b` reads as two words' },
   { from: 0x3164, to: 0x3164, why: 'HANGUL FILLER: blank, so it passes for a space or a name' },
   {
     from: 0xd800,
@@ -102,7 +105,9 @@ export const UNSAFE_CHARS: readonly UnsafeRange[] = [
   { from: 0xfff0, to: 0xfff8, why: 'reserved specials: default ignorable, drawn as nothing' },
   { from: 0xfff9, to: 0xfffb, why: 'INTERLINEAR ANNOTATION ANCHOR, SEPARATOR, TERMINATOR: can hide the annotated text' },
   { from: 0x13430, to: 0x1343f, why: 'EGYPTIAN HIEROGLYPH format controls: take no space of their own' },
+  { from: 0x16fe4, to: 0x16fe4, why: 'KHITAN SMALL SCRIPT FILLER: a mark that draws nothing' },
   { from: 0x1bca0, to: 0x1bca3, why: 'SHORTHAND FORMAT controls: take no space' },
+  { from: 0x1d159, to: 0x1d159, why: 'MUSICAL SYMBOL NULL NOTEHEAD: drawn blank, so it passes for a space' },
   { from: 0x1d173, to: 0x1d17a, why: 'MUSICAL SYMBOL BEGIN/END BEAM, TIE, SLUR, PHRASE: format controls, take no space' },
   { from: 0xe0000, to: 0xe001f, why: 'LANGUAGE TAG and reserved: default ignorable, drawn as nothing' },
   {

@@ -35,6 +35,29 @@ describe('the unsafe-character table', () => {
     expect(inTable.has(0x09) || inTable.has(0x0a)).toBe(false);
   });
 
+  it('escapes every blank-looking character, in commands and in running text, on both surfaces (second review, N10)', async () => {
+    // Each drawn as a space or as nothing by a terminal or a browser.
+    const blank: [number, string][] = [
+      [0x2800, '\\u2800'],
+      [0x3164, '\\u3164'],
+      [0x115f, '\\u115f'],
+      [0x1160, '\\u1160'],
+      [0xffa0, '\\uffa0'],
+      [0x180e, '\\u180e'],
+      [0xad, '\\xad'],
+      [0x1d159, '\\u{1d159}'],
+      [0x16fe4, '\\u{16fe4}'],
+    ];
+    const page = await import(`data:text/javascript,${encodeURIComponent(unsafeCharsModule())}`);
+    const pageRe = new RegExp(page.UNSAFE_PATTERN as string, 'gu');
+    for (const [cp, shown] of blank) {
+      const cmd = `rm a${String.fromCodePoint(cp)}b`;
+      expect(escapeUnsafe(cmd), cp.toString(16)).toBe(`rm a${shown}b`);
+      expect(escapeUnsafeText(cmd), cp.toString(16)).toBe(`rm a${shown}b`);
+      expect(cmd.replace(pageRe, page.escapeUnsafeChar as (c: string) => string), cp.toString(16)).toBe(`rm a${shown}b`);
+    }
+  });
+
   it('gives a reason for every range, and ranges do not overlap or run backwards', () => {
     let last = -1;
     for (const r of UNSAFE_CHARS) {
