@@ -9,8 +9,14 @@
  * Two answers, each cut into 5-character chunks and measured over one whole cycle of its text
  * (so both windows meet the same text in the same order): one repeats a cycle of blocks (heading,
  * paragraphs with inline styles and wide text, a list, a short fenced TypeScript block, a table, a
- * quote); the other is one fenced TypeScript block that stays open, the case where the open block
- * is the whole answer (issue 15 review, finding 6).
+ * quote); the second is one fenced TypeScript block that stays open, the case where the open block
+ * is the whole answer (issue 15 review, finding 6); the third is the same block inside a list item
+ * (`1. Create it:` then an indented fence, what models write all the time; second review, N7).
+ *
+ * The third case is still re-lexed and laid out whole per chunk (only a top-level fence is taken
+ * a line at a time), so streaming all 10,000 chunks before the late window would take minutes:
+ * its stream is primed instead, the text before each window pushed as one chunk, then the window
+ * streamed chunk by chunk. The open block, hence the per-chunk cost, is the same at that point.
  *
  *   node dist-bench/bench/render.js [--reps N] [--width W]
  */
@@ -65,20 +71,22 @@ function padded(text: string): string {
 
 interface Case {
   name: string;
+  /** Push the text before each window as one chunk (see the header), instead of streaming it. */
+  primed?: boolean;
   answer: string;
   chunks: string[];
   /** Chunks in one window: one whole cycle, so both windows meet the same text in the same order. */
   window: number;
 }
 
-function makeCase(name: string, head: string, cycle: (n: number) => string): Case {
+function makeCase(name: string, head: string, cycle: (n: number) => string, primed = false): Case {
   const window = cycle(0).length / CHUNK;
   const total = LATE + 2 * window + head.length / CHUNK;
   let answer = head;
   for (let i = 0; answer.length < total * CHUNK; i++) answer += cycle(i);
   const chunks: string[] = [];
   for (let i = 0; i < total; i++) chunks.push(answer.slice(i * CHUNK, (i + 1) * CHUNK));
-  return { name, answer, chunks, window };
+  return { name, answer, chunks, window, ...(primed ? { primed } : {}) };
 }
 
 const cases: Case[] = [
@@ -87,6 +95,17 @@ const cases: Case[] = [
   ),
   makeCase('one long fenced code block', padded('Here is the file:\n\n```ts\n'), (n) =>
     padded(`${CODE_CYCLE.join('\n').replaceAll('{n}', String(n % 10))}\n`),
+  ),
+  makeCase(
+    'one long fenced code block inside a list item',
+    padded('Steps:\n\n1. Create it:\n\n   ```ts\n'),
+    (n) =>
+      padded(
+        `${CODE_CYCLE.map((l) => (l === '' ? '' : `   ${l}`))
+          .join('\n')
+          .replaceAll('{n}', String(n % 10))}\n`,
+      ),
+    true,
   ),
 ];
 
@@ -103,6 +122,7 @@ const cpu = (): number => {
  * machine then adds little.
  */
 function streamRun(c: Case): { early: number; late: number } {
+  if (c.primed) return { early: primedWindow(c, EARLY), late: primedWindow(c, LATE) };
   const s = new MarkdownStream({ width: WIDTH, color: true });
   let early = 0;
   let late = 0;
@@ -115,6 +135,17 @@ function streamRun(c: Case): { early: number; late: number } {
   }
   s.finish();
   return { early: early / c.window, late: late / c.window };
+}
+
+/** Mean µs of CPU per chunk over the window from chunk `start`, the text before it pushed as one chunk. */
+function primedWindow(c: Case, start: number): number {
+  const s = new MarkdownStream({ width: WIDTH, color: true });
+  s.push(c.chunks.slice(0, start).join(''));
+  const t0 = cpu();
+  for (let i = start; i < start + c.window; i++) s.push(c.chunks[i]!);
+  const used = cpu() - t0;
+  s.finish();
+  return used / c.window;
 }
 
 /** The naive way at the same points: the whole prefix rendered for each chunk of a window (sampled), µs of CPU. */
