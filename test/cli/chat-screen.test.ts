@@ -540,6 +540,26 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(userTexts(onlyLog(home))).toEqual(['long job', 'my steer']);
   });
 
+  it('/exit with a steer queued says so and stays; a second /exit leaves and prints the steer (N8)', async () => {
+    const { p, home, c } = await open([say(['Starting', ' never finished'], 2)]);
+    c.write('long job\r');
+    await p.requested(0);
+    await c.waitFor(/Starting/);
+    c.write('important steer\r');
+    await c.waitFor(/queued: important steer/);
+    c.write('/exit\r');
+    await c.waitFor(
+      /a steer is queued, not sent yet: \/exit again leaves without it; Ctrl-C cancels\nthe turn and puts it back in the editor/,
+    );
+    const stillOpen = await Promise.race([c.done.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 500))]);
+    expect(stillOpen).toBe(true);
+    expect(c.screen()).toMatch(/queued: important steer/);
+    c.write('/exit\r');
+    expect(await c.done).toBe(0);
+    await c.waitFor(/left without sending the queued steer: important steer/, { timeoutMs: 5000 });
+    expect(turnEnds(logEvents(onlyLog(home))).map((e) => e.data.reason.kind)).toEqual(['aborted']);
+  });
+
   it('Ctrl-C cancels the running turn (it ends aborted); at the idle prompt one Ctrl-C asks for a second, which leaves', async () => {
     const { p, home, c } = await open([say(['Starting', ' never finished'], 2)]);
     c.write('long job\r');

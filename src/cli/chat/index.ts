@@ -300,6 +300,37 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     }
   }
 
+  /**
+   * `/exit` while a turn runs cancels it, and the cancel drops the steers still queued. The first
+   * `/exit` with steers queued only says so (Ctrl-C would put them back in the editor); a second
+   * one, with the same steers queued, leaves and prints their text, so nothing typed is lost
+   * silently (issue 15 second review, N8).
+   */
+  let exitWarnedFor = '';
+  function exitDropsSteers(): boolean {
+    const steers = cur.coding.agent.inbox.nextStep;
+    if (steers.length === 0) return true;
+    const ids = steers.map((m) => m.id).join(' ');
+    const n = steers.length;
+    const them = n === 1 ? 'it' : 'them';
+    if (ids !== exitWarnedFor) {
+      exitWarnedFor = ids;
+      const back = term ? `; Ctrl-C cancels the turn and puts ${them} back in the editor` : '';
+      renderer.note(
+        `${n === 1 ? 'a steer is' : `${n} steers are`} queued, not sent yet: /exit again leaves without ${them}${back}`,
+        'yellow',
+      );
+      return false;
+    }
+    term?.screen.takeQueue();
+    const texts = steers.map((m) => m.content.find((b) => b.type === 'text')?.text ?? '');
+    renderer.note(
+      `left without sending ${n === 1 ? 'the queued steer' : `${n} queued steers`}: ${texts.map((t) => block(t)).join(' · ')}`,
+      'yellow',
+    );
+    return true;
+  }
+
   const control: ChatControl = {
     session: () => cur.session,
     path: () => cur.path,
@@ -309,6 +340,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
     warn: (text) => renderer.note(text, 'yellow'),
     cancel: cancelTurn,
     exit: async () => {
+      if (running() && !exitDropsSteers()) return;
       if (running()) cur.coding.agent.cancel({ kind: 'user' });
       leaveWhenIdle(EXIT_OK);
       await finished;
@@ -479,6 +511,7 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
   showPrompt();
 
   const code = await finished;
+  await term?.screen.finalFrame();
   rl?.close();
   for (const r of removers) r();
   await chain.catch(() => undefined);

@@ -147,6 +147,17 @@ export class ChatScreen {
     if (!this.stopped) this.tui.requestRender();
   }
 
+  /**
+   * Resolves once the screen's last change is drawn: pi-tui draws on a timer (at most one frame
+   * per 16 ms), and `stop` drops a frame still waiting, so the notes written just before leaving
+   * (the turn's line, steers left unsent) would never reach the terminal.
+   */
+  async finalFrame(): Promise<void> {
+    if (this.stopped) return;
+    this.render();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
   /** A line of the chat's own (notes, command output), ANSI styles allowed. */
   line(text: string): void {
     this.transcript.line(text);
