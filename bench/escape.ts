@@ -4,8 +4,8 @@
  * same texts, alternately, median of the runs.
  *
  * Ours: `oneLine` and `block` (src/cli/text.ts, what `dsh log show` and the other CLI views call
- * for every text they print) and the page's `visible` (src/viewer/page/dom.js: the same
- * UNSAFE_PATTERN with the served `escapeUnsafeChar`, rebuilt here as the page builds it).
+ * for every text they print) and the page's `visible` (src/viewer/page/dom.js: the served
+ * `unsafeEscaper` over the served ranges and `escapeUnsafeChar`, built here as the page builds it).
  * Baseline: the same three as they were at ecb7e92^ (the table shared, before review 2's
  * widening): a BMP-only class without the `u` flag, no backslash or lone-surrogate escape, and
  * `oneLine` folding `\s+` before the escape. Frozen below; it is the yardstick, not code in use.
@@ -19,7 +19,7 @@
  */
 import { parseArgs } from 'node:util';
 import { block, oneLine } from '../src/cli/text.js';
-import { escapeUnsafeChar, UNSAFE_PATTERN } from '../src/model/unsafe-chars.js';
+import { escapeUnsafeChar, UNSAFE_CHARS, unsafeEscaper } from '../src/model/unsafe-chars.js';
 import { generateWorkload } from './generate.js';
 
 const { values: args } = parseArgs({ options: { reps: { type: 'string' }, turns: { type: 'string' } } });
@@ -45,9 +45,9 @@ const oldOneLine = (s: string): string => {
 const oldBlock = (s: string): string => (OLD_TEST.test(s) ? s.replace(OLD, oldChar) : s);
 const oldVisible = (s: string): string => s.replace(OLD, oldChar);
 
-// The page's visible() as dom.js builds it from the served module.
-const PAGE = new RegExp(UNSAFE_PATTERN, 'gu');
-const visible = (s: string): string => s.replace(PAGE, escapeUnsafeChar);
+// The page's visible() as dom.js builds it from the served module (whose UNSAFE_RANGES are the table's from/to).
+const PAGE = unsafeEscaper(UNSAFE_CHARS, escapeUnsafeChar);
+const visible = (s: string): string => PAGE.escape(s);
 
 /** Every string in `v`, depth first. */
 function strings(v: unknown, out: string[]): void {

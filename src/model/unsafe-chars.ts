@@ -154,8 +154,87 @@ export function escapeUnsafeChar(c: string): string {
   return `\\u{${n.toString(16)}}`;
 }
 
-const UNSAFE = new RegExp(UNSAFE_PATTERN, 'gu');
-const ESCAPED_TEST = new RegExp(UNSAFE_PATTERN, 'u');
+/**
+ * The escape as a scan of UTF-16 units, built from a table of ranges (`ranges`, the table's data)
+ * and an escape of one character (`escapeChar`). The result equals replacing UNSAFE_PATTERN with
+ * `escapeChar` (test/model/unsafe-chars.test.ts holds it to that and to a reference built from the
+ * table), at the cost of the scan: a `u`-flag expression over this table (astral ranges, lone
+ * surrogates) is two to five times slower than a one-byte lookup per unit, and is what made the
+ * shared table cost more than the two it replaced (issue 12).
+ *
+ * `escape(s, keep)` leaves a character of the table raw where `keep(code point, offset)` says so
+ * (running text's drawn joiners); a backslash is escaped or not whatever `keep` says.
+ * `isPlainUnit(u)`: can the unit `u` never be escaped, nor make a neighbour escaped? (Neither in
+ * the table, nor a backslash, nor a surrogate, which may pair into an astral code point.)
+ *
+ * The page runs this very function (`unsafeCharsModule` serves its source text), so it must stay
+ * self-contained: no helper outside its body, no type-only syntax a stripper would leave behind.
+ */
+export function unsafeEscaper(
+  ranges: readonly { from: number; to: number }[],
+  escapeChar: (c: string) => string,
+): { escape: (s: string, keep?: (cp: number, at: number) => boolean) => string; isPlainUnit: (u: number) => boolean } {
+  // One byte per UTF-16 unit, 0 for a plain one: bit 1 in the table (a BMP code point, or a
+  // surrogate standing alone), bit 2 the backslash, bit 4 a surrogate. A unit that is not plain
+  // is decided by the code point it starts (`inTable`, the backslash rule).
+  const units = new Uint8Array(0x10000);
+  // The ranges beyond the BMP as [from, to, from, to, …], in the table's (ascending) order.
+  const astral: number[] = [];
+  for (const r of ranges) {
+    for (let c = r.from; c <= r.to && c <= 0xffff; c++) units[c] = units[c]! | 1;
+    if (r.to > 0xffff) astral.push(Math.max(r.from, 0x10000), r.to);
+  }
+  units[0x5c] = units[0x5c]! | 2;
+  for (let c = 0xd800; c <= 0xdfff; c++) units[c] = units[c]! | 4;
+  const inTable = (cp: number): boolean => {
+    if (cp <= 0xffff) return (units[cp]! & 1) === 1;
+    for (let k = 0; k < astral.length; k += 2) if (cp >= astral[k]! && cp <= astral[k + 1]!) return true;
+    return false;
+  };
+  // The first unit from `i` on that is not plain (`n` if none): the one loop over every unit.
+  // Kept a function of its own, called by both functions below: when V8 compiled the loop into
+  // each of them, the escape ran at times 2–3× slower in bench/escape.ts, depending on which
+  // strings it had seen first (the same process, the same texts).
+  const skipPlain = (s: string, i: number, n: number): number => {
+    while (i < n && units[s.charCodeAt(i)] === 0) i++;
+    return i;
+  };
+  // The rest of `s` from `i`, its first unit that is not plain. Apart from `scan` so that the
+  // plain scan, nearly all of the calls, stays small and its compiled code is not thrown away
+  // the first time a string needs escapes.
+  const escapeFrom = (s: string, i: number, keep?: (cp: number, at: number) => boolean): string => {
+    const n = s.length;
+    let out = '';
+    let done = 0;
+    while (i < n) {
+      // The code point here as the `u` flag reads it: a pair, or a unit (a lone surrogate too).
+      const cp = s.codePointAt(i) ?? 0;
+      const width = cp > 0xffff ? 2 : 1;
+      let shown = false;
+      if (inTable(cp)) shown = keep === undefined || !keep(cp, i);
+      else if (cp === 0x5c && i + 1 < n) {
+        // A backslash before `\ e r x u` or before a character of the table would read as an escape.
+        const next = s.codePointAt(i + 1) ?? 0;
+        shown = next === 0x5c || next === 0x65 || next === 0x72 || next === 0x78 || next === 0x75 || inTable(next);
+      }
+      if (shown) {
+        out += s.slice(done, i) + escapeChar(s.slice(i, i + width));
+        done = i + width;
+      }
+      i = skipPlain(s, i + width, n);
+    }
+    return done === 0 ? s : out + s.slice(done);
+  };
+  const scan = (s: string, keep?: (cp: number, at: number) => boolean): string => {
+    const n = s.length;
+    // Nearly every string (ids, prose, code) is plain: one lookup per unit proves it, no copy.
+    const i = skipPlain(s, 0, n);
+    return i === n ? s : escapeFrom(s, i, keep);
+  };
+  return { escape: scan, isPlainUnit: (u: number): boolean => units[u] === 0 };
+}
+
+const ESCAPER = unsafeEscaper(UNSAFE_CHARS, escapeUnsafeChar);
 const UNSAFE_TEST = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'u');
 
 /**
@@ -174,37 +253,21 @@ export function isFoldableSpace(c: number): boolean {
 
 /**
  * Is the UTF-16 unit `c` something UNSAFE_PATTERN can never match, nor make a neighbour match?
- * Printable ASCII but the backslash, tab, line feed, Latin-1 and Latin Extended up to the first
- * entry past U+00AD, and U+3165 up to the surrogates (CJK, Hangul syllables). Everything else
- * (a backslash, a surrogate that may pair into a TAG character, the rest of the BMP) is left to
- * the regular expression. test/model/unsafe-chars.test.ts holds this to the table over every
- * BMP unit.
+ * Not in the table, not a backslash, not a surrogate (which may pair into a TAG character): read
+ * from the table, like the escape itself. test/model/unsafe-chars.test.ts holds this to the
+ * table over every BMP unit.
  */
-export function isPlainUnit(c: number): boolean {
-  if (c < 0x7f) return c >= 0x20 ? c !== 0x5c : c === 0x09 || c === 0x0a;
-  if (c < 0x34f) return c >= 0xa0 && c !== 0xad;
-  return c >= 0x3165 && c < 0xd800;
-}
+export const isPlainUnit: (c: number) => boolean = ESCAPER.isPlainUnit;
 
 /** Every character of the table as its escape, and a backslash before `\ e r x u` as `\\`; tab, newline and everything else as is. */
 export function escapeUnsafe(s: string): string {
-  // Nearly every string a timeline shows is plain (ids, prose, code): a char-code scan proves it
-  // several times faster than the `u`-flag expression, whose class spans all of Unicode. `dsh log
-  // show` escapes ~70,000 strings of a large log; the expression was a quarter of its timeline.
-  if (isPlain(s)) return s;
-  return ESCAPED_TEST.test(s) ? s.replace(UNSAFE, escapeUnsafeChar) : s;
-}
-
-/** Is every unit of `s` plain (`isPlainUnit`), so no escape can apply? */
-function isPlain(s: string): boolean {
-  const n = s.length;
-  let i = 0;
-  while (i < n && isPlainUnit(s.charCodeAt(i))) i++;
-  return i === n;
+  return ESCAPER.escape(s);
 }
 
 const classOf = (k: 'emoji' | 'letters'): string => charClass(UNSAFE_CHARS.filter((r) => r.keptIn?.includes(k)));
-const JOINER = new RegExp(`^[${classOf('emoji')}${classOf('letters')}]$`, 'u');
+/** The code points of the table that running text may keep raw (`keptIn`). */
+const JOINERS = new Set<number>();
+for (const r of UNSAFE_CHARS) if (r.keptIn?.length) for (let cp = r.from; cp <= r.to; cp++) JOINERS.add(cp);
 const NON_ASCII_LETTER = /^(?![\x00-\x7f])\p{L}/u;
 
 /**
@@ -234,13 +297,13 @@ function drawnJoiners(s: string): Set<number> {
     let ok = t.emoji.test(g);
     if (!ok && t.joinedLetters.test(g)) {
       // A joiner ending the cluster joins it to the next one, which must be a letter too.
-      const last = String.fromCodePoint(g.codePointAt(g.length - 1) ?? 0);
-      ok = !JOINER.test(last) || NON_ASCII_LETTER.test(segs[i + 1]?.segment ?? '');
+      const last = g.codePointAt(g.length - 1) ?? 0;
+      ok = !JOINERS.has(last) || NON_ASCII_LETTER.test(segs[i + 1]?.segment ?? '');
     }
     if (!ok) return;
     for (let k = 0; k < g.length; k++) {
       const cp = g.codePointAt(k) ?? 0;
-      if (JOINER.test(String.fromCodePoint(cp))) kept.add(index + k);
+      if (JOINERS.has(cp)) kept.add(index + k);
       if (cp > 0xffff) k++;
     }
   });
@@ -255,21 +318,22 @@ function drawnJoiners(s: string): Set<number> {
  * variation selector, tags outside a listed flag) is escaped as everywhere else.
  */
 export function escapeUnsafeText(s: string): string {
-  if (isPlain(s) || !ESCAPED_TEST.test(s)) return s;
   let kept: Set<number> | undefined;
-  return s.replace(UNSAFE, (c: string, at: number) => {
-    if (JOINER.test(c)) {
-      kept ??= drawnJoiners(s);
-      if (kept.has(at)) return c;
-    }
-    return escapeUnsafeChar(c);
-  });
+  return ESCAPER.escape(s, (cp, at) => JOINERS.has(cp) && (kept ??= drawnJoiners(s)).has(at));
 }
 
 /** Does `s` hold a character of the table? (A backslash is not one: it hides nothing.) */
 export function hasUnsafe(s: string): boolean {
   return UNSAFE_TEST.test(s);
 }
+
+// isFoldableSpace as a lookup (1 for a foldable unit): the same test, with one compare and one
+// load per unit and no branch that a text of one script never takes (V8 drops the compiled scan
+// the first time a string takes one, and the code it compiles again ran slower in bench/escape.ts).
+const LAST_FOLDABLE = 0x3000;
+const FOLDABLE = new Uint8Array(LAST_FOLDABLE + 1);
+for (let c = 0; c <= LAST_FOLDABLE; c++) if (isFoldableSpace(c)) FOLDABLE[c] = 1;
+const isFoldableUnit = (c: number): boolean => c <= LAST_FOLDABLE && FOLDABLE[c] === 1;
 
 /**
  * Runs of whitespace as one space, and trimmed when `trim`: only the whitespace a reader sees as
@@ -283,14 +347,12 @@ export function foldSpaces(s: string, trim = false): string {
   let out = '';
   let kept = 0;
   let i = 0;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (!isFoldableSpace(c)) {
-      i++;
-      continue;
-    }
+  for (;;) {
+    let c = 0;
+    while (i < n && ((c = s.charCodeAt(i)) > LAST_FOLDABLE || FOLDABLE[c] === 0)) i++;
+    if (i >= n) break;
     let j = i + 1;
-    while (j < n && isFoldableSpace(s.charCodeAt(j))) j++;
+    while (j < n && isFoldableUnit(s.charCodeAt(j))) j++;
     const drop = trim && (i === 0 || j === n);
     if (drop || j - i > 1 || c !== 0x20) {
       out += drop ? s.slice(kept, i) : `${s.slice(kept, i)} `;
@@ -311,7 +373,9 @@ export function unsafeCharsModule(): string {
     '// their escape, the same table and function the terminal uses. Not a file on disk.',
     `export const UNSAFE_CHAR_CLASS = ${JSON.stringify(UNSAFE_CHAR_CLASS)};`,
     `export const UNSAFE_PATTERN = ${JSON.stringify(UNSAFE_PATTERN)};`,
+    `export const UNSAFE_RANGES = ${JSON.stringify(UNSAFE_CHARS.map(({ from, to }) => ({ from, to })))};`,
     `export ${escapeUnsafeChar.toString()}`,
+    `export ${unsafeEscaper.toString()}`,
     '',
   ].join('\n');
 }

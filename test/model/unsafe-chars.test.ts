@@ -16,6 +16,7 @@ import {
   UNSAFE_CHAR_CLASS,
   UNSAFE_CHARS,
   unsafeCharsModule,
+  unsafeEscaper,
 } from '../../src/model/unsafe-chars.js';
 import { EXPECTED_UNSAFE, visibleForm } from '../support/unsafe-chars.js';
 
@@ -202,13 +203,94 @@ describe('the unsafe-character table', () => {
     );
   });
 
-  it('is served to the page as a module holding the same class and escape function', async () => {
+  it('is served to the page as a module holding the same class, ranges, escape function and scan', async () => {
     const mod = (await import(`data:text/javascript;base64,${Buffer.from(unsafeCharsModule()).toString('base64')}`)) as {
       UNSAFE_CHAR_CLASS: string;
+      UNSAFE_RANGES: { from: number; to: number }[];
       escapeUnsafeChar: (c: string) => string;
+      unsafeEscaper: typeof unsafeEscaper;
     };
     expect(mod.UNSAFE_CHAR_CLASS).toBe(UNSAFE_CHAR_CLASS);
+    expect(mod.UNSAFE_RANGES).toEqual(UNSAFE_CHARS.map((r) => ({ from: r.from, to: r.to })));
     for (const cp of EXPECTED_UNSAFE) expect(mod.escapeUnsafeChar(String.fromCodePoint(cp)), cp.toString(16)).toBe(visibleForm(cp));
+    // The page's visible() as dom.js builds it: the served scan over the served ranges.
+    const page = mod.unsafeEscaper(mod.UNSAFE_RANGES, mod.escapeUnsafeChar);
+    const every = EXPECTED_UNSAFE.map((cp) => String.fromCodePoint(cp)).join('a\\');
+    expect(page.escape(every)).toBe(escapeUnsafe(every));
+    expect(page.escape(every)).toBe(definition(every));
+  });
+});
+
+describe('the escape scan (unsafeEscaper) against the table itself', () => {
+  // A reference read straight off the table, one code point at a time as the `u` flag reads a
+  // string (a pair is one code point, a lone surrogate is itself): a code point of a range is
+  // shown as its escape, a backslash before `\ e r x u` or before such a code point as `\\`.
+  const inTable = (cp: number): boolean => UNSAFE_CHARS.some((r) => r.from <= cp && cp <= r.to);
+  const reference = (s: string): string => {
+    const cps = Array.from(s, (c) => c.codePointAt(0) ?? 0);
+    return cps
+      .map((cp, k) => {
+        const next = cps[k + 1];
+        if (inTable(cp)) return visibleForm(cp);
+        if (cp === 0x5c && next !== undefined && ([0x5c, 0x65, 0x72, 0x78, 0x75].includes(next) || inTable(next))) return '\\\\';
+        return String.fromCodePoint(cp);
+      })
+      .join('');
+  };
+  // Any code point (a surrogate one as a lone half), biased to the edges of every range, the
+  // backslash and the letters after it; pieces next to each other can make pairs.
+  const edges = UNSAFE_CHARS.flatMap((r) => [r.from - 1, r.from, r.to, r.to + 1]).filter((cp) => cp >= 0 && cp <= 0x10ffff);
+  const unit = fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: 0x10ffff }) },
+    { weight: 3, arbitrary: fc.constantFrom(...edges) },
+    { weight: 2, arbitrary: fc.constantFrom(0x5c, 0x65, 0x72, 0x78, 0x75, 0x61, 0x20, 0x0a, 0x09) },
+    { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }) },
+  );
+  const text = fc.oneof(
+    fc.array(unit, { maxLength: 40 }).map((cps) => cps.map((cp) => String.fromCodePoint(cp)).join('')),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+  );
+
+  it('equals the reference on any text: astral characters, lone surrogates, backslashes', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(escapeUnsafe(s)).toBe(reference(s));
+      }),
+      { numRuns: 5000 },
+    );
+    // The reference is not a copy of the scan: it fails where the scan would be wrong.
+    expect(reference('\\u202e\u202e\u{e0041}\ud800\ud83d\ude00')).toBe('\\\\u202e\\u202e\\u{e0041}\\ud800\ud83d\ude00');
+  });
+
+  it('is built from the ranges it is given: another table escapes other characters', () => {
+    // So the scan holds no character of its own: an entry added to the table (data) is escaped.
+    const other = unsafeEscaper(
+      [
+        { from: 0x41, to: 0x41 },
+        { from: 0x2800, to: 0x2800 },
+        { from: 0x1f600, to: 0x1f600 },
+      ],
+      escapeUnsafeChar,
+    );
+    expect(other.escape('ABC\u2800\u{1f600}\u{1f601}\u001b\\A')).toBe('\\x41BC\\u2800\\u{1f600}\u{1f601}\u001b\\\\\\x41');
+    expect(other.isPlainUnit(0x41)).toBe(false);
+    expect(other.isPlainUnit(0x1b)).toBe(true);
+  });
+
+  it("leaves a character of the table raw only where `keep` says so, and offsets are the string's", () => {
+    const seen: [number, number][] = [];
+    const scan = unsafeEscaper(UNSAFE_CHARS, escapeUnsafeChar);
+    const kept = (s: string): string =>
+      scan.escape(s, (cp, at) => {
+        seen.push([cp, at]);
+        return cp === 0x200d;
+      });
+    expect(kept('a\u200d\u{e0041}\\\u200d')).toBe('a\u200d\\u{e0041}\\\\\u200d');
+    expect(seen).toEqual([
+      [0x200d, 1],
+      [0xe0041, 2],
+      [0x200d, 5],
+    ]);
   });
 });
 

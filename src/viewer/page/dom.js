@@ -3,7 +3,7 @@
 // (and <mark> elements for search hits) — never HTML. Nothing in the page assigns innerHTML, and
 // the Content-Security-Policy's Trusted Types rule would make such an assignment throw.
 
-import { escapeUnsafeChar, UNSAFE_PATTERN } from './unsafe-chars.js';
+import { escapeUnsafeChar, UNSAFE_RANGES, unsafeEscaper } from './unsafe-chars.js';
 /** @import { Kid } from './types.js' */
 
 let term = '';
@@ -19,14 +19,14 @@ export function setHighlight(q) {
 // Controls and invisible formatting characters are shown as escapes, so a log cannot hide or
 // reorder text (bidi overrides) or smuggle terminal sequences past a reader. The table is the
 // terminal's too (src/model/unsafe-chars.ts), served by the viewer as unsafe-chars.js with the
-// function that writes the escapes; the class names astral code points, hence the u flag. A
-// backslash that would start an escape form is escaped too, so `\u202e` typed as text never
-// passes for an escaped override.
-const CONTROL = new RegExp(UNSAFE_PATTERN, 'gu');
+// scan the terminal runs over it and the function that writes the escapes. A backslash that
+// would start an escape form is escaped too, so `\u202e` typed as text never passes for an
+// escaped override.
+const PAGE_ESCAPE = unsafeEscaper(UNSAFE_RANGES, escapeUnsafeChar);
 
 /** @param {string} s */
 export function visible(s) {
-  return s.replace(CONTROL, escapeUnsafeChar);
+  return PAGE_ESCAPE.escape(s);
 }
 
 // A long run without spaces (minified code, base64, a hostile 'AAAA…') is very slow for the

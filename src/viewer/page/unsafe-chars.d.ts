@@ -6,3 +6,13 @@ export const UNSAFE_CHAR_CLASS: string;
 export const UNSAFE_PATTERN: string;
 /** The visible escape of one of those characters (one code point): `\e`, `\r`, `\\`, `\xNN`, `\uNNNN`, `\u{NNNNN}`. */
 export function escapeUnsafeChar(c: string): string;
+/** The table's ranges of code points (first and last, inclusive), as data. */
+export const UNSAFE_RANGES: readonly { from: number; to: number }[];
+/**
+ * The escape built from those ranges and that function: `escape(s)` shows every character of the
+ * table and every backslash that would start an escape as its escape.
+ */
+export function unsafeEscaper(
+  ranges: readonly { from: number; to: number }[],
+  escapeChar: (c: string) => string,
+): { escape: (s: string, keep?: (cp: number, at: number) => boolean) => string; isPlainUnit: (u: number) => boolean };
