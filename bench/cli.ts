@@ -6,6 +6,7 @@
  *   node dist-bench/bench/cli.js                          every phase
  *   node dist-bench/bench/cli.js --only startup,listing   phases: startup resume logs listing
  *   node dist-bench/bench/cli.js --reps 5 --turns 2000 --sessions 1000,10000
+ *   node dist-bench/bench/cli.js --only logs --logs packed   one of the two logs (packed, plain)
  *
  * "To the first request" is the time from spawning the process to the moment a fake
  * OpenAI-compatible provider on 127.0.0.1 (in this process, idle while it waits) receives the
@@ -34,6 +35,8 @@ const { values: args } = parseArgs({
     reps: { type: 'string' },
     turns: { type: 'string' },
     sessions: { type: 'string' },
+    /** resume/logs phases: which stored form of the workload, `packed`, `plain` or both (default). */
+    logs: { type: 'string' },
     quick: { type: 'boolean', default: false },
     /** Another build's bin/dsh.js, to measure it (before/after comparisons). */
     dsh: { type: 'string' },
@@ -270,7 +273,14 @@ async function resume(provider: Provider): Promise<void> {
   const home = tempDir('dsh-bench-home-');
   const repo = gitRepo();
   try {
-    for (const pack of [false, true]) {
+    const forms =
+      args.logs === undefined
+        ? [false, true]
+        : args.logs.split(',').map((f) => {
+            if (f !== 'packed' && f !== 'plain') throw new Error(`--logs ${f}: packed or plain`);
+            return f === 'packed';
+          });
+    for (const pack of forms) {
       const w = storeWorkload(home, repo, turns, pack);
       const label = `${pack ? 'packed' : 'one-event-per-line'} log (${(w.bytes / 1e6).toFixed(1)} MB, ${w.events} events)`;
       // Each resume appends a turn; a fresh copy per run keeps the log the same size for every run.
