@@ -4,7 +4,7 @@
  * in a real pseudo-terminal (node-pty + headless xterm), against the gated provider on 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
-import { storedLogs } from './support/agent.js';
+import { storedLogs, tempDir } from './support/agent.js';
 import { openChat, say, until, userTexts } from './support/chat-pty.js';
 
 const onlyLog = (home: string): string => {
@@ -14,6 +14,13 @@ const onlyLog = (home: string): string => {
 };
 /** The editor's text row: the row between its two rules that holds `text`. */
 const editorHas = (screen: string, re: RegExp): boolean => screen.split('\n').some((l) => re.test(l));
+/** The editor's rows: what lies between its two rules at the bottom of the screen. */
+const editorRows = (screen: string): string[] => {
+  const rows = screen.split('\n');
+  const rules = rows.flatMap((l, i) => (/^─{10,}$/.test(l) ? [i] : []));
+  return rows.slice(rules.at(-2)! + 1, rules.at(-1)).map((l) => l.trimEnd());
+};
+const UP = '\x1b[A';
 
 describe('dsh chat on a terminal: input', { timeout: 120_000 }, () => {
   it('Tab completes a slash command, and @path from the workspace files (.gitignore honoured); the file attaches', async () => {
@@ -54,6 +61,61 @@ describe('dsh chat on a terminal: input', { timeout: 120_000 }, () => {
         '<attached file="src/main.ts">\nexport const main = 1;\n</attached>|' +
         '<attached file="docs/my notes.md">\nspaced\n</attached>',
     ]);
+  });
+
+  it('a bracketed paste with CRLF line ends is one prompt whose lines end in \\n (no \\r, no empty lines)', async () => {
+    const { home, c } = await openChat([say(['Pasted.'])]);
+    c.write('\x1b[200~line one\r\nline two\r\n\r\nline four\r\n\x1b[201~');
+    c.write('\r');
+    await c.waitFor(/Pasted\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    // The blank line typed in the paste stays; the final line end is trimmed like any prompt's.
+    expect(userTexts(onlyLog(home))).toEqual(['line one\nline two\n\nline four']);
+  });
+
+  it('↑ recalls earlier prompts of this workspace, newest first, across chats; another workspace has its own', {
+    timeout: 240_000,
+  }, async () => {
+    const home = tempDir();
+    const first = await openChat([say(['One.']), say(['Two.'])], { home });
+    first.c.write('first prompt\r');
+    await first.c.waitFor(/One\./);
+    first.c.write('second\nprompt'.replace('\n', '\x1b\r')); // Alt+Enter: a two-line prompt
+    first.c.write('\r');
+    await first.c.waitFor(/Two\./);
+    // In the same chat ↑ gives the last prompt back, both its lines.
+    first.c.write(UP);
+    await until(() => editorRows(first.c.screen()).join('|') === 'second|prompt', 'the last prompt recalled');
+    first.c.write('\x03'); // Ctrl-C at an idle prompt clears it
+    await until(() => editorRows(first.c.screen()).join('').trim() === '', 'editor emptied');
+    first.c.write('\x04');
+    expect(await first.c.done).toBe(0);
+
+    // A new chat in the same workspace: ↑ the newest, ↑ again the one before; Enter sends it.
+    const again = await openChat([say(['Again.'])], { home, repo: first.repo });
+    again.c.write(UP);
+    await until(() => editorRows(again.c.screen()).join('|') === 'second|prompt', 'newest prompt of the workspace');
+    // ↑ in a recalled two-line prompt first moves to its upper line; the next ↑ goes back in history.
+    again.c.write(UP);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(editorRows(again.c.screen()).join('|')).toBe('second|prompt');
+    again.c.write(UP);
+    await until(() => editorRows(again.c.screen()).join('|') === 'first prompt', 'the prompt before it');
+    again.c.write('\r');
+    await again.c.waitFor(/Again\./);
+    again.c.write('\x04');
+    expect(await again.c.done).toBe(0);
+    const logs = storedLogs(home);
+    expect(logs.map((l) => userTexts(l)).sort()).toEqual([['first prompt'], ['first prompt', 'second\nprompt']].sort());
+
+    // Another workspace of the same home: ↑ recalls nothing.
+    const other = await openChat([], { home });
+    other.c.write(UP);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(editorRows(other.c.screen()).join('').trim()).toBe('');
+    other.c.write('\x04');
+    expect(await other.c.done).toBe(0);
   });
 
   it('emoji (VS16, ZWJ, skin tones, keycaps) and joined scripts show as themselves, in the answer and the prompt echo', async () => {

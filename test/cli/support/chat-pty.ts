@@ -35,13 +35,15 @@ export interface ChatOptions {
   home?: string;
   /** The workspace's files (a git repository); a README by default. */
   files?: Record<string, string>;
+  /** An existing workspace instead (another chat's, to share its prompt history). */
+  repo?: string;
 }
 
 /** A chat on a fresh workspace, once its screen asks for a prompt. */
 export async function openChat(script: GatedResponse[], opts: ChatOptions = {}) {
   const p = await startGatedProvider(script);
   const home = opts.home ?? tempDir();
-  const repo = gitRepo(opts.files);
+  const repo = opts.repo ?? gitRepo(opts.files);
   const c = spawnPtyDsh(['chat', ...(opts.args ?? []), '--cwd', repo], agentEnv(p.url, home, opts.env), opts.size);
   open.push({ p, c });
   await c.waitFor(/type a prompt/);
