@@ -78,6 +78,12 @@ export class ChatScreen {
 
   constructor(opts: ChatScreenOptions) {
     this.tui = new TUI(opts.terminal ?? new ProcessTerminal());
+    // pi-tui's full redraw clears the terminal's scrollback too (`\e[3J`), erasing the shell's
+    // lines above the chat. It does one on a resize and on a change above the top of the screen
+    // (Ctrl-O, a call's result landing on a block scrolled away): its choice, not ours. It also does
+    // one whenever the screen gets shorter (the completion list closing, a multi-line prompt sent)
+    // if PI_CLEAR_ON_SHRINK=1 is set for pi: that one is a setting, off here whatever the env says.
+    this.tui.setClearOnShrink(false);
     this.color = opts.color ?? true;
     this.transcript = new Transcript(opts.answer);
     this.footer = new Footer(opts.status, this.color);
