@@ -11,6 +11,8 @@
  *   reject-always "Always reject"  (reject_always) → rejected, and later asks for the same tool
  *                                                    and subject are rejected without asking
  *   cancelled, a failed request, an unknown option → cancelled / rejected (fail closed)
+ *   an answer not of the protocol's shape (`{}`, no `outcome`…) → rejected, the log naming what
+ *                                                    was wrong (`invalid`)
  *
  * The pipeline logs `approval/asked` and `approval/decided` (and `approval/rule`); this handler
  * adds `acp/permission` (ignorable) naming the option the client chose, or the remembered answer
@@ -39,6 +41,8 @@ export interface AcpPermissionData {
   optionId?: string;
   /** The session rule an "always allow" added. */
   rule?: string;
+  /** What was wrong with an answer not of the protocol's shape (then `outcome` is `rejected`). */
+  invalid?: string;
 }
 
 declare module '../session/events.js' {
@@ -96,11 +100,21 @@ export function permissionHandler(d: PermissionDeps): ApprovalHandler {
       log({ ...base, via: 'asked', outcome });
       return outcome;
     }
-    if (signal.aborted || response.outcome.outcome === 'cancelled') {
+    if (signal.aborted) {
       log({ ...base, via: 'asked', outcome: 'cancelled' });
       return 'cancelled';
     }
-    const optionId = response.outcome.optionId;
+    const answer = readResponse(response);
+    if (answer.kind === 'invalid') {
+      // Rejected, as an unknown option is; the model is told the call was rejected, the log says why.
+      log({ ...base, via: 'asked', outcome: 'rejected', invalid: answer.why });
+      return 'rejected';
+    }
+    if (answer.kind === 'cancelled') {
+      log({ ...base, via: 'asked', outcome: 'cancelled' });
+      return 'cancelled';
+    }
+    const optionId = answer.optionId;
     const option = PERMISSION_OPTIONS.find((o) => o.optionId === optionId);
     if (!option) {
       log({ ...base, via: 'asked', outcome: 'rejected', optionId: String(optionId) });
@@ -108,21 +122,40 @@ export function permissionHandler(d: PermissionDeps): ApprovalHandler {
     }
     switch (option.kind) {
       case 'allow_once':
-        log({ ...base, via: 'asked', outcome: 'allowed-once', optionId });
+        log({ ...base, via: 'asked', outcome: 'allowed-once', optionId: option.optionId });
         return 'allowed-once';
       case 'allow_always': {
         // The rule names exactly this call (its subject escaped); none (a multi-line command): once.
         const exact = ruleFor(req.toolName, argsText(req.args));
-        log({ ...base, via: 'asked', outcome: 'allowed-once', optionId, ...(exact ? { rule: exact } : {}) });
+        log({ ...base, via: 'asked', outcome: 'allowed-once', optionId: option.optionId, ...(exact ? { rule: exact } : {}) });
         return exact ? { outcome: 'allowed-once', rule: exact } : 'allowed-once';
       }
       case 'reject_always':
         rejected.add(subject);
-        log({ ...base, via: 'asked', outcome: 'rejected', optionId });
+        log({ ...base, via: 'asked', outcome: 'rejected', optionId: option.optionId });
         return 'rejected';
       default:
-        log({ ...base, via: 'asked', outcome: 'rejected', optionId });
+        log({ ...base, via: 'asked', outcome: 'rejected', optionId: option.optionId });
         return 'rejected';
     }
   };
+}
+
+type ReadResponse = { kind: 'cancelled' } | { kind: 'selected'; optionId: unknown } | { kind: 'invalid'; why: string };
+
+/**
+ * The client's answer, checked: the SDK hands it over as the client sent it, and an editor (or
+ * anything speaking ACP) may send `{}` or `null`. `RequestPermissionResponse` is
+ * `{outcome: {outcome: 'cancelled'} | {outcome: 'selected', optionId}}`.
+ */
+function readResponse(response: unknown): ReadResponse {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(response)) return { kind: 'invalid', why: `the response is ${JSON.stringify(response) ?? typeof response}, not an object` };
+  const outcome = response.outcome;
+  if (!isObject(outcome)) return { kind: 'invalid', why: '$.outcome is missing or not an object' };
+  if (outcome.outcome === 'cancelled') return { kind: 'cancelled' };
+  if (outcome.outcome !== 'selected')
+    return { kind: 'invalid', why: `$.outcome.outcome is ${JSON.stringify(outcome.outcome) ?? 'missing'}, not "selected" or "cancelled"` };
+  if (!('optionId' in outcome)) return { kind: 'invalid', why: '$.outcome.optionId is missing' };
+  return { kind: 'selected', optionId: outcome.optionId };
 }

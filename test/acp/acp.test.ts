@@ -200,6 +200,34 @@ describe('dsh acp driven by the ACP SDK client', { timeout: 90_000 }, () => {
     ]);
   });
 
+  it('an answer not of the protocol shape ({}, no optionId) is a rejection; the model is told so, the log says why', async () => {
+    const h = harness();
+    const malformed: Record<string, unknown> = { w1: {}, w2: { outcome: { outcome: 'selected' } }, w3: { outcome: 'allow-once' } };
+    const a = start(h, [write('w1', 'one\n'), write('w2', 'two\n'), write('w3', 'three\n'), textCall('ok')], {
+      args: ['--ask', 'write(note.txt)'],
+      answer: (r) => malformed[r.toolCall.toolCallId] as never,
+    });
+    const sid = await session(a, h);
+    const r = await a.conn.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'go' }] });
+    expect(r.stopReason).toBe('end_turn');
+    expect(a.permissions).toHaveLength(3);
+    expect(existsSync(join(h.workspace, 'note.txt'))).toBe(false);
+    await a.close();
+    const ev = storedLogs(h.home)[0]!.events;
+    expect(ev.filter((e) => e.type === 'acp/permission').map((e) => e.data)).toEqual([
+      expect.objectContaining({ callId: 'w1', via: 'asked', outcome: 'rejected', invalid: '$.outcome is missing or not an object' }),
+      expect.objectContaining({ callId: 'w2', via: 'asked', outcome: 'rejected', invalid: '$.outcome.optionId is missing' }),
+      expect.objectContaining({ callId: 'w3', via: 'asked', outcome: 'rejected', invalid: '$.outcome is missing or not an object' }),
+    ]);
+    expect(ev.filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)).toEqual(['rejected', 'rejected', 'rejected']);
+    const told = ev.filter((e) => e.type === 'tool/result').map((e) => JSON.stringify(e.data.message) + JSON.stringify(e.data.error));
+    for (const t of told) {
+      expect(t).toContain('APPROVAL_REJECTED');
+      expect(t).toContain('rejected it');
+      expect(t).not.toContain('non-interactive');
+    }
+  });
+
   it('session/cancel ends the turn cancelled; the log records it aborted with the cause user', async () => {
     const h = harness();
     const a = start(h, [{ kind: 'hang', readyFile: 'ready' }]);
