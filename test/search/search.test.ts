@@ -15,6 +15,31 @@ import { runMain } from '../cli/support/inproc.js';
 import { tempDir } from '../cli/support/agent.js';
 import { hasShared, sharedPath } from '../support/shared.js';
 
+/**
+ * A fresh index (in a temp dir named after `prefix`) holding one file's row, for the tests that
+ * add documents by hand; closed after `fn`, whatever it throws.
+ */
+function withIndexedFile(prefix: string, fn: (idx: IndexDb, file: number) => void): void {
+  const idx = IndexDb.open(join(tempDir(prefix), 'i.sqlite'));
+  try {
+    const file = idx.upsertFile({
+      path: '/x/s.jsonl',
+      session: 's',
+      cwd: null,
+      ino: 1,
+      size: 1,
+      mtime: 1,
+      offset: 1,
+      turn: 1,
+      format: 'dsh-store',
+      tail: '',
+    });
+    fn(idx, file);
+  } finally {
+    idx.close();
+  }
+}
+
 function home(): { home: string; root: string; opts: (o?: Partial<SearchOptions>) => SearchOptions } {
   const h = tempDir('dsh-search-');
   const root = join(h, 'sessions');
@@ -132,20 +157,7 @@ describe('search across stored sessions', () => {
   const db = IndexDb.open(join(tempDir('dsh-fts-'), 'i.sqlite'));
 
   it('a word in more than 5,000 texts is ranked among the newest 5,000; with a filter or a phrase, newest first', () => {
-    const idx = IndexDb.open(join(tempDir('dsh-fts-many-'), 'i.sqlite'));
-    try {
-      const file = idx.upsertFile({
-        path: '/x/session.jsonl',
-        session: 's',
-        cwd: null,
-        ino: 1,
-        size: 1,
-        mtime: 1,
-        offset: 1,
-        turn: 1,
-        format: 'dsh-store',
-        tail: '',
-      });
+    withIndexedFile('dsh-fts-many-', (idx, file) => {
       // Seq 0 is the best match but the oldest (outside the newest RANK_LIMIT); seq 10 the best
       // inside them; the rest say it once.
       const textOf = (i: number): string =>
@@ -166,26 +178,11 @@ describe('search across stored sessions', () => {
       const few = idx.query('"rare"', { limit: 3 });
       expect([few.ranked, few.order]).toEqual([true, 'rank']);
       expect(few.hits).toHaveLength(3);
-    } finally {
-      idx.close();
-    }
+    });
   });
 
   it('two unquoted words over more than 5,000 texts are ranked like one; only a quoted group is a phrase', () => {
-    const idx = IndexDb.open(join(tempDir('dsh-fts-two-'), 'i.sqlite'));
-    try {
-      const file = idx.upsertFile({
-        path: '/x/s.jsonl',
-        session: 's',
-        cwd: null,
-        ino: 1,
-        size: 1,
-        mtime: 1,
-        offset: 1,
-        turn: 1,
-        format: 'dsh-store',
-        tail: '',
-      });
+    withIndexedFile('dsh-fts-two-', (idx, file) => {
       // Seq 10 says both words three times; every other text says each once, with a filler word.
       idx.write(() => {
         for (let i = 0; i < RANK_LIMIT + 3; i++)
@@ -201,26 +198,11 @@ describe('search across stored sessions', () => {
       }
       // An unbalanced quote is a plain character: two words, no phrase.
       expect(hasPhrase(ftsQuery('common" word').match)).toBe(false);
-    } finally {
-      idx.close();
-    }
+    });
   });
 
   it('Chinese, Japanese and Korean words are found inside a sentence, and only where they occur', () => {
-    const idx = IndexDb.open(join(tempDir('dsh-fts-cjk-'), 'i.sqlite'));
-    try {
-      const file = idx.upsertFile({
-        path: '/x/s.jsonl',
-        session: 's',
-        cwd: null,
-        ino: 1,
-        size: 1,
-        mtime: 1,
-        offset: 1,
-        turn: 1,
-        format: 'dsh-store',
-        tail: '',
-      });
+    withIndexedFile('dsh-fts-cjk-', (idx, file) => {
       const texts = ['请帮我修复数据平面的搜索功能 and naïve café 東京タワー', '한국어 검색을 지원합니다', 'plain English only'];
       idx.write(() => texts.forEach((text, seq) => idx.addDoc(file, seq, 1, 0, { kind: 'prompt', text })));
       const found = (q: string): number[] => idx.query(ftsQuery(q).match, { limit: 5 }).hits.map((h) => h.seq);
@@ -236,9 +218,7 @@ describe('search across stored sessions', () => {
       expect(found('검색')).toEqual([1]);
       // Characters of the text, but not next to each other in this order: no match.
       for (const q of ['数平', '功搜', 'タ東', '据数', '数据東京タワー']) expect([q, found(q)]).toEqual([q, []]);
-    } finally {
-      idx.close();
-    }
+    });
   });
 
   it('snippets: the first term in a window, accents and case ignored', () => {

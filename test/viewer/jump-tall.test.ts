@@ -5,14 +5,11 @@
  * rows, so the rows measured around the target move it after the jump; the list must keep it in
  * sight whatever they measure to (review of issue 14, finding 1).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { describeBrowser, viewerPage, type Browser } from './support/browser.js';
 import { LogWriter } from './support/logs.js';
+import { serveLog } from './support/serve.js';
 // Page functions run in the browser and are typed without the DOM library, hence `any` (allowed under test/).
 
 const TURNS = 1500;
@@ -44,18 +41,7 @@ function tallLog(): string {
   return w.text();
 }
 
-let dir: string;
-let viewer: Viewer;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'dsh-viewer-jump-tall-'));
-  const path = join(dir, 'tall.jsonl');
-  writeFileSync(path, tallLog());
-  viewer = await startViewer({ source: path });
-}, 120_000);
-afterAll(async () => {
-  await viewer?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const served = serveLog('tall', tallLog, 120_000);
 
 describeBrowser('jump to a seq near the end of a log of tall rows of varied heights', () => {
   let browser: Browser;
@@ -63,7 +49,7 @@ describeBrowser('jump to a seq near the end of a log of tall rows of varied heig
   let errors: string[];
 
   beforeAll(async () => {
-    ({ browser, page, errors } = await viewerPage(viewer.url));
+    ({ browser, page, errors } = await viewerPage(served.viewer.url));
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

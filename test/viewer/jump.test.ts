@@ -4,14 +4,11 @@
  * step boundary (a step/start or step/end has no row of its own: its step's row), and a seq past
  * the end (a clear message, the selection kept). Expected seqs are the ones the writer returned.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { describeBrowser, viewerPage, type Browser } from './support/browser.js';
 import { LogWriter } from './support/logs.js';
+import { serveLog } from './support/serve.js';
 
 const seqs = { outside: 0, chunk: 0, message: 0, call: 0, result: 0, step2Start: 0, step2End: 0, after: 0, length: 0 };
 
@@ -43,18 +40,7 @@ function jumpLog(): string {
   return w.text();
 }
 
-let dir: string;
-let viewer: Viewer;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'dsh-viewer-jump-'));
-  const path = join(dir, 'jump.jsonl');
-  writeFileSync(path, jumpLog());
-  viewer = await startViewer({ source: path });
-});
-afterAll(async () => {
-  await viewer?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const served = serveLog('jump', jumpLog);
 
 describeBrowser('jump to a seq of every kind', () => {
   let browser: Browser;
@@ -62,7 +48,7 @@ describeBrowser('jump to a seq of every kind', () => {
   let errors: string[];
 
   beforeAll(async () => {
-    ({ browser, page, errors } = await viewerPage(viewer.url));
+    ({ browser, page, errors } = await viewerPage(served.viewer.url));
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,16 +5,13 @@
  * written (the seqs the writer returned, the texts it was given), never from the viewer's code.
  * Tool output and arguments are hostile markup: it must stay text.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Dialog, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startViewer, type Viewer } from '../../src/viewer/index.js';
 import { editDiffs } from '../../src/viewer/model/inspect.js';
 import { describeBrowser, launchBrowser, openViewer, watchErrors, type Browser } from './support/browser.js';
 import { json, parts, raw } from './support/http.js';
 import { LogWriter } from './support/logs.js';
+import { serveLog } from './support/serve.js';
 
 const IMG = (n: number): string => `<img src=x onerror="window.__pwned = ${n}">`;
 const EDIT_ARGS = JSON.stringify({
@@ -58,23 +55,11 @@ function panelLog(): string {
   return w.text();
 }
 
-let dir: string;
-let viewer: Viewer;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'dsh-viewer-panels-'));
-  const path = join(dir, 'panels.jsonl');
-  writeFileSync(path, panelLog());
-  viewer = await startViewer({ source: path });
-});
-afterAll(async () => {
-  await viewer?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const served = serveLog('panels', panelLog);
 
 describe('api/call', () => {
   it("answers a call's round trip from the query layer: message, call, result, timings, diffs", async () => {
-    const b = await json(viewer.url, 'call', { id: 'c-edit' });
+    const b = await json(served.viewer.url, 'call', { id: 'c-edit' });
     expect(b.total).toBe(1);
     const t = b.trips[0];
     expect(t.state).toBe('answered');
@@ -89,22 +74,22 @@ describe('api/call', () => {
   });
 
   it('gives a write as all added lines, and no diff for other tools', async () => {
-    const w = await json(viewer.url, 'call', { id: 'c-write' });
+    const w = await json(served.viewer.url, 'call', { id: 'c-write' });
     expect(w.trips[0].diffs[0].kind).toBe('write');
     expect(w.trips[0].diffs[0].hunks[0].lines).toEqual(['+line one', `+${IMG(2)}`]);
-    const r = await json(viewer.url, 'call', { id: 'c-read' });
+    const r = await json(served.viewer.url, 'call', { id: 'c-read' });
     expect(r.trips[0].diffs).toEqual([]);
     expect(r.trips[0].result.isError).toBe(true);
   });
 
   it('says an open call is unanswered', async () => {
-    const b = await json(viewer.url, 'call', { id: 'c-open' });
+    const b = await json(served.viewer.url, 'call', { id: 'c-open' });
     expect(b.trips[0].state).toBe('unanswered');
     expect(b.trips[0].result).toBeUndefined();
   });
 
   it('answers an unknown id 404 with the query code, a missing id 400', async () => {
-    const { port, base } = parts(viewer.url);
+    const { port, base } = parts(served.viewer.url);
     const r = await raw(port, `${base}api/call?id=nope`);
     expect(r.status).toBe(404);
     expect(JSON.parse(r.body).error.message).toMatch(/^CALL_NOT_FOUND/);
@@ -115,16 +100,16 @@ describe('api/call', () => {
 
 describe('api/provenance', () => {
   it('a result cites its call, and the call is cited by it', async () => {
-    const p = await json(viewer.url, 'provenance', { seq: seqs.editResult });
+    const p = await json(served.viewer.url, 'provenance', { seq: seqs.editResult });
     expect(p.event.seq).toBe(seqs.editResult);
     expect(p.cites.map((r: { seq: number }) => r.seq)).toEqual([seqs.editCall]);
-    const c = await json(viewer.url, 'provenance', { seq: seqs.editCall });
+    const c = await json(served.viewer.url, 'provenance', { seq: seqs.editCall });
     expect(c.citedBy.map((r: { seq: number }) => r.seq)).toEqual([seqs.editResult]);
     expect(c.related.some((r: { seq: number; relation: string }) => r.seq === seqs.message && r.relation === 'issued-by')).toBe(true);
   });
 
   it('refuses a seq out of range (404) and a bad one (400)', async () => {
-    const { port, base } = parts(viewer.url);
+    const { port, base } = parts(served.viewer.url);
     expect((await raw(port, `${base}api/provenance?seq=999999`)).status).toBe(404);
     expect((await raw(port, `${base}api/provenance?seq=-1`)).status).toBe(400);
   });
@@ -132,7 +117,7 @@ describe('api/provenance', () => {
 
 describe('api/stats', () => {
   it('gives reasons, alerts (error, dangling, unanswered), tokens and tools', async () => {
-    const b = await json(viewer.url, 'stats');
+    const b = await json(served.viewer.url, 'stats');
     expect(b.stats.turns).toBe(2);
     expect(b.stats.reasons).toEqual({ error: 1, dangling: 1 });
     expect(b.stats.perTurn).toBeUndefined();
@@ -176,7 +161,7 @@ describeBrowser('the inspector panels', () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    await openViewer(page, viewer.url);
+    await openViewer(page, served.viewer.url);
   });
   afterAll(async () => {
     await browser?.close();
