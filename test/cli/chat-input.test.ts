@@ -63,7 +63,7 @@ describe('dsh chat on a terminal: input', { timeout: 120_000 }, () => {
     ]);
   });
 
-  it('a bracketed paste with CRLF line ends is one prompt whose lines end in \\n (no \\r, no empty lines)', async () => {
+  it('a bracketed paste with CRLF line ends is one prompt whose lines end in \\n (no \\r, no doubled line ends)', async () => {
     const { home, c } = await openChat([say(['Pasted.'])]);
     c.write('\x1b[200~line one\r\nline two\r\n\r\nline four\r\n\x1b[201~');
     c.write('\r');

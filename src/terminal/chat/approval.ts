@@ -263,7 +263,10 @@ export class ApprovalPrompt implements Component {
     if (this.narrow) return wrapTextWithAnsi(styled('approval: widen the terminal to read the call; Esc cancels', c, 'yellow'), w);
     const head = wrapTextWithAnsi(styled(`approval needed: ${this.q.call}`, c, 'yellow'), w);
     const because = this.q.reason ? wrapTextWithAnsi(styled(`  because ${this.q.reason}`, c, 'yellow'), w) : [];
-    if (this.laidOut?.width !== w) this.laidOut = { width: w, rows: layoutDetail(this.q.detail, w).map((l) => truncateToWidth(l, w)) };
+    // The rows fit: hardWrap leaves a row wider only for a character wider than the room, which
+    // APPROVAL_MIN_WIDTH rules out. Not measured again here (a 10,000-line write took seconds);
+    // the last-line guard in render measures the rows on screen.
+    if (this.laidOut?.width !== w) this.laidOut = { width: w, rows: layoutDetail(this.q.detail, w) };
     const detail = this.laidOut.rows;
     const choiceRows = this.choices.map((choice, i) => this.choiceRows(choice, i === this.selected, w));
     const hint = wrapTextWithAnsi('number or y/a/n, or ↑↓ and Enter; Esc cancels', w);
