@@ -13,8 +13,11 @@
  * A read from the editor is checked around the request (`pinned.ts`): the file is pinned through
  * verified handles before asking and again after the answer. If the name led elsewhere meanwhile,
  * or anything on the way changed status and the editor's text is not the file's own, nothing it
- * returned is used: the call fails with `FS_PATH_CHANGED`, and later reads of that file in this
- * session come from the disk (the editor may keep a buffer it loaded through the link).
+ * returned is used: the call fails with `FS_PATH_CHANGED`, and later reads of that file on this
+ * ACP connection come from the disk (the editor may keep a buffer it loaded through the link, and
+ * its buffers outlive a session). The pins see only the round trip: a buffer the editor reloaded
+ * through a link *between* two requests passes them, so an editor text holding one of dsh's
+ * secrets is refused whatever path it came by (`FS_SECRET_IN_BUFFER`, `buffer-secrets.ts`).
  *
  * A terminal of the filesystem seam: the listeners are the last on `fs/read` and `fs/edit`, after
  * every policy listener (workspace confinement, the sandbox mode, hidden files), so only a checked
@@ -28,6 +31,7 @@ import { relative, isAbsolute } from 'node:path';
 import type { AgentContext, FileSystemCapabilities } from '@agentclientprotocol/sdk/unstable';
 import { FsError } from '../tools/fs/errors.js';
 import type { FsEditRequest, FsReadRequest, FsRequest } from '../tools/fs/hooks.js';
+import { hiddenFileSecrets, holdsSecret } from './buffer-secrets.js';
 import { applyEdit, checkNotBinary, checkReadSize, localTerminals, requestPath } from '../tools/fs/local.js';
 import { comparePins, pinFile, pinnedBytes } from '../tools/fs/pinned.js';
 import type { ToolPlugin } from '../tools/host.js';
@@ -49,9 +53,17 @@ function clientFailure(verb: string, p: string, e: unknown): FsError {
 function changedDuringRead(p: string, why: string, cause?: unknown): FsError {
   return new FsError(
     'FS_PATH_CHANGED',
-    `"${p}" changed while the editor was reading it (${why}); nothing it returned is used, and later reads of this file in ` +
-      'this session come from the disk. Try again once nothing else is renaming files there',
+    `"${p}" changed while the editor was reading it (${why}); nothing it returned is used, and later reads of this file on ` +
+      'this connection come from the disk. Try again once nothing else is renaming files there',
     cause === undefined ? undefined : { cause },
+  );
+}
+
+function secretInBuffer(p: string): FsError {
+  return new FsError(
+    'FS_SECRET_IN_BUFFER',
+    `the editor's text of "${p}" holds one of dsh's secrets (a provider key or a value of its config); nothing it returned ` +
+      'is used, and later reads of this file come from the disk. The editor may hold a buffer it loaded through a link',
   );
 }
 
@@ -61,50 +73,80 @@ export interface ClientFsOptions {
   caps: FileSystemCapabilities;
   /** The workspace's real root: only paths under it go to the client. */
   root: string;
+  /** dsh's configured secrets (`configuredSecrets`): an editor text holding one is refused. */
+  secrets: readonly string[];
+  /**
+   * Files whose editor text is not trusted again (a read found them changed, or the text held a
+   * secret). One set per ACP connection: the editor keeps its buffers across sessions.
+   */
+  distrusted: Set<string>;
+}
+
+/** The editor's text with its own bytes; `disk`: the file's bytes as the second pin saw them, when asked for. */
+interface Verified {
+  text: string;
+  bytes: number;
+  disk?: Buffer | undefined;
 }
 
 /** Installs the client's file system as the terminal of the file tools' reads (and edits' reads). */
 export function clientFs(opts: ClientFsOptions): ToolPlugin {
-  const { client, sessionId } = opts;
+  const { client, sessionId, distrusted } = opts;
   const canRead = opts.caps.readTextFile === true;
   const canWrite = opts.caps.writeTextFile === true;
   const local = localTerminals();
-  /** Files a read found changed: the editor's text for them is not trusted again. */
-  const distrusted = new Set<string>();
 
-  /** The editor's text of `p`, accepted only if `p` is the same file before and after asking. */
-  const readVerified = async (r: FsRequest, root: string, p: string, verb: string, linkVerb: string, maxBytes: number) => {
+  /** The editor's answer, or why there is none. */
+  const ask = async (p: string, verb: string): Promise<{ ok: true; content: string } | { ok: false; error: FsError }> => {
+    try {
+      return { ok: true, content: (await client.request('fs/read_text_file', { sessionId, path: p })).content };
+    } catch (error) {
+      return { ok: false, error: clientFailure(verb, p, error) };
+    }
+  };
+
+  /** The editor's text of `p`, accepted only if `p` is the same file before and after asking and the text holds no secret. */
+  const readVerified = async (
+    r: FsRequest,
+    root: string,
+    p: string,
+    verb: string,
+    linkVerb: string,
+    maxBytes: number,
+    withDisk = false,
+  ): Promise<Verified> => {
     const before = await pinFile(r, root, p, verb, linkVerb);
     try {
-      let answer: { ok: true; content: string } | { ok: false; error: unknown };
-      try {
-        answer = { ok: true, content: (await client.request('fs/read_text_file', { sessionId, path: p })).content };
-      } catch (error) {
-        answer = { ok: false, error };
+      const answer = await ask(p, verb);
+      if (answer.ok && holdsSecret(answer.content, [...opts.secrets, ...(await hiddenFileSecrets(r.hidden ?? []))])) {
+        distrusted.add(p);
+        throw secretInBuffer(p);
       }
       const after = await pinFile(r, root, p, verb, linkVerb).catch((e: unknown) => {
         distrusted.add(p);
         throw changedDuringRead(p, e instanceof Error ? e.message : String(e), e);
       });
+      let disk: Buffer | undefined;
       try {
         const how = comparePins(before, after);
         if (how === 'moved') {
           distrusted.add(p);
           throw changedDuringRead(p, 'the name now leads to another file');
         }
+        if (how === 'touched' || withDisk) disk = await pinnedBytes(after, maxBytes);
         // A rename, a write, an entry added on the way: the text is accepted only if it is the file's own.
-        if (how === 'touched' && !(answer.ok && (await pinnedBytes(after, maxBytes))?.equals(Buffer.from(answer.content, 'utf8')))) {
+        if (how === 'touched' && !(answer.ok && disk?.equals(Buffer.from(answer.content, 'utf8')))) {
           distrusted.add(p);
           throw changedDuringRead(p, 'it or a directory on the way was renamed or changed');
         }
-        if (!answer.ok) throw clientFailure(verb, p, answer.error);
+        if (!answer.ok) throw answer.error;
       } finally {
         await after.release();
       }
       const bytes = Buffer.from(answer.content, 'utf8');
       checkReadSize(p, bytes.length, maxBytes);
       checkNotBinary(p, bytes);
-      return { text: answer.content, bytes: bytes.length };
+      return { text: answer.content, bytes: bytes.length, disk };
     } finally {
       await before.release();
     }

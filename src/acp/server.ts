@@ -61,6 +61,8 @@ export interface AcpHost {
   models(cwd: string): Promise<{ started: ModelRef; configured: string[] }>;
   /** `ref` checked for use (a known provider); throws a coded error when it cannot be. */
   pickModel(cwd: string, ref: string): Promise<{ ref: ModelRef; adapter: () => LlmAdapter | undefined }>;
+  /** Every secret the workspace's config holds (`configuredSecrets`): an editor text holding one is refused. */
+  secrets(cwd: string): Promise<readonly string[]>;
   /** A line for the operator (standard error): never on the protocol stream. */
   warn(line: string): void;
 }
@@ -83,7 +85,14 @@ function noExtraDirectories(dirs: readonly string[] | undefined | null): void {
  */
 function clientTools(
   caps: ClientCapabilities,
-  opts: { client: AgentContext; sessionId: string; root: string; started: (callId: string, terminalId: string) => void },
+  opts: {
+    client: AgentContext;
+    sessionId: string;
+    root: string;
+    secrets: readonly string[];
+    distrusted: Set<string>;
+    started: (callId: string, terminalId: string) => void;
+  },
 ): Plugin[] {
   const out: Plugin[] = [];
   if (caps.fs?.readTextFile === true || caps.fs?.writeTextFile === true) out.push(clientFs({ ...opts, caps: caps.fs }));
@@ -104,6 +113,9 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
   const sessions = new Map<string, AcpSession>();
   let caps: ClientCapabilities = {};
   let conn: AgentConnection | undefined;
+  // Files whose editor text is not trusted again: the editor's buffers outlive a session, so a
+  // new session (or a loaded one) on this connection must not ask for them either.
+  const distrusted = new Set<string>();
 
   const find = (id: string): AcpSession => {
     const s = sessions.get(id);
@@ -122,10 +134,13 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
     // The client terminals calls ran in; `s` exists before any call runs.
     const terminals = new Map<string, string>();
     let s: AcpSession | undefined;
+    const cwd = stored.session.header.cwd ?? process.cwd();
     const plugins = clientTools(caps, {
       client,
       sessionId,
-      root: await realpath(stored.session.header.cwd ?? process.cwd()),
+      root: await realpath(cwd),
+      secrets: await host.secrets(cwd),
+      distrusted,
       started: (callId, terminalId) => {
         terminals.set(callId, terminalId);
         s?.send({ sessionUpdate: 'tool_call_update', toolCallId: callId, content: [{ type: 'terminal', terminalId }] });
@@ -133,7 +148,6 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
     });
     const models = new ModelSwitch();
     plugins.push(models.plugin());
-    const cwd = stored.session.header.cwd ?? process.cwd();
     s = await AcpSession.open(stored, {
       client,
       attachments: host.attachments,

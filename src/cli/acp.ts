@@ -18,6 +18,7 @@ import type { AgentFlags, ModelFlags } from './agent/flags.js';
 import { loadReplay } from './agent/replay-model.js';
 import { agentSetup, buildAgent } from './agent/start.js';
 import { llmSection } from '../config/config.js';
+import { configuredSecrets } from '../coding/secrets.js';
 import { chooseModel, parseModelRef } from '../llm/select.js';
 import { CliError } from './errors.js';
 import { indexPath } from './home.js';
@@ -90,6 +91,9 @@ export async function runAcp(opts: AcpOptions, io: Io): Promise<number> {
         }
       }
       return { started: setup.ref, configured };
+    },
+    async secrets(cwd) {
+      return configuredSecrets((await setupFor(cwd)).config, io.env);
     },
     async pickModel(cwd, ref) {
       const setup = await setupFor(cwd);

@@ -164,8 +164,8 @@ export interface LoggedResult {
   meta: Record<string, unknown> | undefined;
 }
 
-/** The text of the one stored session under `home` (stops the agent first, so the log is complete). */
-export async function sessionLog(a: Agent, home: string): Promise<string> {
+/** The texts of every stored session under `home` (stops the agent first, so the logs are complete). */
+export async function sessionLogs(a: Agent, home: string): Promise<string[]> {
   await a.close();
   const files: string[] = [];
   const walk = (d: string): void => {
@@ -173,14 +173,20 @@ export async function sessionLog(a: Agent, home: string): Promise<string> {
       e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') && files.push(join(d, e.name));
   };
   walk(join(home, 'sessions'));
-  expect(files).toHaveLength(1);
-  return readFileSync(files[0]!, 'utf8');
+  return files.map((f) => readFileSync(f, 'utf8'));
 }
 
-/** The tool results of the one stored session under `home`, by call id. */
-export async function results(a: Agent, home: string): Promise<Map<string, LoggedResult>> {
+/** The text of the one stored session under `home` (stops the agent first, so the log is complete). */
+export async function sessionLog(a: Agent, home: string): Promise<string> {
+  const logs = await sessionLogs(a, home);
+  expect(logs).toHaveLength(1);
+  return logs[0]!;
+}
+
+/** The tool results of one session log, by call id. */
+export function loggedResults(log: string): Map<string, LoggedResult> {
   const out = new Map<string, LoggedResult>();
-  for (const line of (await sessionLog(a, home)).split('\n')) {
+  for (const line of log.split('\n')) {
     if (!line) continue;
     const e = JSON.parse(line) as { type: string; data: Record<string, unknown> };
     if (e.type !== 'tool/result') continue;
@@ -194,4 +200,9 @@ export async function results(a: Agent, home: string): Promise<Map<string, Logge
     });
   }
   return out;
+}
+
+/** The tool results of the one stored session under `home`, by call id. */
+export async function results(a: Agent, home: string): Promise<Map<string, LoggedResult>> {
+  return loggedResults(await sessionLog(a, home));
 }

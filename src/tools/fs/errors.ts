@@ -23,6 +23,8 @@ export type FsErrorCode =
   | 'FS_HARD_LINK'
   /** A device, FIFO or socket where a regular file was expected. */
   | 'FS_NOT_A_FILE'
+  /** `dsh acp`: the editor's text of a file held one of dsh's secrets (a buffer it loaded through a link). */
+  | 'FS_SECRET_IN_BUFFER'
   | 'FS_IO';
 
 export class FsError extends ToolError<FsErrorCode> {
