@@ -278,6 +278,21 @@ describe('dsh acp driven by the ACP SDK client', { timeout: 90_000 }, () => {
     expect(c.updates.filter((u) => u.update.sessionUpdate === 'agent_message_chunk')).toEqual([]);
   });
 
+  it('load or resume of a session another dsh process holds is refused SESSION_LOCKED, not "Internal error"', async () => {
+    const h = harness();
+    const a = start(h, [textCall('PONG')], { name: 'holder' });
+    const sid = await session(a, h);
+    await a.conn.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'ping' }] });
+    const b = start(h, [], { name: 'second' });
+    await b.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const locked = { code: -32600, data: { code: 'SESSION_LOCKED', path: '$.sessionId' } };
+    await expect(b.conn.agent.request('session/load', { sessionId: sid, cwd: h.workspace, mcpServers: [] })).rejects.toMatchObject(locked);
+    await expect(b.conn.agent.request('session/resume', { sessionId: sid, cwd: h.workspace })).rejects.toMatchObject(locked);
+    // Once the holder is gone, the same request succeeds.
+    await a.close();
+    await b.conn.agent.request('session/resume', { sessionId: sid, cwd: h.workspace });
+  });
+
   it('session/fork starts a new stored session seeded with the history; it takes prompts of its own', async () => {
     const h = harness();
     const a = start(h, [textCall('PONG'), textCall('in the fork')]);
