@@ -67,6 +67,33 @@ function secretInBuffer(p: string): FsError {
   );
 }
 
+/**
+ * The edit of the editor's `text`, with the file's line ends kept. An editor that gives CRLF
+ * files as LF (CodeCompanion does) would otherwise have the whole file rewritten to LF. When the
+ * text is the disk's with its CRLFs made LF, the edit is made on the disk's text if it applies
+ * there the same number of times (every line end kept as it was); otherwise (an old_string across
+ * lines) the edited text gets CRLF line ends if most of the disk's were.
+ */
+function keepLineEnds(
+  text: string,
+  disk: string | undefined,
+  r: Pick<FsEditRequest, 'oldString' | 'newString' | 'replaceAll'>,
+  p: string,
+): { before: string; after: string; replacements: number } {
+  const edited = applyEdit(text, r, p);
+  if (disk === undefined || disk === text || !disk.includes('\r\n') || disk.replace(/\r\n/g, '\n') !== text)
+    return { before: text, ...edited };
+  try {
+    const onDisk = applyEdit(disk, r, p);
+    if (onDisk.replacements === edited.replacements) return { before: disk, ...onDisk };
+  } catch {
+    // The old string spans a line end: not in the disk's text as written.
+  }
+  const crlf = disk.split('\r\n').length - 1;
+  const lf = disk.split('\n').length - 1 - crlf;
+  return { before: disk, after: crlf > lf ? edited.after.replace(/\r?\n/g, '\r\n') : edited.after, replacements: edited.replacements };
+}
+
 export interface ClientFsOptions {
   client: AgentContext;
   sessionId: string;
@@ -96,13 +123,24 @@ export function clientFs(opts: ClientFsOptions): ToolPlugin {
   const canWrite = opts.caps.writeTextFile === true;
   const local = localTerminals();
 
-  /** The editor's answer, or why there is none. */
-  const ask = async (p: string, verb: string): Promise<{ ok: true; content: string } | { ok: false; error: FsError }> => {
+  /** The editor's answer, or why there is none; a cancelled turn stops waiting for it. */
+  const ask = async (r: FsRequest, p: string, verb: string): Promise<{ ok: true; content: string } | { ok: false; error: FsError }> => {
+    let res: unknown;
     try {
-      return { ok: true, content: (await client.request('fs/read_text_file', { sessionId, path: p })).content };
+      res = await client.request(
+        'fs/read_text_file',
+        { sessionId, path: p },
+        r.signal ? { cancellationSignal: r.signal, stopWaitingOnCancel: true } : undefined,
+      );
     } catch (error) {
+      // The turn was cancelled (or the tool timed out): the pipeline's own abort, not the editor's failure.
+      if (r.signal?.aborted) throw r.signal.reason instanceof Error ? r.signal.reason : new DOMException('aborted', 'AbortError');
       return { ok: false, error: clientFailure(verb, p, error) };
     }
+    const content = (res as { content?: unknown } | null | undefined)?.content;
+    if (typeof content !== 'string')
+      return { ok: false, error: new FsError('FS_IO', `cannot ${verb} "${p}": the editor's answer has no text (no string "content")`) };
+    return { ok: true, content };
   };
 
   /** The editor's text of `p`, accepted only if `p` is the same file before and after asking and the text holds no secret. */
@@ -117,7 +155,7 @@ export function clientFs(opts: ClientFsOptions): ToolPlugin {
   ): Promise<Verified> => {
     const before = await pinFile(r, root, p, verb, linkVerb);
     try {
-      const answer = await ask(p, verb);
+      const answer = await ask(r, p, verb);
       if (answer.ok && holdsSecret(answer.content, [...opts.secrets, ...(await hiddenFileSecrets(r.hidden ?? []))])) {
         distrusted.add(p);
         throw secretInBuffer(p);
@@ -184,8 +222,8 @@ export function clientFs(opts: ClientFsOptions): ToolPlugin {
           async (r: FsEditRequest, next) => {
             const at = ours(r);
             if (at === undefined) return next(r);
-            const { text: before } = await readVerified(r, at.root, at.p, 'read', 'edit', EDIT_MAX_BYTES);
-            const { after, replacements } = applyEdit(before, r, at.p);
+            const { text, disk } = await readVerified(r, at.root, at.p, 'read', 'edit', EDIT_MAX_BYTES, true);
+            const { before, after, replacements } = keepLineEnds(text, disk?.toString('utf8'), r, at.p);
             await local.write({ ...r, op: 'write', content: after });
             return { path: at.p, before, after, replacements };
           },
