@@ -158,21 +158,18 @@ export class PgWriter {
           pgError(e, `cannot check whether ${range} of ${this.opts.label} was stored`, { sessionId: this.opts.sessionId }),
         );
     }
-    if (state === LEASE_LOST_STATE) {
-      return this.fence(
-        new StoreError(
-          'LEASE_LOST',
-          `${this.opts.label}: the database refused ${range}: this writer's lease (epoch ${this.opts.lease.epoch}) is gone, ` +
-            'another writer holds the session now; nothing more is written from here',
-          { sessionId: this.opts.sessionId, epoch: this.opts.lease.epoch, pending: this.queue.length, errno: state },
-          { cause: e },
-        ),
+    const leaseLost = (errno: string) =>
+      new StoreError(
+        'LEASE_LOST',
+        `${this.opts.label}: the database refused ${range}: this writer's lease (epoch ${this.opts.lease.epoch}) is gone, ` +
+          'another writer holds the session now; nothing more is written from here',
+        { sessionId: this.opts.sessionId, epoch: this.opts.lease.epoch, pending: this.queue.length, errno },
+        { cause: e },
       );
-    }
+    if (state === LEASE_LOST_STATE) return this.fence(leaseLost(state));
     if (state === '23505' || state === SEQ_GAP_STATE) {
       // The key refuses a fenced writer before the lease check runs: say which it was.
-      if ((await this.epochNow().catch(() => undefined)) !== this.opts.lease.epoch)
-        return this.failed(Object.assign(new Error((e as Error).message), { code: LEASE_LOST_STATE }), events, bodies);
+      if ((await this.epochNow().catch(() => undefined)) !== this.opts.lease.epoch) return this.fence(leaseLost(state));
       return this.fence(
         new StoreError(
           'SEQ_CONFLICT',

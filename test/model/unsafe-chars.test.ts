@@ -219,6 +219,24 @@ describe('the unsafe-character table', () => {
     expect(page.escape(every)).toBe(escapeUnsafe(every));
     expect(page.escape(every)).toBe(definition(every));
   });
+
+  it('the one difference, by design: running text in the terminal keeps the joiners an emoji is drawn with; the page escapes every one', async () => {
+    const mod = (await import(`data:text/javascript;base64,${Buffer.from(unsafeCharsModule()).toString('base64')}`)) as {
+      UNSAFE_RANGES: { from: number; to: number }[];
+      escapeUnsafeChar: (c: string) => string;
+      unsafeEscaper: typeof unsafeEscaper;
+    };
+    const page = mod.unsafeEscaper(mod.UNSAFE_RANGES, mod.escapeUnsafeChar);
+    const coder = '\u{1F469}\u200D\u{1F4BB}'; // woman technologist: a ZWJ sequence
+    const check = '\u2714\uFE0F'; // heavy check mark, emoji presentation
+    expect(escapeUnsafeText(coder)).toBe(coder);
+    expect(escapeUnsafeText(check)).toBe(check);
+    expect(page.escape(coder)).toBe('\u{1F469}\\u200d\u{1F4BB}');
+    expect(page.escape(check)).toBe('\u2714\\ufe0f');
+    // A joiner outside an emoji is escaped on both sides.
+    expect(escapeUnsafeText('a\u200Db')).toBe('a\\u200db');
+    expect(page.escape('a\u200Db')).toBe('a\\u200db');
+  });
 });
 
 describe('the escape scan (unsafeEscaper) against the table itself', () => {
