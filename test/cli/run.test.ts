@@ -323,6 +323,15 @@ describe('dsh run', () => {
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stderr).not.toContain('[REFUSED]');
     expect(existsSync(join(repo, 'c.txt'))).toBe(true);
+
+    // Workspace confinement is a refusal too: a read outside the workspace, under --full-auto.
+    await provider!.close();
+    const outside = join(tempDir(), 'outside.txt');
+    writeFileSync(outside, 'not yours\n');
+    const p4 = await fake([call('call_1', 'read', { file_path: outside }), text(['Done.'])]);
+    const confined = await runMain([...base, '--full-auto', 'read it'], agentEnv(p4.url, home));
+    expect(confined.code, confined.stderr).toBe(3);
+    expect(confined.stderr).toContain('dsh: 1 tool call was refused: read (FS_OUTSIDE_WORKSPACE) [REFUSED]\n');
   });
 
   it('--model, --max-tokens and --reasoning-effort reach the request and the logged header', async () => {
