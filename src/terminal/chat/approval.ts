@@ -54,6 +54,10 @@ const RESERVED_ROWS = 2;
  * and must not answer a question the user has not read.
  */
 export const APPROVAL_GRACE_MS = 400;
+// Typing starts the grace again: any key that is neither an answer nor a way to move (a letter of a
+// steer typed at a person's pace) drops every key for the next APPROVAL_GRACE_MS, so a sentence
+// typed at the question never answers it; and no letter answers (`a` of "again" chose "allow for
+// this session"): only the digits, and Enter on a choice picked with the arrows.
 
 /**
  * A key that answers acts only when no other key follows within this time, and a key this close
@@ -110,6 +114,8 @@ export class ApprovalPrompt implements Component {
   private openedAt: number | undefined;
   /** When the last key arrived, and the answer waiting to see that no key follows it. */
   private lastKeyAt = Number.NEGATIVE_INFINITY;
+  /** When the last key that was typing, not an answer or a move, arrived (the grace counts from it too). */
+  private typedAt: number | undefined;
   private pendingAnswer: (() => void) | undefined;
   /** The last render was too narrow to show the call. */
   private narrow = false;
@@ -218,15 +224,17 @@ export class ApprovalPrompt implements Component {
       else if (matchesKey(data, 'down')) this.scroll(1);
       return;
     }
-    if (this.narrow || this.inGrace(this.openedAt, t)) return;
     const byKey = this.choices.find((c) => c.key === data);
+    const moves = matchesKey(data, 'up') || matchesKey(data, 'down') || matchesKey(data, 'tab');
+    if (!byKey && !moves && !matchesKey(data, 'enter')) {
+      this.typedAt = t; // typing meant for something else: the grace starts again
+      return;
+    }
+    if (this.narrow || this.inGrace(this.openedAt, t) || (this.typedAt !== undefined && this.inGrace(this.typedAt, t))) return;
     if (byKey) return this.answer(byKey.pick, burst);
-    if (data === 'y') return this.answer(this.choices[0]!.pick, burst);
-    if (data === 'a') return this.answer(this.choices[1]!.pick, burst);
-    if (data === 'n' || data === 'd') return this.answer(this.choices[2]!.pick, burst);
     if (matchesKey(data, 'up')) this.move(-1);
-    else if (matchesKey(data, 'down') || matchesKey(data, 'tab')) this.move(1);
-    else if (matchesKey(data, 'enter')) this.answer(this.choices[this.selected]?.pick, burst);
+    else if (moves) this.move(1);
+    else this.answer(this.choices[this.selected]?.pick, burst);
   }
 
   invalidate(): void {
@@ -269,7 +277,7 @@ export class ApprovalPrompt implements Component {
     if (this.laidOut?.width !== w) this.laidOut = { width: w, rows: layoutDetail(this.q.detail, w) };
     const detail = this.laidOut.rows;
     const choiceRows = this.choices.map((choice, i) => this.choiceRows(choice, i === this.selected, w));
-    const hint = wrapTextWithAnsi('number or y/a/n, or ↑↓ and Enter; Esc cancels', w);
+    const hint = wrapTextWithAnsi('1, 2 or 3, or ↑↓ and Enter; Esc cancels', w);
     // Rows left for the detail: the screen less the question's other rows (the choices and the
     // hint, or the reason's two) and the lines around it; one more for the pager's line.
     const fixed = head.length + because.length + (this.reason ? 2 : choiceRows.flat().length + hint.length);

@@ -146,16 +146,42 @@ describe('keys typed for something else answer nothing', () => {
     at(0);
     p.render(80);
     at(5000);
-    p.handleInput('y');
+    p.handleInput('1');
     at(5000 + APPROVAL_BURST_MS - 5);
-    p.handleInput('e');
+    p.handleInput('2');
     at(6000);
     expect(answers).toEqual([]);
-    p.handleInput('x'); // not an answer
-    at(6200);
-    p.handleInput('y');
-    at(6200 + APPROVAL_BURST_MS);
+    p.handleInput('x'); // not an answer: typing, so the grace starts again
+    at(6000 + APPROVAL_GRACE_MS);
+    p.handleInput('1');
+    at(6000 + APPROVAL_GRACE_MS + APPROVAL_BURST_MS);
     expect(answers).toEqual([{ outcome: 'allowed-once' }]);
+  });
+
+  it('a sentence typed at a person’s pace while the question is up answers nothing (review 4, R4-3), nor does a letter after a pause', () => {
+    const { p, answers, at } = prompt(bash('rm -rf build', 'bash(rm -rf build)'));
+    at(0);
+    p.render(80);
+    let t = 700; // past the grace: the user starts typing a steer, one key every 120 ms
+    for (const k of 'fix the tests again, 2 of them\r') {
+      at(t);
+      p.handleInput(k);
+      t += 120;
+    }
+    at(t + 5000);
+    expect(answers).toEqual([]);
+    // Letters never answer, however long after.
+    for (const k of ['y', 'a', 'n', 'd']) {
+      at((t += 1000));
+      p.handleInput(k);
+    }
+    at((t += 1000));
+    expect(answers).toEqual([]);
+    // A digit a grace after the last typed key does.
+    at((t += APPROVAL_GRACE_MS));
+    p.handleInput('3');
+    at(t + APPROVAL_BURST_MS);
+    expect(p.render(80).join('\n')).toMatch(/reason/i);
   });
 });
 
