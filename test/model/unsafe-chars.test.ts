@@ -220,7 +220,7 @@ describe('the unsafe-character table', () => {
     expect(page.escape(every)).toBe(definition(every));
   });
 
-  it('the one difference, by design: running text in the terminal keeps the joiners an emoji is drawn with; the page escapes every one', async () => {
+  it('by design: running text in the terminal keeps the joiners an emoji is drawn with; the page escapes them', async () => {
     const mod = (await import(`data:text/javascript;base64,${Buffer.from(unsafeCharsModule()).toString('base64')}`)) as {
       UNSAFE_RANGES: { from: number; to: number }[];
       escapeUnsafeChar: (c: string) => string;

@@ -158,7 +158,7 @@ describe('keys typed for something else answer nothing', () => {
     expect(answers).toEqual([{ outcome: 'allowed-once' }]);
   });
 
-  it('a sentence typed at a person’s pace while the question is up answers nothing (review 4, R4-3), nor does a letter after a pause', () => {
+  it('a sentence typed at a person’s pace answers nothing (review 4, R4-3), nor does a letter after a pause', () => {
     const { p, answers, at } = prompt(bash('rm -rf build', 'bash(rm -rf build)'));
     at(0);
     p.render(80);
