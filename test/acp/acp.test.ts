@@ -1,19 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { harness, startAgent, textCall, toolCall, type Agent } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { agentsClosedAfterEach, harness, textCall, toolCall, type Agent } from './support.js';
 
-let running: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-
-function start(...args: Parameters<typeof startAgent>): Agent {
-  const a = startAgent(...args);
-  running.push(a);
-  return a;
-}
+const start = agentsClosedAfterEach();
 
 /** Every stored log under a DSH_HOME, parsed. */
 interface StoredLog {

@@ -8,26 +8,21 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../../src/tools/shell/bubblewrap.js';
 import {
+  agentsClosedAfterEach,
   harness,
   results,
   run,
-  startAgent,
   textCall,
   toolCall,
-  type Agent,
   type ClientApp,
   type Harness,
   type LoggedResult,
 } from './support.js';
 
-let running: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
+const start = agentsClosedAfterEach();
 
 interface Recorded {
   method: string;
@@ -92,7 +87,7 @@ function editor(buffers: Map<string, string>, seen: Recorded[], env: Record<stri
       });
 }
 
-const ALL = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+const EDITOR_FS_TERMINAL = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
 
 describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 }, () => {
   const fsScript = [
@@ -113,9 +108,8 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     const a0 = join(h.workspace, 'a.txt');
     const buffers = new Map([[a0, 'the unsaved buffer\n']]);
     const seen: Recorded[] = [];
-    const a = startAgent(h, fsScript, { handlers: editor(buffers, seen) });
-    running.push(a);
-    const sid = await run(a, h, ALL);
+    const a = start(h, fsScript, { handlers: editor(buffers, seen) });
+    const sid = await run(a, h, EDITOR_FS_TERMINAL);
 
     // Exactly these requests, in this order: the read and the edit's read; nothing for the outside
     // path, and no write by name (the editor would follow a link swapped in meanwhile).
@@ -140,8 +134,7 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     const h2 = harness();
     seed(h2);
     writeFileSync(join(h2.workspace, 'a.txt'), 'the unsaved buffer\n');
-    const local = startAgent(h2, fsScript);
-    running.push(local);
+    const local = start(h2, fsScript);
     await run(local, h2, {});
     const want = await results(local, h2.home);
     const norm = (r: LoggedResult) => JSON.parse(JSON.stringify(r).replaceAll(h2.dir, 'DIR').replaceAll(h.dir, 'DIR')) as unknown;
@@ -154,8 +147,7 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     seed(h);
     const a0 = join(h.workspace, 'a.txt');
     const seen: Recorded[] = [];
-    const a = startAgent(h, fsScript, { handlers: editor(new Map([[a0, 'the unsaved buffer\n']]), seen) });
-    running.push(a);
+    const a = start(h, fsScript, { handlers: editor(new Map([[a0, 'the unsaved buffer\n']]), seen) });
     await run(a, h, { fs: { readTextFile: true, writeTextFile: false } });
     expect(seen.map((s) => s.method)).toEqual(['fs/read_text_file']);
     // The edit is wholly local: the disk's text (the client did not offer to take changes).
@@ -172,14 +164,13 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
       toolCall('b2', 'bash', { command: 'echo started; sleep 30', timeoutMs: 1500 }),
       textCall('done'),
     ];
-    const a = startAgent(h, script, {
+    const a = start(h, script, {
       args: ['--sandbox', 'danger-full-access'],
       // Full access asks before each command (it runs without a sandbox).
       answer: () => ({ outcome: { outcome: 'selected', optionId: 'allow-once' } }),
       handlers: editor(new Map(), seen, { EDITOR_SECRET_TOKEN: 'editor-only-value' }),
     });
-    running.push(a);
-    const sid = await run(a, h, ALL);
+    const sid = await run(a, h, EDITOR_FS_TERMINAL);
     const firstCall = seen.findIndex((s, i) => i > 0 && s.method === 'terminal/create');
     const methods = seen.slice(0, firstCall).map((s) => s.method);
     expect(methods).toEqual(['terminal/create', 'terminal/wait_for_exit', 'terminal/output', 'terminal/release']);
@@ -229,9 +220,8 @@ describe('dsh acp with a client that offers fs and terminal', { timeout: 90_000 
     const h = harness();
     const seen: Recorded[] = [];
     const script = [toolCall('b1', 'bash', { command: 'echo local; touch /outside-the-sandbox 2>&1; true' }), textCall('done')];
-    const a = startAgent(h, script, { handlers: editor(new Map(), seen) });
-    running.push(a);
-    await run(a, h, ALL);
+    const a = start(h, script, { handlers: editor(new Map(), seen) });
+    await run(a, h, EDITOR_FS_TERMINAL);
     expect(seen).toEqual([]);
     const got = (await results(a, h.home)).get('b1')!;
     expect(got.content).toContain('local');

@@ -5,16 +5,10 @@
  */
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { harness, results, run, startAgent, textCall, toolCall, type Agent, type ClientApp } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { agentsClosedAfterEach, EDITOR_FS, harness, results, run, textCall, toolCall, type ClientApp } from './support.js';
 
-let running: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-
-const ALL = { fs: { readTextFile: true, writeTextFile: true } };
+const start = agentsClosedAfterEach();
 
 /** The descriptors `pid` holds open on files under `dir`. */
 function openUnder(pid: number, dir: string): string[] {
@@ -40,9 +34,8 @@ describe("dsh acp: the editor's answers", { timeout: 90_000 }, () => {
         asked++;
         return new Promise(() => undefined);
       });
-    const agent = startAgent(h, [toolCall('h', 'read', { file_path: 'hang.txt' }), textCall('never')], { handlers });
-    running.push(agent);
-    await agent.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: ALL });
+    const agent = start(h, [toolCall('h', 'read', { file_path: 'hang.txt' }), textCall('never')], { handlers });
+    await agent.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: EDITOR_FS });
     const { sessionId } = await agent.conn.agent.request('session/new', { cwd: h.workspace, mcpServers: [] });
     const prompt = agent.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
     for (let i = 0; i < 300 && asked === 0; i++) await new Promise((r) => setTimeout(r, 100));
@@ -72,9 +65,8 @@ describe("dsh acp: the editor's answers", { timeout: 90_000 }, () => {
       toolCall('mixed', 'edit', { file_path: 'mixed.txt', old_string: 'y', new_string: 'Y' }),
       textCall('done'),
     ];
-    const agent = startAgent(h, script, { handlers });
-    running.push(agent);
-    await run(agent, h, ALL);
+    const agent = start(h, script, { handlers });
+    await run(agent, h, EDITOR_FS);
     expect(readFileSync(ws('w.txt'), 'utf8')).toBe('one\r\nTWO\r\nthree\r\n');
     expect(readFileSync(ws('span.txt'), 'utf8')).toBe('A\r\nB\r\nB2\r\nc\r\n');
     expect(readFileSync(ws('mixed.txt'), 'utf8')).toBe('x\r\nY\nz\r\n');
@@ -94,9 +86,8 @@ describe("dsh acp: the editor's answers", { timeout: 90_000 }, () => {
       toolCall('num', 'edit', { file_path: 'num.txt', old_string: 'num', new_string: 'n' }),
       textCall('done'),
     ];
-    const agent = startAgent(h, script, { handlers });
-    running.push(agent);
-    await run(agent, h, ALL);
+    const agent = start(h, script, { handlers });
+    await run(agent, h, EDITOR_FS);
     expect(readFileSync(ws('num.txt'), 'utf8')).toBe('plain num\n');
     const got = await results(agent, h.home);
     for (const id of ['empty', 'num']) {

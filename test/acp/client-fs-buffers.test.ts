@@ -10,14 +10,16 @@ import { readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hiddenFileSecrets, holdsSecret, secretLookingValues } from '../../src/acp/buffer-secrets.js';
 import {
+  agentsClosedAfterEach,
+  EDITOR_FS,
   harness,
   loggedResults,
   run,
+  SECRET,
   sessionLogs,
-  startAgent,
   textCall,
   toolCall,
   type Agent,
@@ -25,14 +27,7 @@ import {
   type Harness,
 } from './support.js';
 
-let running: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-
-const SECRET = 'sk-secret-4f1c9e-provider-key';
-const ALL = { fs: { readTextFile: true, writeTextFile: true } };
+const start = agentsClosedAfterEach();
 
 /** dsh's config with the provider key in it (the file policy hides), as a user's $DSH_HOME holds it. */
 function configWithKey(h: Harness): string {
@@ -94,9 +89,8 @@ async function afterReloadThroughLink(then: unknown[]) {
     ...then,
     textCall('done'),
   ];
-  const agent = startAgent(h, script, { handlers });
-  running.push(agent);
-  await run(agent, h, ALL);
+  const agent = start(h, script, { handlers });
+  await run(agent, h, EDITOR_FS);
   const [log] = await expectNoSecret(agent, h);
   return { h, config, ws, seen, got: loggedResults(log!) };
 }
@@ -152,9 +146,8 @@ describe('dsh acp: an editor buffer loaded through a link some other time', { ti
       toolCall('s2', 'read', { file_path: 'b.txt' }),
       textCall('two'),
     ];
-    const agent = startAgent(h, script, { handlers });
-    running.push(agent);
-    const sid1 = await run(agent, h, ALL);
+    const agent = start(h, script, { handlers });
+    const sid1 = await run(agent, h, EDITOR_FS);
     const { sessionId: sid2 } = await agent.conn.agent.request('session/new', { cwd: h.workspace, mcpServers: [] });
     const r2 = await agent.conn.agent.request('session/prompt', { sessionId: sid2, prompt: [{ type: 'text', text: 'go' }] });
     expect(r2.stopReason).toBe('end_turn');

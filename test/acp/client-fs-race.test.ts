@@ -8,17 +8,21 @@
  */
 import { lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { harness, results, run, sessionLog, startAgent, textCall, toolCall, type Agent, type ClientApp } from './support.js';
+import { describe, expect, it } from 'vitest';
+import {
+  agentsClosedAfterEach,
+  EDITOR_FS,
+  harness,
+  results,
+  run,
+  SECRET,
+  sessionLog,
+  textCall,
+  toolCall,
+  type ClientApp,
+} from './support.js';
 
-let running: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-
-const SECRET = 'sk-secret-4f1c9e-provider-key';
-const ALL = { fs: { readTextFile: true, writeTextFile: true } };
+const start = agentsClosedAfterEach();
 
 /** What the stub does to a path when a request for it arrives, before it opens the path. */
 type Trick = (path: string) => { undo?: () => void };
@@ -124,9 +128,8 @@ describe('dsh acp: an editor that follows links swapped in while it is asked', {
       toolCall('ok', 'read', { file_path: 'ok.txt' }),
       textCall('done'),
     ];
-    const agent = startAgent(h, script, { handlers: hostileEditor(tricks, seen) });
-    running.push(agent);
-    await run(agent, h, ALL);
+    const agent = start(h, script, { handlers: hostileEditor(tricks, seen) });
+    await run(agent, h, EDITOR_FS);
 
     const updates = JSON.stringify(agent.updates);
     const log = await sessionLog(agent, h.home);
@@ -176,9 +179,8 @@ describe('dsh acp: an editor that follows links swapped in while it is asked', {
       toolCall('f', 'edit', { file_path: 'f.txt', old_string: 'inside f', new_string: 'edited f' }),
       textCall('done'),
     ];
-    const agent = startAgent(h, script, { handlers: hostileEditor(tricks, seen) });
-    running.push(agent);
-    await run(agent, h, ALL);
+    const agent = start(h, script, { handlers: hostileEditor(tricks, seen) });
+    await run(agent, h, EDITOR_FS);
 
     expect(readFileSync(outside, 'utf8')).toBe('outside original\n');
     expect(readFileSync(outside2, 'utf8')).toBe('outside two\n');

@@ -4,15 +4,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_REF } from '../../src/llm/select.js';
-import { harness, startAgent, textCall, type Agent } from './support.js';
+import { agentsClosedAfterEach, harness, textCall, type Agent } from './support.js';
 
-let running: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
+const start = agentsClosedAfterEach();
 
 function headers(home: string): string[] {
   const files: string[] = [];
@@ -37,8 +33,7 @@ const say = (a: Agent, sessionId: string, text: string) =>
 describe('dsh acp: /model and the model selector', { timeout: 90_000 }, () => {
   it('offers the models, switches from the next request on (recorded in its header), refuses an unknown provider', async () => {
     const h = harness();
-    const a = startAgent(h, [textCall('one'), textCall('two'), textCall('three')]);
-    running.push(a);
+    const a = start(h, [textCall('one'), textCall('two'), textCall('three')]);
     await a.conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const s = await a.conn.agent.request('session/new', { cwd: h.workspace, mcpServers: [] });
     const opt = s.configOptions?.[0] as { id: string; category: string; currentValue: string; options: { value: string }[] };

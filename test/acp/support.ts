@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import {
   client as acpClient,
   ndJsonStream,
@@ -146,6 +146,29 @@ export function startAgent(
     },
   };
 }
+
+/**
+ * A `startAgent` whose agents are all closed after each test (call it once, at a test file's top
+ * level): a failed test must not leave a `dsh acp` process holding its session's lock.
+ */
+export function agentsClosedAfterEach(): typeof startAgent {
+  let running: Agent[] = [];
+  afterEach(async () => {
+    await Promise.all(running.map((a) => a.close()));
+    running = [];
+  });
+  return (...args) => {
+    const a = startAgent(...args);
+    running.push(a);
+    return a;
+  };
+}
+
+/** A provider key as a user's config holds it: no text it reaches may show it. */
+export const SECRET = 'sk-secret-4f1c9e-provider-key';
+
+/** The client capabilities of an editor that offers its file system, reads and writes. */
+export const EDITOR_FS = { fs: { readTextFile: true, writeTextFile: true } };
 
 /** initialize (offering `clientCapabilities`), session/new in the workspace, one prompt run to its end. */
 export async function run(a: Agent, h: Harness, clientCapabilities: Record<string, unknown>, text = 'go'): Promise<string> {
