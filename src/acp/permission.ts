@@ -54,6 +54,8 @@ declare module '../session/events.js' {
 export interface PermissionDeps {
   sessionId: string;
   session: Session;
+  /** The session's workspace: a rule names a path as policy resolves it (`./a/../b.txt` is `b.txt`). */
+  workspace: string;
   request(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
 }
 
@@ -70,7 +72,7 @@ export function permissionHandler(d: PermissionDeps): ApprovalHandler {
   const log = (data: AcpPermissionData): void => void d.session.append('acp/permission', data, { ignorable: true });
 
   return async (req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> => {
-    const subject = ruleFor(req.toolName, argsText(req.args)) ?? JSON.stringify([req.toolName, argsText(req.args)]);
+    const subject = ruleFor(req.toolName, argsText(req.args), d.workspace) ?? JSON.stringify([req.toolName, argsText(req.args)]);
     const base = { approvalId: req.id, callId: req.callId };
     if (rejected.has(subject)) {
       log({ ...base, via: 'remembered', outcome: 'rejected' });
@@ -126,7 +128,7 @@ export function permissionHandler(d: PermissionDeps): ApprovalHandler {
         return 'allowed-once';
       case 'allow_always': {
         // The rule names exactly this call (its subject escaped); none (a multi-line command): once.
-        const exact = ruleFor(req.toolName, argsText(req.args));
+        const exact = ruleFor(req.toolName, argsText(req.args), d.workspace);
         log({ ...base, via: 'asked', outcome: 'allowed-once', optionId: option.optionId, ...(exact ? { rule: exact } : {}) });
         return exact ? { outcome: 'allowed-once', rule: exact } : 'allowed-once';
       }

@@ -165,6 +165,7 @@ export async function serveAcp(input: Readable, output: Writable, host: AcpHost)
           approve: permissionHandler({
             sessionId: stored.session.id,
             session: stored.session,
+            workspace: cwd,
             request: (params, signal) =>
               client.request(methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
           }),

@@ -155,6 +155,23 @@ describe('dsh acp driven by the ACP SDK client', { timeout: 90_000 }, () => {
     ]);
   });
 
+  it('allow always on a path written with ./ and ..: the rule names the resolved path, and answers the same call again', async () => {
+    const h = harness();
+    const to = (id: string, file_path: string) => toolCall(id, 'write', { file_path, content: `${id}\n` });
+    const a = start(h, [to('w1', './sub/../note.txt'), to('w2', './sub/../note.txt'), to('w3', 'note.txt'), textCall('ok')], {
+      args: ['--ask', 'write(*)'],
+      answer: pick('allow-always'),
+    });
+    const sid = await session(a, h);
+    await a.conn.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'go' }] });
+    // Named as written, `write(./sub/../note.txt)` matched no call, its own included: asked three times.
+    expect(a.permissions.map((p) => p.toolCall.toolCallId)).toEqual(['w1']);
+    expect(readFileSync(join(h.workspace, 'note.txt'), 'utf8')).toBe('w3\n');
+    await a.close();
+    const ev = storedLogs(h.home)[0]!.events;
+    expect(ev.filter((e) => e.type === 'approval/rule').map((e) => (e.data as { rule: string }).rule)).toEqual(['write(note.txt)']);
+  });
+
   it('reject once: the call does not run and fails; the rejection is logged', async () => {
     const h = harness();
     const a = start(h, [write('w1', 'one\n'), textCall('ok')], { args: ['--ask', 'write(note.txt)'], answer: pick('reject-once') });
