@@ -19,7 +19,7 @@ import { loadReplay } from './agent/replay-model.js';
 import { agentSetup, buildAgent } from './agent/start.js';
 import { llmSection } from '../config/config.js';
 import { configuredSecrets } from '../coding/secrets.js';
-import { chooseModel, parseModelRef } from '../llm/select.js';
+import { chooseModel, configuredModels } from '../llm/select.js';
 import { CliError } from './errors.js';
 import { indexPath } from './home.js';
 import type { Io } from './output.js';
@@ -75,21 +75,7 @@ export async function runAcp(opts: AcpOptions, io: Io): Promise<number> {
     },
     async models(cwd) {
       const setup = await setupFor(cwd);
-      const llm = llmSection(setup.config);
-      const named = [
-        llm.model,
-        ...Object.entries(llm.providers ?? {}).flatMap(([p, c]) => Object.keys(c.models ?? {}).map((m) => `${p}:${m}`)),
-      ];
-      const configured: string[] = [];
-      for (const r of named) {
-        if (r === undefined) continue;
-        try {
-          const x = parseModelRef(r, llm);
-          configured.push(`${x.provider}:${x.model}`);
-        } catch {
-          // A config the selection refuses names no model here.
-        }
-      }
+      const configured = configuredModels(llmSection(setup.config)).map((r) => `${r.provider}:${r.model}`);
       return { started: setup.ref, configured };
     },
     async secrets(cwd) {

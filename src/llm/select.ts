@@ -91,6 +91,32 @@ export function parseModelRef(ref: string, config?: LlmConfig): ModelRef {
   return { provider, model };
 }
 
+/**
+ * The models a config names: its `model`, then every model declared under a provider, in order,
+ * without duplicates. A `model` the selection would refuse names none (the caller starts with
+ * what `chooseModel` chose and reports its error there).
+ */
+export function configuredModels(config: LlmConfig): ModelRef[] {
+  const out: ModelRef[] = [];
+  const seen = new Set<string>();
+  const add = (r: ModelRef): void => {
+    const key = JSON.stringify([r.provider, r.model]);
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(r);
+  };
+  if (config.model !== undefined) {
+    try {
+      add(parseModelRef(config.model, config));
+    } catch {
+      // Refused here as everywhere; not a model to offer.
+    }
+  }
+  for (const [provider, c] of Object.entries(config.providers ?? {}))
+    for (const model of Object.keys(c.models ?? {})) if (model.trim() !== '') add({ provider, model });
+  return out;
+}
+
 export interface SelectOptions {
   /** Explicit choice (e.g. a CLI flag); wins over everything. */
   model?: string | undefined;

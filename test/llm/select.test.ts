@@ -6,6 +6,7 @@ import { passesReasoningBack } from '../../src/llm/openai-history.js';
 import { ChatCompletionsAdapter } from '../../src/llm/openai-compatible.js';
 import {
   BUILTIN_PROVIDERS,
+  configuredModels,
   MissingCredentialError,
   ModelSelectionError,
   createAdapter,
@@ -57,6 +58,29 @@ describe('parseModelRef', () => {
 
   it.each(['', '   ', 'openai:'])('refuses %j', (ref) => {
     expect(() => parseModelRef(ref)).toThrow(ModelSelectionError);
+  });
+});
+
+describe('configuredModels', () => {
+  it("the config's model, then each provider's models, once each; a model with a colon stays whole", () => {
+    const config: LlmConfig = {
+      model: 'local:qwen3:8b',
+      providers: {
+        local: { baseUrl: 'http://127.0.0.1:11434/v1', models: { 'qwen3:8b': {}, 'llama3.3': {} } },
+        deepseek: { models: { 'deepseek-v4-pro': {} } },
+      },
+    };
+    expect(configuredModels(config)).toEqual([
+      { provider: 'local', model: 'qwen3:8b' },
+      { provider: 'local', model: 'llama3.3' },
+      { provider: 'deepseek', model: 'deepseek-v4-pro' },
+    ]);
+  });
+
+  it('a model the selection refuses (unknown provider) names none; a bare name is a DeepSeek model', () => {
+    expect(configuredModels({ model: 'nowhere:m' })).toEqual([]);
+    expect(configuredModels({ model: 'deepseek-v4-flash' })).toEqual([{ provider: 'deepseek', model: 'deepseek-v4-flash' }]);
+    expect(configuredModels({})).toEqual([]);
   });
 });
 
