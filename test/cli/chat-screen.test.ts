@@ -450,7 +450,7 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(userTexts(newer)).toEqual(['Add a test']);
   });
 
-  it('/fork lists the turn boundaries (prompt and answer) and forks at the one picked; a wrong seq lists them too', async () => {
+  it('/fork lists the turn boundaries (prompt and answer) and forks at the one picked; a wrong seq or not a number lists them too', async () => {
     const { home, c } = await open([say(['One done.']), say(['Two done.'])], [], { cols: 90, rows: 30 });
     c.write('first task\r');
     await c.waitFor(/One done\./);
@@ -470,9 +470,16 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     c.write('/fork 3\r');
     await c.waitFor(/seq between turns \[OPEN_TURN\]/);
     await c.waitFor(/Fork after which turn\?/);
-    c.write('\x1b');
-    const until = Date.now() + 10_000;
-    while (/Fork after which turn/.test(c.screen()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const closePicker = async (): Promise<void> => {
+      c.write('\x1b');
+      const until = Date.now() + 10_000;
+      while (/Fork after which turn/.test(c.screen()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    };
+    await closePicker();
+    c.write('/fork abc\r');
+    await c.waitFor(/not a seq: "abc"/);
+    await c.waitFor(/Fork after which turn\?/);
+    await closePicker();
     c.write('\x04');
     expect(await c.done).toBe(0);
   });

@@ -197,12 +197,14 @@ describe('dsh chat', () => {
     const p = await gated([]);
     const chat = startMain(['chat', '--no-persist', '--cwd', gitRepo()], agentEnv(p.url, tempDir()));
     const t = chat.transcript;
-    chat.write('/frobnicate\n/fork x\n/model nope:thing\n/cancel\n/resume\n/resume abcd\n/help\n');
+    chat.write('/frobnicate\n/fork x\n/fork 1 2\n/model nope:thing\n/cancel\n/resume\n/resume abcd\n/help\n');
     await t.waitFor('stdout', /^ {2}\/exit {12}leave/m);
     chat.end();
     expect(await chat.done).toBe(0);
     const lines = t.stderr.split('\n');
     expect(lines).toContain('unknown command /frobnicate: /help lists the commands');
+    expect(lines).toContain('not a seq: "x" (a seq is a number; dsh log show lists them)');
+    expect(lines).toContain('no turn has ended yet');
     expect(lines).toContain('usage: /fork [SEQ] (a seq between turns; dsh log show lists them)');
     expect(lines.some((l) => /^unknown provider "nope" in "nope:thing": use one of deepseek, openai, anthropic/.test(l))).toBe(true);
     expect(lines).toContain('nothing to cancel: the agent is idle');

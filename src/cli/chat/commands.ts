@@ -100,10 +100,13 @@ export async function runCommand(line: string, c: ChatControl): Promise<void> {
       return;
     }
     case '/fork': {
-      if (args.length > 1 || (args[0] !== undefined && !/^\d+$/.test(args[0]))) {
+      if (args.length > 1) {
         c.warn('usage: /fork [SEQ] (a seq between turns; dsh log show lists them)');
         return;
       }
+      // Not a number is a wrong seq like any other: say so, then list the fork points (below).
+      const notSeq = args[0] !== undefined && !/^\d+$/.test(args[0]);
+      if (notSeq) c.warn(`not a seq: ${JSON.stringify(oneLine(args[0]!))} (a seq is a number; dsh log show lists them)`);
       if (c.running()) {
         c.warn('cannot fork while a turn runs: wait for it to end, or /cancel');
         return;
@@ -119,6 +122,16 @@ export async function runCommand(line: string, c: ChatControl): Promise<void> {
         const v = await c.pick('Fork after which turn?', forkItems(points));
         return v === undefined ? undefined : Number(v);
       };
+      if (notSeq) {
+        if (c.pick) {
+          const picked = await choose();
+          if (picked !== undefined) await c.fork(picked);
+          return;
+        }
+        c.warn(points.length === 0 ? 'no turn has ended yet' : 'valid fork points:');
+        for (const p of points) c.warn(`  ${forkPointLine(p)}`);
+        return;
+      }
       let seq = args[0] === undefined ? undefined : Number(args[0]);
       if (seq === undefined && c.pick) {
         seq = await choose();
