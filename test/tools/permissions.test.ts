@@ -383,6 +383,34 @@ describe('hidden paths (dsh config files holding literal keys)', () => {
   });
 });
 
+describe('a hidden config file under another name (a hard link the user made)', () => {
+  it('the file tools refuse it and grep drops it in every mode, danger-full-access included (by identity, not path)', async () => {
+    const root = tempDir();
+    writeTree(root, { '.dsh/config.json': '{"providers":{"x":{"apiKey":"sk-literal-0123456789"}}}', 'ok.txt': 'ok\n' });
+    const { linkSync } = await import('node:fs');
+    linkSync(join(root, '.dsh/config.json'), join(root, 'linked.json'));
+    for (const sandbox of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+      const opts = { sandbox, approval: 'never', hidePaths: [join(root, '.dsh/config.json')] } as const;
+      const agent = agentFor(root, [codingTools({ ripgrep: 'off' }), permissions(opts)]);
+      for (const [tool, args] of [
+        ['read', { file_path: 'linked.json' }],
+        ['edit', { file_path: 'linked.json', old_string: 'sk-literal', new_string: 'x' }],
+      ] as const) {
+        const o = await call(agent, tool, args);
+        expect(o.error?.code, `${sandbox} ${tool}`).toBe('FS_SANDBOX_DENIED');
+        expect(text(o)).not.toContain('sk-literal');
+      }
+      for (const ripgrep of ['off', 'auto'] as const) {
+        const searcher = agentFor(root, [codingTools({ ripgrep }), permissions(opts)]);
+        const found = text(await call(searcher, 'grep', { pattern: 'sk-literal' }));
+        expect(found, `${sandbox} ${ripgrep}`).toMatch(/^No matches found/);
+        expect(found).not.toContain('sk-literal');
+        expect(text(await call(searcher, 'grep', { pattern: 'ok' })), `${sandbox} ${ripgrep}`).toContain('ok.txt');
+      }
+    }
+  });
+});
+
 describe('unconfined plans (what a shell/run listener may run outside dsh, e.g. an editor terminal)', () => {
   /** Every foreground plan's `unconfined` mark, seen by a listener at the end of `shell/run`. */
   async function marks(p: PermissionsOptions, args: Record<string, unknown> = {}): Promise<(boolean | undefined)[]> {

@@ -13,6 +13,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { isHiddenFile } from './hidden.js';
 import type {
   FsEditRequest,
   FsEditResult,
@@ -52,8 +53,17 @@ function typeOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(
   return st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other';
 }
 
-/** Refuse a file with other names unless policy allowed it (confined requests only). */
+/**
+ * Refuse a hidden file under another name (always), and a file with other names unless policy
+ * allowed it (confined requests only).
+ */
 export function checkHardLinks(r: FsRequest, st: Stats, verb: string, shown: string): void {
+  if (st.isFile() && isHiddenFile(r.hidden, st)) {
+    throw new FsError(
+      'FS_SANDBOX_DENIED',
+      `cannot ${verb} "${shown}": it is another name (a hard link) of a dsh config file holding credentials, which no tool may read`,
+    );
+  }
   if (!r.confined || r.hardLinks === 'allow' || !st.isFile() || st.nlink <= 1) return;
   throw new FsError(
     'FS_HARD_LINK',

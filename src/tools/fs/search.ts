@@ -26,6 +26,7 @@ import { walkFiles } from './walk.js';
 import { pathMatcher } from '../glob-match.js';
 import { closeAll, openDirBeneath, openIn, partsBelow, type Dir } from './beneath.js';
 import { fsErrorFrom } from './errors.js';
+import { isHiddenFile } from './hidden.js';
 import { capabilityArgs } from '../shell/bubblewrap.js';
 
 export class SearchError extends ToolError<'SEARCH_INVALID_PATTERN' | 'SEARCH_FAILED'> {
@@ -94,6 +95,7 @@ export async function searchJs(req: FsSearchRequest, realRoot: string): Promise<
       try {
         const st = await fh.stat();
         if (!st.isFile() || st.size > MAX_FILE_BYTES) return true;
+        if (isHiddenFile(req.hidden, st)) return true;
         if (st.nlink > 1 && !linksAllowed(req)) {
           skippedHardLinks++;
           return true;
@@ -247,16 +249,18 @@ export async function searchRipgrep(
     visible.length === found.matches.length
       ? found
       : { ...found, matches: visible, total: found.total - (found.matches.length - visible.length) };
-  if (linksAllowed(req)) return r;
-  // ripgrep cannot be told to skip files with other names: drop their matches before anyone sees them.
-  const nlinks = new Map<string, number>();
-  for (const m of r.matches) {
-    if (!nlinks.has(m.path)) nlinks.set(m.path, (await lstat(join(realRoot, m.path)).catch(() => undefined))?.nlink ?? 2);
-  }
-  const linked = [...nlinks].filter(([, n]) => n > 1).map(([p]) => p);
-  if (linked.length === 0) return r;
-  const keep = r.matches.filter((m) => !linked.includes(m.path));
-  return { ...r, matches: keep, total: r.total - (r.matches.length - keep.length), skippedHardLinks: linked.length };
+  if (linksAllowed(req) && hidden.length === 0) return r;
+  // ripgrep cannot be told to skip files with other names: drop their matches before anyone sees them
+  // (all of them where links are refused; a hidden file's other names always).
+  const stats = new Map<string, { dev: number; ino: number; nlink: number } | undefined>();
+  for (const m of r.matches) if (!stats.has(m.path)) stats.set(m.path, await lstat(join(realRoot, m.path)).catch(() => undefined));
+  const gone = (st: { dev: number; ino: number; nlink: number } | undefined): boolean =>
+    st === undefined ? !linksAllowed(req) || hidden.length > 0 : (st.nlink > 1 && !linksAllowed(req)) || isHiddenFile(hidden, st);
+  const dropped = [...stats].filter(([, st]) => gone(st)).map(([p]) => p);
+  if (dropped.length === 0) return r;
+  const keep = r.matches.filter((m) => !dropped.includes(m.path));
+  const linked = linksAllowed(req) ? 0 : dropped.filter((p) => (stats.get(p)?.nlink ?? 2) > 1).length;
+  return { ...r, matches: keep, total: r.total - (r.matches.length - keep.length), ...(linked > 0 ? { skippedHardLinks: linked } : {}) };
 }
 
 function runRipgrep(
