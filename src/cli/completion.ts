@@ -260,13 +260,22 @@ _dsh_candidates() {
   return 0
 }
 _dsh() {
-  local -a cands reply described
+  local -a cands reply described expl
   cands=("\${(@f)$(_dsh_candidates "\${(@)words[1,CURRENT]}")}")
+  cands=(\${cands:#})
   if [[ \${cands[1]} == FILES ]]; then
     _files
     return
   fi
   _dsh_walk "\${(@)words[1,CURRENT]}"
+  if [[ -n $_dsh_pending ]]; then
+    # The value of an option with a fixed list (--approval, --sandbox…): the words themselves,
+    # from the same _dsh_value table bash reads.
+    ((\${#cands})) || return 1
+    _description values expl "value of $_dsh_pending"
+    compadd "\${expl[@]}" -a cands
+    return
+  fi
   _dsh_described "$_dsh_path"
   local c d
   for c in $cands; do
@@ -274,8 +283,15 @@ _dsh() {
   done
   ((\${#described})) && _describe -t dsh 'dsh' described
 }
-if (( $+functions[compdef] )); then
+# Autoloaded from $fpath (compinit read "#compdef dsh" above), this file is the first call of
+# _dsh: it has just defined the real _dsh, which must now complete the word, or the first Tab of
+# every shell would do nothing. Sourced (source <(dsh completion zsh)), it registers _dsh instead.
+if [[ \${zsh_eval_context[-1]} == loadautofunc ]]; then
+  _dsh "$@"
+elif (( $+functions[compdef] )); then
   compdef _dsh dsh
+else
+  print -u2 'dsh completion: compdef is not defined; run "autoload -U compinit && compinit" before sourcing this script'
 fi
 `;
 }

@@ -4,7 +4,7 @@
  * what they offer is compared with the command tree commander holds, the CLI's own source of
  * truth, plus hand-written cases.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -14,6 +14,7 @@ import { buildProgram } from '../../src/cli/main.js';
 import { Output } from '../../src/cli/output.js';
 import { tempDir } from './support/agent.js';
 import { runMain } from './support/inproc.js';
+import { spawnPty } from './support/pty.js';
 
 function program(): Command {
   const sink = new Output({ write: () => true }, false);
@@ -80,7 +81,13 @@ function complete(shell: Shell, lines: readonly string[][], cwd: string): string
 }
 
 function run(cmd: string, args: string[], cwd: string, sep: string): string[][] {
-  const out = execFileSync(cmd, args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: cwd, LC_ALL: 'C' } });
+  // stderr is kept: zsh -f has no compinit, and the sourced script says so (tested below).
+  const out = execFileSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return out
     .split(`${sep}\n`)
     .slice(0, -1)
@@ -185,5 +192,93 @@ describe('dsh completion', () => {
         expect(complete(shell, lines, cwd)).toEqual(want);
       });
     });
+  }
+});
+
+/**
+ * The zsh script as a person uses it: an interactive zsh in a real pty (temp HOME and ZDOTDIR, a
+ * .zshrc that runs compinit), installed either as `_dsh` in $fpath or sourced after compinit. The
+ * words are typed and Tab pressed; the test reads the list zsh draws under the prompt.
+ */
+describe.skipIf(!has('zsh'))('zsh completion in an interactive zsh', () => {
+  const PROMPT = 'READY>';
+  const tree = program();
+  const run = tree.commands.find((c) => c.name() === 'run')!;
+  const choicesOf = (long: string): string[] => [...(run.options.find((o) => o.long === long)?.argChoices ?? [])];
+  const topLevel = tree.commands.filter((s) => !(s as unknown as { _hidden?: boolean })._hidden).map((s) => s.name());
+
+  /** The list rows under the prompt row on the screen (the prompt row is the last holding PROMPT). */
+  function listed(screen: string): string[] {
+    const rows = screen.split('\n');
+    let at = -1;
+    rows.forEach((r, i) => {
+      if (r.startsWith(PROMPT)) at = i;
+    });
+    return rows.slice(at + 1).filter((r) => r.trim() !== '');
+  }
+  /** The candidate words drawn: the first word of each described row, every word of a plain list. */
+  const firstWords = (rows: string[]): string[] => sorted(rows.map((r) => r.trim().split(/\s+/)[0]!));
+  const allWords = (rows: string[]): string[] => sorted(rows.flatMap((r) => r.trim().split(/\s+/)));
+
+  async function settle(p: { screen(): string }): Promise<string> {
+    // zsh draws the list in a few writes: wait until the screen stops changing.
+    let last = '';
+    for (let i = 0; i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const now = p.screen();
+      if (now === last && listed(now).length > 0) return now;
+      last = now;
+    }
+    return last;
+  }
+
+  it('sourced before compinit, the script says to run compinit first', () => {
+    const r = spawnSync('zsh', ['-f', '-c', `source ${JSON.stringify(script('zsh'))}`], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/compdef is not defined; run "autoload -U compinit && compinit" before sourcing/);
+  });
+
+  for (const install of ['fpath', 'source'] as const) {
+    it(`installed by ${install === 'fpath' ? 'a _dsh file in $fpath' : 'source after compinit'}: the first Tab completes, option values complete`, async () => {
+      const home = tempDir();
+      const fnDir = join(home, 'functions');
+      mkdirSync(fnDir);
+      const file = join(fnDir, '_dsh');
+      writeFileSync(file, completionScript('zsh', program()));
+      const rc = [
+        'bindkey -e',
+        `PROMPT='${PROMPT} '`,
+        'unsetopt PROMPT_SP',
+        'LISTMAX=0',
+        install === 'fpath' ? `fpath=(${JSON.stringify(fnDir)} $fpath)` : '',
+        'autoload -Uz compinit && compinit -u -d "$HOME/.zcompdump"',
+        install === 'source' ? `source ${JSON.stringify(file)}` : '',
+      ];
+      writeFileSync(join(home, '.zshrc'), `${rc.join('\n')}\n`);
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ZDOTDIR: home, TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+      const sh = spawnPty('zsh', ['--no-globalrcs', '-i'], env, { cols: 200, rows: 60 }, home);
+      try {
+        await sh.waitFor(new RegExp(`^${PROMPT}`, 'm'), { timeoutMs: 10_000 });
+        // The very first Tab of the shell: `dsh ` lists dsh's commands.
+        sh.write('dsh \t');
+        expect(firstWords(listed(await settle(sh)))).toEqual(sorted(topLevel));
+        // Kill the line, clear the screen, then an option's value.
+        sh.write('\x15\x0c');
+        await sh.waitFor(new RegExp(`^${PROMPT} $`, 'm'));
+        sh.write('dsh run --approval \t');
+        expect(allWords(listed(await settle(sh)))).toEqual(sorted(choicesOf('--approval')));
+        sh.write('\x15\x0c');
+        await sh.waitFor(new RegExp(`^${PROMPT} $`, 'm'));
+        sh.write('dsh run --sandbox \t');
+        expect(allWords(listed(await settle(sh)))).toEqual(sorted(choicesOf('--sandbox')));
+        // One candidate: Tab completes the word on the line.
+        sh.write('\x15\x0c');
+        await sh.waitFor(new RegExp(`^${PROMPT} $`, 'm'));
+        sh.write('dsh run --approval ne\t');
+        await sh.waitFor(new RegExp(`^${PROMPT} dsh run --approval never `, 'm'), { timeoutMs: 5_000 });
+      } finally {
+        sh.kill();
+      }
+    }, 30_000);
   }
 });

@@ -37,14 +37,25 @@ export function spawnPtyDsh(args: readonly string[], env: Record<string, string>
   delete full.FORCE_COLOR;
   delete full.DSH_DEBUG;
   Object.assign(full, { TERM: 'xterm-256color' }, env);
+  return spawnPty(process.execPath, [builtBin(), ...args], full, size, repoRoot);
+}
+
+/** Any program in a real pty read through a headless xterm (a shell, for completion tests). */
+export function spawnPty(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  size: { cols: number; rows: number },
+  cwd: string,
+): PtyDsh {
   const term = new xterm.Terminal({ cols: size.cols, rows: size.rows, scrollback: 5000, allowProposedApi: true });
-  const child = pty.spawn(process.execPath, [builtBin(), ...args], {
+  const child = pty.spawn(file, [...args], {
     // node-pty sets TERM to this name, whatever `env` says: a test's TERM (dumb) must win.
-    name: full.TERM ?? 'xterm-256color',
+    name: env.TERM ?? 'xterm-256color',
     cols: size.cols,
     rows: size.rows,
-    cwd: repoRoot,
-    env: full,
+    cwd,
+    env,
   });
   let bytes = 0;
   let pendingWrites = 0;
