@@ -239,7 +239,8 @@ describe.skipIf(!has('zsh'))('zsh completion in an interactive zsh', () => {
   });
 
   for (const install of ['fpath', 'source'] as const) {
-    it(`installed by ${install === 'fpath' ? 'a _dsh file in $fpath' : 'source after compinit'}: the first Tab completes, option values complete`, async () => {
+    const how = install === 'fpath' ? 'a _dsh file in $fpath' : 'source after compinit';
+    it(`installed by ${how}: the first Tab completes, option values complete`, async () => {
       const home = tempDir();
       const fnDir = join(home, 'functions');
       mkdirSync(fnDir);
