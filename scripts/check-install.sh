@@ -12,12 +12,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "check-install: $*" >&2; exit 1; }
 
 cd "$root"
-[[ -f dist/cli/main.js ]] || npm run build
-tgz=$(npm pack --ignore-scripts --silent --pack-destination "$tmp" | tail -n 1)
+# npm pack runs prepack (the build, then the manifest without install scripts) and postpack.
+tgz=$(npm pack --silent --pack-destination "$tmp" | tail -n 1)
 # (The listing is read whole first: grep -q stopping early would fail the pipe under pipefail.)
 listing=$(tar tzf "$tmp/$tgz")
 grep -qx 'package/dist/cli/main.js' <<<"$listing" || fail "the tarball has no dist/cli/main.js"
 if grep -q '^package/\(test\|bench\|scripts\)/' <<<"$listing"; then fail "the tarball ships tests or benches"; fi
+scripts=$(tar xzf "$tmp/$tgz" -O package/package.json | node -e "
+const p = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+console.log(['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => p.scripts?.[s]).join(' '));
+")
+[[ -z $scripts ]] || fail "the tarball's package.json has install-time scripts: $scripts"
 
 prefix="$tmp/prefix"
 npm install -g --prefix "$prefix" "$tmp/$tgz" --no-audit --no-fund --prefer-offline --loglevel=error
