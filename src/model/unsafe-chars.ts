@@ -264,6 +264,34 @@ export function escapeUnsafe(s: string): string {
   return ESCAPER.escape(s);
 }
 
+/**
+ * The spaces a reader cannot tell from U+0020 and a shell can: NBSP, OGHAM SPACE MARK, U+2000–200A,
+ * NNBSP, MMSP and the ideographic space (`isFoldableSpace` less tab, line feed and space). Running
+ * text keeps them (French typography, CJK), so they are not in the table; a command shows them
+ * as escapes (`escapeCommand`): bash splits words at space and tab only, so `rm\u00a0-rf` runs a
+ * program named "rm -rf" while it reads as `rm -rf`.
+ */
+export const LOOKALIKE_SPACES: readonly UnsafeRange[] = [
+  { from: 0x00a0, to: 0x00a0, why: 'NO-BREAK SPACE' },
+  { from: 0x1680, to: 0x1680, why: 'OGHAM SPACE MARK' },
+  { from: 0x2000, to: 0x200a, why: 'EN QUAD to HAIR SPACE' },
+  { from: 0x202f, to: 0x202f, why: 'NARROW NO-BREAK SPACE' },
+  { from: 0x205f, to: 0x205f, why: 'MEDIUM MATHEMATICAL SPACE' },
+  { from: 0x3000, to: 0x3000, why: 'IDEOGRAPHIC SPACE' },
+];
+
+let commandEscaper: ReturnType<typeof unsafeEscaper> | undefined;
+
+/**
+ * A command (a line of a bash call, as a tool header or an approval question shows it): as
+ * `escapeUnsafe`, and the lookalike spaces as escapes too (`\xa0`, `\u3000`), with the same
+ * backslash rule, so `rm\u00a0-rf` never reads as `rm -rf` and a typed `\xa0` never as an NBSP.
+ */
+export function escapeCommand(s: string): string {
+  commandEscaper ??= unsafeEscaper([...UNSAFE_CHARS, ...LOOKALIKE_SPACES], escapeUnsafeChar);
+  return commandEscaper.escape(s);
+}
+
 const classOf = (k: 'emoji' | 'letters'): string => charClass(UNSAFE_CHARS.filter((r) => r.keptIn?.includes(k)));
 /** The code points of the table that running text may keep raw (`keptIn`). */
 const JOINERS = new Set<number>();

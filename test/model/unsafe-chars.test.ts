@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  escapeCommand,
   escapeUnsafe,
   escapeUnsafeChar,
   escapeUnsafeText,
@@ -309,6 +310,34 @@ describe('the escape scan (unsafeEscaper) against the table itself', () => {
       [0xe0041, 2],
       [0x200d, 5],
     ]);
+  });
+});
+
+describe('commands (escapeCommand): the table, and every space but U+0020 as an escape', () => {
+  it('escapes exactly the table and the whitespace other than tab, line feed and space, over all of Unicode', () => {
+    // The definition, from JavaScript's \s and the table, not from the list in the source.
+    // biome-ignore lint/complexity/useRegexLiterals: the `v` flag as a literal needs an ES2024 target
+    const lookalike = new RegExp('^[\\s--[\\t\\n ]]$', 'v');
+    const table = new RegExp(`^[${UNSAFE_CHAR_CLASS}]$`, 'u');
+    const wrong: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      const want = table.test(c) || lookalike.test(c) ? escapeUnsafeChar(c) : c;
+      if (escapeCommand(c) !== want) wrong.push(cp.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('rm\u00a0-rf does not read as rm -rf, and a typed escape does not read as the character', () => {
+    expect(escapeCommand('rm\u00a0-rf /')).toBe('rm\\xa0-rf /');
+    expect(escapeCommand('a\u3000b\u2009c\u202fd')).toBe('a\\u3000b\\u2009c\\u202fd');
+    // The four characters `\xa0` typed: the backslash is shown doubled, unlike the escape above.
+    expect(escapeCommand('rm\\xa0-rf')).toBe('rm\\\\xa0-rf');
+    // A backslash before an NBSP: `\\` then the escape, so it reads back as the two characters.
+    expect(escapeCommand('a\\\u00a0b')).toBe('a\\\\\\xa0b');
+    // Tab, newline and space as they are; the rest as escapeUnsafe.
+    expect(escapeCommand('a\tb\nc d\x1b')).toBe('a\tb\nc d\\e');
   });
 });
 

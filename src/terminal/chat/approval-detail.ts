@@ -12,7 +12,7 @@
  * bidi controls, zero-width characters as escapes), and a tab as `\x09`, so a command awaiting
  * approval and the one that would run cannot look alike.
  */
-import { escapeUnsafe, escapeUnsafeChar } from '../../model/unsafe-chars.js';
+import { escapeCommand, escapeUnsafeChar } from '../../model/unsafe-chars.js';
 import { graphemes, textWidth } from '../render/width.js';
 
 /** One line of the call as shown: a label (`workdir:`) and text, or a line of a multi-line value. */
@@ -31,9 +31,12 @@ const FILE_TEXT: Readonly<Record<string, readonly string[]>> = {
 /** Shown first, as the call's subject. */
 const SUBJECT_KEYS = ['command', 'file_path', 'path', 'pattern'] as const;
 
-/** Visible text of one line: the unsafe table as escapes, a tab as `\x09`. */
+/**
+ * Visible text of one line: the unsafe table as escapes, the spaces that pass for U+0020 (NBSP,
+ * U+2000–200A, …: `escapeCommand`) too, and a tab as `\x09`.
+ */
 export function visibleLine(s: string): string {
-  const t = escapeUnsafe(s);
+  const t = escapeCommand(s);
   return t.includes('\t') ? t.replace(/\t/g, escapeUnsafeChar('\t')) : t;
 }
 

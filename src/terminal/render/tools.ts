@@ -16,6 +16,7 @@
  */
 import type { SessionEvent } from '../../session/events.js';
 import type { JsonValue } from '../../model/json.js';
+import { escapeCommand } from '../../model/unsafe-chars.js';
 import { diffOf, editDiffs, type EditDiff } from '../../query/edit-diffs.js';
 import { paint, span, type RenderOptions, type Span, type SpanLine, type StyleName } from './style.js';
 import { clipSpans, graphemes, safeProse, safeText, spansWidth, textWidth } from './width.js';
@@ -107,9 +108,9 @@ function errorLine(v: ToolCallView): SpanLine[] {
   return [[span('  ✗ ', 'red'), span(safeText(code), 'red', 'bold'), span(first ? `: ${safeText(first.trim())}` : '', 'red')]];
 }
 
-function header(v: ToolCallView, name: string, subject: string, extra: Span[] = []): SpanLine {
+function header(v: ToolCallView, name: string, subject: string, extra: Span[] = [], show = safeText): SpanLine {
   const line: SpanLine = [bullet(v), span(safeText(name), 'bold')];
-  if (subject) line.push(span(' '), span(safeText(subject), 'cyan'));
+  if (subject) line.push(span(' '), span(show(subject), 'cyan'));
   return [...line, ...extra];
 }
 
@@ -246,12 +247,17 @@ function spillLines(spills: readonly Spill[], width: number): SpanLine[] {
   return out;
 }
 
+/** A line of a command: NBSP and the other lookalike spaces as escapes too (`rm\xa0-rf`), a tab as spaces. */
+function safeCommand(s: string): string {
+  return escapeCommand(s.includes('\t') ? s.replace(/\t/g, '    ') : s);
+}
+
 function bashLines(v: ToolCallView, opts: ToolRenderOptions): SpanLine[] {
   const a = argsOf(v);
   const command = str(a, 'command') ?? '';
   const cmdLines = command.split('\n');
   const out: SpanLine[] = [
-    header(v, v.name, cmdLines[0] ?? '', cmdLines.length > 1 ? [span(` (+${cmdLines.length - 1} lines)`, 'dim')] : []),
+    header(v, v.name, cmdLines[0] ?? '', cmdLines.length > 1 ? [span(` (+${cmdLines.length - 1} lines)`, 'dim')] : [], safeCommand),
   ];
   const r = v.result;
   if (!r) {

@@ -18,6 +18,14 @@ describe('approval detail: the call shown whole', () => {
     ]);
   });
 
+  it('a space that passes for U+0020 (NBSP, thin, ideographic) is an escape in every row', () => {
+    expect(approvalDetail('bash', { command: 'rm\u00a0-rf /\necho\u3000hi', workdir: 'a\u2009b' })).toEqual([
+      { text: 'rm\\xa0-rf /' },
+      { text: 'echo\\u3000hi' },
+      { label: 'workdir', text: 'a\\u2009b' },
+    ]);
+  });
+
   it("write/edit: the path in full, the text line by line under its size, other tools' values in full", () => {
     expect(approvalDetail('write', { file_path: 'a b/notes.txt', content: 'one\ntwo\n' })).toEqual([
       { label: 'file_path', text: 'a b/notes.txt' },

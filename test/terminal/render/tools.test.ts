@@ -165,6 +165,11 @@ describe('bash', () => {
     expect(plain(v)).toEqual(['● bash echo ✔\\ufe0f', '  exit 0 · 1.5s', '  │ ✔️ 12 passed']);
   });
 
+  it('the command shows NBSP and the other lookalike spaces as escapes; its output keeps them', () => {
+    const v = toolCallView(call('bash', { command: 'rm\u00a0-rf build\u2009x' }), result('prix\u00a0: 3\n', { meta: { exitCode: 127 } }));
+    expect(plain(v)).toEqual(['● bash rm\\xa0-rf build\\u2009x', '  exit 127 · 1.5s', '  │ prix\u00a0: 3']);
+  });
+
   it('output cannot drive the terminal', () => {
     const v = toolCallView(call('bash', { command: 'cat x' }), result('\x1b[2J\x1b]0;pwn\x07', { meta: { exitCode: 0 } }));
     expect(plain(v).at(-1)).toBe('  │ \\e[2J\\e]0;pwn\\x07');
