@@ -450,7 +450,7 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(userTexts(newer)).toEqual(['Add a test']);
   });
 
-  it('/fork lists the turn boundaries (prompt and answer) and forks at the one picked; a wrong seq or not a number lists them too', async () => {
+  it('/fork lists the turn boundaries and forks at the one picked; a wrong seq or not a number lists them too', async () => {
     const { home, c } = await open([say(['One done.']), say(['Two done.'])], [], { cols: 90, rows: 30 });
     c.write('first task\r');
     await c.waitFor(/One done\./);
