@@ -189,4 +189,37 @@ for (const c of cases) {
       `at chunk ${LATE} (ratio ${(nLate / nEarly).toFixed(1)}); the stream at chunk ${LATE} is ${(nLate / late).toFixed(0)}x cheaper`,
   );
 }
+/**
+ * One very long line (a base64 blob, no space to break at), rendered once at 20 KB and at 200 KB:
+ * Node 20's grapheme segmenter is quadratic in a string's length, so before the windowed
+ * segmentation (src/model/graphemes.ts) 200 KB took minutes. Target: CPU per character at 200 KB
+ * at most 2× that at 20 KB (linear). Baseline, same run: the same text cut into WIDTH-column
+ * slices by `slice` (the least any wrap must do).
+ */
+function longLine(chars: number): { ours: number; naive: number } {
+  const text = 'QUJD+/9z'.repeat(Math.ceil(chars / 8)).slice(0, chars);
+  const ours: number[] = [];
+  const naive: number[] = [];
+  for (let r = 0; r < Math.max(3, Math.min(REPS, 5)); r++) {
+    let t0 = cpu();
+    renderMarkdown(text, { width: WIDTH, color: true });
+    ours.push(cpu() - t0);
+    t0 = cpu();
+    const rows: string[] = [];
+    for (let i = 0; i < text.length; i += WIDTH) rows.push(text.slice(i, i + WIDTH));
+    naive.push(cpu() - t0 + (rows.length > 0 ? 0 : 1));
+  }
+  return { ours: median(ours), naive: Math.max(1, median(naive)) };
+}
+longLine(20_000); // warm-up
+const small = longLine(20_000);
+const big = longLine(200_000);
+const perChar = big.ours / 200_000 / (small.ours / 20_000);
+if (perChar > 2) missed = true;
+console.log(`render, one line with no space (a base64 blob), width ${WIDTH}, renderMarkdown once`);
+console.log(
+  `  20 KB: ${(small.ours / 1000).toFixed(1)} ms (slices baseline ${(small.naive / 1000).toFixed(2)} ms); ` +
+    `200 KB: ${(big.ours / 1000).toFixed(1)} ms (baseline ${(big.naive / 1000).toFixed(2)} ms)`,
+);
+console.log(`  CPU per character, 200 KB / 20 KB: ${perChar.toFixed(2)} (target ≤ 2, linear: ${perChar <= 2 ? 'met' : 'MISSED'})`);
 if (missed) process.exitCode = 1;

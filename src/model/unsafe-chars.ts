@@ -33,6 +33,8 @@
  * The character class needs a regular expression with the `u` (or `v`) flag: it names code
  * points beyond the BMP as `\u{…}`, and with it a surrogate range matches only lone halves.
  */
+import { graphemeSegments } from './graphemes.js';
+
 export interface UnsafeRange {
   /** First and last code point, inclusive. */
   from: number;
@@ -300,10 +302,10 @@ const NON_ASCII_LETTER = /^(?![\x00-\x7f])\p{L}/u;
 
 /**
  * What `drawnJoiners` needs, made on its first call: the emoji expression (a property of strings)
- * and the grapheme segmenter cost 40–60 ms of start-up together, paid by every command that
+ * and the grapheme segmenter (made on first use in model/graphemes.ts) cost 40–60 ms of start-up together, paid by every command that
  * loads this module, while only a string holding a joiner of the table ever reaches them.
  */
-let clusterTests: { emoji: RegExp; joinedLetters: RegExp; clusters: Intl.Segmenter } | undefined;
+let clusterTests: { emoji: RegExp; joinedLetters: RegExp } | undefined;
 function getClusterTests(): NonNullable<typeof clusterTests> {
   clusterTests ??= {
     // The `v` flag (a property of strings): Node 20 has it; as a literal TypeScript wants ES2024.
@@ -311,7 +313,6 @@ function getClusterTests(): NonNullable<typeof clusterTests> {
     emoji: new RegExp(`^(?:\\p{RGI_Emoji}|\\p{Emoji}\\u{fe0e})$`, 'v'),
     /** Letters (with their marks) of a non-ASCII script, each joiner between two of them. */
     joinedLetters: new RegExp(`^(?:(?![\\x00-\\x7f])\\p{L}\\p{M}*[${classOf('letters')}]?)+$`, 'u'),
-    clusters: new Intl.Segmenter(undefined, { granularity: 'grapheme' }),
   };
   return clusterTests;
 }
@@ -320,7 +321,7 @@ function getClusterTests(): NonNullable<typeof clusterTests> {
 function drawnJoiners(s: string): Set<number> {
   const kept = new Set<number>();
   const t = getClusterTests();
-  const segs = [...t.clusters.segment(s)];
+  const segs = [...graphemeSegments(s)];
   segs.forEach(({ segment: g, index }, i) => {
     let ok = t.emoji.test(g);
     if (!ok && t.joinedLetters.test(g)) {

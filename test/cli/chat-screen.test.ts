@@ -595,3 +595,35 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(events.some((e) => e.type === 'user/message')).toBe(true);
   });
 });
+
+// Node 20's grapheme segmenter is quadratic in a string's length: one 200 KB line used to keep
+// the chat busy for minutes (issue 15 review 4, R4-7). Neither test could finish on that code.
+describe('dsh chat on a terminal: one very long line', () => {
+  const BLOB = 'QUJD+/9z'.repeat(25_000); // 200,000 characters, no space: a base64 blob
+  const chunks = (s: string, n: number): string[] => Array.from({ length: Math.ceil(s.length / n) }, (_, i) => s.slice(i * n, (i + 1) * n));
+
+  it('an answer that is one 200 KB line, streamed in 2,000 chunks, is drawn and the chat still answers keys', async () => {
+    const { p, home, c } = await open([say([...chunks(BLOB, 100), ' END-OF-BLOB']), say(['Second answer.'])], [], { cols: 100, rows: 30 });
+    c.write('print the blob\r');
+    await c.waitFor(/END-OF-BLOB/, { timeoutMs: 30_000 });
+    // The wrapped blob's last full row: the last 100 characters of the text before the marker.
+    expect(c.screen()).toContain(BLOB.slice(-100));
+    c.write('next\r');
+    await c.waitFor(/Second answer\./);
+    expect(p.requests).toHaveLength(2);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual(['print the blob', 'next']);
+  });
+
+  it('a pasted 200 KB line is one prompt, recorded whole, and shown in the transcript', async () => {
+    const { home, c } = await open([say(['Got it.'])], [], { cols: 100, rows: 30 });
+    c.write(`\x1b[200~${BLOB}\x1b[201~`);
+    c.write('\r');
+    await c.waitFor(/Got it\./, { timeoutMs: 30_000 });
+    expect(c.screen()).toMatch(/(QUJD\+\/9z){10}/);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual([BLOB]);
+  });
+});

@@ -61,27 +61,42 @@ class BlockEntry implements Entry {
   }
 }
 
+/**
+ * The streaming answer. Deltas are laid out when a frame asks for the lines, not as they arrive:
+ * pi-tui draws at most one frame per 16 ms, and the open block is laid out again on every push,
+ * so one push per frame of everything that came since keeps an answer of thousands of small
+ * chunks from laying out its open paragraph thousands of times (a long line streamed in 20-byte
+ * chunks took seconds of layout per kilobyte).
+ */
 class AnswerEntry implements Entry {
   private source = '';
+  /** Deltas not yet given to the layout. */
+  private pending = '';
   private done = false;
-  private layout: { width: number; r: AnswerLayout } | undefined;
+  private layout: { width: number; r: AnswerLayout; finished: boolean } | undefined;
   constructor(private readonly render: AnswerRenderer) {}
   push(delta: string): void {
     this.source += delta;
-    this.layout?.r.push(delta);
+    this.pending += delta;
   }
   finish(): void {
     this.done = true;
-    this.layout?.r.finish();
   }
   lines(width: number): readonly string[] {
     if (this.layout?.width !== width) {
-      const r = this.render(Math.max(1, width));
-      r.push(this.source);
-      if (this.done) r.finish();
-      this.layout = { width, r };
+      this.layout = { width, r: this.render(Math.max(1, width)), finished: false };
+      this.pending = this.source;
     }
-    return this.layout.r.lines();
+    const l = this.layout;
+    if (this.pending !== '') {
+      l.r.push(this.pending);
+      this.pending = '';
+    }
+    if (this.done && !l.finished) {
+      l.r.finish();
+      l.finished = true;
+    }
+    return l.r.lines();
   }
 }
 

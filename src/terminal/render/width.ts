@@ -4,7 +4,7 @@
  * regional indicator two): the chat screen is drawn by pi-tui, which refuses a line wider than the
  * screen by its measure, so any other measure (string-width counts 'ำ' and a lone flag letter as
  * one column) lets a line through that pi-tui finds too wide and the chat dies. Text is cut only between
- * grapheme clusters (`Intl.Segmenter`), so a flag or a family emoji is never split in half.
+ * grapheme clusters (`Intl.Segmenter`, a window at a time: model/graphemes.ts), so a flag or a family emoji is never split in half.
  *
  * Everything shown came from a model or a tool, so before it is measured it is made safe: the
  * characters of the shared unsafe table (`src/model/unsafe-chars.ts`: controls, ESC, bidi
@@ -13,7 +13,9 @@
  */
 // The utils module alone (no exports map in the package): pi-tui's screen code is not loaded by `dsh run`.
 import { visibleWidth } from '@mariozechner/pi-tui/dist/utils.js';
+import { graphemeList } from '../../model/graphemes.js';
 import { escapeUnsafe, escapeUnsafeText } from '../../model/unsafe-chars.js';
+import './pi-tui-segmenter.js';
 import type { Span, SpanLine } from './style.js';
 
 const TAB = '    ';
@@ -68,13 +70,9 @@ export function spansWidth(line: readonly Span[]): number {
   return w;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** The grapheme clusters of `s`. */
+/** The grapheme clusters of `s` (windowed: linear in its length, see model/graphemes.ts). */
 export function graphemes(s: string): string[] {
-  const out: string[] = [];
-  for (const g of segmenter.segment(s)) out.push(g.segment);
-  return out;
+  return graphemeList(s);
 }
 
 /**
@@ -236,6 +234,18 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
         used += 1;
       } else if (!empty) newLine();
       for (const p of word) {
+        if (PRINTABLE_ASCII.test(p.text)) {
+          // One column a character: whole rows by slicing (a long blob is most of such words).
+          for (let at = 0; at < p.text.length; ) {
+            if (used >= width && !empty) newLine();
+            const take = Math.max(1, width - used);
+            line.push(pieceSpan({ text: p.text.slice(at, at + take), style: p.style }));
+            used += Math.min(take, p.text.length - at);
+            at += take;
+            empty = false;
+          }
+          continue;
+        }
         for (const g of graphemes(p.text)) {
           const gw = textWidth(g);
           if (used + gw > width && !empty) newLine();
