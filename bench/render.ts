@@ -13,10 +13,10 @@
  * is the whole answer (issue 15 review, finding 6); the third is the same block inside a list item
  * (`1. Create it:` then an indented fence, what models write all the time; second review, N7).
  *
- * The third case is still re-lexed and laid out whole per chunk (only a top-level fence is taken
- * a line at a time), so streaming all 10,000 chunks before the late window would take minutes:
- * its stream is primed instead, the text before each window pushed as one chunk, then the window
- * streamed chunk by chunk. The open block, hence the per-chunk cost, is the same at that point.
+ * The third case was re-lexed and laid out whole per chunk until a fence open inside a list item
+ * or a quote was taken a line at a time too (src/terminal/render/container-fence.ts); it is now
+ * streamed chunk by chunk like the others. (`primed` pushes the text before each window as one
+ * chunk instead, for a case that would take minutes to stream.)
  *
  *   node dist-bench/bench/render.js [--reps N] [--width W]
  */
@@ -105,7 +105,6 @@ const cases: Case[] = [
           .join('\n')
           .replaceAll('{n}', String(n % 10))}\n`,
       ),
-    true,
   ),
 ];
 
