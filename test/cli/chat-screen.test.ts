@@ -412,6 +412,37 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(await c.done).toBe(0);
   });
 
+  it('Ctrl-O expands the calls on the screen in place: no full redraw, no cleared scrollback; a call above stays as drawn', async () => {
+    const lines = (p: string): string => `printf '${Array.from({ length: 7 }, (_, i) => `${p}${i + 1}`).join('\\n')}\\n'`;
+    const bash = (id: string, command: string): GatedResponse => ({
+      sse: chatStream({ toolCalls: [{ id, name: 'bash', args: [JSON.stringify({ command })] }] }),
+    });
+    const list = Array.from({ length: 30 }, (_, i) => `- item ${i + 1}`).join('\n');
+    const { c } = await open(
+      [bash('b1', lines('l')), say(['First done.']), say([list]), bash('b2', lines('m')), say(['Third done.'])],
+      ['--sandbox', 'danger-full-access', '--approval', 'never'],
+      { cols: 90, rows: 24 },
+    );
+    c.write('one\r');
+    await c.waitFor(/First done\./);
+    c.write('two\r');
+    await c.waitFor(/item 30/);
+    c.write('three\r');
+    await c.waitFor(/Third done\./);
+    expect(c.screen()).toMatch(/… 2 lines above\n {2}│ m3/);
+    const before = c.raw().length;
+    c.write('\x0f'); // Ctrl-O
+    await c.waitFor(/│ m1\n {2}│ m2/);
+    const after = c.raw().slice(before);
+    expect(after).not.toContain('\x1b[3J');
+    expect(after).not.toContain('\x1b[2J');
+    // The first call, in the scrollback, is still the collapsed one drawn there.
+    expect(c.text()).toMatch(/… 2 lines above\n {2}│ l3/);
+    expect(c.text()).not.toMatch(/│ l1/);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+  });
+
   it("--resume with no id lists this workspace's sessions (type to filter); /resume lists the others and switches", async () => {
     provider = await startGatedProvider([say(['Back in the old one.'])]);
     const home = tempDir();

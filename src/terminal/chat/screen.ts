@@ -80,7 +80,7 @@ export class ChatScreen {
     this.tui = new TUI(opts.terminal ?? new ProcessTerminal());
     // pi-tui's full redraw clears the terminal's scrollback too (`\e[3J`), erasing the shell's
     // lines above the chat. It does one on a resize and on a change above the top of the screen
-    // (Ctrl-O, a call's result landing on a block scrolled away): its choice, not ours. It also does
+    // (a call's result landing on a block scrolled away; Ctrl-O leaves those blocks as they are). It also does
     // one whenever the screen gets shorter (the completion list closing, a multi-line prompt sent)
     // if PI_CLEAR_ON_SHRINK=1 is set for pi: that one is a setting, off here whatever the env says.
     this.tui.setClearOnShrink(false);
@@ -121,7 +121,11 @@ export class ChatScreen {
         return { consume: true };
       }
       if (matchesKey(data, 'ctrl+o')) {
-        this.transcript.setExpanded(!this.transcript.expanded);
+        // Only what starts on the screen changes: the rows left to the transcript under the
+        // status line and the editor.
+        const { rows, columns: width } = this.tui.terminal;
+        const below = this.footer.render(width).length + this.editor.render(width).length;
+        this.transcript.setExpanded(!this.transcript.expanded, { rows: rows - below, width });
         this.render();
         return { consume: true };
       }

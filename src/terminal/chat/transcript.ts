@@ -44,6 +44,8 @@ class TextEntry implements Entry {
 class BlockEntry implements Entry {
   private cache: { width: number; expanded: boolean; version: number; lines: string[] } | undefined;
   private version = 0;
+  /** Its own state, kept when a toggle found it above the screen (see `Transcript.setExpanded`). */
+  pinned: boolean | undefined;
   constructor(
     private layout: BlockLayout,
     private readonly view: { expanded: boolean },
@@ -52,11 +54,15 @@ class BlockEntry implements Entry {
     if (layout) this.layout = layout;
     this.version++;
   }
+  get expanded(): boolean {
+    return this.pinned ?? this.view.expanded;
+  }
   lines(width: number): readonly string[] {
     const c = this.cache;
-    if (c !== undefined && c.width === width && c.expanded === this.view.expanded && c.version === this.version) return c.lines;
-    const lines = this.layout(Math.max(1, width), this.view.expanded);
-    this.cache = { width, expanded: this.view.expanded, version: this.version, lines };
+    const expanded = this.expanded;
+    if (c !== undefined && c.width === width && c.expanded === expanded && c.version === this.version) return c.lines;
+    const lines = this.layout(Math.max(1, width), expanded);
+    this.cache = { width, expanded, version: this.version, lines };
     return lines;
   }
 }
@@ -151,8 +157,24 @@ export class Transcript implements Component, BlockSink {
     return this.view.expanded;
   }
 
-  /** Every block, past and future, collapsed or expanded (one key toggles it). */
-  setExpanded(on: boolean): void {
+  /**
+   * Blocks collapsed or expanded (one key toggles it): every block to come, and those drawn so
+   * far that start on the screen. `screen` (its rows for the transcript, and the width) leaves
+   * the blocks that start above it as they are: the terminal holds those lines in its scrollback,
+   * and changing one makes pi-tui redraw everything and clear the scrollback (`\e[3J`), the
+   * shell's lines above the chat included. Without `screen`, every block follows.
+   */
+  setExpanded(on: boolean, screen?: { rows: number; width: number }): void {
+    let above = -1;
+    if (screen) {
+      const total = this.render(screen.width).length;
+      above = total - Math.max(0, screen.rows);
+    }
+    let at = 0;
+    for (const e of this.entries) {
+      if (e instanceof BlockEntry) e.pinned = at < above ? (e.pinned ?? e.expanded) : undefined;
+      if (screen) at += e.lines(screen.width).length;
+    }
     this.view.expanded = on;
   }
 
