@@ -96,15 +96,12 @@ const cases: Case[] = [
   makeCase('one long fenced code block', padded('Here is the file:\n\n```ts\n'), (n) =>
     padded(`${CODE_CYCLE.join('\n').replaceAll('{n}', String(n % 10))}\n`),
   ),
-  makeCase(
-    'one long fenced code block inside a list item',
-    padded('Steps:\n\n1. Create it:\n\n   ```ts\n'),
-    (n) =>
-      padded(
-        `${CODE_CYCLE.map((l) => (l === '' ? '' : `   ${l}`))
-          .join('\n')
-          .replaceAll('{n}', String(n % 10))}\n`,
-      ),
+  makeCase('one long fenced code block inside a list item', padded('Steps:\n\n1. Create it:\n\n   ```ts\n'), (n) =>
+    padded(
+      `${CODE_CYCLE.map((l) => (l === '' ? '' : `   ${l}`))
+        .join('\n')
+        .replaceAll('{n}', String(n % 10))}\n`,
+    ),
   ),
 ];
 
