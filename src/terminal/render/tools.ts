@@ -2,9 +2,10 @@
  * Tool calls by kind, from the recorded `tool/call` and `tool/result` events (nothing else: what
  * is shown is what the log holds):
  *
- *   edit, write   the path, `+added -removed`, and the change as a coloured unified diff: from the
- *                 result's recorded whole-file texts when the tool kept them (real line numbers),
- *                 else from the call's arguments (the viewer's inspector builds the same diffs)
+ *   edit, write   the path, `+added -removed` (`not applied` when the call failed), and the change
+ *                 as a coloured unified diff: from the result's recorded whole-file texts when the
+ *                 tool kept them (real line numbers), else from the call's arguments (the viewer's
+ *                 inspector builds the same diffs)
  *   bash          the command, then exit status (or timeout, signal) and duration, then the tail
  *                 of the output: a few lines collapsed, up to a cap expanded
  *   read, grep,   one line: what was asked and how much came back
@@ -170,7 +171,12 @@ function editLines(v: ToolCallView, opts: ToolRenderOptions): SpanLine[] {
         if (l.startsWith('+')) added++;
         else if (l.startsWith('-')) removed++;
       }
-  const counts: Span[] = diffs.length > 0 ? [span(' '), span(`+${added}`, 'green'), span(' '), span(`-${removed}`, 'red')] : [];
+  // A call that failed changed nothing: the lines it asked for are not counts of a change.
+  const counts: Span[] = v.result?.isError
+    ? [span(' not applied', 'dim')]
+    : diffs.length > 0
+      ? [span(' '), span(`+${added}`, 'green'), span(' '), span(`-${removed}`, 'red')]
+      : [];
   const out = [header(v, v.name, path, counts), ...errorLine(v)];
   if (!v.result?.isError) out.push(...diffLines(diffs, opts.expanded ? DIFF_LINES.expanded : DIFF_LINES.collapsed));
   return out;

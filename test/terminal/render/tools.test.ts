@@ -88,7 +88,15 @@ describe('edit and write', () => {
       call('edit', { file_path: 'a', old_string: 'x', new_string: 'y' }),
       result('Error: old_string occurs 3 times\nmore detail', { isError: true, code: 'EDIT_AMBIGUOUS' }),
     );
-    expect(plain(v)).toEqual(['● edit a +1 -1', '  ✗ EDIT_AMBIGUOUS: old_string occurs 3 times']);
+    // Nothing changed: the header says so rather than counting the lines the call asked for.
+    expect(plain(v)).toEqual(['● edit a not applied', '  ✗ EDIT_AMBIGUOUS: old_string occurs 3 times']);
+  });
+
+  it('a failed write says not applied too; while a call runs, its counts are what it asks', () => {
+    const args = { file_path: 'out.txt', content: 'one\ntwo\n' };
+    const failed = toolCallView(call('write', args), result('Error: outside the workspace', { isError: true, code: 'FS_SANDBOX_DENIED' }));
+    expect(plain(failed)).toEqual(['● write out.txt not applied', '  ✗ FS_SANDBOX_DENIED: outside the workspace']);
+    expect(plain(toolCallView(call('write', args)))[0]).toBe('● write out.txt +2 -0');
   });
 });
 
