@@ -46,7 +46,7 @@ interface Choice {
 }
 
 /** Rows kept for the lines around the question (the status line, one transcript row). */
-const RESERVED_ROWS = 2;
+export const RESERVED_ROWS = 2;
 
 /**
  * Keys that arrive this soon after the question or its choices first appear are dropped: they were
@@ -117,7 +117,7 @@ export class ApprovalPrompt implements Component {
   /** When the last key that was typing, not an answer or a move, arrived (the grace counts from it too). */
   private typedAt: number | undefined;
   private pendingAnswer: (() => void) | undefined;
-  /** The last render was too narrow to show the call. */
+  /** The last render was too narrow, or too short, to show the call and its choices. */
   private narrow = false;
   /** The detail laid out for one width (a write's text can be long; the spinner redraws often). */
   private laidOut: { width: number; rows: string[] } | undefined;
@@ -281,7 +281,15 @@ export class ApprovalPrompt implements Component {
     // Rows left for the detail: the screen less the question's other rows (the choices and the
     // hint, or the reason's two) and the lines around it; one more for the pager's line.
     const fixed = head.length + because.length + (this.reason ? 2 : choiceRows.flat().length + hint.length);
-    const room = Math.max(1, this.rows() - RESERVED_ROWS - fixed);
+    const room = this.rows() - RESERVED_ROWS - fixed;
+    // Paged, the question needs a detail row and the pager's line beside its other rows; on a
+    // shorter screen the rows drawn with the choices would push the call's last row off the top in
+    // the very frame that opens them, so nothing is shown but a request for a taller terminal.
+    if (detail.length > room && room < 2) {
+      this.narrow = true;
+      const need = fixed + 2 + RESERVED_ROWS;
+      return wrapTextWithAnsi(styled(`approval: make the terminal taller (${need} rows) to read the call; Esc cancels`, c, 'yellow'), w);
+    }
     const out = [...head];
     this.total = detail.length;
     if (detail.length <= room) {
