@@ -184,6 +184,23 @@ describe('dsh chat on a terminal', { timeout: 120_000 }, () => {
     expect(userTexts(onlyLog(home))).toEqual(['line one\nline two\nline three', 'alpha\nbeta\ngamma']);
   });
 
+  it('a paste keeps its tabs and control bytes: recorded as pasted, shown escaped (R4-12)', async () => {
+    const { home, c } = await open([say(['Seen.']), say(['Plain.'])]);
+    c.write('see: ');
+    c.write('\x1b[200~col1\tcol2\r\nrow\x01two\x1b[201~');
+    await c.waitFor(/\[paste #1 \+2 lines\]/);
+    c.write('\r');
+    await c.waitFor(/Seen\./);
+    // The transcript shows the prompt made safe: the tab as spaces, the control byte as its escape.
+    expect(c.screen()).toMatch(/col1 {4}col2/);
+    expect(c.screen()).toContain('row\\x01two');
+    c.write('\x1b[200~no tabs here\x1b[201~\r');
+    await c.waitFor(/Plain\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual(['see: col1\tcol2\nrow\x01two', 'no tabs here']);
+  });
+
   it('a line typed while a turn runs shows as queued, then enters the log at the next step', async () => {
     const { p, home, c } = await open([say(['Working', ' on it.'], 2), say(['Done, steer noted.'])]);
     c.write('first prompt\r');

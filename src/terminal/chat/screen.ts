@@ -24,6 +24,7 @@ import { Picker, type PickItem } from './picker.js';
 import { Transcript, type AnswerRenderer } from './transcript.js';
 import type { BlockSink } from '../render/blocks.js';
 import { styled } from '../render/style.js';
+import { keepPastedText } from './paste.js';
 
 export interface ChatScreenOptions {
   /** The workspace, for path completion. */
@@ -102,6 +103,7 @@ export class ChatScreen {
         noMatch: dim,
       },
     });
+    keepPastedText(this.editor);
     this.editor.setAutocompleteProvider(new ChatCompletion(opts.commands, opts.cwd));
     for (const h of opts.history) this.editor.addToHistory(h);
     this.editor.onSubmit = (text) => {
