@@ -63,6 +63,19 @@ describe('dsh chat on a terminal: input', { timeout: 120_000 }, () => {
     ]);
   });
 
+  it('a refused attach leaves the prompt in the editor, to fix the path, and says why', async () => {
+    const { home, c } = await openChat([say(['Fixed.'])], { files: { 'big.txt': 'x'.repeat(300 * 1024), 'small.txt': 'ok\n' } });
+    c.write('summarize @big.txt please\r');
+    await c.waitFor(/ATTACH_TOO_LARGE/);
+    await until(() => editorRows(c.screen()).some((r) => /^summarize @big\.txt please$/.test(r)), 'prompt back in the editor');
+    c.write('\x15'); // Ctrl-U
+    c.write('summarize @small.txt please\r');
+    await c.waitFor(/Fixed\./);
+    c.write('\x04');
+    expect(await c.done).toBe(0);
+    expect(userTexts(onlyLog(home))).toEqual(['summarize @small.txt please|<attached file="small.txt">\nok\n</attached>']);
+  });
+
   it('a bracketed paste with CRLF line ends is one prompt whose lines end in \\n (no \\r, no doubled line ends)', async () => {
     const { home, c } = await openChat([say(['Pasted.'])]);
     c.write('\x1b[200~line one\r\nline two\r\n\r\nline four\r\n\x1b[201~');

@@ -418,9 +418,13 @@ export async function runChat(opts: ChatOptions, io: Io): Promise<number> {
       // user/message is in the log.
       let content: ReturnType<typeof withAttachments>['content'];
       try {
-        content = withAttachments(line.replace(/^\s+|\s+$/g, ''), s.cwd).content;
+        content = withAttachments(line.replace(/^\s+|\s+$/g, ''), s.cwd, s.coding.hidePaths).content;
       } catch (e) {
-        if (e instanceof AttachError) return renderer.note(`${oneLine(e.message)} [${e.code}]`, 'yellow');
+        if (e instanceof AttachError) {
+          // The prompt goes back into the editor, so the path can be fixed rather than typed again.
+          term.screen.restoreToEditor(line.replace(/^\s+|\s+$/g, ''));
+          return renderer.note(`${oneLine(e.message)} [${e.code}]`, 'yellow');
+        }
         throw e;
       }
       if (agent.status === 'running') {

@@ -3,7 +3,8 @@
  * content is the typed text followed by one text block per file, sent through the agent's public
  * API like any prompt, so what the model reads is the recorded `user/message`. A word starting
  * with `@` that names no file stays text (a handle, an email); a file outside the workspace, too
- * big, or not UTF-8 text is refused with a coded error before anything is sent.
+ * big, not UTF-8 text, or one of dsh's config files holding a key (the files the tools may not read,
+ * under any name) is refused with a coded error before anything is sent.
  *
  * The frame the model reads must be unambiguous whatever the file holds (`frame`): the file name
  * is an escaped attribute, and the closing tag is one the body does not contain, so a file
@@ -13,10 +14,11 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { CodedError } from '../../model/coded-error.js';
 import type { ContentBlock } from '../../model/message.js';
+import { isHiddenFile } from '../../tools/fs/hidden.js';
 
 export const ATTACH_MAX_BYTES = 256 * 1024;
 
-export type AttachErrorCode = 'ATTACH_OUTSIDE_WORKSPACE' | 'ATTACH_TOO_LARGE' | 'ATTACH_NOT_TEXT';
+export type AttachErrorCode = 'ATTACH_OUTSIDE_WORKSPACE' | 'ATTACH_TOO_LARGE' | 'ATTACH_NOT_TEXT' | 'ATTACH_HIDDEN';
 export class AttachError extends CodedError<AttachErrorCode> {
   override name = 'AttachError';
 }
@@ -45,8 +47,22 @@ export function frame(name: string, body: string): string {
 }
 
 /** The prompt's content: its text, then each attached file once, in order of mention. */
-export function withAttachments(text: string, workspace: string): { content: string | ContentBlock[]; files: string[] } {
+export function withAttachments(
+  text: string,
+  workspace: string,
+  hidden: readonly string[] = [],
+): { content: string | ContentBlock[]; files: string[] } {
   const root = realpathSync(workspace);
+  // dsh's config files that hold a key (the tools' hidden files): never sent, whoever asks.
+  const hiddenReal = new Set(
+    hidden.flatMap((h) => {
+      try {
+        return [realpathSync(h)];
+      } catch {
+        return [];
+      }
+    }),
+  );
   const files: string[] = [];
   const blocks: ContentBlock[] = [];
   for (const m of text.matchAll(MENTION)) {
@@ -65,7 +81,10 @@ export function withAttachments(text: string, workspace: string): { content: str
       throw new AttachError('ATTACH_OUTSIDE_WORKSPACE', `@${written} is outside the workspace (${root}); only workspace files attach`);
     }
     if (files.includes(rel)) continue;
-    const size = statSync(real).size;
+    const st = statSync(real);
+    if (hiddenReal.has(real) || isHiddenFile(hidden, st))
+      throw new AttachError('ATTACH_HIDDEN', `@${written} is a dsh config file holding a key; it never attaches`);
+    const size = st.size;
     if (size > ATTACH_MAX_BYTES) {
       throw new AttachError('ATTACH_TOO_LARGE', `@${written} is ${size} bytes; files up to ${ATTACH_MAX_BYTES} bytes attach`);
     }

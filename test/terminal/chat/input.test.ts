@@ -2,7 +2,7 @@
  * The chat screen's input helpers: `@path` attachments (the prompt's recorded content) and the
  * per-workspace prompt history file.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -93,6 +93,28 @@ describe('@path attachments', () => {
     expect(code('read @../' + outside.split('/').pop() + '/secret.txt')).toBe('ATTACH_OUTSIDE_WORKSPACE');
     expect(code('read @big.txt')).toBe('ATTACH_TOO_LARGE');
     expect(code('read @bin.dat')).toBe('ATTACH_NOT_TEXT');
+  });
+
+  it("dsh's config file holding a key never attaches, under its own name or a hard link's", () => {
+    const ws = dir();
+    mkdirSync(join(ws, '.dsh'));
+    const config = join(ws, '.dsh', 'config.toml');
+    writeFileSync(config, '[llm]\napi_key = "sk-live-123"\n');
+    linkSync(config, join(ws, 'innocent.txt'));
+    writeFileSync(join(ws, 'plain.txt'), 'fine\n');
+    const refused = (text: string): string | undefined => {
+      try {
+        withAttachments(text, ws, [config]);
+        return undefined;
+      } catch (e) {
+        return e instanceof AttachError ? e.code : 'other';
+      }
+    };
+    expect(refused('see @.dsh/config.toml')).toBe('ATTACH_HIDDEN');
+    expect(refused('see @innocent.txt')).toBe('ATTACH_HIDDEN');
+    expect(refused('see @plain.txt')).toBeUndefined();
+    // Without hidden files (no key in any config) the same file attaches like any other.
+    expect(withAttachments('see @.dsh/config.toml', ws).files).toEqual(['.dsh/config.toml']);
   });
 });
 
