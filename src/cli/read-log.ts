@@ -17,10 +17,11 @@ import {
   type Loss,
 } from '../import/index.js';
 import { CliError } from './errors.js';
+import { STDIN, takeLoaded } from './loaded-logs.js';
 import { oneLine, plural } from './text.js';
 
 /** `-` reads standard input. */
-export const STDIN = '-';
+export { registerLoaded, STDIN } from './loaded-logs.js';
 
 export function displayName(path: string): string {
   return path === STDIN ? '<stdin>' : path;
@@ -115,14 +116,6 @@ function kindOf(path: string): 'file' | 'directory' | 'stream' | 'device' | unde
   } catch {
     return undefined;
   }
-}
-
-/** Sessions a store already loaded (a database has no file to read), by the location they are named by. */
-const loaded = new Map<string, LoadedLog>();
-
-/** Make a stored session readable by `readLog(location)` (once). */
-export function registerLoaded(location: string, log: LoadedLog): void {
-  loaded.set(location, log);
 }
 
 export interface CliLog extends LoadedLog {
@@ -240,11 +233,8 @@ class ForeignInput {
  * `/dev/zero` would never end.
  */
 export function readLog(arg: string): CliLog {
-  const pre = loaded.get(arg);
-  if (pre) {
-    loaded.delete(arg);
-    return { ...pre, file: arg };
-  }
+  const pre = takeLoaded(arg);
+  if (pre) return { ...pre, file: arg };
   // `FILE#key` names one session of a file holding several (a transcript's sidechains); a file
   // whose name holds a # is still found by its name.
   const split = arg === STDIN || existsSync(arg) ? { path: arg, key: undefined } : splitSessionKey(arg);

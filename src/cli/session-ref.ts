@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { SessionInfo, Store, StoreListing, StoreSessionInfo } from '../store/index.js';
 import { CliError } from './errors.js';
-import { registerLoaded, STDIN } from './read-log.js';
+import { registerLoaded, STDIN } from './loaded-logs.js';
 
 /**
  * The store, loaded on first use: `dsh log show FILE` (a path) never needs it, and the store and

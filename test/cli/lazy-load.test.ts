@@ -142,6 +142,9 @@ describe('what each command loads', () => {
     expect(listed.run.code, listed.run.stderr).toBe(0);
     expect(listed.run.stdout).toContain(stored.session.id);
     expect(heavyIn(listed.modules)).toEqual({});
+    // Listing names sessions; it reads no log: not the log reader, nor the other agents' importers.
+    const reader = /\/dist\/(cli\/read-log|import\/index|cli\/log\/show)\.js$/;
+    for (const t of [empty, listed, await traced(['--version'])]) expect(t.modules.filter((m) => reader.test(m))).toEqual([]);
   });
 
   it('dsh log check, show and messages of a small file: no heavy module (show and messages: not the store)', async () => {

@@ -4,8 +4,10 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { Io } from '../output.js';
 import { resolveLogArg } from '../session-ref.js';
 import type { CheckOptions } from './check.js';
-import { runMessages, type MessagesOptions } from './messages.js';
-import { runShow, type ShowOptions } from './show.js';
+// Each subcommand's module is loaded when it runs: `dsh sessions` and `dsh --version` register these
+// commands but must not load the log reader (and the legacy importers behind it) to do so.
+import type { MessagesOptions } from './messages.js';
+import type { ShowOptions } from './show.js';
 import type { ExportOptions } from './export.js';
 import type { ImportOptions } from './import.js';
 import type { TurnOptions } from './turn.js';
@@ -146,6 +148,7 @@ Examples:
         const { runShowFollow } = await import('./follow.js');
         return setExit(await runShowFollow(file, opts, io));
       }
+      const { runShow } = await import('./show.js');
       setExit(runShow(await resolveLogArg(file, io.env), opts, io));
     });
 
@@ -163,7 +166,10 @@ Examples:
   dsh log messages examples/fix-typo.jsonl
   dsh log messages --at 40 --json examples/fix-typo.jsonl`,
     )
-    .action(async (file: string, opts: MessagesOptions) => setExit(runMessages(await resolveLogArg(file, io.env), opts, io)));
+    .action(async (file: string, opts: MessagesOptions) => {
+      const { runMessages } = await import('./messages.js');
+      setExit(runMessages(await resolveLogArg(file, io.env), opts, io));
+    });
 
   log
     .command('turn')
