@@ -14,14 +14,14 @@
  * whole process, spawn to exit. Peak RSS comes from `/usr/bin/time -f %M` when it exists.
  */
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { encodeJsonl, Session } from '../src/session/index.js';
+import { encodeEvents, encodeHeaderLine, encodeJsonl, Session } from '../src/session/index.js';
 import { logPath } from '../src/store/layout.js';
 import { appendDraft, generateWorkload } from './generate.js';
 
@@ -260,11 +260,21 @@ function storeWorkload(
     now = d.time;
     appendDraft(s, d);
   }
-  const text = encodeJsonl({ version: 0, id, createdAt: 1_755_000_000_000, cwd: repo, delegationDepth: 0 }, s.events, { pack });
+  const header = { version: 0, id, createdAt: 1_755_000_000_000, cwd: repo, delegationDepth: 0 } as const;
   const path = logPath(join(home, 'sessions'), repo, id);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return { id, path, bytes: Buffer.byteLength(text), events: s.length };
+  if (pack) {
+    const text = encodeJsonl(header, s.events, { pack });
+    writeFileSync(path, text);
+    return { id, path, bytes: Buffer.byteLength(text), events: s.length };
+  }
+  // One event per line: written a slice at a time, so a log over V8's 512 MB string limit can be
+  // made (--turns 12000 is about 1 GB); the bytes are those of one whole encoding.
+  const fd = openSync(path, 'w');
+  let bytes = writeSync(fd, encodeHeaderLine(header));
+  for (let i = 0; i < s.length; i += 100_000) bytes += writeSync(fd, encodeEvents(s.events.slice(i, i + 100_000), { pack: false }));
+  closeSync(fd);
+  return { id, path, bytes, events: s.length };
 }
 
 async function resume(provider: Provider): Promise<void> {
