@@ -39,7 +39,23 @@ export async function hiddenFileSecrets(paths: readonly string[]): Promise<strin
   return secretValues(out);
 }
 
-/** Whether `text` holds one of `secrets` (values shorter than a secret are ignored). */
+/**
+ * Whether `text` holds one of `secrets` (values shorter than a secret are ignored), as written or
+ * as a JSON string writes it: a config file may spell its key with escapes (`\u0073k-…`, `\/`),
+ * and the editor's text of that file is the file as written, which holds the decoded value nowhere.
+ */
 export function holdsSecret(text: string, secrets: readonly string[]): boolean {
-  return secrets.some((s) => s.length >= MIN_SECRET_LENGTH && text.includes(s));
+  const long = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
+  if (long.length === 0) return false;
+  const decoded = text.includes('\\') ? decodeJsonEscapes(text) : text;
+  return long.some((s) => text.includes(s) || decoded.includes(s));
+}
+
+const JSON_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** `text` with every JSON string escape (`\uXXXX`, `\"`, `\/`, …) decoded, wherever it stands. */
+function decodeJsonEscapes(text: string): string {
+  return text.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (m, hex: string | undefined, c: string | undefined) =>
+    hex !== undefined ? String.fromCharCode(Number.parseInt(hex, 16)) : (JSON_ESCAPES[c!] ?? m),
+  );
 }

@@ -193,4 +193,13 @@ describe("dsh's secrets in an editor's text", () => {
     expect(holdsSecret('sk-hidden-value-', found)).toBe(false);
     expect(holdsSecret('a short word', ['short'])).toBe(false);
   });
+
+  it('finds a key the config file spells with JSON escapes (the editor shows the file as written)', () => {
+    const key = 'sk-hidden/value-1';
+    const file = JSON.stringify({ apiKey: key }).replace('sk-', '\\u0073\\u006b-').replace('/', '\\/');
+    expect(file).toBe('{"apiKey":"\\u0073\\u006b-hidden\\/value-1"}');
+    expect(JSON.parse(file)).toEqual({ apiKey: key });
+    expect(holdsSecret(file, [key])).toBe(true);
+    expect(holdsSecret('{"apiKey":"\\u0073\\u006b-hidden\\/value-"}', [key])).toBe(false);
+  });
 });
