@@ -31,11 +31,15 @@ export {
 } from './codec/load.js';
 export {
   buildResumeIndex,
+  fileStamp,
   loadJsonlIndexed,
   parseResumeIndex,
+  restatResumeIndex,
+  serializeResumeIndex,
   RESUME_INDEX_FORMAT,
   RESUME_INDEX_VERSION,
   type ResumeIndex,
+  type FileStamp,
   type IndexedLoad,
   type IndexEntry,
   type KeptEntry,

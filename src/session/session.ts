@@ -37,6 +37,7 @@ import { MessageProjection } from './derive.js';
 import { RESERVED_TYPES, reservedType, validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';
 import { validateHeader } from './header.js';
 import { canonicalHeader } from './request-header.js';
+import { TypeIndex } from './type-index.js';
 
 /**
  * A run of same-block chunk deltas as a loaded log stores it (`Session.records`): shared placement,
@@ -135,6 +136,12 @@ export class Session {
    * runs, record i is seq i; once a run is stored, `starts` maps records to their first seq.
    */
   private readonly log: Slot[] = [];
+  /**
+   * Record indices of the events of each type, in log order (chunk runs are not listed: their
+   * members are found by walking the log), so reading the events of a few types after a resume
+   * does not walk the whole log.
+   */
+  private readonly byType = new TypeIndex();
   private starts: number[] | undefined;
   /** Events in the log (run members counted one by one): the next seq. */
   private count = 0;
@@ -389,15 +396,19 @@ export class Session {
    */
   *eventsOfType<K extends SessionEventType>(types: readonly K[], fromSeq = 0): IterableIterator<SessionEvent<K>> {
     const wanted = new Set<string>(types);
-    const chunks = wanted.has('assistant/chunk');
     const log = this.log;
     const first = Math.max(0, fromSeq);
     if (first >= this.count) return;
-    for (let r = this.starts === undefined ? first : this.recordOf(first); r < log.length; r++) {
+    const firstRecord = this.starts === undefined ? first : this.recordOf(first);
+    if (!wanted.has('assistant/chunk')) {
+      for (const r of this.byType.records(wanted, firstRecord)) yield log[r] as SessionEvent<K>;
+      return;
+    }
+    for (let r = firstRecord; r < log.length; r++) {
       const slot = log[r]!;
-      if (slot instanceof ChunkRun) {
-        if (chunks) for (let k = Math.max(0, first - slot.seq0); k < slot.length; k++) yield slot.member(k) as SessionEvent<K>;
-      } else if (wanted.has(slot.type)) yield slot as SessionEvent<K>;
+      if (slot instanceof ChunkRun)
+        for (let k = Math.max(0, first - slot.seq0); k < slot.length; k++) yield slot.member(k) as SessionEvent<K>;
+      else if (wanted.has(slot.type)) yield slot as SessionEvent<K>;
     }
   }
 
@@ -406,10 +417,9 @@ export class Session {
     type: K,
     test: (e: SessionEvent<K>) => boolean = () => true,
   ): SessionEvent<K> | undefined {
-    const log = this.log;
-    for (let r = log.length - 1; r >= 0; r--) {
-      const slot = log[r]!;
-      if (!(slot instanceof ChunkRun) && slot.type === type && test(slot as SessionEvent<K>)) return slot as SessionEvent<K>;
+    for (const r of this.byType.lastFirst(type)) {
+      const e = this.log[r] as SessionEvent<K>;
+      if (test(e)) return e;
     }
     return undefined;
   }
@@ -542,6 +552,7 @@ export class Session {
     this.traceState.check(event);
     const checks = this.preCommit;
     for (let i = 0; i < checks.length; i++) checks[i]!(event, this);
+    if (event.type !== 'assistant/chunk') this.byType.add(event.type, this.log.length);
     this.log.push(event);
     this.starts?.push(this.count);
     this.count++;

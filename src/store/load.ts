@@ -15,9 +15,12 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   buildResumeIndex,
+  fileStamp,
   loadJsonlFile,
   loadJsonlIndexed,
   parseResumeIndex,
+  restatResumeIndex,
+  serializeResumeIndex,
   type LoadedLog,
   type LoadOptions,
   type ResumeIndex,
@@ -33,8 +36,12 @@ export interface LogLoad extends LoadedLog {
   endsWithNewline: boolean;
   /** With `resumeIndex`: was the prefix read through the sidecar index? */
   fromIndex?: boolean;
+  /** Through the index: was the prefix shown unchanged by the file's stat (not read) or by its digests? */
+  prefixCheckedBy?: 'stat' | 'digests';
   /** With `resumeIndex`: the index of the file as loaded, when it changed (to be written), or undefined. */
   newIndex?: ResumeIndex;
+  /** With `resumeIndex`: the index that describes the file as loaded (written or not), when it may have one. */
+  index?: ResumeIndex;
 }
 
 export interface ReadLogOptions {
@@ -70,7 +77,7 @@ export function writeResumeIndex(logPath: string, index: ResumeIndex): void {
   const file = join(dirname(logPath), RESUME_INDEX_FILE);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, JSON.stringify(index));
+    writeFileSync(tmp, serializeResumeIndex(index));
     renameSync(tmp, file);
   } catch {
     try {
@@ -78,6 +85,27 @@ export function writeResumeIndex(logPath: string, index: ResumeIndex): void {
     } catch {
       // nothing left behind
     }
+  }
+}
+
+/**
+ * After a writer that held the session's lock since `index` was made (or found to fit) has closed
+ * its log: record the log's stat in the index, so the next resume takes the prefix as recorded
+ * without reading it (the writer only appended after it). Written when the stat changed or the
+ * index was never written (`unwritten`). Best effort, like every index write.
+ */
+export function restatIndexAfterWrites(logPath: string, index: ResumeIndex, unwritten = false): void {
+  try {
+    const fd = openSync(logPath, 'r');
+    let next: ResumeIndex | undefined;
+    try {
+      next = restatResumeIndex(index, fileStamp(fd));
+    } finally {
+      closeSync(fd);
+    }
+    if (next !== undefined && (next !== index || unwritten)) writeResumeIndex(logPath, next);
+  } catch {
+    // a cache: the next resume reads the prefix for its digests instead
   }
 }
 
@@ -127,12 +155,13 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
       const { resumeIndex, fromIndex, ...loaded } = indexed;
       const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;
       const out: LogLoad = { ...loaded, goodLength, endsWithNewline: lastByteIsNewline(fh, goodLength), fromIndex };
+      if (resumeIndex !== undefined) out.index = resumeIndex;
       if (resumeIndex !== undefined && resumeIndex !== index) out.newIndex = resumeIndex;
       return out;
     }
     const full = await readLog(fh, path, size, { ...opts, resumeIndex: false });
     const built = buildResumeIndex(path, full);
-    return { ...full, fromIndex: false, ...(built ? { newIndex: built } : {}) };
+    return { ...full, fromIndex: false, ...(built ? { newIndex: built, index: built } : {}) };
   }
   const loaded = loadJsonlFile(path, lo);
   const goodLength = loaded.tornTail ? lineStartInFile(path, loaded.tornTail.line) : size;

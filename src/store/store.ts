@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type SessionOptions } from '../session/index.js';
+import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type ResumeIndex, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
 import type { ListingSummarizer } from './listing-cache.js';
@@ -212,8 +212,18 @@ export class SessionStore implements Store {
     warnings: LogWarning[],
     recovery: Recovery,
     sink: { handle?: StoredSession; early: StoreError[] },
+    resumeIndex?: { index: ResumeIndex; unwritten: boolean },
   ): StoredSession {
-    const handle = new StoredSession({ session, path, writer, lock, warnings, recovery, onClosed: (h) => this.handles.delete(h.id) });
+    const handle = new StoredSession({
+      session,
+      path,
+      writer,
+      lock,
+      warnings,
+      recovery,
+      onClosed: (h) => this.handles.delete(h.id),
+      ...(resumeIndex ? { resumeIndex } : {}),
+    });
     sink.handle = handle;
     for (const e of sink.early) handle.reportError(e);
     this.handles.set(session.id, handle);
@@ -264,8 +274,13 @@ export class SessionStore implements Store {
         { path },
       );
     }
-    // Before anything is appended: the index describes the bytes as loaded (a prefix of the file to come).
-    if (load.newIndex) writeResumeIndex(path, load.newIndex);
+    // An index built by a full load is written now, before anything is appended (it describes the
+    // bytes as loaded, a prefix of the file to come), so a crash does not cost the next resume the
+    // full load again. One grown or restamped from the index on disk waits for the close: that one
+    // still fits the prefix if this process dies, and writing it here would put a serialisation of
+    // the whole index before the first model request.
+    const deferIndex = load.fromIndex === true;
+    if (load.newIndex && !deferIndex) writeResumeIndex(path, load.newIndex);
     const warnings = [...load.warnings];
     const recovery: Recovery = { repaired: load.repaired.map((d) => d.type) };
     let length = load.goodLength;
@@ -288,7 +303,8 @@ export class SessionStore implements Store {
       writer.closeSync();
       throw r.error;
     }
-    return this.wrap(load.session, path, lock, writer, warnings, recovery, sink);
+    const index = load.index && { index: load.index, unwritten: deferIndex && load.newIndex !== undefined };
+    return this.wrap(load.session, path, lock, writer, warnings, recovery, sink, index);
   }
 
   private readOptions(path: string): { file: string; clock?: () => number; knownTypes?: ReadonlySet<string> } {

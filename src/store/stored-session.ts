@@ -4,10 +4,11 @@
  * the handle is returned, so nothing committed through it can be missed), written by the end of
  * the event-loop iteration that committed it, and made durable by `flush()`, at every `turn/end`, on close, and on exit.
  */
-import type { LogWarning, Session, SessionEvent } from '../session/index.js';
+import type { LogWarning, ResumeIndex, Session, SessionEvent } from '../session/index.js';
 import type { StoreError } from './errors.js';
 import { registerExit, unregisterExit, type ExitParticipant } from './exit.js';
 import type { ErrorListener, OpenSession, Recovery } from './interface.js';
+import { restatIndexAfterWrites } from './load.js';
 import type { SessionLock } from './lock.js';
 import { ErrorListeners, refuseAppends } from './shared.js';
 import type { FlushResult, LogWriter } from './writer.js';
@@ -28,6 +29,11 @@ export class StoredSession implements OpenSession {
   private closedFlag = false;
   private readonly exitHook: ExitParticipant;
   private readonly onClosed: (s: StoredSession) => void;
+  /**
+   * The resume index that described the log when it was opened (this handle only appends after
+   * it), and whether the open left it unwritten.
+   */
+  private readonly resumeIndex: { index: ResumeIndex; unwritten: boolean } | undefined;
 
   constructor(args: {
     session: Session;
@@ -37,6 +43,7 @@ export class StoredSession implements OpenSession {
     warnings: LogWarning[];
     recovery: Recovery;
     onClosed: (s: StoredSession) => void;
+    resumeIndex?: { index: ResumeIndex; unwritten: boolean };
   }) {
     this.session = args.session;
     this.path = args.path;
@@ -45,6 +52,7 @@ export class StoredSession implements OpenSession {
     this.warnings = Object.freeze(args.warnings);
     this.recovery = args.recovery;
     this.onClosed = args.onClosed;
+    this.resumeIndex = args.resumeIndex;
     this.unsubscribe = this.session.subscribe((e: SessionEvent) => {
       this.writer.enqueue(e);
       // A finished turn is a natural durability point: nothing waits on it, so it is not awaited.
@@ -57,10 +65,16 @@ export class StoredSession implements OpenSession {
       },
       releaseSync: () => {
         this.writer.closeSync();
+        this.restatIndex();
         this.lock.release();
       },
     };
     registerExit(this.exitHook);
+  }
+
+  /** Still under the lock: the prefix the index describes is as it was, only appended to. */
+  private restatIndex(): void {
+    if (this.resumeIndex !== undefined) restatIndexAfterWrites(this.path, this.resumeIndex.index, this.resumeIndex.unwritten);
   }
 
   get id(): string {
@@ -116,6 +130,7 @@ export class StoredSession implements OpenSession {
     if (!r.ok) return r;
     this.unsubscribe();
     await this.writer.close();
+    this.restatIndex();
     this.lock.release();
     unregisterExit(this.exitHook);
     this.closedFlag = true;

@@ -3,6 +3,7 @@
  * (4 ASCII characters a token, one token per other character, 4 tokens per message, 4 per tool
  * block, tool schemas as JSON text plus 4), and anchoring on reported usage.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../src/session/index.js';
 import type { ToolResultMessage, UserMessage } from '../../src/model/message.js';
@@ -26,6 +27,37 @@ describe('the heuristic', () => {
     expect(estimateText('日本語')).toBe(3);
     expect(estimateText('ab日')).toBe(2); // ⌈2/4⌉ + 1
     expect(estimateText('😀')).toBe(1); // one character, two UTF-16 units
+  });
+
+  it('counts any string as the documented rule does, unit by unit (property: ASCII, BMP, astral, lone surrogates)', () => {
+    // The rule unit by unit, as docs/compaction.md states it: ASCII in fours, every other UTF-16
+    // unit one token except a low surrogate (the second half of a pair, or a stray one).
+    const byRule = (text: string): number => {
+      let ascii = 0;
+      let other = 0;
+      for (const unit of text.split('')) {
+        const c = unit.charCodeAt(0);
+        if (c < 0x80) ascii++;
+        else if (c < 0xdc00 || c > 0xdfff) other++;
+      }
+      return Math.ceil(ascii / 4) + other;
+    };
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 0x7f }),
+      fc.integer({ min: 0x80, max: 0xffff }),
+      fc.integer({ min: 0xd800, max: 0xdfff }),
+    );
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii' }),
+      fc.string({ unit: 'binary' }),
+      fc.array(unit).map((cs) => String.fromCharCode(...cs)),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(estimateText(t)).toBe(byRule(t));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('prices messages with their overhead, tool blocks included', () => {

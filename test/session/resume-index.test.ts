@@ -5,8 +5,9 @@
  * fit the file (changed bytes, another inode, a shorter file, a damaged or edited index) is not
  * used. Expected values come from full loads of the same bytes.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import {
   loadJsonl,
   loadJsonlIndexed,
   parseResumeIndex,
+  serializeResumeIndex,
   Session,
   SessionError,
   type LoadedLog,
@@ -139,7 +141,14 @@ describe('the resume index', () => {
           const resumed = loadJsonlIndexed(path, index!, opts(path));
           expect(resumed).toBeDefined();
           expect(observe(resumed!)).toEqual(observe(whole));
-          expect(resumed!.resumeIndex).toEqual(buildResumeIndex(path, whole));
+          // Grown: the entries and counts a rebuild gives, and one more digest, of the tail's bytes.
+          const grown = resumed!.resumeIndex!;
+          const rebuilt = buildResumeIndex(path, whole)!;
+          expect(withoutProof(grown)).toEqual(withoutProof(rebuilt));
+          expect(grown.file).toEqual(rebuilt.file);
+          const bytes = readFileSync(path);
+          const segments = [index!.prefix.bytes, bytes.length].map((end, i, all) => [end, sha256(bytes.subarray(i ? all[i - 1] : 0, end))]);
+          expect(grown.prefix.digests).toEqual(all.length > head.length ? segments : segments.slice(0, 1));
         },
       ),
       { numRuns: 25 },
@@ -178,21 +187,66 @@ describe('the resume index', () => {
     expect(loadJsonlIndexed(path, index, opts(path))).toBeUndefined();
   });
 
+  it('with the stat it recorded the prefix is taken as indexed, unread; with another stat it is read and must match its digests', () => {
+    const { path, index } = smallIndexedLog();
+    const fast = loadJsonlIndexed(path, index, opts(path))!;
+    expect(fast.prefixCheckedBy).toBe('stat');
+    expect(observe(fast)).toEqual(observe(full(path)));
+    // Digests that describe other bytes are not consulted while the stat is the recorded one...
+    const wrongDigests = forged({ ...index, prefix: { ...index.prefix, digests: [[index.prefix.bytes, '0'.repeat(64)]] } })!;
+    expect(loadJsonlIndexed(path, wrongDigests, opts(path))?.prefixCheckedBy).toBe('stat');
+    // ...and are once the file was touched: the right ones pass, and the index is restamped.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path, later, later);
+    expect(loadJsonlIndexed(path, wrongDigests, opts(path))).toBeUndefined();
+    const read = loadJsonlIndexed(path, index, opts(path))!;
+    expect(read.prefixCheckedBy).toBe('digests');
+    expect(read.resumeIndex!.file.mtimeNs).not.toBe(index.file.mtimeNs);
+    expect(loadJsonlIndexed(path, read.resumeIndex!, opts(path))!.prefixCheckedBy).toBe('stat');
+  });
+
+  it('a same-size edit with its mtime set back is still seen: the ctime moved, so the digests are checked and refuse it', () => {
+    const { path, index } = smallIndexedLog();
+    const text = readFileSync(path, 'utf8');
+    const { ctimeMs } = statSync(path);
+    // The kernel stamps times with a coarse clock: let it tick past the recorded ctime first.
+    while (Date.now() <= ctimeMs + 20) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    const at = text.indexOf('"text":" ') + 9;
+    writeFileSync(path, text.slice(0, at) + (text[at] === 'a' ? 'b' : 'a') + text.slice(at + 1));
+    // touch sets nanoseconds (Node's utimes goes through a double and cannot).
+    const ns = index.file.mtimeNs;
+    execFileSync('touch', ['-m', '-d', `@${ns.slice(0, -9)}.${ns.slice(-9)}`, path]);
+    expect(String(statSync(path, { bigint: true }).mtimeNs)).toBe(index.file.mtimeNs);
+    expect(loadJsonlIndexed(path, index, opts(path))).toBeUndefined();
+  });
+
+  it('a kept span that does not sit on whole lines is refused (STORAGE_CHANGED inside the load: the full load decides)', () => {
+    const { path, index } = smallIndexedLog();
+    const k = index.entries.findIndex((e) => e.length === 5 && e[3] > 1);
+    const moved = JSON.parse(JSON.stringify(index)) as ResumeIndex;
+    (moved.entries[k] as number[])[1]! -= 1; // ends one byte short of its last newline
+    const bad = forged(moved);
+    expect(bad).toBeDefined();
+    expect(loadJsonlIndexed(path, bad!, opts(path))).toBeUndefined();
+  });
+
   it('a damaged or edited index does not parse; a forged one (check recomputed) is refused by its lines or the run it misplaces', () => {
     const { path, index } = smallIndexedLog();
-    const doc = JSON.stringify(index);
-    expect(parseResumeIndex(doc)).toEqual(index);
-    expect(parseResumeIndex(doc.slice(0, doc.length / 2))).toBeUndefined();
+    const text = serializeResumeIndex(index);
+    expect(parseResumeIndex(text)).toEqual(index);
+    expect(parseResumeIndex(text.slice(0, text.length / 2))).toBeUndefined();
     expect(parseResumeIndex('[]')).toBeUndefined();
-    const edited = JSON.parse(doc) as ResumeIndex;
-    edited.prefix.events += 1;
-    expect(parseResumeIndex(JSON.stringify(edited))).toBeUndefined();
+    // One count edited, the check left as it was.
+    const nl = text.indexOf('\n');
+    const events = `"events":${index.prefix.events}`;
+    const edited = `${text.slice(0, nl + 1)}${text.slice(nl + 1).replace(events, `"events":${index.prefix.events + 1}`)}`;
+    expect(edited).not.toBe(text);
+    expect(parseResumeIndex(edited)).toBeUndefined();
+    // The same edit with the check recomputed: it parses, and its structure refuses it (the seqs do not add up).
+    expect(forged({ ...index, prefix: { ...index.prefix, events: index.prefix.events + 1 } })).toBeUndefined();
 
-    const reCheck = (i: ResumeIndex): ResumeIndex => {
-      const { check: _c, ...rest } = i;
-      const again = buildWithCheck(rest);
-      return parseResumeIndex(JSON.stringify(again))!;
-    };
+    const doc = JSON.stringify(index);
+    const reCheck = (i: ResumeIndex): ResumeIndex => forged(i)!;
     // A kept span moved onto the next line: its lines are not the events it names.
     const shifted = JSON.parse(doc) as ResumeIndex;
     const k = shifted.entries.findIndex((e) => e.length === 5);
@@ -218,7 +272,7 @@ describe('the resume index', () => {
     const span = swapped.entries[k] as number[];
     const next = swapped.entries.find((e, i) => i > k && e.length === 5) as number[];
     [span[0], span[1], next[0], next[1]] = [next[0]!, next[1]!, span[0]!, span[1]!];
-    const bad = parseResumeIndex(JSON.stringify(buildWithCheck((({ check: _c, ...r }) => r)(swapped))));
+    const bad = forged(swapped);
     expect(bad === undefined || loadJsonlIndexed(path, bad, opts(path)) === undefined).toBe(true);
   });
 
@@ -257,10 +311,20 @@ describeShared('the resume index on real dsh logs', () => {
   });
 });
 
-/** The index's self-check, recomputed as a forger would (the format is documented in resume-index.ts). */
-function buildWithCheck(rest: Omit<ResumeIndex, 'check'>): ResumeIndex {
-  const check = createHash('sha256')
-    .update(JSON.stringify([rest.format, rest.version, rest.file, rest.prefix, rest.entries]))
-    .digest('hex');
-  return { ...rest, check };
+const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+/** An index without its digests, to compare what it says of the file. */
+function withoutProof(i: ResumeIndex) {
+  const { digests: _d, ...prefix } = i.prefix;
+  return { ...i, prefix };
+}
+
+/**
+ * `i` written as a forger would, the check recomputed by hand from the documented format (a
+ * first line with format, version and the SHA-256 of the second, the rest as JSON), then parsed.
+ */
+function forged(i: ResumeIndex): ResumeIndex | undefined {
+  const body = JSON.stringify({ file: i.file, prefix: i.prefix, entries: i.entries });
+  const check = createHash('sha256').update(body).digest('hex');
+  return parseResumeIndex(`${JSON.stringify({ format: i.format, version: i.version, check })}\n${body}`);
 }

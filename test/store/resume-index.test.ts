@@ -3,14 +3,15 @@
  * next `open` reads through it (and grows it over what was appended), and a resumed session is
  * the one a full load gives. A stale or damaged index is never used: the open loads the file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJsonl, parseResumeIndex } from '../../src/session/index.js';
 import { SessionStore } from '../../src/store/index.js';
-import { readLog, RESUME_INDEX_FILE } from '../../src/store/load.js';
+import { readLog, RESUME_INDEX_FILE, restatIndexAfterWrites } from '../../src/store/load.js';
 import { tempDir } from '../cli/support/agent.js';
+import { Child } from './support/proc.js';
 
 async function turn(store: SessionStore, id: string | undefined, n: number): Promise<string> {
   const h = id === undefined ? await store.create({ cwd: '/w' }) : await store.open(id);
@@ -105,5 +106,67 @@ describe('the store and the resume index', () => {
     expect(
       changed.session.events.some((e) => e.type === 'assistant/chunk' && (e.data as { chunk: { text?: string } }).chunk.text === 'W1 '),
     ).toBe(true);
+  });
+
+  it('a session resumed, appended to and closed gets its index restamped: the next resume takes the prefix unread', async () => {
+    const root = tempDir('dsh-store-idx-');
+    const id = await turn(new SessionStore({ root }), undefined, 8);
+    await turn(new SessionStore({ root }), id, 8); // builds the index at open, appends turn 2, closes
+    const path = (await new SessionStore({ root }).inspect(id)).path;
+    const sidecar = join(dirname(path), RESUME_INDEX_FILE);
+    const index = parseResumeIndex(readFileSync(sidecar, 'utf8'))!;
+    const st = statSync(path, { bigint: true });
+    expect(index.file).toEqual({ ino: Number(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) });
+    expect(index.prefix.bytes).toBeLessThan(Number(st.size)); // turn 2 is the tail, loaded as a full load reads it
+    const next = await load(path, true);
+    expect(next.prefixCheckedBy).toBe('stat');
+    const whole = loadJsonl(readFileSync(path), { file: path, clock: () => 1 });
+    expect(next.session.events).toEqual(whole.session.events);
+    // Opened through the index and closed with no turn (only the open's end-of-seed marker): the
+    // index grown over turn 2 is written at the close (the open leaves it for then).
+    const before = statSync(path).size;
+    await (await new SessionStore({ root }).open(id)).close();
+    const closed = parseResumeIndex(readFileSync(sidecar, 'utf8'))!;
+    expect(closed.prefix.bytes).toBe(before);
+    expect(closed.prefix.digests.length).toBe(index.prefix.digests.length + 1);
+    // Appended by something that is not the store (no restamp): the prefix is read for its digests.
+    appendFileSync(path, '');
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path, later, later);
+    const after = await load(path, true);
+    expect(after.fromIndex).toBe(true);
+    expect(after.prefixCheckedBy).toBe('digests');
+  });
+
+  it('a writer killed before its close leaves the stat unrecorded: the next resume checks the digests and loads the file', async () => {
+    const root = tempDir('dsh-store-idx-');
+    const id = await turn(new SessionStore({ root }), undefined, 8);
+    await turn(new SessionStore({ root }), id, 8);
+    const path = (await new SessionStore({ root }).inspect(id)).path;
+    // A real process resumes it through the index and appends turns until it is killed.
+    const child = new Child(['append', root, id, '5', '0']);
+    await child.waitFor('durable ');
+    child.proc.kill('SIGKILL');
+    await child.exited;
+    const after = await load(path, true);
+    expect(after.fromIndex).toBe(true);
+    expect(after.prefixCheckedBy).toBe('digests');
+    const whole = loadJsonl(readFileSync(path), { file: path, clock: () => 1 });
+    expect(after.session.events).toEqual(whole.session.events);
+    expect(after.eventCount).toBeGreaterThan(parseResumeIndex(readFileSync(join(dirname(path), RESUME_INDEX_FILE), 'utf8'))!.prefix.events);
+  });
+
+  it('restatIndexAfterWrites writes an index left unwritten even when the stat did not change, and no other unchanged one', async () => {
+    const root = tempDir('dsh-store-idx-');
+    const id = await turn(new SessionStore({ root }), undefined, 4);
+    await turn(new SessionStore({ root }), id, 4);
+    const path = (await new SessionStore({ root }).inspect(id)).path;
+    const sidecar = join(dirname(path), RESUME_INDEX_FILE);
+    const index = parseResumeIndex(readFileSync(sidecar, 'utf8'))!;
+    rmSync(sidecar);
+    restatIndexAfterWrites(path, index);
+    expect(existsSync(sidecar)).toBe(false);
+    restatIndexAfterWrites(path, index, true);
+    expect(parseResumeIndex(readFileSync(sidecar, 'utf8'))).toEqual(index);
   });
 });

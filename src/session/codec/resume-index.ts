@@ -4,12 +4,21 @@
  * streamed deltas, `assistant/chunk`, hundreds per answer) on disk until something reads it.
  *
  * It is never the truth. It is built from a full load of the file (every line parsed and
- * validated), records a SHA-256 digest of the bytes it describes (the indexed prefix) and the
- * file's inode, and a resume uses it only when the file still holds those bytes: a different
- * inode, a file shorter than the prefix or a digest mismatch, or an index that does not parse,
- * whose own digest or structure is off, or whose lines do not hold what it says, and the caller
- * loads the whole file as before. Bytes after the prefix (turns appended since the index was
- * built) are loaded as a full load reads them; the index grows to cover them.
+ * validated) and records what proves the file still holds the bytes it describes (the indexed
+ * prefix): SHA-256 digests of the prefix, a segment per load that grew it, and the file's inode,
+ * size, mtime and ctime in nanoseconds. When the file's stat is still the recorded one, nothing
+ * was written to it since (ctime cannot be set back from user space), and the prefix is taken
+ * as recorded without reading it: a resume reads the header, the kept events and the tail, not
+ * the bulk of the file. When the stat differs (another writer appended, the file was touched or
+ * edited), the prefix is read once and must match its digests. A different inode, a file shorter
+ * than the prefix, a digest mismatch, an index that does not parse, whose own digest or structure
+ * is off, or whose lines do not hold what it says, and the caller loads the whole file as before.
+ * Bytes after the prefix (turns appended since the index was built) are loaded as a full load
+ * reads them; the index grows to cover them.
+ *
+ * The store keeps the stat current: a session it opened, appended to under its lock and closed
+ * gets its index's stat refreshed at close (`restatResumeIndex`), so the next resume of it does not
+ * read the prefix again.
  *
  * What an indexed load holds in memory: the header, every event that is not a run of chunk
  * deltas (messages, tool calls and results, turn and step boundaries, request headers), each
@@ -20,7 +29,7 @@
  *
  * `dsh log check` never uses the index: validation of every line stays the full load's.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ChunkRun, type RunBody, type RunKind } from '../chunk-runs.js';
 import { SessionError } from '../errors.js';
@@ -32,7 +41,7 @@ import { checkRow, isRowTag } from './rows.js';
 import { loadWithPrefix, type LoadedLog, type LoadOptions } from './load.js';
 
 export const RESUME_INDEX_FORMAT = 'dsh-resume-index';
-export const RESUME_INDEX_VERSION = 1;
+export const RESUME_INDEX_VERSION = 2;
 
 const KINDS: readonly RunKind[] = ['text-delta', 'reasoning-delta', 'tool-call-delta'];
 
@@ -61,16 +70,38 @@ export type RunEntry = [
 ];
 export type IndexEntry = KeptEntry | RunEntry;
 
+export interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeNs: string;
+  ctimeNs: string;
+}
+
+/** The stamp of an open file (nanosecond times: a millisecond float loses the writes inside one millisecond). */
+export function fileStamp(fd: number): FileStamp {
+  const st = fstatSync(fd, { bigint: true });
+  return { ino: Number(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
+}
+
+const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
+  a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+
 export interface ResumeIndex {
   format: typeof RESUME_INDEX_FORMAT;
   version: typeof RESUME_INDEX_VERSION;
-  /** The log file when the index was built (its inode must still match). */
-  file: { ino: number; size: number; mtimeMs: number };
-  /** The bytes described: `[0, bytes)`, their SHA-256, events, lines and rows in them, where the header line ends. */
-  prefix: { bytes: number; digest: string; events: number; lines: number; rows: number; headerEnd: number };
+  /**
+   * The log file's stat when the index was last known to describe a prefix of it (its inode must
+   * still match; with the same size, mtime and ctime the prefix is not read again). Nanosecond
+   * times as decimal strings.
+   */
+  file: FileStamp;
+  /**
+   * The bytes described: `[0, bytes)`; the SHA-256 of each segment `[previous end, end)` of them
+   * (`digests`, in order, the last ending at `bytes`); events, lines and rows in them; where the
+   * header line ends.
+   */
+  prefix: { bytes: number; digests: [end: number, sha256: string][]; events: number; lines: number; rows: number; headerEnd: number };
   entries: IndexEntry[];
-  /** SHA-256 of the rest of the document, so a damaged or hand-edited index is not used. */
-  check: string;
 }
 
 /** A loaded log with what an index of it needs: the file's line starts and the prefix digest so far. */
@@ -79,37 +110,68 @@ export interface IndexedLoad extends LoadedLog {
   resumeIndex: ResumeIndex | undefined;
   /** Was the prefix read through an index (rather than line by line)? */
   fromIndex: boolean;
+  /**
+   * What showed the prefix to be the bytes indexed: `stat` (the file's stat was the one recorded:
+   * the prefix was not read) or `digests` (it was read and hashed).
+   */
+  prefixCheckedBy?: 'stat' | 'digests';
 }
 
-function selfCheck(doc: Omit<ResumeIndex, 'check'>): string {
-  return createHash('sha256')
-    .update(JSON.stringify([doc.format, doc.version, doc.file, doc.prefix, doc.entries]))
-    .digest('hex');
+/**
+ * The index file's text: a first line `{"format","version","check"}`, where `check` is the
+ * SHA-256 of the second line, the rest of the index as JSON (`{file, prefix, entries}`), so a
+ * damaged or hand-edited index is found by hashing its text, without serialising it again.
+ */
+export function serializeResumeIndex(index: ResumeIndex): string {
+  const body = JSON.stringify({ file: index.file, prefix: index.prefix, entries: index.entries });
+  const check = createHash('sha256').update(body).digest('hex');
+  return `${JSON.stringify({ format: index.format, version: index.version, check })}\n${body}`;
 }
 
-/** Is `v` a resume index of this version, whole and unedited? (Its fit to a file is checked on load.) */
+/** Is `text` a resume index of this version, whole and unedited? (Its fit to a file is checked on load.) */
 export function parseResumeIndex(text: string): ResumeIndex | undefined {
-  let v: unknown;
+  const nl = text.indexOf('\n');
+  if (nl < 0) return undefined;
+  let head: unknown;
+  let body: unknown;
   try {
-    v = JSON.parse(text);
+    head = JSON.parse(text.slice(0, nl));
+    if (typeof head !== 'object' || head === null) return undefined;
+    const h = head as { format?: unknown; version?: unknown; check?: unknown };
+    if (h.format !== RESUME_INDEX_FORMAT || h.version !== RESUME_INDEX_VERSION || typeof h.check !== 'string') return undefined;
+    const bodyText = text.slice(nl + 1);
+    if (createHash('sha256').update(bodyText).digest('hex') !== h.check) return undefined;
+    body = JSON.parse(bodyText);
   } catch {
     return undefined;
   }
-  if (typeof v !== 'object' || v === null) return undefined;
-  const d = v as ResumeIndex;
-  if (d.format !== RESUME_INDEX_FORMAT || d.version !== RESUME_INDEX_VERSION || !Array.isArray(d.entries)) return undefined;
-  if (typeof d.check !== 'string' || typeof d.prefix !== 'object' || d.prefix === null || typeof d.file !== 'object' || d.file === null)
+  if (typeof body !== 'object' || body === null) return undefined;
+  const d = { format: RESUME_INDEX_FORMAT, version: RESUME_INDEX_VERSION, ...(body as object) } as ResumeIndex;
+  if (!Array.isArray(d.entries) || typeof d.prefix !== 'object' || d.prefix === null || typeof d.file !== 'object' || d.file === null)
     return undefined;
-  if (selfCheck(d) !== d.check) return undefined;
   return structureOk(d) ? d : undefined;
 }
 
 const int = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+const NS = /^(0|[1-9][0-9]{0,24})$/;
+const HEX = /^[0-9a-f]{64}$/;
+
+/** Segments in order, each non-empty, the last ending at `bytes`. */
+function digestsOk(digests: unknown, bytes: number): boolean {
+  if (!Array.isArray(digests) || digests.length === 0) return false;
+  let at = 0;
+  for (const d of digests) {
+    if (!Array.isArray(d) || d.length !== 2 || !int(d[0]) || d[0] <= at || typeof d[1] !== 'string' || !HEX.test(d[1])) return false;
+    at = d[0];
+  }
+  return at === bytes;
+}
 
 /** Entries in file order, seqs contiguous from 0, ranges inside the prefix and after the header. */
 function structureOk(d: ResumeIndex): boolean {
   const p = d.prefix;
-  if (![p.bytes, p.events, p.lines, p.rows, p.headerEnd, d.file.ino, d.file.size].every(int) || typeof p.digest !== 'string') return false;
+  if (![p.bytes, p.events, p.lines, p.rows, p.headerEnd, d.file.ino, d.file.size].every(int)) return false;
+  if (!NS.test(String(d.file.mtimeNs)) || !NS.test(String(d.file.ctimeNs)) || !digestsOk(p.digests, p.bytes)) return false;
   let seq = 0;
   let at = p.headerEnd;
   let line = 1;
@@ -216,10 +278,6 @@ function appendEntries(entries: readonly IndexEntry[], more: readonly IndexEntry
   return out;
 }
 
-function finish(doc: Omit<ResumeIndex, 'check'>): ResumeIndex {
-  return { ...doc, check: selfCheck(doc) };
-}
-
 /** Read `[from, to)` of `fd` in 1 MiB chunks, handing each to `each`. */
 function readRange(fd: number, from: number, to: number, each: (chunk: Buffer, at: number) => void): void {
   const buf = Buffer.allocUnsafe(1 << 20);
@@ -240,14 +298,14 @@ export function buildResumeIndex(path: string, loaded: LoadedLog): ResumeIndex |
   if (!indexable(loaded)) return undefined;
   const fd = openSync(path, 'r');
   try {
-    const st = fstatSync(fd);
+    const stamp = fileStamp(fd);
     const lastLine = loaded.lineOf(loaded.eventCount - 1)!;
     // starts[l]: the byte offset where 1-based line l starts.
     const starts: number[] = [0, 0];
     const hash = createHash('sha256');
     let line = 1;
     let bytes = -1;
-    readRange(fd, 0, st.size, (chunk, at) => {
+    readRange(fd, 0, stamp.size, (chunk, at) => {
       if (bytes >= 0) return;
       let pos = 0;
       for (;;) {
@@ -266,16 +324,35 @@ export function buildResumeIndex(path: string, loaded: LoadedLog): ResumeIndex |
     const headerEnd = starts[2]!;
     const lineStart = (l: number): number => starts[l]!;
     const entries = entriesFor(loaded, 0, loaded.eventCount, lineStart);
-    return finish({
+    return {
       format: RESUME_INDEX_FORMAT,
       version: RESUME_INDEX_VERSION,
-      file: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs },
-      prefix: { bytes, digest: hash.digest('hex'), events: loaded.eventCount, lines: lastLine, rows: loaded.rowCount, headerEnd },
+      file: stamp,
+      prefix: {
+        bytes,
+        digests: [[bytes, hash.digest('hex')]],
+        events: loaded.eventCount,
+        lines: lastLine,
+        rows: loaded.rowCount,
+        headerEnd,
+      },
       entries,
-    });
+    };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * `index` with the stat of the log it describes now (`stamp`), for a writer that appended to the
+ * log under its lock after the index was made and knows the prefix untouched: the next resume
+ * then skips reading the prefix. Undefined when the file is no longer the one indexed or is
+ * shorter than the prefix.
+ */
+export function restatResumeIndex(index: ResumeIndex, stamp: FileStamp): ResumeIndex | undefined {
+  if (stamp.ino !== index.file.ino || stamp.size < index.prefix.bytes) return undefined;
+  if (sameStamp(stamp, index.file)) return index;
+  return { ...index, file: stamp };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,137 +437,201 @@ function readRunBody(path: string, e: RunEntry): RunBody {
   }
 }
 
+/** Does `[0, prefix.bytes)` of `fd` hold the bytes the prefix's digests describe? */
+function prefixMatches(fd: number, prefix: ResumeIndex['prefix']): boolean {
+  let seg = 0;
+  let hash = createHash('sha256');
+  let ok = true;
+  readRange(fd, 0, prefix.bytes, (chunk, at) => {
+    let from = 0;
+    while (ok && from < chunk.length) {
+      const [end, digest] = prefix.digests[seg]!;
+      const to = Math.min(chunk.length, end - at);
+      hash.update(chunk.subarray(from, to));
+      from = to;
+      if (at + to === end) {
+        ok = hash.digest('hex') === digest;
+        hash = createHash('sha256');
+        seg++;
+      }
+    }
+  });
+  return ok && seg === prefix.digests.length;
+}
+
+/** `length` bytes of `fd` from `at` (fewer if the file ends first). */
+function readAt(fd: number, at: number, length: number, into = Buffer.allocUnsafe(length)): Buffer {
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, into, got, length - got, at + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return into.subarray(0, got);
+}
+
+/** Kept spans closer than this are read with one `read` (a system call costs more than copying this much). */
+const GAP = 64 * 1024;
+/** The most one grouped read takes in (a span longer than this is read alone). */
+const WINDOW = 1 << 20;
+
+/**
+ * The kept spans' text in file order. Spans near each other are read together into one reused
+ * buffer (about a thousand reads for a 1 GB log instead of one per span); each span is checked to
+ * sit on whole lines: a newline just before it and as its last byte.
+ */
+class SpanReader {
+  private buf = Buffer.allocUnsafe(WINDOW);
+  /** The bytes of `buf` hold the file's `[from, to)`. */
+  private from = 0;
+  private to = 0;
+  private next = 0;
+  constructor(
+    private readonly fd: number,
+    private readonly path: string,
+    private readonly spans: readonly KeptEntry[],
+  ) {}
+  /** The text of the next span. */
+  read(): string {
+    const [start, end] = this.spans[this.next]!;
+    if (start - 1 < this.from || end > this.to) this.fill(this.next);
+    this.next++;
+    const at = start - 1 - this.from;
+    const n = end - start + 1;
+    if (this.buf[at] !== 0x0a || this.buf[at + n - 1] !== 0x0a) {
+      throw new SessionError('STORAGE_CHANGED', `${this.path}: bytes ${start}-${end} are not the lines the resume index recorded`, {
+        file: this.path,
+        rule: 'resume-index',
+      });
+    }
+    return this.buf.toString('utf8', at + 1, at + n);
+  }
+  /** Read from span `i` on: it and the spans after it that are near and fit. */
+  private fill(i: number): void {
+    const from = this.spans[i]![0] - 1;
+    let to = this.spans[i]![1];
+    for (let j = i + 1; j < this.spans.length; j++) {
+      const [s, e] = this.spans[j]!;
+      if (s - to > GAP || e - from > WINDOW) break;
+      to = e;
+    }
+    if (this.buf.length < to - from) this.buf = Buffer.allocUnsafe(to - from);
+    const got = readAt(this.fd, from, to - from, this.buf);
+    if (got.length !== to - from) {
+      throw new SessionError('STORAGE_CHANGED', `${this.path}: the file ended at byte ${from + got.length} inside a kept span`, {
+        file: this.path,
+        rule: 'resume-index',
+      });
+    }
+    this.from = from;
+    this.to = to;
+  }
+}
+
 /**
  * Load `path` through `index`: the prefix's kept lines parsed and validated, its runs deferred,
  * the rest of the file (the tail) scanned and loaded as a full load does, and the index grown
- * over the tail. Undefined when the index does not fit the file (the caller loads it whole);
+ * over the tail. The prefix is read only for its digests, and only when the file's stat is not
+ * the one recorded. Undefined when the index does not fit the file (the caller loads it whole);
  * errors of the tail are the full load's errors.
  */
 export function loadJsonlIndexed(path: string, index: ResumeIndex, opts: LoadOptions = {}): IndexedLoad | undefined {
-  const fd = openSync(path, 'r');
-  let headerText: string;
-  const kept: Buffer[] = [];
-  let hash: Hash;
-  let tail: Buffer;
-  let now: { size: number; mtimeMs: number };
   const p = index.prefix;
+  const fd = openSync(path, 'r');
   try {
-    const st = fstatSync(fd);
-    now = { size: st.size, mtimeMs: st.mtimeMs };
-    if (st.ino !== index.file.ino || st.size < p.bytes) return undefined;
-    hash = createHash('sha256');
-    const spans = index.entries.filter((e): e is KeptEntry => e.length === 5);
-    const parts = spans.map((e) => Buffer.allocUnsafe(e[1] - e[0]));
-    const header = Buffer.allocUnsafe(p.headerEnd);
-    let next = 0;
-    readRange(fd, 0, p.bytes, (chunk, at) => {
-      hash.update(chunk);
-      const chunkEnd = at + chunk.length;
-      if (at < p.headerEnd) chunk.copy(header, at, 0, Math.min(chunk.length, p.headerEnd - at));
-      // Copy the kept spans this chunk overlaps (a span may straddle chunks).
-      for (let i = next; i < spans.length; i++) {
-        const [s, e] = spans[i]!;
-        if (s >= chunkEnd) break;
-        const from = Math.max(s, at);
-        const to = Math.min(e, chunkEnd);
-        if (to > from) chunk.copy(parts[i]!, from - s, from - at, to - at);
-        if (e <= chunkEnd) next = i + 1;
-      }
-    });
-    const prefixHash = hash.copy();
-    if (prefixHash.digest('hex') !== p.digest) return undefined;
-    tail = Buffer.allocUnsafe(st.size - p.bytes);
-    let got = 0;
-    while (got < tail.length) {
-      const n = readSync(fd, tail, got, tail.length - got, p.bytes + got);
-      if (n === 0) break;
-      got += n;
+    const now = fileStamp(fd);
+    if (now.ino !== index.file.ino || now.size < p.bytes) return undefined;
+    const unchanged = sameStamp(now, index.file);
+    if (!unchanged && !prefixMatches(fd, p)) return undefined;
+    const tail = readAt(fd, p.bytes, now.size - p.bytes);
+    let headerObj: Record<string, unknown>;
+    try {
+      headerObj = scanHeader(new StringLines(readAt(fd, 0, p.headerEnd).toString('utf8')), path);
+    } catch {
+      return undefined;
     }
-    tail = tail.subarray(0, got);
-    hash.update(tail);
-    headerText = header.toString('utf8');
-    for (const b of parts) kept.push(b);
+    const lines = new LineMap();
+    const spans = new SpanReader(
+      fd,
+      path,
+      index.entries.filter((e): e is KeptEntry => e.length === 5),
+    );
+    const feed = (sink: SeedSink): void => {
+      for (const e of index.entries) {
+        if (e.length === 5) {
+          const text = spans.read();
+          let pos = 0;
+          for (let i = 0; i < e[3]; i++) {
+            const nl = text.indexOf('\n', pos);
+            if (nl < 0) throw new SessionError('STORAGE_CHANGED', `${path}:${e[4]}: fewer lines than the resume index recorded`);
+            const end = nl > pos && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+            sink.parsed(JSON.parse(text.slice(pos, end)) as Record<string, unknown>);
+            pos = nl + 1;
+          }
+          if (pos !== text.length) throw new SessionError('STORAGE_CHANGED', `${path}:${e[4]}: more lines than the resume index recorded`);
+          lines.events(e[2], e[3], e[4]);
+        } else {
+          const [, , seq0, length, line, turn, step, idx, kind, id, name, row] = e;
+          sink.run(
+            ChunkRun.deferred(
+              seq0,
+              length,
+              { turn, step, index: idx, kind: KINDS[kind]!, id: id ?? undefined, name: name ?? undefined },
+              () => readRunBody(path, e),
+            ),
+          );
+          if (row === 1) lines.row(seq0, length, line);
+          else lines.events(seq0, length, line);
+        }
+      }
+    };
+    const check = new Utf8Check();
+    check.feed(tail, p.lines + 1, true);
+    let loaded: LoadedLog;
+    try {
+      loaded = loadWithPrefix(
+        new StringLines(tail.toString('utf8'), check),
+        { file: path, ...opts },
+        { header: headerObj, count: p.events, line: p.lines, rows: p.rows, lines, feed },
+      );
+    } catch {
+      // The prefix did not load as the index said (or the tail is damaged): the full load decides.
+      return undefined;
+    }
+    return {
+      ...loaded,
+      resumeIndex: grown(index, loaded, tail, now, unchanged),
+      fromIndex: true,
+      prefixCheckedBy: unchanged ? 'stat' : 'digests',
+    };
   } finally {
     closeSync(fd);
   }
+}
 
-  const headerLine = new StringLines(headerText);
-  let headerObj: Record<string, unknown>;
-  try {
-    headerObj = scanHeader(headerLine, path);
-  } catch {
-    return undefined;
-  }
-  const lines = new LineMap();
-  const feed = (sink: SeedSink): void => {
-    let k = 0;
-    for (const e of index.entries) {
-      if (e.length === 5) {
-        const text = kept[k++]!.toString('utf8');
-        let pos = 0;
-        for (let i = 0; i < e[3]; i++) {
-          const nl = text.indexOf('\n', pos);
-          const one = text.slice(pos, nl < 0 ? text.length : nl);
-          pos = nl + 1;
-          sink.parsed(JSON.parse(one.endsWith('\r') ? one.slice(0, -1) : one) as Record<string, unknown>);
-        }
-        lines.events(e[2], e[3], e[4]);
-      } else {
-        const [, , seq0, length, line, turn, step, idx, kind, id, name, row] = e;
-        sink.run(
-          ChunkRun.deferred(
-            seq0,
-            length,
-            { turn, step, index: idx, kind: KINDS[kind]!, id: id ?? undefined, name: name ?? undefined },
-            () => readRunBody(path, e),
-          ),
-        );
-        if (row === 1) lines.row(seq0, length, line);
-        else lines.events(seq0, length, line);
-      }
-    }
+/** The index of the file as just loaded through `index` (with `tail` after its prefix), or undefined when it may not have one. */
+function grown(index: ResumeIndex, loaded: LoadedLog, tail: Buffer, now: FileStamp, unchanged: boolean): ResumeIndex | undefined {
+  if (!indexable(loaded)) return undefined;
+  const p = index.prefix;
+  // The same bytes; a file touched or rewritten with them gets its stat refreshed (its digests were just checked).
+  if (tail.length === 0) return unchanged ? index : { ...index, file: now };
+  const starts = new Map<number, number>();
+  lineStarts(tail, p.bytes, p.lines + 1, starts);
+  const lastLine = loaded.lineOf(loaded.eventCount - 1)!;
+  const bytes = starts.get(lastLine + 1);
+  if (bytes === undefined || bytes !== p.bytes + tail.length) return undefined;
+  const more = entriesFor(loaded, p.events, loaded.eventCount, (l) => starts.get(l)!);
+  return {
+    ...index,
+    file: now,
+    prefix: {
+      bytes,
+      digests: [...p.digests, [bytes, createHash('sha256').update(tail).digest('hex')]],
+      events: loaded.eventCount,
+      lines: lastLine,
+      rows: loaded.rowCount,
+      headerEnd: p.headerEnd,
+    },
+    entries: appendEntries(index.entries, more),
   };
-  const check = new Utf8Check();
-  check.feed(tail, p.lines + 1, true);
-  let loaded: LoadedLog;
-  try {
-    loaded = loadWithPrefix(
-      new StringLines(tail.toString('utf8'), check),
-      { file: path, ...opts },
-      { header: headerObj, count: p.events, line: p.lines, rows: p.rows, lines, feed },
-    );
-  } catch {
-    // The prefix did not load as the index said (or the tail is damaged): the full load decides.
-    return undefined;
-  }
-  let resumeIndex: ResumeIndex | undefined;
-  if (indexable(loaded)) {
-    const starts = new Map<number, number>();
-    lineStarts(tail, p.bytes, p.lines + 1, starts);
-    const lastLine = loaded.lineOf(loaded.eventCount - 1)!;
-    const bytes = starts.get(lastLine + 1);
-    if (tail.length === 0) {
-      // The same bytes; a file rewritten with them (or touched) gets its stat refreshed.
-      const same = index.file.size === now.size && index.file.mtimeMs === now.mtimeMs;
-      const { check: _check, ...rest } = index;
-      resumeIndex = same ? index : finish({ ...rest, file: { ino: index.file.ino, ...now } });
-    } else if (bytes !== undefined && bytes === p.bytes + tail.length) {
-      const more = entriesFor(loaded, p.events, loaded.eventCount, (l) => starts.get(l)!);
-      resumeIndex = finish({
-        format: RESUME_INDEX_FORMAT,
-        version: RESUME_INDEX_VERSION,
-        file: { ino: index.file.ino, size: now.size, mtimeMs: now.mtimeMs },
-        prefix: {
-          bytes,
-          digest: hash.digest('hex'),
-          events: loaded.eventCount,
-          lines: lastLine,
-          rows: loaded.rowCount,
-          headerEnd: p.headerEnd,
-        },
-        entries: appendEntries(index.entries, more),
-      });
-    }
-  }
-  return { ...loaded, resumeIndex, fromIndex: true };
 }
