@@ -62,7 +62,7 @@ export interface ReadLogOptions {
 /** The sidecar index of `path`, when there is one that parses whole (its fit to the file is checked by the load). */
 function readIndexFile(path: string): ResumeIndex | undefined {
   try {
-    return parseResumeIndex(readFileSync(join(dirname(path), RESUME_INDEX_FILE), 'utf8'));
+    return parseResumeIndex(readFileSync(join(dirname(path), RESUME_INDEX_FILE)));
   } catch {
     return undefined;
   }

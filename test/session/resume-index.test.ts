@@ -232,7 +232,7 @@ describe('the resume index', () => {
 
   it('a damaged or edited index does not parse; a forged one (check recomputed) is refused by its lines or the run it misplaces', () => {
     const { path, index } = smallIndexedLog();
-    const text = serializeResumeIndex(index);
+    const text = serializeResumeIndex(index).toString('utf8');
     expect(parseResumeIndex(text)).toEqual(index);
     expect(parseResumeIndex(text.slice(0, text.length / 2))).toBeUndefined();
     expect(parseResumeIndex('[]')).toBeUndefined();

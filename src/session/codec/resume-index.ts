@@ -122,26 +122,27 @@ export interface IndexedLoad extends LoadedLog {
  * SHA-256 of the second line, the rest of the index as JSON (`{file, prefix, entries}`), so a
  * damaged or hand-edited index is found by hashing its text, without serialising it again.
  */
-export function serializeResumeIndex(index: ResumeIndex): string {
-  const body = JSON.stringify({ file: index.file, prefix: index.prefix, entries: index.entries });
+export function serializeResumeIndex(index: ResumeIndex): Buffer {
+  // Bytes throughout: the body is hashed and written as the same buffer, encoded once.
+  const body = Buffer.from(JSON.stringify({ file: index.file, prefix: index.prefix, entries: index.entries }));
   const check = createHash('sha256').update(body).digest('hex');
-  return `${JSON.stringify({ format: index.format, version: index.version, check })}\n${body}`;
+  return Buffer.concat([Buffer.from(`${JSON.stringify({ format: index.format, version: index.version, check })}\n`), body]);
 }
 
-/** Is `text` a resume index of this version, whole and unedited? (Its fit to a file is checked on load.) */
-export function parseResumeIndex(text: string): ResumeIndex | undefined {
-  const nl = text.indexOf('\n');
+/** Is `doc` a resume index of this version, whole and unedited? (Its fit to a file is checked on load.) */
+export function parseResumeIndex(doc: string | Buffer): ResumeIndex | undefined {
+  const bytes = typeof doc === 'string' ? Buffer.from(doc) : doc;
+  const nl = bytes.indexOf(0x0a);
   if (nl < 0) return undefined;
-  let head: unknown;
   let body: unknown;
   try {
-    head = JSON.parse(text.slice(0, nl));
+    const head: unknown = JSON.parse(bytes.toString('utf8', 0, nl));
     if (typeof head !== 'object' || head === null) return undefined;
     const h = head as { format?: unknown; version?: unknown; check?: unknown };
     if (h.format !== RESUME_INDEX_FORMAT || h.version !== RESUME_INDEX_VERSION || typeof h.check !== 'string') return undefined;
-    const bodyText = text.slice(nl + 1);
-    if (createHash('sha256').update(bodyText).digest('hex') !== h.check) return undefined;
-    body = JSON.parse(bodyText);
+    const bodyBytes = bytes.subarray(nl + 1);
+    if (createHash('sha256').update(bodyBytes).digest('hex') !== h.check) return undefined;
+    body = JSON.parse(bodyBytes.toString('utf8'));
   } catch {
     return undefined;
   }
