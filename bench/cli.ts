@@ -14,7 +14,7 @@
  * whole process, spawn to exit. Peak RSS comes from `/usr/bin/time -f %M` when it exists.
  */
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -305,10 +305,20 @@ async function resume(provider: Provider): Promise<void> {
         parse: () => runNode([parseProbe, w.path], {}, repo),
       };
       if (want('logs')) cases.load = () => runNode([loadProbe, 'stream', w.path], {}, repo);
+      // The build before gets its own copy of the stored session: each build keeps its own resume
+      // index beside the log, and an index of another format would send every resume of the other
+      // build to a full load.
+      const homeBefore = BEFORE === undefined ? undefined : tempDir('dsh-bench-home-before-');
+      if (homeBefore !== undefined && want('resume')) {
+        const copy = logPath(join(homeBefore, 'sessions'), repo, w.id);
+        mkdirSync(dirname(copy), { recursive: true });
+        copyFileSync(w.path, copy);
+      }
       for (const [tag, bin] of builds) {
+        const h = tag === '' ? home : homeBefore!;
         if (want('resume'))
           cases[`resume${tag}`] = () =>
-            runNode([bin, 'run', '--cwd', repo, '--resume', w.id, 'say ok'], agentEnv(provider.url, home), repo, provider);
+            runNode([bin, 'run', '--cwd', repo, '--resume', w.id, 'say ok'], agentEnv(provider.url, h), repo, provider);
         if (want('logs')) {
           cases[`check${tag}`] = () => runNode([bin, 'log', 'check', w.path], { NO_COLOR: '1' }, repo);
           cases[`show${tag}`] = () => runNode([bin, 'log', 'show', w.path], { NO_COLOR: '1' }, repo);
@@ -334,12 +344,14 @@ async function resume(provider: Provider): Promise<void> {
         if (r[`resume${tag}`]) {
           const first = (x: Run): number | undefined => x.firstRequestMs;
           const res = med(r[`resume${tag}`]!, first);
+          // Issue 13: 100 MB to the first request in under a second, 1 GB in under three.
+          const target = w.bytes > 500e6 ? 3000 : 1000;
           row(
             `  dsh run --resume${tag}, ${label}: to the first request`,
             `${ms(res)}, CPU ${ms(med(r[`resume${tag}`]!, cpuOf))}, peak ${mb(med(r[`resume${tag}`]!, rssOf))}`,
             `${(res / parse).toFixed(2)}× JSON.parse, ${(res / base).toFixed(1)}× node -e 0${vsBefore('resume', tag, first)}`,
-            '< 1000 ms',
-            res < 1000,
+            `< ${target} ms`,
+            res < target,
           );
         }
         if (!r.load) continue;
@@ -363,6 +375,7 @@ async function resume(provider: Provider): Promise<void> {
         }
       }
       rmSync(dirname(w.path), { recursive: true, force: true });
+      if (homeBefore !== undefined) rmSync(homeBefore, { recursive: true, force: true });
     }
   } finally {
     rmSync(home, { recursive: true, force: true });
