@@ -35,6 +35,7 @@ export {
   loadJsonlIndexed,
   parseResumeIndex,
   restatResumeIndex,
+  sameStamp,
   serializeResumeIndex,
   RESUME_INDEX_FORMAT,
   RESUME_INDEX_VERSION,

@@ -20,7 +20,9 @@ import {
   loadJsonlIndexed,
   parseResumeIndex,
   restatResumeIndex,
+  sameStamp,
   serializeResumeIndex,
+  type FileStamp,
   type LoadedLog,
   type LoadOptions,
   type ResumeIndex,
@@ -91,19 +93,25 @@ export function writeResumeIndex(logPath: string, index: ResumeIndex): void {
 /**
  * After a writer that held the session's lock since `index` was made (or found to fit) has closed
  * its log: record the log's stat in the index, so the next resume takes the prefix as recorded
- * without reading it (the writer only appended after it). Written when the stat changed or the
- * index was never written (`unwritten`). Best effort, like every index write.
+ * without reading it. Only when the file's stamp is `expected`, the one the writer's own last
+ * write left (`LogWriter.intactStamp`: every write of it found the file as the previous one left
+ * it, the first as loaded): a program that wrote to the log while the session was open (an edit
+ * in place) leaves the stat unrecorded, and the next resume reads the prefix for its digests. An
+ * index the open left unwritten (`unwritten`) is written either way, restamped or as it was.
+ * Best effort, like every index write.
  */
-export function restatIndexAfterWrites(logPath: string, index: ResumeIndex, unwritten = false): void {
+export function restatIndexAfterWrites(logPath: string, index: ResumeIndex, unwritten: boolean, expected: FileStamp | undefined): void {
   try {
     const fd = openSync(logPath, 'r');
     let next: ResumeIndex | undefined;
     try {
-      next = restatResumeIndex(index, fileStamp(fd));
+      const now = fileStamp(fd);
+      next = expected !== undefined && sameStamp(now, expected) ? restatResumeIndex(index, now) : undefined;
     } finally {
       closeSync(fd);
     }
     if (next !== undefined && (next !== index || unwritten)) writeResumeIndex(logPath, next);
+    else if (next === undefined && unwritten) writeResumeIndex(logPath, index);
   } catch {
     // a cache: the next resume reads the prefix for its digests instead
   }
@@ -159,8 +167,10 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
       if (resumeIndex !== undefined && resumeIndex !== index) out.newIndex = resumeIndex;
       return out;
     }
+    // Stamped before the load: an index is built only of bytes nothing wrote to while they were loaded.
+    const before = fileStamp(fh.fd);
     const full = await readLog(fh, path, size, { ...opts, resumeIndex: false });
-    const built = buildResumeIndex(path, full);
+    const built = buildResumeIndex(path, full, before);
     return { ...full, fromIndex: false, ...(built ? { newIndex: built, index: built } : {}) };
   }
   const loaded = loadJsonlFile(path, lo);

@@ -296,6 +296,8 @@ export class SessionStore implements Store {
     const nextSeq = load.eventCount;
     const sink: { handle?: StoredSession; early: StoreError[] } = { early: [] };
     const writer = this.newWriter(load.session, path, length, nextSeq, sink);
+    // The index's stamp is the file as loaded: the writer keeps the chain from it (see restatIndexAfterWrites).
+    if (load.index) writer.watch(load.index.file);
     // Closers and the seed marker are new events: durable before anyone builds on them.
     for (const e of load.session.since(nextSeq)) writer.enqueue(e);
     const r = await writer.flush();

@@ -72,9 +72,10 @@ export class StoredSession implements OpenSession {
     registerExit(this.exitHook);
   }
 
-  /** Still under the lock: the prefix the index describes is as it was, only appended to. */
+  /** Still under the lock: restamped if only this handle's writer wrote to the log since it was loaded. */
   private restatIndex(): void {
-    if (this.resumeIndex !== undefined) restatIndexAfterWrites(this.path, this.resumeIndex.index, this.resumeIndex.unwritten);
+    const r = this.resumeIndex;
+    if (r !== undefined) restatIndexAfterWrites(this.path, r.index, r.unwritten, this.writer.intactStamp());
   }
 
   get id(): string {

@@ -16,7 +16,7 @@
  *   last synced length and re-queues every event written since: they are written again.
  */
 import { closeSync, fsyncSync, ftruncateSync, fsync as fsyncCb, writeSync } from 'node:fs';
-import { encodeEvents, type SessionEvent } from '../session/index.js';
+import { encodeEvents, fileStamp, sameStamp, type FileStamp, type SessionEvent } from '../session/index.js';
 import { StoreError, errnoOf } from './errors.js';
 
 /** The file operations the writer uses; tests substitute failing ones. */
@@ -73,6 +73,11 @@ export class LogWriter {
   private dirtyTail = false;
   private syncChain: Promise<void> = Promise.resolve();
   private closed = false;
+  /**
+   * With `watch`: the file's stamp after this writer's last write, while every write found the
+   * file as the previous one left it (undefined once something else was seen to change it).
+   */
+  private stamp: FileStamp | undefined;
 
   constructor(opts: WriterOptions) {
     this.fd = opts.fd;
@@ -94,6 +99,32 @@ export class LogWriter {
   }
   get lastError(): StoreError | undefined {
     return this.failure;
+  }
+
+  /**
+   * Keep the chain of the file's stamps from `stamp` (the file as loaded): before each write the
+   * file must still have the stamp the previous write left, so `intactStamp` can tell the resume
+   * index that only this writer wrote since the load (a program writing to the log in place while
+   * the session was open breaks the chain, and the index is not restamped over its edit).
+   */
+  watch(stamp: FileStamp): void {
+    this.stamp = stamp;
+  }
+
+  /** With `watch`: the file's stamp after this writer's last write, if nothing else was seen to write to it. */
+  intactStamp(): FileStamp | undefined {
+    return this.stamp;
+  }
+
+  /** After a write (`after`) or before one: the file's stamp follows the chain, or the chain ends. */
+  private chain(after: boolean): void {
+    if (this.stamp === undefined) return;
+    try {
+      const now = fileStamp(this.fd);
+      this.stamp = after || sameStamp(now, this.stamp) ? now : undefined;
+    } catch {
+      this.stamp = undefined;
+    }
   }
 
   /** Queue a committed event (called from the session subscription, in commit order). */
@@ -126,7 +157,9 @@ export class LogWriter {
       this.scheduled = undefined;
     }
     if (this.closed) return this.failure;
+    this.chain(false);
     if (this.dirtyTail) {
+      this.stamp = undefined;
       try {
         this.io.ftruncate(this.fd, this.length);
         this.dirtyTail = false;
@@ -144,6 +177,7 @@ export class LogWriter {
     try {
       while (off < data.length) off += this.io.write(this.fd, data, off, data.length - off, this.length + off);
     } catch (e) {
+      this.stamp = undefined;
       // Never leave a partial line: cut the file back to the end of the last whole batch (a
       // write that threw may still have stored some bytes, so truncate even when off is 0).
       try {
@@ -159,6 +193,7 @@ export class LogWriter {
         e,
       );
     }
+    this.chain(true);
     this.length += data.length;
     this.writtenSeq += batch.length;
     for (const e of batch) this.unsynced.push(e);
@@ -245,6 +280,7 @@ export class LogWriter {
     }
     this.queue = [...this.unsynced, ...this.queue];
     this.unsynced = [];
+    this.stamp = undefined;
     this.writtenSeq = this.syncedSeq;
     this.length = this.syncedLength;
     try {

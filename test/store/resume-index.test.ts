@@ -3,19 +3,47 @@
  * next `open` reads through it (and grows it over what was appended), and a resumed session is
  * the one a full load gives. A stale or damaged index is never used: the open loads the file.
  */
-import { appendFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadJsonl, parseResumeIndex } from '../../src/session/index.js';
+import {
+  buildResumeIndex,
+  encodeEvents,
+  encodeHeaderLine,
+  fileStamp,
+  loadJsonl,
+  loadJsonlFile,
+  parseResumeIndex,
+  serializeResumeIndex,
+  type Session,
+} from '../../src/session/index.js';
 import { SessionStore } from '../../src/store/index.js';
 import { readLog, RESUME_INDEX_FILE, restatIndexAfterWrites } from '../../src/store/load.js';
 import { tempDir } from '../cli/support/agent.js';
 import { Child } from './support/proc.js';
 
-async function turn(store: SessionStore, id: string | undefined, n: number): Promise<string> {
+async function turn(store: SessionStore, id: string | undefined, n: number, pad = 0): Promise<string> {
   const h = id === undefined ? await store.create({ cwd: '/w' }) : await store.open(id);
-  const s = h.session;
+  appendTurn(h.session, n, pad);
+  const id2 = h.session.id;
+  await store.close();
+  return id2;
+}
+
+/** A turn of `n` text deltas (each padded with `pad` x's) and an answer. */
+function appendTurn(s: Session, n: number, pad = 0): void {
   const t = s.trace.lastTurn + 1;
   s.append('turn/start', { turn: t });
   s.append('step/start', { turn: t, step: 1 });
@@ -24,7 +52,9 @@ async function turn(store: SessionStore, id: string | undefined, n: number): Pro
     { id: `u${t}`, role: 'user', content: [{ type: 'text', text: `prompt ${t}` }], source: { kind: 'user' } },
     { surfaceOp: 'append' },
   );
-  for (let i = 0; i < n; i++) s.append('assistant/chunk', { turn: t, step: 1, chunk: { type: 'text-delta', index: 0, text: `w${i} ` } });
+  for (let i = 0; i < n; i++) {
+    s.append('assistant/chunk', { turn: t, step: 1, chunk: { type: 'text-delta', index: 0, text: `w${i} ${'x'.repeat(pad)}` } });
+  }
   s.append(
     'assistant/message',
     {
@@ -42,9 +72,61 @@ async function turn(store: SessionStore, id: string | undefined, n: number): Pro
   );
   s.append('step/end', { turn: t, step: 1 });
   s.append('turn/end', { turn: t, reason: { kind: 'completed' } });
-  const id2 = s.id;
-  await store.close();
-  return id2;
+}
+
+/** A user message line of the log (newline included) at `seq`, `bytes` long, or longer if that is too short for one. */
+function messageLine(seq: number, bytes: number): string {
+  const line = (text: string): string =>
+    `${JSON.stringify({
+      type: 'user/message',
+      seq,
+      time: 5,
+      data: { id: `x${seq}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } },
+      surfaceOp: 'append',
+    })}\n`;
+  return line('m'.repeat(Math.max(1, bytes - Buffer.byteLength(line('')))));
+}
+
+/** Write `text` at byte `at` of `path`, in place. */
+function writeAt(path: string, at: number, text: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, text, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * What a program writing to the log in place can do without changing its size: the first run of
+ * text deltas becomes as many user messages, one a line, each as long as the line it replaces (a
+ * packed row: the last one padded to the row's bytes). A full load reads the messages; an index
+ * that took the prefix unread still has a run there.
+ */
+function runAsMessages(path: string): void {
+  const bytes = readFileSync(path);
+  const row = bytes.indexOf('{"type":"text-chunks"');
+  if (row >= 0) {
+    const end = bytes.indexOf(0x0a, row) + 1;
+    const { seq0, data } = JSON.parse(bytes.toString('utf8', row, end)) as { seq0: number; data: { texts: string[] } };
+    let lines = '';
+    for (let i = 0; i < data.texts.length - 1; i++) lines += messageLine(seq0 + i, 0);
+    lines += messageLine(seq0 + data.texts.length - 1, end - row - Buffer.byteLength(lines));
+    expect(Buffer.byteLength(lines)).toBe(end - row);
+    writeAt(path, row, lines);
+    return;
+  }
+  const first = bytes.indexOf('{"type":"assistant/chunk"');
+  let at = first;
+  let text = '';
+  while (bytes.indexOf('{"type":"assistant/chunk"', at) === at) {
+    const end = bytes.indexOf(0x0a, at) + 1;
+    const line = messageLine((JSON.parse(bytes.toString('utf8', at, end)) as { seq: number }).seq, end - at);
+    expect(Buffer.byteLength(line)).toBe(end - at);
+    text += line;
+    at = end;
+  }
+  writeAt(path, first, text);
 }
 
 async function load(path: string, resumeIndex: boolean) {
@@ -164,9 +246,47 @@ describe('the store and the resume index', () => {
     const sidecar = join(dirname(path), RESUME_INDEX_FILE);
     const index = parseResumeIndex(readFileSync(sidecar, 'utf8'))!;
     rmSync(sidecar);
-    restatIndexAfterWrites(path, index);
+    restatIndexAfterWrites(path, index, false, index.file);
     expect(existsSync(sidecar)).toBe(false);
-    restatIndexAfterWrites(path, index, true);
+    restatIndexAfterWrites(path, index, true, index.file);
     expect(parseResumeIndex(readFileSync(sidecar, 'utf8'))).toEqual(index);
+  });
+
+  it('a log edited in place while a writer holds it is not restamped at close: the next resume is the full load’s', async () => {
+    const root = tempDir('dsh-store-idx-');
+    const id = await turn(new SessionStore({ root }), undefined, 6, 200);
+    await turn(new SessionStore({ root }), id, 6, 200); // builds the index at open
+    const store = new SessionStore({ root });
+    const h = await store.open(id); // through the index
+    runAsMessages(h.path); // another program rewrites prefix bytes in place, same size
+    appendTurn(h.session, 3);
+    await store.close();
+    const after = await load(h.path, true);
+    const whole = loadJsonl(readFileSync(h.path), { file: h.path, clock: () => 1 });
+    expect(whole.session.events.filter((e) => e.type === 'user/message').length).toBe(3 + 6);
+    expect(after.session.deriveMessages().toArray()).toEqual(whole.session.deriveMessages().toArray());
+    expect(after.session.events).toEqual(whole.session.events);
+    expect(after.prefixCheckedBy).not.toBe('stat');
+  });
+
+  it('an index is not built over bytes that changed while the full load read them', async () => {
+    const root = tempDir('dsh-store-idx-');
+    const id = await turn(new SessionStore({ root }), undefined, 6, 200);
+    const path = (await new SessionStore({ root }).inspect(id)).path;
+    const made = loadJsonlFile(path, { file: path });
+    writeFileSync(path, encodeHeaderLine(made.header) + encodeEvents(made.session.events, { pack: false })); // a delta a line
+    const fd = openSync(path, 'r');
+    const before = fileStamp(fd);
+    closeSync(fd);
+    const loaded = loadJsonlFile(path, { file: path, clock: () => 1 });
+    runAsMessages(path); // written between the load and the index's own read of the file
+    expect(buildResumeIndex(path, loaded, before)).toBeUndefined();
+    // What such an index would resume to: the run the load saw, not the messages the file now holds.
+    writeFileSync(join(dirname(path), RESUME_INDEX_FILE), serializeResumeIndex(buildResumeIndex(path, loaded)!));
+    const through = await load(path, true);
+    const whole = loadJsonl(readFileSync(path), { file: path, clock: () => 1 });
+    expect(whole.session.events.filter((e) => e.type === 'user/message').length).toBe(1 + 6);
+    expect(through.fromIndex).toBe(true);
+    expect(through.session.deriveMessages().toArray()).not.toEqual(whole.session.deriveMessages().toArray());
   });
 });

@@ -18,7 +18,8 @@
  *
  * The store keeps the stat current: a session it opened, appended to under its lock and closed
  * gets its index's stat refreshed at close (`restatResumeIndex`), so the next resume of it does not
- * read the prefix again.
+ * read the prefix again, when its writer saw no other program write to the file meanwhile (the
+ * lock binds only dsh: an edit in place while the session was open leaves the stat unrecorded).
  *
  * What an indexed load holds in memory: the header, every event that is not a run of chunk
  * deltas (messages, tool calls and results, turn and step boundaries, request headers), each
@@ -83,7 +84,8 @@ export function fileStamp(fd: number): FileStamp {
   return { ino: Number(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
 }
 
-const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
+/** Do two stamps name the same file, unchanged? */
+export const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
 export interface ResumeIndex {
@@ -293,13 +295,17 @@ function readRange(fd: number, from: number, to: number, each: (chunk: Buffer, a
 
 /**
  * The index of `path` as a full load just read it (undefined when the log may not have one).
- * Reads the file once more: line starts and the digest of the prefix.
+ * Reads the file once more: line starts and the digest of the prefix. `before` is the file's
+ * stamp taken before the load: when given, the index is built only if the file still has it
+ * after this read (else something wrote to it during the load or the read, and the digests
+ * could describe bytes the loaded session was not made from).
  */
-export function buildResumeIndex(path: string, loaded: LoadedLog): ResumeIndex | undefined {
+export function buildResumeIndex(path: string, loaded: LoadedLog, before?: FileStamp): ResumeIndex | undefined {
   if (!indexable(loaded)) return undefined;
   const fd = openSync(path, 'r');
   try {
     const stamp = fileStamp(fd);
+    if (before !== undefined && !sameStamp(stamp, before)) return undefined;
     const lastLine = loaded.lineOf(loaded.eventCount - 1)!;
     // starts[l]: the byte offset where 1-based line l starts.
     const starts: number[] = [0, 0];
@@ -322,6 +328,7 @@ export function buildResumeIndex(path: string, loaded: LoadedLog): ResumeIndex |
       hash.update(bytes >= 0 ? chunk.subarray(0, bytes - at) : chunk);
     });
     if (bytes < 0) return undefined; // the last event's line has no newline: nothing to index safely
+    if (before !== undefined && !sameStamp(fileStamp(fd), before)) return undefined;
     const headerEnd = starts[2]!;
     const lineStart = (l: number): number => starts[l]!;
     const entries = entriesFor(loaded, 0, loaded.eventCount, lineStart);
