@@ -289,4 +289,25 @@ describe('the store and the resume index', () => {
     expect(through.fromIndex).toBe(true);
     expect(through.session.deriveMessages().toArray()).not.toEqual(whole.session.deriveMessages().toArray());
   });
+
+  it('a writer ended by exit restamps in its exit hook, unless another program wrote to the log while it ran', async () => {
+    for (const edit of [false, true]) {
+      const root = tempDir('dsh-store-idx-');
+      const id = await turn(new SessionStore({ root }), undefined, 6, 200);
+      await turn(new SessionStore({ root }), id, 6, 200); // builds the index at open, restamps it at close
+      const path = (await new SessionStore({ root }).inspect(id)).path;
+      const child = new Child(['open-exit', root, id]);
+      await child.waitFor('opened');
+      if (edit) runAsMessages(path);
+      child.send('go');
+      expect((await child.exited).code).toBe(0);
+      const after = await load(path, true);
+      const whole = loadJsonl(readFileSync(path), { file: path, clock: () => 1 });
+      expect(whole.session.events.some((e) => e.type === 'session/title')).toBe(true); // written by the exit hook
+      expect(after.session.deriveMessages().toArray()).toEqual(whole.session.deriveMessages().toArray());
+      expect(after.session.events).toEqual(whole.session.events);
+      if (edit) expect(after.prefixCheckedBy).not.toBe('stat');
+      else expect(after.prefixCheckedBy).toBe('stat');
+    }
+  });
 });
