@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readLogFile } from '../../src/store/load.js';
 import { startFakeProvider, type FakeProvider, type FakeScript } from '../support/fake-provider.js';
 import { fault } from '../support/faults.js';
 import { dsh } from './support/run.js';
@@ -184,6 +185,9 @@ describe('dsh run', () => {
     // The resumed model call carries the earlier turns.
     const sent = JSON.stringify(messagesOf(p, 2));
     for (const s of ['first task', 'answer 0', 'second task', 'answer 1', 'third task']) expect(sent).toContain(s);
+    // Each run wrote to the log alone and closed it: its resume index was restamped, so the next
+    // resume takes the prefix by its stat, unread (the writer's chain of stamps held through a run).
+    expect((await readLogFile(path, { resumeIndex: true })).prefixCheckedBy).toBe('stat');
   });
 
   // Issue 11 item 3: a last line nested ~6,000 levels deep once made `run --continue` die with
