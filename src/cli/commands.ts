@@ -279,6 +279,7 @@ Examples:
       return n;
     })
     .option('--json', 'print one JSON array')
+    .option('--rescan', 'read every log instead of trusting the listing index, and rebuild the index (sees changes made by other programs)')
     .action(async (opts: ListOptions) => {
       const { runSessionsList } = await import('./sessions.js');
       setExit(await runSessionsList(opts, io));

@@ -23,6 +23,8 @@ export interface ListOptions {
   cwd?: string;
   limit?: number;
   json?: boolean;
+  /** Scan every log instead of trusting the listing index (and rebuild it). */
+  rescan?: boolean;
 }
 
 const WINDOW = 64 * 1024;
@@ -174,6 +176,7 @@ function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | nul
 export async function listRows(
   store: Store,
   keep: (sessions: StoreSessionInfo[]) => StoreSessionInfo[],
+  opts: { rescan?: boolean } = {},
 ): Promise<{ rows: SessionSummary[]; problems: StoreListing['problems'] }> {
   if (isPg(store)) {
     const { sessions, problems } = await store.list();
@@ -185,14 +188,23 @@ export async function listRows(
     );
     return { rows, problems };
   }
-  const { sessions, problems } = await (store as SessionStore).list(LOG_FACTS as ListingSummarizer<JsonValue>);
+  const { sessions, problems } = await (store as SessionStore).list(LOG_FACTS as ListingSummarizer<JsonValue>, opts);
   const rows = (keep(sessions) as SessionInfo[]).map((info) =>
     summaryRow(info, isFacts(info.summary) ? info.summary : { title: null, turns: null, prompt: null }, info.size),
   );
   return { rows, problems };
 }
 
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+/** `2026-12-03 07:05Z`: the ISO time to the minute (a listing prints 10,000 of them: no regular expressions). */
 export function humanTime(ms: number): string {
+  // Years 1000–9999 have the plain four-digit ISO form; others keep isoTime's (+275760-…, or ms).
+  if (ms >= -30610224000000 && ms < 253402300800000) {
+    const d = new Date(ms);
+    const day = `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+    return `${day} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}Z`;
+  }
   return isoTime(ms)
     .replace('T', ' ')
     .replace(/:\d\d\.\d+Z$/, 'Z');
@@ -210,11 +222,15 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
 
 async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> {
   const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
-  const { rows, problems } = await listRows(store, (sessions) => {
-    let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
-    chosen = [...chosen].sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
-    return opts.limit !== undefined ? chosen.slice(0, opts.limit) : chosen;
-  });
+  const { rows, problems } = await listRows(
+    store,
+    (sessions) => {
+      let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
+      chosen = [...chosen].sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
+      return opts.limit !== undefined ? chosen.slice(0, opts.limit) : chosen;
+    },
+    opts.rescan ? { rescan: true } : {},
+  );
   if (opts.json) {
     io.out.line(safeJson(rows, 2));
     return EXIT_OK;

@@ -44,7 +44,7 @@ export async function storeFor(
   const choice = await storeChoice(env);
   if (choice.kind === 'jsonl') {
     checkSessionsRoot(choice.root, env, opts.create ? { create: true } : {});
-    return new SessionStore({ root: choice.root });
+    return new SessionStore({ root: choice.root, listingIndex: true });
   }
   const { PgStore } = await import('../postgres/store.js');
   return new PgStore({

@@ -13,12 +13,17 @@ import { escapeUnsafe, foldSpaces, hasUnsafe, UNSAFE_CHAR_CLASS } from '../model
 // The table's characters; \t and \n are not among them (each function handles them).
 const UNSAFE = new RegExp(`[${UNSAFE_CHAR_CLASS}]`, 'gu');
 
+const PLAIN_ONE_LINE = /^(?:[\x21-\x5b\x5d-\x7e]| (?! ))*$/;
+
 /**
  * One line of safe text: the page's text (`visible` in src/viewer/page/dom.js) with its
  * whitespace runs, newlines included, as one space. The table's whitespace (CR, VT, FF, U+2028,
  * U+FEFF) is escaped, not folded, so both surfaces show the same characters.
  */
 export function oneLine(s: string): string {
+  // Printable ASCII less the backslash, with no run of spaces: nothing to fold or escape (ids,
+  // paths and most titles; a listing prints 40,000 of them). test/cli/text.test.ts holds it equal.
+  if (PLAIN_ONE_LINE.test(s)) return s;
   return escapeUnsafe(foldSpaces(s));
 }
 

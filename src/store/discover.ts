@@ -11,7 +11,7 @@ import { StoreError, isErrno } from './errors.js';
 import type { StoreListing, StoreListProblem, StoreSessionInfo } from './interface.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';
 import { lockHolder } from './lock.js';
-import { fingerprint, ListingCache, type ListingSummarizer } from './listing-cache.js';
+import { fingerprint, ListingCache, type CacheEntry, type Fingerprint, type ListingSummarizer } from './listing-cache.js';
 import type { JsonValue } from '../model/json.js';
 
 export interface SessionInfo extends StoreSessionInfo {
@@ -143,7 +143,7 @@ export function checkIdentity(root: string, path: string, header: SessionHeader,
   }
 }
 
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -156,7 +156,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return out;
 }
 
-type Entry = { info: SessionInfo } | { problem: ListProblem } | undefined;
+export type Entry = { info: SessionInfo } | { problem: ListProblem } | undefined;
 
 const idOfDir = (dir: string): string | undefined => decodeSegment(basename(dir));
 
@@ -202,54 +202,69 @@ function statPair(dir: string, path: string): [Stats, Stats] | undefined {
   }
 }
 
-/**
- * One session directory through the listing cache: its remembered header (and summary) when the
- * directory and log are unchanged, else `listOne` (and the summarizer) as without a cache.
- */
-async function listOneCached(
-  root: string,
-  dir: string,
-  cache: ListingCache,
-  summarizer: ListingSummarizer<JsonValue> | undefined,
-): Promise<Entry> {
-  const path = join(dir, LOG_FILE);
-  const stats = statPair(dir, path);
-  if (stats === undefined) return listOne(root, dir); // missing, compressed, odd: the uncached path says which
-  const fp = fingerprint(stats[0], stats[1]);
-  const hit = cache.get(path, fp);
-  if (hit !== undefined && (summarizer === undefined || summarizer.check(hit.summary)) && namesItsFile(root, path, hit.header)) {
-    const st = stats[1];
-    const info: SessionInfo = {
-      id: hit.header.id,
-      header: hit.header,
-      path,
-      location: path,
-      size: st.size,
-      mtimeMs: st.mtimeMs,
-      modifiedMs: st.mtimeMs,
-    };
-    if (hit.summary !== undefined) info.summary = hit.summary;
-    if (hit.lockFile) {
-      const holder = lockHolder(join(dir, LOCK_FILE));
-      if (holder) info.lockedBy = holder;
-    }
-    return { info };
-  }
-  // Taken before the read: a write after this makes the fingerprint stale, never the entry.
-  const lockFile = existsSync(join(dir, LOCK_FILE));
-  const e = await listOne(root, dir);
-  if (e === undefined || 'problem' in e) return e;
-  if (summarizer !== undefined) e.info.summary = await summarizer.summarize(e.info);
-  cache.set(path, { fp, header: e.info.header, lockFile, ...(e.info.summary !== undefined ? { summary: e.info.summary } : {}) });
-  return e;
+/** Where a directory's remembered entry comes from: the listing cache, or the listing index's row. */
+export interface ListingMemo {
+  get(path: string, fp: Fingerprint): CacheEntry | undefined;
+  set(path: string, entry: CacheEntry): void;
+}
+
+export interface CheckedDir {
+  entry: Entry;
+  /** The directory's and log's stats when the log was found (before it was read). */
+  fp?: Fingerprint;
+  /** A live process held the session's lock (checked before the log was looked at). */
+  held: boolean;
 }
 
 /**
- * Every session under `root`, newest first, through the listing cache (`listing-cache.ts`); with
- * a summarizer, each session also carries its summary, computed only for new or changed logs.
+ * One session directory through a memo: its remembered header (and summary) when the directory
+ * and log are unchanged, else `listOne` (and the summarizer) as without one. With `lockFirst`, the
+ * lock is looked at before the log: a writer holds it for as long as it appends, so a log found
+ * unlocked then was complete when it was read (the listing index relies on it); otherwise the
+ * lock is read only where the directory changed or held one before (the listing cache's way).
  */
-export async function listSessions(root: string, summarizer?: ListingSummarizer<JsonValue>): Promise<Listing> {
-  const cache = new ListingCache(root, summarizer?.key);
+export async function checkDir(
+  root: string,
+  dir: string,
+  memo: ListingMemo,
+  summarizer: ListingSummarizer<JsonValue> | undefined,
+  lockFirst: boolean,
+): Promise<CheckedDir> {
+  const lockPath = join(dir, LOCK_FILE);
+  const early = lockFirst ? { file: existsSync(lockPath) } : undefined;
+  const earlyHolder = early?.file ? lockHolder(lockPath) : undefined;
+  const path = join(dir, LOG_FILE);
+  const stats = statPair(dir, path);
+  if (stats === undefined) return { entry: await listOne(root, dir), held: earlyHolder !== undefined }; // missing, compressed, odd
+  const fp = fingerprint(stats[0], stats[1]);
+  const hit = memo.get(path, fp);
+  if (hit !== undefined && (summarizer === undefined || summarizer.check(hit.summary)) && namesItsFile(root, path, hit.header)) {
+    const info = infoOf(hit.header, path, stats[1].size, stats[1].mtimeMs, hit.summary);
+    const holder = early ? earlyHolder : hit.lockFile ? lockHolder(lockPath) : undefined;
+    if (holder) info.lockedBy = holder;
+    return { entry: { info }, fp, held: holder !== undefined };
+  }
+  // Taken before the read: a write after this makes the fingerprint stale, never the entry.
+  const lockFile = early?.file ?? existsSync(lockPath);
+  const e = await listOne(root, dir);
+  if (e === undefined || 'problem' in e) return { entry: e, held: earlyHolder !== undefined };
+  if (early) {
+    if (earlyHolder) e.info.lockedBy = earlyHolder;
+    else delete e.info.lockedBy;
+  }
+  if (summarizer !== undefined) e.info.summary = await summarizer.summarize(e.info);
+  memo.set(path, { fp, header: e.info.header, lockFile, ...(e.info.summary !== undefined ? { summary: e.info.summary } : {}) });
+  return { entry: e, fp, held: e.info.lockedBy !== undefined };
+}
+
+export function infoOf(header: SessionHeader, path: string, size: number, mtimeMs: number, summary: JsonValue | undefined): SessionInfo {
+  const info: SessionInfo = { id: header.id, header, path, location: path, size, mtimeMs, modifiedMs: mtimeMs };
+  if (summary !== undefined) info.summary = summary;
+  return info;
+}
+
+/** Every session directory under `root` (each project directory read). */
+export async function sessionDirs(root: string): Promise<string[]> {
   const dirs: string[] = [];
   for (const project of await projectDirs(root)) {
     let entries;
@@ -261,8 +276,11 @@ export async function listSessions(root: string, summarizer?: ListingSummarizer<
     }
     for (const e of entries) if (e.isDirectory()) dirs.push(join(project, e.name));
   }
-  const entries = await mapLimit(dirs, 32, (d) => listOneCached(root, d, cache, summarizer));
-  cache.save(new Set(dirs.map((d) => join(d, LOG_FILE))));
+  return dirs;
+}
+
+/** The listing from each directory's entry: duplicate ids become problems, newest first. */
+export function assemble(entries: Iterable<Entry>): Listing {
   const sessions: SessionInfo[] = [];
   const problems: ListProblem[] = [];
   const seen = new Map<string, SessionInfo>();
@@ -288,4 +306,16 @@ export async function listSessions(root: string, summarizer?: ListingSummarizer<
   }
   sessions.sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
   return { sessions, problems };
+}
+
+/**
+ * Every session under `root`, newest first, through the listing cache (`listing-cache.ts`); with
+ * a summarizer, each session also carries its summary, computed only for new or changed logs.
+ */
+export async function listSessions(root: string, summarizer?: ListingSummarizer<JsonValue>): Promise<Listing> {
+  const cache = new ListingCache(root, summarizer?.key);
+  const dirs = await sessionDirs(root);
+  const checked = await mapLimit(dirs, 32, (d) => checkDir(root, d, cache, summarizer, false));
+  cache.save(new Set(dirs.map((d) => join(d, LOG_FILE))));
+  return assemble(checked.map((c) => c.entry));
 }

@@ -10,11 +10,13 @@
  */
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type ResumeIndex, type SessionOptions } from '../session/index.js';
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
 import type { ListingSummarizer } from './listing-cache.js';
+import { listIndexed } from './listing-index.js';
+import { journalTouch } from './listing-journal.js';
 import type { JsonValue } from '../model/json.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
 import { pidIsDead } from './process-identity.js';
@@ -49,6 +51,12 @@ export interface SessionStoreOptions {
    * the log when missing or stale; default true). Off: every open loads the whole file.
    */
   resumeIndex?: boolean;
+  /**
+   * List through the listing index (listing-index.ts: trusts what this store's writers did not
+   * announce, so a log changed by another program is seen only by a rescan; default false: every
+   * listing `stat`s every log through the listing cache). Writers keep the index current either way.
+   */
+  listingIndex?: boolean;
   /** How long `open` waits while another process is mid-takeover of a stale lock (default 2 s). */
   lockContentionMs?: number;
   /** Test seams: file operations of the writer, and the steps of an atomic publish. */
@@ -147,6 +155,7 @@ export class SessionStore implements Store {
     mkdirDurable(dir);
     const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(session.id));
     try {
+      this.announce(dir);
       sweepTemps(dir, pidIsDead); // an earlier creator's publish cut short by a crash
       const events = session.events;
       const data = Buffer.from(encodeHeaderLine(session.header) + encodeEvents(events), 'utf8');
@@ -163,6 +172,14 @@ export class SessionStore implements Store {
       lock.release();
       throw e;
     }
+  }
+
+  /**
+   * Under the session's lock, before anything in `dir` is written: the listing index re-checks it
+   * (and keeps checking it while its lock is held). See listing-journal.ts.
+   */
+  private announce(dir: string): void {
+    journalTouch(this.root, `${basename(dirname(dir))}/${basename(dir)}`);
   }
 
   private lockOptions(id: string): { sessionId: string; contentionMs?: number } {
@@ -244,6 +261,7 @@ export class SessionStore implements Store {
     const path = await locate(this.root, id, opts.cwd);
     const lock = await acquireLock(join(dirname(path), LOCK_FILE), this.lockOptions(id));
     try {
+      this.announce(dirname(path));
       return await this.openLocked(id, path, lock);
     } catch (e) {
       lock.release();
@@ -337,6 +355,7 @@ export class SessionStore implements Store {
     mkdirDurable(dir);
     const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(id));
     try {
+      this.announce(dir);
       sweepTemps(dir, pidIsDead);
       const data = Buffer.from(encodeHeaderLine(log.header) + encodeEvents(log.events), 'utf8');
       if (!publishNew(path, data, this.opts.onPublishStep ? { onStep: this.opts.onPublishStep } : {})) {
@@ -354,9 +373,11 @@ export class SessionStore implements Store {
 
   /**
    * Every session under the root: headers (line 1) and stat only, remembered in the listing cache
-   * for logs that did not change. With a summarizer, each session carries its summary too.
+   * for logs that did not change; with `listingIndex`, from the listing index (`rescan`: a full
+   * scan that rebuilds it). With a summarizer, each session carries its summary too.
    */
-  list(summarizer?: ListingSummarizer<JsonValue>): Promise<Listing> {
+  list(summarizer?: ListingSummarizer<JsonValue>, opts: { rescan?: boolean } = {}): Promise<Listing> {
+    if (this.opts.listingIndex || opts.rescan) return listIndexed(this.root, summarizer, opts.rescan === true);
     return listSessions(this.root, summarizer);
   }
 

@@ -2,7 +2,7 @@
  * `dsh sessions list|path`, and `dsh log …` naming a stored session by id. Sessions are made
  * through the store's own API with a fixed clock, so times, ids and turn counts are known.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
@@ -215,5 +215,23 @@ describe('dsh sessions', () => {
         'logs (session.jsonl). Decompress it to session.jsonl beside it (zstd -d), or use a separate root [COMPRESSED_LOG]',
     );
     expect(warnings).toContain(`warning: ${join(broken, 'session.jsonl')}: no complete header line [BAD_HEADER]`);
+  });
+});
+
+describe('dsh sessions --rescan (issue 13 item 3)', () => {
+  it('the listing index trusts what the store did not announce; --rescan reads every log and rebuilds it', async () => {
+    const f = await fixture();
+    const turnsOf = async (args: string[]): Promise<Record<string, number | null>> => {
+      const r = await runMain(['sessions', 'list', '--all', '--json', ...args], { DSH_HOME: f.home });
+      expect(r.code, r.stderr).toBe(0);
+      return Object.fromEntries((JSON.parse(r.stdout) as { id: string; turns: number | null }[]).map((s) => [s.id, s.turns]));
+    };
+    const before = { [f.older.id]: 2, [f.newer.id]: 1, [f.other.id]: 0 };
+    expect(await turnsOf([])).toEqual(before);
+    // A third turn appended by hand (not through the store): the fast path does not see it.
+    appendFileSync(f.older.path, `${JSON.stringify({ type: 'turn/start', seq: 10, time: T1 + 10, data: { turn: 3 } })}\n`);
+    expect(await turnsOf([])).toEqual(before);
+    expect(await turnsOf(['--rescan'])).toEqual({ ...before, [f.older.id]: 3 });
+    expect(await turnsOf([])).toEqual({ ...before, [f.older.id]: 3 });
   });
 });

@@ -126,3 +126,30 @@ describe('flatten (previews collapse only what the cut needs)', () => {
     }
   });
 });
+
+describe("oneLine's plain-text shortcut and the listing's time (issue 13 item 3)", () => {
+  it('oneLine equals the escape of the folded text on ASCII-heavy strings (the shortcut returns them as they are)', async () => {
+    const { escapeUnsafe } = await import('../../src/model/unsafe-chars.js');
+    const char = fc.constantFrom(' ', '  ', 'a', 'Z', '~', '!', '\\', '\t', '\n', '\x7f', '\x1b', '\u00a0', '\u202e', '/', '-');
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 24 }), (cs) => {
+        const s = cs.join('');
+        expect(oneLine(s)).toBe(escapeUnsafe(foldSpaces(s)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('humanTime is the ISO time to the minute, as the regular expressions made it', async () => {
+    const { humanTime } = await import('../../src/cli/sessions.js');
+    const old = (ms: number): string =>
+      (Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms`).replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z');
+    fc.assert(
+      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (ms) => {
+        expect(humanTime(ms)).toBe(old(ms));
+      }),
+    );
+    for (const ms of [-30610224000001, -30610224000000, 0, 253402300799999, 253402300800000, 8.64e15 + 1])
+      expect(humanTime(ms)).toBe(old(ms));
+  });
+});

@@ -1,0 +1,433 @@
+/**
+ * The listing index: what a listing knows about every session directory, kept current by the
+ * store's writers so that a listing need not `stat` every log. Two parts under the root:
+ *
+ * - the snapshot, `listing-index`: a JSON line of metadata (format, version, root, summarizer
+ *   key, the journal it is complete through, each project directory's mtime and ctime when it
+ *   was last read, a sha-256 digest of the rows) and a JSON line of rows, one array per session
+ *   directory (its fingerprint as in listing-cache.ts, header, summary, whether a live process
+ *   held its lock when it was last checked);
+ * - the journal (listing-journal.ts): the directories the store's writers announced since.
+ *
+ * A listing reads both, then re-checks the current way (lock, stats, and the log's first line
+ * and summary when those changed) only: directories named in the journal since, directories
+ * whose lock was held at their last check (until a check finds it free: a writer killed while
+ * writing is checked once more after its death), problem rows (compressed, unreadable header,
+ * no log yet), rows without a summary for this listing's summarizer, and the directories of a
+ * project directory whose mtime or ctime changed (read again: new and removed sessions). A
+ * project directory modified within two seconds of being read is read again the next time (its
+ * mtime may not have moved since). Everything else is trusted. If anything changed, the listing
+ * compacts the journal into a new snapshot under the index lock (`listing-index.lock`); a
+ * listing that cannot take the lock, or finds the snapshot replaced meanwhile, writes nothing.
+ *
+ * It is never the truth: a missing, damaged (digest), other-version or other-root snapshot, or a
+ * gap in the journal, is replaced by a full scan (listing-cache.ts's way) that rebuilds it; so is
+ * an explicit rescan (`dsh sessions --rescan`). What it does not see: a log changed by a program
+ * other than this store (a hand edit, the real dsh writing into the same root) while its project
+ * directory's entries stay the same. See docs/store.md.
+ */
+import { createHash } from 'node:crypto';
+import {
+  openSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, sep } from 'node:path';
+import type { SessionHeader } from '../session/index.js';
+import type { JsonValue } from '../model/json.js';
+import { isErrno } from './errors.js';
+import { assemble, checkDir, infoOf, mapLimit, type CheckedDir, type Entry, type Listing, type ListingMemo } from './discover.js';
+import { ListingCache, type Fingerprint, type ListingSummarizer } from './listing-cache.js';
+import { INDEX_FILE, journalNumbers, journalPath, readJournal, validKey } from './listing-journal.js';
+import { acquireLock, type SessionLock } from './lock.js';
+import { LOG_FILE } from './layout.js';
+
+const FORMAT = 'dsh-listing-index';
+const VERSION = 1;
+export const INDEX_LOCK_FILE = 'listing-index.lock';
+/** A directory modified this recently (ms) may change again within its mtime's granularity. */
+const RACY_MS = 2000;
+
+/**
+ * A session directory as the snapshot holds it: `[segment, flags]`, re-checked by every listing
+ * (a problem, a directory without a log, or one named since and not checked yet), or `[segment,
+ * flags, size, mtimeMs, rest of the fingerprint, header, summary?]`. Flag 1: a live process held
+ * the lock at the last check. Rows stay in this form from the file to the next file: a listing of
+ * an unchanged store makes one object per session, its SessionInfo.
+ */
+type RawRow = [seg: string, flags: number] | [string, number, number, number, string, SessionHeader, JsonValue?];
+
+/** A project directory's mtime and ctime when it was read; null: read it again next time. */
+type DirStamp = [mtimeMs: number, ctimeMs: number] | null;
+
+interface Project {
+  stamp: DirStamp;
+  rows: RawRow[];
+}
+
+interface Snapshot {
+  upTo: number;
+  summaryKey: string | null;
+  projects: Map<string, Project>;
+  /** The snapshot file as read (a compaction writes only over this very file). */
+  ident: string;
+}
+
+const identOf = (st: { ino: number | bigint; size: number; mtimeMs: number }): string => `${st.ino}:${st.size}:${st.mtimeMs}`;
+const fpRest = (fp: Fingerprint): string => `${fp[2]}:${fp[3]}:${fp[4]}:${fp[5]}`;
+
+function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The header as the snapshot holds it: it was validated when read from its log and the digest
+ * covers it, so only what a listing sorts, filters and prints by is checked here (validating
+ * 10,000 headers again was a tenth of the listing's time).
+ */
+const plausibleHeader = (h: unknown): h is SessionHeader =>
+  typeof h === 'object' &&
+  h !== null &&
+  typeof (h as SessionHeader).id === 'string' &&
+  Number.isSafeInteger((h as SessionHeader).createdAt) &&
+  ((h as SessionHeader).cwd === undefined || typeof (h as SessionHeader).cwd === 'string');
+
+/**
+ * What a row is: `trusted` (its log as remembered), `recheck` (`[segment, flags]`), or `damaged`
+ * (not a row: the whole snapshot is unusable). Checked as rows are used, not in a pass of their own.
+ */
+function rowKind(row: unknown): 'trusted' | 'recheck' | 'damaged' {
+  if (!Array.isArray(row) || typeof row[0] !== 'string' || typeof row[1] !== 'number') return 'damaged';
+  if (row.length === 2) return 'recheck';
+  if ((row.length !== 6 && row.length !== 7) || !isNum(row[2]) || !isNum(row[3]) || typeof row[4] !== 'string') return 'damaged';
+  return plausibleHeader(row[5]) ? 'trusted' : 'damaged';
+}
+
+/** The snapshot, or undefined when there is none usable (the caller rebuilds it). */
+function readSnapshot(root: string, summaryKey: string | undefined): Snapshot | undefined {
+  let buf: Buffer;
+  let ident: string;
+  try {
+    const fd = openSync(join(root, INDEX_FILE), 'r');
+    try {
+      ident = identOf(fstatSync(fd));
+      buf = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const nl = buf.indexOf(0x0a);
+  if (nl < 0 || buf[buf.length - 1] !== 0x0a) return undefined;
+  try {
+    const meta = JSON.parse(buf.toString('utf8', 0, nl)) as Record<string, unknown>;
+    if (meta.format !== FORMAT || meta.version !== VERSION || meta.root !== root) return undefined;
+    if (!Number.isSafeInteger(meta.upTo) || (meta.summaryKey !== null && typeof meta.summaryKey !== 'string')) return undefined;
+    const body = buf.subarray(nl + 1, buf.length - 1);
+    if (meta.digest !== sha256(body)) return undefined;
+    const doc = JSON.parse(body.toString('utf8')) as unknown;
+    if (!Array.isArray(doc)) return undefined;
+    const projects = new Map<string, Project>();
+    // Summaries computed by another summarizer are not this listing's: each is computed again.
+    const dropSummaries = summaryKey !== undefined && summaryKey !== meta.summaryKey;
+    for (const p of doc as unknown[]) {
+      if (!Array.isArray(p) || p.length !== 4 || typeof p[0] !== 'string' || !validKey(`${p[0]}/x`) || !Array.isArray(p[3]))
+        return undefined;
+      const rows = p[3] as RawRow[];
+      if (dropSummaries) for (const r of rows) if (r.length === 7) r.pop();
+      projects.set(p[0], { stamp: isNum(p[1]) && isNum(p[2]) ? [p[1], p[2]] : null, rows });
+    }
+    return { upTo: meta.upTo as number, summaryKey: summaryKey ?? (meta.summaryKey as string | null), projects, ident };
+  } catch {
+    return undefined;
+  }
+}
+
+function writeSnapshot(root: string, snap: Omit<Snapshot, 'ident'>): void {
+  const body = JSON.stringify([...snap.projects].map(([name, p]) => [name, p.stamp?.[0] ?? null, p.stamp?.[1] ?? null, p.rows]));
+  const meta = { format: FORMAT, version: VERSION, root, summaryKey: snap.summaryKey, upTo: snap.upTo, digest: sha256(body) };
+  const file = join(root, INDEX_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(meta)}\n${body}\n`);
+  renameSync(tmp, file);
+}
+
+/** Journals `upTo`+1, +2, … to the newest, each from where `from` says it was read to; undefined on a gap. */
+function readJournals(root: string, upTo: number, from: ReadonlyMap<number, number> = new Map()) {
+  const ns = journalNumbers(root).filter((n) => n > upTo);
+  if (ns.length === 0 || ns[0] !== upTo + 1 || ns.some((n, i) => n !== upTo + 1 + i)) return undefined;
+  const keys: string[] = [];
+  const ends = new Map<number, number>();
+  for (const n of ns) {
+    const r = readJournal(root, n, from.get(n) ?? 0);
+    if (r === undefined) return undefined; // compacted away while being read
+    keys.push(...r.keys);
+    ends.set(n, r.end);
+  }
+  return { keys, ends, last: ns[ns.length - 1]! };
+}
+
+async function tryLock(root: string): Promise<SessionLock | undefined> {
+  try {
+    return await acquireLock(join(root, INDEX_LOCK_FILE), { contentionMs: 0 });
+  } catch {
+    return undefined; // another listing is compacting (or the root is not writable): it writes, this one does not
+  }
+}
+
+/** Start journal m+1 (m: the newest there is), so that writers stop adding to those a compaction reads. */
+function startJournal(root: string): number {
+  const ns = journalNumbers(root);
+  const m = ns.length > 0 ? ns[ns.length - 1]! : -1;
+  try {
+    closeSync(openSync(journalPath(root, m + 1), 'wx'));
+  } catch (e) {
+    if (!isErrno(e, 'EEXIST')) throw e;
+  }
+  return m;
+}
+
+function dropJournals(root: string, upTo: number): void {
+  for (const n of journalNumbers(root)) {
+    if (n > upTo) break;
+    try {
+      unlinkSync(journalPath(root, n));
+    } catch {
+      // gone already
+    }
+  }
+}
+
+const stampOf = (st: { mtimeMs: number; ctimeMs: number }, readAt: number): DirStamp =>
+  st.mtimeMs > readAt - RACY_MS || st.ctimeMs > readAt - RACY_MS ? null : [st.mtimeMs, st.ctimeMs];
+
+/** Names of the subdirectories of `dir`; undefined when it is gone. */
+function subdirs(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
+    throw e;
+  }
+}
+
+function rawRow(seg: string, c: CheckedDir): RawRow {
+  const info = c.entry !== undefined && 'info' in c.entry ? c.entry.info : undefined;
+  const flags = c.held ? 1 : 0;
+  if (info === undefined || c.fp === undefined) return [seg, flags];
+  const row: RawRow = [seg, flags, c.fp[0], c.fp[1], fpRest(c.fp), info.header];
+  if (info.summary !== undefined) row.push(info.summary);
+  return row;
+}
+
+function rowMemo(row: RawRow | undefined): ListingMemo {
+  return {
+    get: (_path, fp) =>
+      row !== undefined && row.length >= 6 && row[2] === fp[0] && row[3] === fp[1] && row[4] === fpRest(fp)
+        ? { fp, header: row[5]!, lockFile: false, ...(row[6] !== undefined ? { summary: row[6] } : {}) }
+        : undefined,
+    set: () => undefined,
+  };
+}
+
+/**
+ * Every session under `root` through the index: the fast path when the snapshot and journal are
+ * usable and `rescan` is not asked for, else a full scan that rebuilds them.
+ */
+export async function listIndexed(root: string, summarizer?: ListingSummarizer<JsonValue>, rescan = false): Promise<Listing> {
+  if (!rescan) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const snap = readSnapshot(root, summarizer?.key);
+      if (snap === undefined) break;
+      const journal = readJournals(root, snap.upTo);
+      if (journal === undefined) continue;
+      const listing = await fromSnapshot(root, snap, journal, summarizer);
+      if (listing === undefined) break; // a damaged row
+      return listing;
+    }
+  }
+  return rebuild(root, summarizer);
+}
+
+interface Recheck {
+  project: string;
+  seg: string;
+  row: RawRow | undefined;
+}
+
+/** Journal keys by project directory. */
+function byProject(keys: readonly string[]): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>();
+  for (const key of keys) {
+    const slash = key.indexOf('/');
+    const p = key.slice(0, slash);
+    const set = named.get(p) ?? new Set<string>();
+    set.add(key.slice(slash + 1));
+    named.set(p, set);
+  }
+  return named;
+}
+
+async function fromSnapshot(
+  root: string,
+  snap: Snapshot,
+  journal: NonNullable<ReturnType<typeof readJournals>>,
+  summarizer: ListingSummarizer<JsonValue> | undefined,
+): Promise<Listing | undefined> {
+  const named = byProject(journal.keys);
+  let dirty = journal.keys.length > 0;
+  const base = root.endsWith(sep) ? root : root + sep;
+  const entries: Entry[] = [];
+  const recheck: Recheck[] = [];
+  const next = new Map<string, Project>();
+  for (const name of subdirs(root) ?? []) {
+    let st;
+    try {
+      st = statSync(join(root, name));
+    } catch {
+      continue;
+    }
+    const old = snap.projects.get(name);
+    const rows = old?.rows ?? [];
+    let stamp = old?.stamp ?? null;
+    let present: Set<string> | undefined;
+    if (stamp === null || stamp[0] !== st.mtimeMs || stamp[1] !== st.ctimeMs) {
+      // Read again: sessions made or removed since (by anyone, this store or not).
+      const readAt = Date.now();
+      present = new Set(subdirs(join(root, name)) ?? []);
+      const was = stamp;
+      stamp = stampOf(st, readAt);
+      const same = was === null ? stamp === null : stamp !== null && was[0] === stamp[0] && was[1] === stamp[1];
+      if (!same) dirty = true;
+      const known = new Set(rows.map((r) => r[0]));
+      for (const seg of present) if (!known.has(seg)) recheck.push({ project: name, seg, row: undefined });
+    }
+    const segs = named.get(name);
+    named.delete(name);
+    const kept: RawRow[] = [];
+    const dir = `${base}${name}${sep}`;
+    for (const row of rows) {
+      const kind = rowKind(row);
+      if (kind === 'damaged') return undefined;
+      const seg = row[0];
+      if (present !== undefined && !present.has(seg)) {
+        dirty = true; // removed
+        continue;
+      }
+      if (kind === 'recheck' || (row[1] & 1) !== 0 || segs?.has(seg) || (summarizer !== undefined && row.length === 6)) {
+        recheck.push({ project: name, seg, row });
+        continue;
+      }
+      const [, , size, mtimeMs, , header, summary] = row as [string, number, number, number, string, SessionHeader, JsonValue?];
+      entries.push({ info: infoOf(header, `${dir}${seg}${sep}${LOG_FILE}`, size, mtimeMs, summary) });
+      kept.push(row);
+    }
+    next.set(name, { stamp, rows: kept });
+  }
+  for (const name of snap.projects.keys()) if (!next.has(name)) dirty = true; // a project directory removed
+  // Named in the journal under a project directory not read above (made after it was listed).
+  for (const [project, segs] of named) for (const seg of segs) recheck.push({ project, seg, row: undefined });
+  const results = await mapLimit(recheck, 16, async (r) => {
+    if (!validKey(`${r.project}/${r.seg}`)) return undefined;
+    const dir = join(root, r.project, r.seg);
+    const c = await checkDir(root, dir, rowMemo(r.row), summarizer, true);
+    return c.entry === undefined && !existsSync(dir) ? undefined : c;
+  });
+  results.forEach((c, i) => {
+    const { project, seg, row } = recheck[i]!;
+    if (c === undefined) {
+      if (row !== undefined) dirty = true;
+      return;
+    }
+    const fresh = rawRow(seg, c);
+    if (JSON.stringify(fresh) !== JSON.stringify(row)) dirty = true;
+    const p = next.get(project) ?? { stamp: null, rows: [] };
+    p.rows.push(fresh);
+    next.set(project, p);
+    entries.push(c.entry);
+  });
+  if (dirty) await compact(root, snap, journal.ends, next);
+  return assemble(entries);
+}
+
+/** Fold the journal into a new snapshot (lines that arrived after this listing read it ask for a re-check). */
+async function compact(root: string, snap: Snapshot, read: ReadonlyMap<number, number>, projects: Map<string, Project>): Promise<void> {
+  const lock = await tryLock(root);
+  if (lock === undefined) return;
+  try {
+    try {
+      if (identOf(statSync(join(root, INDEX_FILE))) !== snap.ident) return; // compacted by another listing meanwhile
+    } catch {
+      return;
+    }
+    const m = startJournal(root);
+    const late = readJournals(root, snap.upTo, read);
+    if (late === undefined) return;
+    for (const [project, segs] of byProject(late.keys)) {
+      const p = projects.get(project) ?? { stamp: null, rows: [] };
+      p.rows = p.rows.filter((r) => !segs.has(r[0]));
+      for (const seg of segs) p.rows.push([seg, 0]);
+      projects.set(project, p);
+    }
+    writeSnapshot(root, { upTo: m, summaryKey: snap.summaryKey, projects });
+    dropJournals(root, m);
+  } catch {
+    // an index only: the next listing tries again
+  } finally {
+    lock.release();
+  }
+}
+
+/** The full scan: every directory checked through the listing cache, the index written anew when the lock is free. */
+async function rebuild(root: string, summarizer: ListingSummarizer<JsonValue> | undefined): Promise<Listing> {
+  const lock = existsSync(root) ? await tryLock(root) : undefined;
+  try {
+    const m = lock ? startJournal(root) : -1;
+    const projects = new Map<string, Project>();
+    const dirs: { project: string; seg: string; dir: string }[] = [];
+    for (const name of subdirs(root) ?? []) {
+      const dir = join(root, name);
+      let st;
+      try {
+        st = statSync(dir);
+      } catch {
+        continue;
+      }
+      const readAt = Date.now();
+      const segs = subdirs(dir);
+      if (segs === undefined) continue;
+      projects.set(name, { stamp: stampOf(st, readAt), rows: [] });
+      for (const seg of segs) dirs.push({ project: name, seg, dir: join(dir, seg) });
+    }
+    const cache = new ListingCache(root, summarizer?.key);
+    const checked = await mapLimit(dirs, 32, (d) => checkDir(root, d.dir, cache, summarizer, true));
+    cache.save(new Set(dirs.map((d) => join(d.dir, LOG_FILE))));
+    if (lock) {
+      checked.forEach((c, i) => {
+        const d = dirs[i]!;
+        if (c.entry !== undefined || existsSync(d.dir)) projects.get(d.project)!.rows.push(rawRow(d.seg, c));
+      });
+      try {
+        writeSnapshot(root, { upTo: m, summaryKey: summarizer?.key ?? null, projects });
+        dropJournals(root, m);
+      } catch {
+        // an index only: the next listing scans again
+      }
+    }
+    return assemble(checked.map((c) => c.entry));
+  } finally {
+    lock?.release();
+  }
+}

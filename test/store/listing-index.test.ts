@@ -1,0 +1,301 @@
+/**
+ * The listing index (src/store/listing-index.ts, listing-journal.ts): a listing that trusts what
+ * the store's writers did not announce. Writers are real processes (test/store/fixtures/child.ts)
+ * where the point is another process; every expected turn count comes from what the writer
+ * reported (or the test appended), never from a listing.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SessionStore, logPath, projectKey, type Listing, type ListingSummarizer } from '../../src/store/index.js';
+import type { JsonValue } from '../../src/model/json.js';
+import { appendTurn, fixedClock } from './support/events.js';
+import { Child } from './support/proc.js';
+import { tempDir } from './support/tmp.js';
+
+const INDEX = 'listing-index';
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The summary: how many turns the log holds, read from the whole file (and how many reads were made). */
+function turnCounter(): ListingSummarizer<JsonValue> & { reads: string[] } {
+  const reads: string[] = [];
+  return {
+    key: 'test/turn-count/1',
+    reads,
+    summarize: async ({ path }) => {
+      reads.push(path);
+      return {
+        turns: readFileSync(path, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{"type":"turn/start"')).length,
+      };
+    },
+    check: (v): v is JsonValue => typeof v === 'object' && v !== null && typeof (v as { turns?: unknown }).turns === 'number',
+  };
+}
+
+async function list(root: string, opts: { rescan?: boolean } = {}, summarizer = turnCounter()): Promise<Listing> {
+  return new SessionStore({ root, listingIndex: true }).list(summarizer, opts);
+}
+
+/** id → turns, as a listing says. */
+function turns(l: Listing): Record<string, number> {
+  return Object.fromEntries(l.sessions.map((s) => [s.id, (s.summary as { turns: number }).turns]));
+}
+
+async function runChild(args: string[], until: string): Promise<string> {
+  const c = new Child(args);
+  const line = await c.waitFor(until);
+  await c.exited;
+  return line;
+}
+
+/** A log written by hand as another program would (the real dsh): no store, no journal. */
+function handLog(root: string, cwd: string, id: string, turnCount: number): string {
+  const path = logPath(root, cwd, id);
+  const lines = [JSON.stringify({ type: 'session', version: 0, id, createdAt: 1_000 + turnCount, cwd })];
+  for (let t = 1; t <= turnCount; t++) lines.push(JSON.stringify({ type: 'turn/start', seq: t - 1, time: 1, data: { turn: t } }));
+  const script =
+    `const f=require('fs');f.mkdirSync(${JSON.stringify(join(path, '..'))},{recursive:true});` +
+    `f.writeFileSync(${JSON.stringify(path)},${JSON.stringify(`${lines.join('\n')}\n`)})`;
+  expect(spawnSync(process.execPath, ['-e', script]).status).toBe(0);
+  return path;
+}
+
+describe('the listing index', () => {
+  it('a session appended by another process through the store shows its new turn count in the next listing', async () => {
+    const root = tempDir();
+    expect(await runChild(['turns', root, 'a', '1'], 'done')).toBe('done 1');
+    expect(await runChild(['turns', root, 'b', '2'], 'done')).toBe('done 2');
+    expect(turns(await list(root))).toEqual({ a: 1, b: 2 });
+    expect(existsSync(join(root, INDEX))).toBe(true);
+    const quiet = turnCounter();
+    expect(turns(await list(root, {}, quiet))).toEqual({ a: 1, b: 2 });
+    expect(quiet.reads, 'an unchanged store: no log read').toEqual([]);
+    expect(await runChild(['turns', root, 'a', '2'], 'done')).toBe('done 3');
+    const after = turnCounter();
+    expect(turns(await list(root, {}, after))).toEqual({ a: 3, b: 2 });
+    expect(after.reads, 'only the announced log is read').toEqual([logPath(root, '/w', 'a')]);
+  });
+
+  it('a writer killed with SIGKILL leaves its session re-checked: the row says what the log holds, and no holder', async () => {
+    const root = tempDir();
+    const child = new Child(['hold', root, 'k', '1']);
+    try {
+      expect(await child.waitFor('held')).toBe('held 1');
+      const open = await list(root);
+      expect(turns(open)).toEqual({ k: 1 });
+      expect(open.sessions[0]!.lockedBy?.pid).toBe(child.pid);
+      child.send('turn');
+      expect(await child.waitFor('turned 2')).toBe('turned 2');
+      expect(turns(await list(root))).toEqual({ k: 2 }); // still held: checked again
+      child.send('turn');
+      expect(await child.waitFor('turned 3')).toBe('turned 3');
+    } finally {
+      await child.kill();
+    }
+    const dead = await list(root);
+    expect(turns(dead)).toEqual({ k: 3 });
+    expect(dead.sessions[0]!.lockedBy).toBeUndefined();
+    const settled = turnCounter();
+    expect(turns(await list(root, {}, settled))).toEqual({ k: 3 });
+    expect(settled.reads, 'after the check that found the holder dead, the row is trusted').toEqual([]);
+  });
+
+  it('a session directory made by another program appears, a removed one disappears (the project directory is read again)', async () => {
+    const root = tempDir();
+    const st = new SessionStore({ root, clock: fixedClock() });
+    for (const id of ['p1', 'p2']) {
+      const s = await st.create({ cwd: '/w', id });
+      appendTurn(s.session);
+    }
+    await st.close();
+    expect(turns(await list(root))).toEqual({ p1: 1, p2: 1 });
+    // Past the window in which a directory's mtime might not move: the stamp is trusted from here.
+    await sleep(2100);
+    expect(turns(await list(root))).toEqual({ p1: 1, p2: 1 });
+    const body = JSON.parse(readFileSync(join(root, INDEX), 'utf8').split('\n')[1]!) as [string, number | null][];
+    expect(body.find((p) => p[0] === projectKey('/w'))![1], 'the project directory is stamped').not.toBeNull();
+    handLog(root, '/w', 'foreign', 4);
+    expect(turns(await list(root))).toEqual({ p1: 1, p2: 1, foreign: 4 });
+    expect(spawnSync('rm', ['-rf', join(logPath(root, '/w', 'p1'), '..')]).status).toBe(0);
+    expect(turns(await list(root))).toEqual({ p2: 1, foreign: 4 });
+  });
+
+  it('a torn journal line is ignored, and the line a writer appends after it is read', async () => {
+    const root = tempDir();
+    expect(await runChild(['turns', root, 'a', '1'], 'done')).toBe('done 1');
+    expect(await runChild(['turns', root, 'b', '1'], 'done')).toBe('done 1');
+    expect(turns(await list(root))).toEqual({ a: 1, b: 1 });
+    const journal = readdirSync(root).find((n) => n.startsWith('listing-journal.'))!;
+    // A writer killed inside its append: half a line, no newline; then garbage of every kind.
+    appendFileSync(join(root, journal), '\n["w","--w--/b');
+    expect(await runChild(['turns', root, 'a', '1'], 'done')).toBe('done 2');
+    appendFileSync(join(root, journal), '\n{not json}\n["w"]\n["w","../../etc"]\n["x","--w--/a"]\n');
+    expect(turns(await list(root))).toEqual({ a: 2, b: 1 });
+    expect(turns(await list(root))).toEqual({ a: 2, b: 1 });
+  });
+
+  it('a damaged, foreign or other-version snapshot is not trusted: the listing rebuilds it from the logs', async () => {
+    const root = tempDir();
+    const st = new SessionStore({ root, clock: fixedClock() });
+    const want: Record<string, number> = {};
+    for (let i = 0; i < 4; i++) {
+      const s = await st.create({ cwd: `/w/${i % 2}`, id: `d${i}` });
+      for (let t = 0; t < i; t++) appendTurn(s.session);
+      want[`d${i}`] = i;
+    }
+    await st.close();
+    expect(turns(await list(root))).toEqual(want);
+    // Each damage is made from the snapshot as it is then (its journal number must still be current).
+    const damages: ((good: string, metaLine: string, bodyLine: string) => string)[] = [
+      () => '',
+      () => 'not an index',
+      (good) => good.slice(0, good.length >> 1),
+      (_, m, b) => `${m}\n${b.replaceAll('"turns":3', '"turns":99')}\n`, // a lie that would show if trusted: the digest says no
+      (_, m, b) => `${JSON.stringify({ ...(JSON.parse(m) as object), version: 99 })}\n${b}\n`,
+      (_, m, b) => `${JSON.stringify({ ...(JSON.parse(m) as object), root: '/elsewhere' })}\n${b}\n`,
+      (_, m, b) => `${m}\n${b}`, // no final newline: cut short
+    ];
+    for (const damage of damages) {
+      const good = readFileSync(join(root, INDEX), 'utf8');
+      const [metaLine, bodyLine] = good.split('\n') as [string, string];
+      expect(bodyLine).toContain('"turns":3');
+      const text = damage(good, metaLine, bodyLine);
+      writeFileSync(join(root, INDEX), text);
+      expect(turns(await list(root)), JSON.stringify(text.slice(0, 60))).toEqual(want);
+      expect(readFileSync(join(root, INDEX), 'utf8'), 'rewritten').not.toBe(text);
+      expect(turns(await list(root))).toEqual(want);
+    }
+  });
+
+  it('a hand edit is seen by --rescan, not by the fast path (what docs/store.md says it does not see)', async () => {
+    const root = tempDir();
+    const st = new SessionStore({ root, clock: fixedClock() });
+    const s = await st.create({ cwd: '/w', id: 'h' });
+    appendTurn(s.session);
+    await st.close();
+    expect(turns(await list(root))).toEqual({ h: 1 });
+    appendFileSync(logPath(root, '/w', 'h'), `${JSON.stringify({ type: 'turn/start', seq: 99, time: 1, data: { turn: 2 } })}\n`);
+    expect(turns(await list(root)), 'the fast path trusts the row').toEqual({ h: 1 });
+    expect(turns(await new SessionStore({ root }).list(turnCounter())), 'a listing without the index stats every log').toEqual({ h: 2 });
+    expect(turns(await list(root, { rescan: true }))).toEqual({ h: 2 });
+    expect(turns(await list(root)), 'the rescan rebuilt the index').toEqual({ h: 2 });
+  });
+
+  it('two listings racing with a writer process lose nothing: afterwards a listing says what the writer reported', async () => {
+    const root = tempDir();
+    mkdirSync(root, { recursive: true });
+    expect(await list(root)).toEqual({ sessions: [], problems: [] }); // the index exists before the writer starts
+    const writer = new Child(['write-loop', root, '5']);
+    const lister = new Child(['list-loop', root]);
+    await Promise.all([writer.waitFor('ready'), lister.waitFor('ready')]);
+    let mine = 0;
+    while (writer.lines.filter((l) => l.startsWith('turns ')).length < 40) {
+      await list(root);
+      mine++;
+    }
+    await Promise.all([writer.finish(), lister.finish()]);
+    const reported: Record<string, number> = {};
+    for (const l of writer.lines) {
+      const [tag, id, n] = l.split(' ');
+      if (tag === 'turns') reported[id!] = Number(n);
+    }
+    expect(mine).toBeGreaterThan(0);
+    expect(lister.lines.some((l) => l.startsWith('listed '))).toBe(true);
+    expect(turns(await list(root))).toEqual(reported);
+    expect(turns(await list(root, { rescan: true }))).toEqual(reported);
+  });
+
+  it('property: listings interleaved with the store writing (in one process, at every await) lose nothing', async () => {
+    type Op = { kind: 'create' } | { kind: 'turn'; pick: number } | { kind: 'list' } | { kind: 'race'; pick: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.constant<Op>({ kind: 'create' }),
+      fc.nat(50).map<Op>((pick) => ({ kind: 'turn', pick })),
+      fc.constant<Op>({ kind: 'list' }),
+      fc.nat(50).map<Op>((pick) => ({ kind: 'race', pick })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
+        const root = tempDir();
+        const model: Record<string, number> = {};
+        const st = new SessionStore({ root, clock: fixedClock() });
+        const ids = (): string[] => Object.keys(model);
+        const turn = async (pick: number): Promise<void> => {
+          if (ids().length === 0) return;
+          const id = ids()[pick % ids().length]!;
+          const s = await st.open(id);
+          appendTurn(s.session);
+          model[id] = model[id]! + 1;
+          await s.close();
+        };
+        for (const o of ops) {
+          if (o.kind === 'create') {
+            const id = `s${ids().length}`;
+            await (await st.create({ cwd: `/w/${ids().length % 3}`, id })).close();
+            model[id] = 0;
+          } else if (o.kind === 'turn') await turn(o.pick);
+          else if (o.kind === 'list') expect(turns(await list(root))).toEqual(model);
+          else await Promise.all([list(root), turn(o.pick), list(root)]);
+        }
+        expect(turns(await list(root))).toEqual(model);
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it('a root without an index gets no journal from writers; the first indexed listing starts both', async () => {
+    const root = tempDir();
+    const st = new SessionStore({ root, clock: fixedClock() });
+    const s = await st.create({ cwd: '/w', id: 'n' });
+    appendTurn(s.session);
+    await st.close();
+    expect(readdirSync(root).filter((n) => n.startsWith('listing-'))).toEqual([]);
+    expect(turns(await list(root))).toEqual({ n: 1 });
+    expect(
+      readdirSync(root)
+        .filter((n) => n.startsWith('listing-'))
+        .sort(),
+    ).toEqual(['listing-cache.json', INDEX, 'listing-journal.0']);
+    rmSync(join(root, 'listing-journal.0'));
+    expect(turns(await list(root)), 'a journal gap: rebuilt').toEqual({ n: 1 });
+  });
+});
+
+describe('the listing journal protocol', () => {
+  it('a line that lands in a journal a compaction has already read is written again to the newer one', async () => {
+    const { journalTouch, readJournal } = await import('../../src/store/listing-journal.js');
+    const root = tempDir();
+    writeFileSync(join(root, 'listing-journal.4'), '');
+    let compacted = false;
+    // Between the write and its check, a compaction starts journal 5 and drops 4 (having read it before the line).
+    journalTouch(root, '--w--/a', (n) => {
+      if (compacted) return;
+      compacted = true;
+      expect(n).toBe(4);
+      writeFileSync(join(root, 'listing-journal.5'), '');
+      rmSync(join(root, 'listing-journal.4'));
+    });
+    expect(readJournal(root, 5)?.keys).toEqual(['--w--/a']);
+    // The same when the old journal is still there (the compaction has not unlinked it yet).
+    journalTouch(root, '--w--/b', (n) => {
+      if (n === 5) writeFileSync(join(root, 'listing-journal.6'), '');
+    });
+    expect(readJournal(root, 6)?.keys).toEqual(['--w--/b']);
+    expect(readJournal(root, 5)?.keys).toEqual(['--w--/a', '--w--/b']);
+  });
+
+  it('no journal, no line; a line it cannot place removes the snapshot (the next listing rescans)', async () => {
+    const { journalTouch } = await import('../../src/store/listing-journal.js');
+    const root = tempDir();
+    journalTouch(root, '--w--/a');
+    expect(readdirSync(root)).toEqual([]);
+    writeFileSync(join(root, 'listing-journal.0'), '');
+    writeFileSync(join(root, INDEX), 'x');
+    let n = 0;
+    journalTouch(root, '--w--/a', () => writeFileSync(join(root, `listing-journal.${++n}`), '')); // a compaction every time
+    expect(existsSync(join(root, INDEX))).toBe(false);
+  });
+});
