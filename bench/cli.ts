@@ -4,7 +4,7 @@
  * alternately with it, median of the runs.
  *
  *   node dist-bench/bench/cli.js                          every phase
- *   node dist-bench/bench/cli.js --only startup,listing   phases: startup resume logs listing
+ *   node dist-bench/bench/cli.js --only startup,listing   phases: startup resume logs listing (listing: indexed and --rescan)
  *   node dist-bench/bench/cli.js --reps 5 --turns 2000 --sessions 1000,10000
  *   node dist-bench/bench/cli.js --only logs --logs packed   one of the two logs (packed, plain)
  *
@@ -409,17 +409,25 @@ async function listing(): Promise<void> {
       writeFileSync(path, tinySession(id, cwd, 1_755_000_000_000 + i * 1000));
     }
     const env = { DSH_HOME: home, NO_COLOR: '1' };
-    // The first listing builds the listing cache (what a user sees once after an upgrade or on
-    // a store the cache has never seen); the alternated runs after it use it.
+    const emptyHome = tempDir('dsh-bench-empty-');
+    // The first listing builds the listing index (what a user sees once after an upgrade or on
+    // a store the index has never seen); the alternated runs after it use it.
     const cold = await runNode([DSH, 'sessions', '--all'], env, home);
     const builds: [string, string][] = [['', DSH]];
     if (BEFORE !== undefined) builds.push([' (before)', BEFORE]);
-    const cases: Record<string, () => Promise<Run>> = { base: () => runNode(['-e', '0'], {}, home) };
+    const cases: Record<string, () => Promise<Run>> = {
+      base: () => runNode(['-e', '0'], {}, home),
+      empty: () => runNode([DSH, 'sessions'], { DSH_HOME: emptyHome, NO_COLOR: '1' }, home),
+      // The full fingerprint pass (every log stat-ed, through the listing cache) that rebuilds the index.
+      rescan: () => runNode([DSH, 'sessions', '--all', '--rescan'], env, home),
+    };
     for (const [tag, bin] of builds) cases[`list${tag}`] = () => runNode([bin, 'sessions', '--all'], env, home);
     const r = await alternate(cases);
     const base = med(r.base!, (x) => x.ms);
     const baseCpu = med(r.base!, (x) => x.cpu);
-    row(`dsh sessions --all, ${n} sessions, first listing (builds the cache)`, `${ms(cold.ms)}, CPU ${ms(cold.cpu ?? NaN)}`);
+    const empty = med(r.empty!, (x) => x.ms);
+    row(`dsh sessions --all, ${n} sessions, first listing (builds the index)`, `${ms(cold.ms)}, CPU ${ms(cold.cpu ?? NaN)}`);
+    row(`  dsh sessions, nothing stored (same run)`, `${ms(empty)}, CPU ${ms(med(r.empty!, (x) => x.cpu))}`);
     for (const [tag] of builds) {
       const v = med(r[`list${tag}`]!, (x) => x.ms);
       const cpu = med(r[`list${tag}`]!, (x) => x.cpu);
@@ -430,12 +438,20 @@ async function listing(): Promise<void> {
           : '';
       row(
         `dsh sessions --all${tag}, ${n} sessions`,
-        `${ms(v)} (${ms(v - base)} above node -e 0 at ${ms(base)}), CPU ${ms(cpu)} (node -e 0: ${ms(baseCpu)})`,
+        `${ms(v)} (${ms(v - base)} above node -e 0 at ${ms(base)}, ${ms(v - empty)} above nothing stored), CPU ${ms(cpu)}` +
+          ` (node -e 0: ${ms(baseCpu)})`,
         `${(v / base).toFixed(2)}× node -e 0${vs}`,
         n >= 10000 ? '< 200 ms' : '',
         n >= 10000 ? v < 200 : undefined,
       );
     }
+    const rescan = med(r.rescan!, (x) => x.ms);
+    row(
+      `dsh sessions --all --rescan, ${n} sessions`,
+      `${ms(rescan)} (${ms(rescan - base)} above node -e 0), CPU ${ms(med(r.rescan!, (x) => x.cpu))}`,
+      `${(rescan / base).toFixed(2)}× node -e 0, ${(rescan / med(r.list!, (x) => x.ms)).toFixed(2)}× the indexed listing`,
+    );
+    rmSync(emptyHome, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
   }
 }

@@ -153,7 +153,11 @@ function readSnapshot(root: string, summaryKey: string | undefined): Snapshot | 
   }
 }
 
+/** Newest first, as a listing sorts: the next listing's sort then only merges one run per project directory. */
+const createdAt = (r: RawRow): number => (r.length >= 6 ? (r[5] as SessionHeader).createdAt : 0);
+
 function writeSnapshot(root: string, snap: Omit<Snapshot, 'ident'>): void {
+  for (const p of snap.projects.values()) p.rows.sort((a, b) => createdAt(b) - createdAt(a));
   const body = JSON.stringify([...snap.projects].map(([name, p]) => [name, p.stamp?.[0] ?? null, p.stamp?.[1] ?? null, p.rows]));
   const meta = { format: FORMAT, version: VERSION, root, summaryKey: snap.summaryKey, upTo: snap.upTo, digest: sha256(body) };
   const file = join(root, INDEX_FILE);
