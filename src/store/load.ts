@@ -10,7 +10,7 @@
  * there, and an open for writing moves what follows into a sidecar before truncating. The codec
  * reports the torn tail by line; the byte offset is found by counting newlines.
  */
-import { closeSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
@@ -61,12 +61,30 @@ export interface ReadLogOptions {
   resumeIndex?: boolean;
 }
 
-/** The sidecar index of `path`, when there is one that parses whole (its fit to the file is checked by the load). */
-function readIndexFile(path: string): ResumeIndex | undefined {
+/**
+ * The sidecar index of `path` (a log of `logSize` bytes), when there is one that parses whole (its
+ * fit to the file is checked by the load). Only a regular file no larger than an index of such a
+ * log can be, opened without following a link or waiting on a FIFO: a cache must not hang or
+ * exhaust the resume that consults it (a FIFO, or a link to /dev/zero, in its place once did).
+ */
+function readIndexFile(path: string, logSize: number): ResumeIndex | undefined {
+  let fd: number | undefined;
   try {
-    return parseResumeIndex(readFileSync(join(dirname(path), RESUME_INDEX_FILE)));
+    fd = openSync(join(dirname(path), RESUME_INDEX_FILE), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > 2 * logSize + 65_536) return undefined;
+    const bytes = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(fd, bytes, got, bytes.length - got, got);
+      if (n === 0) return undefined; // cut short while read: a writer's rename replaces it whole, so this is not one
+      got += n;
+    }
+    return parseResumeIndex(bytes);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -79,7 +97,14 @@ export function writeResumeIndex(logPath: string, index: ResumeIndex): void {
   const file = join(dirname(logPath), RESUME_INDEX_FILE);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, serializeResumeIndex(index));
+    // A file of this name is a leftover of a dead process with this pid (or was put there): created
+    // anew, never opened as found (a FIFO would block the write, a link would send it elsewhere).
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // none
+    }
+    writeFileSync(tmp, serializeResumeIndex(index), { flag: 'wx' });
     renameSync(tmp, file);
   } catch {
     try {
@@ -157,7 +182,7 @@ export async function readLog(fh: FileHandle, path: string, size: number, opts: 
   if (opts.placeholders !== undefined) lo.placeholders = opts.placeholders;
   if (opts.repair !== undefined) lo.repair = opts.repair;
   if (opts.resumeIndex) {
-    const index = readIndexFile(path);
+    const index = readIndexFile(path, size);
     const indexed = index ? loadJsonlIndexed(path, index, lo) : undefined;
     if (indexed) {
       const { resumeIndex, fromIndex, ...loaded } = indexed;

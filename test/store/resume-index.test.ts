@@ -3,6 +3,7 @@
  * next `open` reads through it (and grows it over what was appended), and a resumed session is
  * the one a full load gives. A stale or damaged index is never used: the open loads the file.
  */
+import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   closeSync,
@@ -11,6 +12,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
   writeSync,
@@ -309,5 +311,32 @@ describe('the store and the resume index', () => {
       if (edit) expect(after.prefixCheckedBy).not.toBe('stat');
       else expect(after.prefixCheckedBy).toBe('stat');
     }
+  });
+
+  it('a FIFO or a link to /dev/zero in the index’s place is not read: the open loads the log and replaces it', async () => {
+    const root = tempDir('dsh-store-idx-');
+    const id = await turn(new SessionStore({ root }), undefined, 4);
+    const path = (await new SessionStore({ root }).inspect(id)).path;
+    const sidecar = join(dirname(path), RESUME_INDEX_FILE);
+    const planted: [string, () => void][] = [
+      ['a FIFO', () => execFileSync('mkfifo', [sidecar])],
+      ['a link to /dev/zero', () => symlinkSync('/dev/zero', sidecar)],
+    ];
+    for (const [what, plant] of planted) {
+      rmSync(sidecar, { force: true });
+      plant();
+      // In another process: on the old code the open blocks on the FIFO (or reads /dev/zero without end).
+      const child = new Child(['open-close', root, id]);
+      const opened = await child.waitFor('opened', 15_000).catch((e: unknown) => e);
+      if (typeof opened !== 'string') await child.kill();
+      expect(opened, what).toBe('opened');
+      expect(statSync(sidecar).isFile(), what).toBe(true); // the load's index replaced it
+      expect(parseResumeIndex(readFileSync(sidecar))).toBeDefined();
+    }
+    // And in this process, with a FIFO at this process's temp name: the index is still written.
+    rmSync(sidecar);
+    execFileSync('mkfifo', [`${sidecar}.${process.pid}.tmp`]);
+    await (await new SessionStore({ root }).open(id)).close();
+    expect(parseResumeIndex(readFileSync(sidecar))).toBeDefined();
   });
 });
