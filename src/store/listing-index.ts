@@ -307,6 +307,7 @@ async function fromSnapshot(
     const rows = old?.rows ?? [];
     let stamp = old?.stamp ?? null;
     let present: Set<string> | undefined;
+    const segs = named.get(name); // what is left of it after this project: directories not in the snapshot
     if (stamp === null || stamp[0] !== st.mtimeMs || stamp[1] !== st.ctimeMs) {
       // Read again: sessions made or removed since (by anyone, this store or not).
       const readAt = Date.now();
@@ -316,21 +317,24 @@ async function fromSnapshot(
       const same = was === null ? stamp === null : stamp !== null && was[0] === stamp[0] && was[1] === stamp[1];
       if (!same) dirty = true;
       const known = new Set(rows.map((r) => r[0]));
-      for (const seg of present) if (!known.has(seg)) recheck.push({ project: name, seg, row: undefined });
+      for (const seg of present) {
+        if (known.has(seg)) continue;
+        recheck.push({ project: name, seg, row: undefined });
+        segs?.delete(seg);
+      }
     }
-    const segs = named.get(name);
-    named.delete(name);
     const kept: RawRow[] = [];
     const dir = `${base}${name}${sep}`;
     for (const row of rows) {
       const kind = rowKind(row);
       if (kind === 'damaged') return undefined;
       const seg = row[0];
+      const announced = segs?.delete(seg) === true;
       if (present !== undefined && !present.has(seg)) {
         dirty = true; // removed
         continue;
       }
-      if (kind === 'recheck' || (row[1] & 1) !== 0 || segs?.has(seg) || (summarizer !== undefined && row.length === 6)) {
+      if (kind === 'recheck' || (row[1] & 1) !== 0 || announced || (summarizer !== undefined && row.length === 6)) {
         recheck.push({ project: name, seg, row });
         continue;
       }
@@ -341,7 +345,8 @@ async function fromSnapshot(
     next.set(name, { stamp, rows: kept });
   }
   for (const name of snap.projects.keys()) if (!next.has(name)) dirty = true; // a project directory removed
-  // Named in the journal under a project directory not read above (made after it was listed).
+  // Named in the journal but in no row: under a project directory not read above (made after it
+  // was listed), or missing from the snapshot while its project directory did not change.
   for (const [project, segs] of named) for (const seg of segs) recheck.push({ project, seg, row: undefined });
   const results = await mapLimit(recheck, 16, async (r) => {
     if (!validKey(`${r.project}/${r.seg}`)) return undefined;
