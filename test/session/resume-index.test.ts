@@ -19,6 +19,7 @@ import {
   loadJsonl,
   loadJsonlIndexed,
   parseResumeIndex,
+  sameStamp,
   serializeResumeIndex,
   Session,
   SessionError,
@@ -274,6 +275,17 @@ describe('the resume index', () => {
     [span[0], span[1], next[0], next[1]] = [next[0]!, next[1]!, span[0]!, span[1]!];
     const bad = forged(swapped);
     expect(bad === undefined || loadJsonlIndexed(path, bad, opts(path)) === undefined).toBe(true);
+  });
+
+  it('an inode number above 2^53 is kept exactly: the index parses, and stamps one apart are different', () => {
+    // NTFS file ids through WSL, some FUSE and NFS servers: a Number would round it, and a safe-integer check refused it.
+    const { index } = smallIndexedLog();
+    const big = { ...index, file: { ...index.file, ino: '18446744073709551557' } };
+    expect(parseResumeIndex(serializeResumeIndex(big))).toEqual(big);
+    expect(sameStamp(big.file, { ...big.file, ino: '18446744073709551556' })).toBe(false);
+    expect(sameStamp(big.file, { ...big.file })).toBe(true);
+    // A number where the decimal string belongs (an index of the previous version) is not one of these.
+    expect(forged({ ...index, file: { ...index.file, ino: Number(index.file.ino) as unknown as string } })).toBeUndefined();
   });
 
   it('a log with warnings, a torn tail or an open turn gets no index', () => {

@@ -200,7 +200,7 @@ describe('the store and the resume index', () => {
     const sidecar = join(dirname(path), RESUME_INDEX_FILE);
     const index = parseResumeIndex(readFileSync(sidecar, 'utf8'))!;
     const st = statSync(path, { bigint: true });
-    expect(index.file).toEqual({ ino: Number(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) });
+    expect(index.file).toEqual({ ino: String(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) });
     expect(index.prefix.bytes).toBeLessThan(Number(st.size)); // turn 2 is the tail, loaded as a full load reads it
     const next = await load(path, true);
     expect(next.prefixCheckedBy).toBe('stat');

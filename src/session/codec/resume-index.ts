@@ -42,7 +42,7 @@ import { checkRow, isRowTag } from './rows.js';
 import { loadWithPrefix, type LoadedLog, type LoadOptions } from './load.js';
 
 export const RESUME_INDEX_FORMAT = 'dsh-resume-index';
-export const RESUME_INDEX_VERSION = 2;
+export const RESUME_INDEX_VERSION = 3;
 
 const KINDS: readonly RunKind[] = ['text-delta', 'reasoning-delta', 'tool-call-delta'];
 
@@ -72,7 +72,8 @@ export type RunEntry = [
 export type IndexEntry = KeptEntry | RunEntry;
 
 export interface FileStamp {
-  ino: number;
+  /** Decimal: an inode number can pass 2^53 (NTFS file ids through WSL, some FUSE and NFS servers). */
+  ino: string;
   size: number;
   mtimeNs: string;
   ctimeNs: string;
@@ -81,7 +82,7 @@ export interface FileStamp {
 /** The stamp of an open file (nanosecond times: a millisecond float loses the writes inside one millisecond). */
 export function fileStamp(fd: number): FileStamp {
   const st = fstatSync(fd, { bigint: true });
-  return { ino: Number(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
+  return { ino: String(st.ino), size: Number(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
 }
 
 /** Do two stamps name the same file, unchanged? */
@@ -157,6 +158,8 @@ export function parseResumeIndex(doc: string | Buffer): ResumeIndex | undefined 
 
 const int = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 const NS = /^(0|[1-9][0-9]{0,24})$/;
+/** A 64-bit stat field written in decimal (inode, nanosecond times). */
+const decimal = (v: unknown): v is string => typeof v === 'string' && NS.test(v);
 const HEX = /^[0-9a-f]{64}$/;
 
 /** Segments in order, each non-empty, the last ending at `bytes`. */
@@ -173,8 +176,8 @@ function digestsOk(digests: unknown, bytes: number): boolean {
 /** Entries in file order, seqs contiguous from 0, ranges inside the prefix and after the header. */
 function structureOk(d: ResumeIndex): boolean {
   const p = d.prefix;
-  if (![p.bytes, p.events, p.lines, p.rows, p.headerEnd, d.file.ino, d.file.size].every(int)) return false;
-  if (!NS.test(String(d.file.mtimeNs)) || !NS.test(String(d.file.ctimeNs)) || !digestsOk(p.digests, p.bytes)) return false;
+  if (![p.bytes, p.events, p.lines, p.rows, p.headerEnd, d.file.size].every(int)) return false;
+  if (![d.file.ino, d.file.mtimeNs, d.file.ctimeNs].every(decimal) || !digestsOk(p.digests, p.bytes)) return false;
   let seq = 0;
   let at = p.headerEnd;
   let line = 1;
