@@ -39,6 +39,25 @@ export function compressedLogError(path: string, id?: string): StoreError {
   );
 }
 
+/**
+ * The stat of a session's log, or undefined when there is none. Anything but a regular file is
+ * refused before it is opened: a FIFO would block the open until some writer came, a device such
+ * as /dev/zero (through a link) would never end.
+ */
+async function logStat(path: string): Promise<Stats | undefined> {
+  let st: Stats;
+  try {
+    st = await stat(path);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
+    throw e;
+  }
+  if (!st.isFile()) {
+    throw new StoreError('NOT_A_FILE', `${path}: not a regular file (a session log is one); nothing was read from it`, { path });
+  }
+  return st;
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
@@ -67,7 +86,7 @@ export async function locate(root: string, id: string, cwd?: string): Promise<st
   for (const project of dirs) {
     const dir = join(project, seg);
     if (await exists(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), id);
-    if (await exists(join(dir, LOG_FILE))) found.push(join(dir, LOG_FILE));
+    if (await logStat(join(dir, LOG_FILE))) found.push(join(dir, LOG_FILE));
   }
   if (found.length === 0)
     throw new StoreError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)} under ${root}`, { path: root, sessionId: id });
@@ -166,6 +185,7 @@ async function listOne(root: string, dir: string): Promise<Entry> {
   if (await exists(compressed)) return { problem: { path: compressed, error: compressedLogError(compressed, idOfDir(dir)) } };
   const path = join(dir, LOG_FILE);
   try {
+    if ((await logStat(path)) === undefined) return undefined;
     const line = await readFirstLine(path);
     if (line === undefined) return { problem: { path, error: new StoreError('BAD_HEADER', `${path}: no complete header line`, { path }) } };
     const header = parseHeaderLine(line, path);

@@ -20,6 +20,8 @@ export type StoreErrorCode =
   | 'IDENTITY_MISMATCH'
   /** The log's first line is not a readable session header (incomplete, not JSON, or invalid). */
   | 'BAD_HEADER'
+  /** The session's `session.jsonl` is not a regular file (a FIFO, a device, a directory, a socket). */
+  | 'NOT_A_FILE'
   /** The log holds fewer events than its header's `seedLength`: the inherited prefix is damaged. */
   | 'SEED_TRUNCATED'
   /** An id or cwd that cannot name a storage path (empty id, relative cwd). */

@@ -1,0 +1,50 @@
+/**
+ * A session whose `session.jsonl` is not a regular file (a FIFO, a link to a device, a directory)
+ * is refused before it is opened: opening a FIFO for reading blocks until a writer comes, and
+ * /dev/zero never ends, so without the check `open`, `inspect` and a listing hung (found by a
+ * hostile review of the resume index). Each case runs the store against a real FIFO and link.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SessionStore, StoreError } from '../../src/store/index.js';
+import { logPath } from '../../src/store/layout.js';
+import { tempDir } from '../cli/support/agent.js';
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+    return undefined;
+  } catch (e) {
+    return e instanceof StoreError ? e.code : String(e);
+  }
+}
+
+const kinds: [string, (path: string) => void][] = [
+  ['a FIFO', (path) => execFileSync('mkfifo', [path])],
+  ['a link to /dev/zero', (path) => symlinkSync('/dev/zero', path)],
+  ['a directory', (path) => mkdirSync(path)],
+];
+
+describe('a session log that is not a regular file', () => {
+  for (const [what, make] of kinds) {
+    it(`${what}: open and inspect refuse it with NOT_A_FILE, a listing reports it as a problem and lists the rest`, async () => {
+      const root = tempDir('dsh-notfile-');
+      const store = new SessionStore({ root });
+      const good = await store.create({ cwd: '/w' });
+      await good.close();
+      const path = logPath(root, '/w', 'odd');
+      mkdirSync(dirname(path), { recursive: true });
+      make(path);
+      expect(await codeOf(new SessionStore({ root }).open('odd'))).toBe('NOT_A_FILE');
+      expect(await codeOf(new SessionStore({ root }).inspect('odd', { cwd: '/w' }))).toBe('NOT_A_FILE');
+      for (const listingIndex of [false, true]) {
+        const listed = await new SessionStore({ root, listingIndex }).list();
+        expect(listed.sessions.map((s) => s.id)).toEqual([good.session.id]);
+        expect(listed.problems.map((p) => [p.path, p.error.code])).toEqual([[path, 'NOT_A_FILE']]);
+      }
+      rmSync(root, { recursive: true, force: true });
+    });
+  }
+});
