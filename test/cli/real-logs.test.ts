@@ -6,7 +6,9 @@
  * per-log `show` and `messages` runs call the CLI's `main` in process (the same code, without
  * 182 process starts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { describeShared, hasShared, sharedPath } from '../support/shared.js';
 import { chunkRuns, parseRaw } from './support/raw-log.js';
@@ -154,5 +156,36 @@ describeShared('the CLI streams log files', () => {
       if ((whole as { error?: string }).error !== undefined) refused++;
     }
     expect(refused).toBe(10);
+  });
+});
+
+describeShared('dsh log show of the real logs packed', () => {
+  it('prints what the same events one per line print, but for the row count, on every accepted real log', async () => {
+    const { readLog } = await import('../../src/cli/read-log.js');
+    const { encodeJsonl } = await import('../../src/session/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-packed-show-'));
+    /** The header line's summary without its ` in N rows`, the one thing the stored form changes. */
+    const rowless = (s: string): string => s.replace(/^([\d ]+ events?) in [\d ]+ rows?( · )/m, '$1$2');
+    let withRuns = 0;
+    try {
+      for (const n of names.filter((x) => oracle(x).ok)) {
+        const log = readLog(logPath(n));
+        const header = { ...log.header, type: undefined } as never;
+        const plain = join(dir, `plain-${n}`);
+        const packed = join(dir, `packed-${n}`);
+        writeFileSync(plain, encodeJsonl(header, log.session.events, { pack: false }));
+        writeFileSync(packed, encodeJsonl(header, log.session.events, { pack: true }));
+        const a = await runMain(['log', 'show', plain]);
+        const b = await runMain(['log', 'show', packed]);
+        expect(a.code, `${n}: ${a.stderr}`).toBe(0);
+        expect(b.code, `${n}: ${b.stderr}`).toBe(0);
+        expect(rowless(b.stdout.replaceAll(packed, plain)), n).toBe(rowless(a.stdout));
+        if (readLog(packed).rowCount < readLog(plain).rowCount) withRuns++;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Else no chunk run was read packed.
+    expect(withRuns).toBeGreaterThan(20);
   });
 });
