@@ -67,12 +67,20 @@ export function renderEntries(entries: readonly Entry[], out: Output): void {
 function entryWriter(maxSeq: number, out: Output): (e: Entry) => void {
   const width = String(maxSeq).length;
   const pad = ' '.repeat(width);
+  // Depth is 0, 1 or 2: the indents (and the detail lines' lead) are made once, not per line.
+  const indents = ['', '  ', '    '];
+  const leads = indents.map((i) => `${pad}  ${i}    `);
+  const mark = ` ${out.style('yellow', '[crash repair]')}`;
+  const color = out.color;
   return (e) => {
-    const indent = '  '.repeat(e.depth);
-    const head = e.tone ? out.style(TONE_STYLE[e.tone], e.head) : e.head;
-    const mark = e.repaired ? ` ${out.style('yellow', '[crash repair]')}` : '';
-    out.line(`${out.style('dim', String(e.seq).padStart(width))}  ${indent}${head}${mark}`);
-    for (const d of e.details ?? []) out.line(`${pad}  ${indent}    ${d}`);
+    const indent = indents[e.depth] ?? '  '.repeat(e.depth);
+    const seq = String(e.seq).padStart(width);
+    const head = color && e.tone ? out.style(TONE_STYLE[e.tone], e.head) : e.head;
+    out.line(`${color ? out.style('dim', seq) : seq}  ${indent}${head}${e.repaired ? mark : ''}`);
+    const details = e.details;
+    if (details === undefined) return;
+    const lead = leads[e.depth] ?? `${pad}  ${indent}    `;
+    for (const d of details) out.line(lead + d);
   };
 }
 

@@ -27,14 +27,14 @@ export type Tone = 'strong' | 'ok' | 'warn' | 'error' | 'dim';
 export interface Entry {
   seq: number;
   /** Last seq of a collapsed run. */
-  lastSeq?: number;
+  lastSeq?: number | undefined;
   /** 0 outside turns, 1 inside a turn, 2 inside a step. */
   depth: number;
   head: string;
-  details?: string[];
-  tone?: Tone;
+  details?: string[] | undefined;
+  tone?: Tone | undefined;
   /** Written by crash repair at load, not read from the file. */
-  repaired?: boolean;
+  repaired?: boolean | undefined;
 }
 
 export interface TimelineOptions {
@@ -90,9 +90,23 @@ class ChunkTally {
     this.deltas.set(name, (this.deltas.get(name) ?? 0) + length);
   }
 
+  /** Back to no chunks: one tally serves every stream of a timeline. */
+  reset(): void {
+    this.deltas.clear();
+    this.blocks = 0;
+    this.usage = 0;
+    this.finishes.length = 0;
+    this.other.clear();
+    this.n = 0;
+  }
+
   text(): string {
     const parts: string[] = [];
-    if (this.deltas.size > 0) parts.push([...this.deltas].map(([k, n]) => `${k} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`).join(', '));
+    if (this.deltas.size > 0) {
+      let deltas = '';
+      for (const [k, n] of this.deltas) deltas += `${deltas ? ', ' : ''}${k} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`;
+      parts.push(deltas);
+    }
     if (this.blocks > 0) parts.push(plural(this.blocks, 'block'));
     if (this.usage > 0) parts.push(this.usage === 1 ? 'usage' : `usage ×${this.usage}`);
     for (const [t, n] of this.other) parts.push(n === 1 ? t : `${t} ×${n}`);
@@ -183,16 +197,25 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
   const w = opts.widths;
   const callNames = new Map<string, string>();
   let depth = 0;
+  const fileEventCount = opts.fileEventCount;
+  // Every entry of one shape (absent fields undefined), made in one literal: no spread.
   const push = (e: { seq: number }, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): void => {
-    const full: Entry = { seq: e.seq, depth: d, ...entry };
-    if (e.seq >= opts.fileEventCount) full.repaired = true;
-    emit(full);
+    emit({
+      seq: e.seq,
+      lastSeq: entry.lastSeq,
+      depth: d,
+      head: entry.head,
+      details: entry.details,
+      tone: entry.tone,
+      repaired: e.seq >= fileEventCount ? true : undefined,
+    });
   };
-  /** The stream chunks read since the last other event: first and last seq, and their counts. */
-  let stream: { first: number; last: number; tally: ChunkTally } | undefined;
+  /** The stream chunks read since the last other event: first and last seq (first < 0: none), and their counts. */
+  let first = -1;
+  let last = -1;
+  const tally = new ChunkTally();
   const endStream = (): void => {
-    if (stream === undefined) return;
-    const { first, last, tally } = stream;
+    if (first < 0) return;
     push(
       { seq: first },
       {
@@ -201,24 +224,13 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
         ...(last > first ? { lastSeq: last } : {}),
       },
     );
-    stream = undefined;
+    first = -1;
+    tally.reset();
   };
 
-  for (const r of records) {
-    if (isChunkRun(r)) {
-      stream ??= { first: r.seq0, last: r.seq0, tally: new ChunkTally() };
-      stream.tally.addRun(r.kind, r.length);
-      stream.last = r.seq0 + r.length - 1;
-      continue;
-    }
-    const e = r;
-    if (e.type === 'assistant/chunk') {
-      stream ??= { first: e.seq, last: e.seq, tally: new ChunkTally() };
-      stream.tally.add((e as SessionEvent<'assistant/chunk'>).data.chunk);
-      stream.last = e.seq;
-      continue;
-    }
-    endStream();
+  // Each event worth a line, in a function of its own: the loop over the records (mostly chunk
+  // runs and chunk events) stays small, so it is optimised early and cheaply.
+  const onEvent = (e: SessionEvent): void => {
     switch (e.type) {
       case 'turn/start':
         push(e, { head: `turn ${e.data.turn}`, tone: 'strong' }, 0);
@@ -388,6 +400,24 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
         });
       }
     }
+  };
+
+  for (const r of records) {
+    if (isChunkRun(r)) {
+      if (first < 0) first = r.seq0;
+      tally.addRun(r.kind, r.length);
+      last = r.seq0 + r.length - 1;
+      continue;
+    }
+    const e = r;
+    if (e.type === 'assistant/chunk') {
+      if (first < 0) first = e.seq;
+      tally.add((e as SessionEvent<'assistant/chunk'>).data.chunk);
+      last = e.seq;
+      continue;
+    }
+    endStream();
+    onEvent(e);
   }
   endStream();
 }
