@@ -39,12 +39,14 @@ export async function storeChoice(env: NodeJS.ProcessEnv): Promise<StoreChoice> 
  */
 export async function storeFor(
   env: NodeJS.ProcessEnv,
-  opts: { create?: boolean; role?: 'worker' | 'client'; leaseMs?: number } = {},
+  opts: { create?: boolean; role?: 'worker' | 'client'; leaseMs?: number; listingIndex?: boolean } = {},
 ): Promise<Store> {
   const choice = await storeChoice(env);
   if (choice.kind === 'jsonl') {
     checkSessionsRoot(choice.root, env, opts.create ? { create: true } : {});
-    return new SessionStore({ root: choice.root, listingIndex: true });
+    // The listing index (default on) trusts what dsh's own writers announced; a command that
+    // reads every log it lists anyway asks for the full scan instead (`listingIndex: false`).
+    return new SessionStore({ root: choice.root, listingIndex: opts.listingIndex ?? true });
   }
   const { PgStore } = await import('../postgres/store.js');
   return new PgStore({

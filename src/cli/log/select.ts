@@ -41,7 +41,9 @@ export function wantsStore(sel: Selection): boolean {
 export async function selectStored(sel: Selection, io: Io): Promise<{ sessions: SessionInfo[]; root: string }> {
   // Loaded here, not with the module: `dsh log`'s option parsing imports parseSince from it.
   const [{ storeFor }, { SessionStore }] = await Promise.all([import('../store.js'), import('../../store/index.js')]);
-  const store = await storeFor(io.env);
+  // Without the listing index: these commands read every log they select, so a stat of each costs
+  // nothing beside that, and --since must see every log's modification time, not the index's.
+  const store = await storeFor(io.env, { listingIndex: false });
   if (!(store instanceof SessionStore)) {
     await store.close();
     // The fleet commands read each selected log as a file; PostgreSQL sessions are read by id.
