@@ -183,12 +183,17 @@ function structureOk(d: ResumeIndex): boolean {
   let line = 1;
   for (const e of d.entries) {
     if (!Array.isArray(e) || (e.length !== 5 && e.length !== 12)) return false;
-    const [start, end, seq0, n, l] = e;
-    if (![start, end, seq0, n, l].every(int) || start < at || end <= start || end > p.bytes || seq0 !== seq || n < 1 || l <= line)
-      return false;
+    // Field by field, no array per entry: a 1 GB log's index has ~100,000 entries.
+    const start = e[0];
+    const end = e[1];
+    const seq0 = e[2];
+    const n = e[3];
+    const l = e[4];
+    if (!int(start) || !int(end) || !int(seq0) || !int(n) || !int(l)) return false;
+    if (start < at || end <= start || end > p.bytes || seq0 !== seq || n < 1 || l <= line) return false;
     if (e.length === 12) {
       const [, , , , , turn, step, index, kind, id, name, row] = e;
-      if (![turn, step, index].every(int) || !(kind === 0 || kind === 1 || kind === 2) || (row !== 0 && row !== 1)) return false;
+      if (!int(turn) || !int(step) || !int(index) || !(kind === 0 || kind === 1 || kind === 2) || (row !== 0 && row !== 1)) return false;
       if (!(id === null || typeof id === 'string') || !(name === null || typeof name === 'string')) return false;
       line = l + (row === 1 ? 0 : n - 1);
     } else line = l + n - 1;
