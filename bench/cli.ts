@@ -31,7 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs, choices, count, countList } from './args.js';
 import { encodeEvents, encodeHeaderLine, encodeJsonl, Session } from '../src/session/index.js';
 import { logPath } from '../src/store/layout.js';
 import { appendDraft, generateWorkload } from './generate.js';
@@ -40,26 +40,41 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
-const { values: args } = parseArgs({
-  options: {
-    only: { type: 'string' },
-    reps: { type: 'string' },
-    turns: { type: 'string' },
-    sessions: { type: 'string' },
-    /** resume/logs phases: which stored form of the workload, `packed`, `plain` or both (default). */
-    logs: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    /** Another build's bin/dsh.js, to measure it (before/after comparisons). */
-    dsh: { type: 'string' },
-    /** A build to compare with in the same run (e.g. main before a change): its bin/dsh.js. */
-    before: { type: 'string' },
-  },
+const USAGE = `bench/cli.js: what a user waits for at the command line, the built CLI beside \`node -e 0\` in the same run
+
+  node dist-bench/bench/cli.js [options]
+
+  --only PHASES      comma-separated: startup, resume, logs, listing (default: all)
+  --reps N           timed runs per figure, medians (default 7, --quick 3)
+  --turns N          workload size for resume and logs (default 2000, ~165 MB one event per line; 12000 is ~1 GB)
+  --sessions N,M     store sizes for listing (default 1000,10000)
+  --logs FORM        resume/logs: packed, plain or both (default both)
+  --quick            fewer repetitions and a smaller workload
+  --dsh FILE         measure another build's bin/dsh.js
+  --before FILE      also measure this build (e.g. main before a change), alternately, and print ratios
+  -h, --help         this text
+`;
+const { values: args } = benchArgs(USAGE, {
+  only: { type: 'string' },
+  reps: { type: 'string' },
+  turns: { type: 'string' },
+  sessions: { type: 'string' },
+  /** resume/logs phases: which stored form of the workload, `packed`, `plain` or both (default). */
+  logs: { type: 'string' },
+  quick: { type: 'boolean', default: false },
+  /** Another build's bin/dsh.js, to measure it (before/after comparisons). */
+  dsh: { type: 'string' },
+  /** A build to compare with in the same run (e.g. main before a change): its bin/dsh.js. */
+  before: { type: 'string' },
 });
 const DSH = resolve(args.dsh ?? join(repoRoot, 'bin', 'dsh.js'));
 const BEFORE = args.before === undefined ? undefined : resolve(args.before);
 const quick = args.quick ?? false;
-const REPS = Number(args.reps ?? (quick ? 3 : 7));
-const only = args.only?.split(',');
+const REPS = count(USAGE, 'reps', args.reps, quick ? 3 : 7);
+const TURNS = count(USAGE, 'turns', args.turns, quick ? 200 : 2000);
+const FORMS = choices(USAGE, 'logs', args.logs, ['packed', 'plain'])?.map((f) => f === 'packed') ?? [false, true];
+const SESSIONS = countList(USAGE, 'sessions', args.sessions, quick ? '1000' : '1000,10000');
+const only = choices(USAGE, 'only', args.only, ['startup', 'resume', 'logs', 'listing']);
 const want = (k: string): boolean => !only || only.includes(k);
 
 function median(xs: number[]): number {
@@ -289,18 +304,12 @@ function storeWorkload(
 }
 
 async function resume(provider: Provider): Promise<void> {
-  const turns = Number(args.turns ?? (quick ? 200 : 2000));
+  const turns = TURNS;
   console.log(`\nresume and log commands on the bench workload (${turns} turns)`);
   const home = tempDir('dsh-bench-home-');
   const repo = gitRepo();
   try {
-    const forms =
-      args.logs === undefined
-        ? [false, true]
-        : args.logs.split(',').map((f) => {
-            if (f !== 'packed' && f !== 'plain') throw new Error(`--logs ${f}: packed or plain`);
-            return f === 'packed';
-          });
+    const forms = FORMS;
     for (const pack of forms) {
       const w = storeWorkload(home, repo, turns, pack);
       const label = `${pack ? 'packed' : 'one-event-per-line'} log (${(w.bytes / 1e6).toFixed(1)} MB, ${w.events} events)`;
@@ -395,7 +404,7 @@ async function resume(provider: Provider): Promise<void> {
 }
 
 async function listing(): Promise<void> {
-  const counts = (args.sessions ?? (quick ? '1000' : '1000,10000')).split(',').map(Number);
+  const counts = SESSIONS;
   console.log('\nlisting (dsh sessions --all)');
   for (const n of counts) {
     const home = tempDir('dsh-bench-home-');

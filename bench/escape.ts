@@ -17,14 +17,22 @@
  *
  *   node dist-bench/bench/escape.js [--reps N] [--turns N]
  */
-import { parseArgs } from 'node:util';
 import { block, oneLine } from '../src/cli/text.js';
 import { escapeUnsafeChar, UNSAFE_CHARS, unsafeEscaper } from '../src/model/unsafe-chars.js';
 import { generateWorkload } from './generate.js';
+import { benchArgs, count } from './args.js';
 
-const { values: args } = parseArgs({ options: { reps: { type: 'string' }, turns: { type: 'string' } } });
-const REPS = Number(args.reps ?? 7);
-const TURNS = Number(args.turns ?? 100);
+const USAGE = `bench/escape.js: the escape of untrusted log text, beside the escape as it was before issue 12's reviews
+
+  node dist-bench/bench/escape.js [--reps N] [--turns N]
+
+  --reps N     timed runs, medians (default 7)
+  --turns N    workload turns whose texts are escaped (default 100)
+  -h, --help   this text
+`;
+const { values: args } = benchArgs(USAGE, { reps: { type: 'string' }, turns: { type: 'string' } });
+const REPS = count(USAGE, 'reps', args.reps, 7);
+const TURNS = count(USAGE, 'turns', args.turns, 100);
 
 // The baseline: src/model/unsafe-chars.ts, src/cli/text.ts and src/viewer/page/dom.js at ecb7e92^.
 const OLD_CLASS =

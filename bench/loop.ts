@@ -14,6 +14,7 @@ import { createAgent } from '../src/create-agent.js';
 import type { LlmAdapter } from '../src/llm/adapter.js';
 import type { StreamChunk } from '../src/model/stream.js';
 import { textResponse, toolCallResponse } from '../src/llm/scripted.js';
+import { benchArgs } from './args.js';
 
 function zeroLatencyModel(steps: number): LlmAdapter {
   const call = toolCallResponse([{ id: 'c', name: 'noop', args: { n: 1 } }], { text: 'Working on it.' });
@@ -144,6 +145,10 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
 }
 
 if (process.argv[1] && /bench[\\/]loop\.js$/.test(process.argv[1])) {
+  benchArgs(
+    `bench/loop.js: the agent loop's overhead per step, and step ~10,000 against step ~100\n\n  node --expose-gc dist-bench/bench/loop.js\n\n  -h, --help   this text\n`,
+    {},
+  );
   console.log(`dsh agent-loop benchmark — node ${process.version}`);
   const r = await runLoopBench();
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');

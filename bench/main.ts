@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import {
   deriveMessagesFrom,
   encodeJsonl,
@@ -26,19 +25,30 @@ import { callOf, provenance, stats, turnOf } from '../src/query/index.js';
 import { main as cliMain } from '../src/cli/main.js';
 import { Output } from '../src/cli/output.js';
 import { parseLines } from './parse-lines.js';
+import { benchArgs, choices, count } from './args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
 
-const { values: args } = parseArgs({
-  options: {
-    write: { type: 'string' },
-    'no-pack': { type: 'boolean', default: false },
-    turns: { type: 'string' },
-    reps: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-  },
+const USAGE = `bench/main.js: the session-log benchmark (append, derive, encode, decode, queries, peak RSS)
+
+  node --expose-gc dist-bench/bench/main.js [options]
+  node dist-bench/bench/main.js --write FILE [--no-pack] [--turns N]
+
+  --only PHASES   comma-separated: derive, seed, encode, decode, longline, query, rss (default: all)
+  --turns N       workload turns (default 2000, ~970k events; --quick 200)
+  --reps N        timed runs per figure, medians (default 5, --quick 3)
+  --quick         a smaller workload and fewer repetitions
+  --write FILE    only write the workload as a dsh v0 JSONL file (packed rows unless --no-pack)
+  -h, --help      this text
+`;
+const { values: args } = benchArgs(USAGE, {
+  write: { type: 'string' },
+  'no-pack': { type: 'boolean', default: false },
+  turns: { type: 'string' },
+  reps: { type: 'string' },
+  quick: { type: 'boolean', default: false },
+  only: { type: 'string' },
 });
 
 const HEADER: SessionHeader = { version: 0, id: 'bench-session', createdAt: 1_755_000_000_000, cwd: '/work/repo', delegationDepth: 0 };
@@ -197,7 +207,7 @@ if (args.write !== undefined) {
 }
 
 function writeMode(file: string): void {
-  const turns = Number(args.turns ?? 2000);
+  const turns = count(USAGE, 'turns', args.turns, 2000);
   const drafts = generateWorkload({ turns });
   const s = appendAll(drafts, drafts.map(appendOpts));
   const text = encodeJsonl(HEADER, s.events, { pack: !args['no-pack'] });
@@ -211,9 +221,9 @@ function writeMode(file: string): void {
 
 async function main(): Promise<void> {
   const quick = args.quick ?? false;
-  const turns = Number(args.turns ?? (quick ? 200 : 2000));
-  const reps = Number(args.reps ?? (quick ? 3 : 5));
-  const only = args.only?.split(',');
+  const turns = count(USAGE, 'turns', args.turns, quick ? 200 : 2000);
+  const reps = count(USAGE, 'reps', args.reps, quick ? 3 : 5);
+  const only = choices(USAGE, 'only', args.only, ['derive', 'seed', 'encode', 'decode', 'longline', 'query', 'rss']);
   const want = (k: string): boolean => !only || only.includes(k);
   console.log(
     `dsh session-log benchmark — node ${process.version}, ${turns} turns, median of ${reps} runs after a warm-up` +

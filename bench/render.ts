@@ -20,12 +20,20 @@
  *
  *   node dist-bench/bench/render.js [--reps N] [--width W]
  */
-import { parseArgs } from 'node:util';
 import { MarkdownStream, renderMarkdown } from '../src/terminal/render/markdown.js';
+import { benchArgs, count } from './args.js';
 
-const { values: args } = parseArgs({ options: { reps: { type: 'string' }, width: { type: 'string' } } });
-const REPS = Number(args.reps ?? 5);
-const WIDTH = Number(args.width ?? 100);
+const USAGE = `bench/render.js: the cost of a streamed chunk early and late in an answer, beside re-rendering the whole answer
+
+  node dist-bench/bench/render.js [--reps N] [--width COLUMNS]
+
+  --reps N           timed runs, medians (default 5)
+  --width COLUMNS    terminal width to lay out at (default 100)
+  -h, --help         this text
+`;
+const { values: args } = benchArgs(USAGE, { reps: { type: 'string' }, width: { type: 'string' } });
+const REPS = count(USAGE, 'reps', args.reps, 5);
+const WIDTH = count(USAGE, 'width', args.width, 100);
 const CHUNK = 5;
 const EARLY = 100;
 const LATE = 10_000;

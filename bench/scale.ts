@@ -20,7 +20,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { Session, SessionHeader } from '../src/session/index.js';
 import { SessionStore, type OpenSession, type Store } from '../src/store/index.js';
@@ -28,15 +27,25 @@ import { PgStore } from '../src/postgres/index.js';
 import { fetchPages, segmentsOf } from '../src/postgres/read.js';
 import { namesFor } from '../src/postgres/schema.js';
 import { appendDraft, generateWorkload, type Draft } from './generate.js';
+import { benchArgs, choices, count } from './args.js';
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    turns: { type: 'string' },
-    reps: { type: 'string' },
-    events: { type: 'string' },
-    only: { type: 'string' },
-  },
+const USAGE = `bench/scale.js: the PostgreSQL store beside the JSONL store (needs DSH_BENCH_POSTGRES or DSH_TEST_POSTGRES)
+
+  node --expose-gc dist-bench/bench/scale.js [options]
+
+  --only PHASES   comma-separated: append, latency, resume (default: all)
+  --turns N       workload turns (default 2000, --quick 100)
+  --reps N        timed runs per figure, medians (default 3)
+  --events N      events appended one at a time for the latency phase (default 1000, --quick 300)
+  --quick         a smaller workload
+  -h, --help      this text
+`;
+const { values: args } = benchArgs(USAGE, {
+  quick: { type: 'boolean', default: false },
+  turns: { type: 'string' },
+  reps: { type: 'string' },
+  events: { type: 'string' },
+  only: { type: 'string' },
 });
 
 const url = process.env.DSH_BENCH_POSTGRES || process.env.DSH_TEST_POSTGRES;
@@ -46,11 +55,11 @@ if (!url) {
   );
   process.exit(0);
 }
-const turns = Number(args.turns ?? (args.quick ? 100 : 2000));
-const reps = Number(args.reps ?? 3);
-const latencyEvents = Number(args.events ?? (args.quick ? 300 : 1000));
+const turns = count(USAGE, 'turns', args.turns, args.quick ? 100 : 2000);
+const reps = count(USAGE, 'reps', args.reps, 3);
+const latencyEvents = count(USAGE, 'events', args.events, args.quick ? 300 : 1000);
 const schema = `bench_${process.pid}`;
-const phases = new Set((args.only ?? 'append,latency,resume').split(','));
+const phases = new Set(choices(USAGE, 'only', args.only, ['append', 'latency', 'resume']) ?? ['append', 'latency', 'resume']);
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const median = (xs: number[]): number => {

@@ -24,7 +24,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { encodeJsonl, loadJsonlFile, type SessionEvent, type SessionHeader } from '../src/session/index.js';
 import { logPath } from '../src/store/index.js';
 import { IndexDb } from '../src/search/index-db.js';
@@ -32,28 +31,41 @@ import { ftsQuery, refresh, search } from '../src/search/search.js';
 import { docsOf } from '../src/search/extract.js';
 import { generateWorkload, prng } from './generate.js';
 import { parseLines } from './parse-lines.js';
+import { amount, benchArgs, count } from './args.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..', '..');
 
-const { values: args } = parseArgs({
-  options: {
-    sessions: { type: 'string' },
-    'mb-per-session': { type: 'string' },
-    dir: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    sample: { type: 'string' },
-    'skip-minisearch': { type: 'boolean', default: false },
-    distinct: { type: 'string' },
-    // Only the query phase, on a store and index an earlier run kept (--dir DIR --keep).
-    'queries-only': { type: 'boolean', default: false },
-  },
+const USAGE = `bench/search.js: search across a generated store of sessions (SQLite FTS5), beside reading every log
+
+  node --expose-gc dist-bench/bench/search.js [options]
+
+  --sessions N           sessions in the store (default 1000)
+  --mb-per-session M     size of each session's log in MB (default 1.05)
+  --distinct N           sessions with a body of their own; the others reuse one (default 100)
+  --sample K             sessions given to the MiniSearch comparison (default 100)
+  --dir DIR              build the store in DIR (kept) instead of a temporary directory
+  --keep                 keep the temporary store
+  --queries-only         only the queries, on a store and index kept by an earlier run (--dir DIR)
+  --skip-minisearch      leave out the MiniSearch comparison
+  -h, --help             this text
+`;
+const { values: args } = benchArgs(USAGE, {
+  sessions: { type: 'string' },
+  'mb-per-session': { type: 'string' },
+  dir: { type: 'string' },
+  keep: { type: 'boolean', default: false },
+  sample: { type: 'string' },
+  'skip-minisearch': { type: 'boolean', default: false },
+  distinct: { type: 'string' },
+  // Only the query phase, on a store and index an earlier run kept (--dir DIR --keep).
+  'queries-only': { type: 'boolean', default: false },
 });
 /** Sessions with their own generated body; the others reuse one (with their own header). */
-const DISTINCT = Number(args.distinct ?? 100);
-const SESSIONS = Number(args.sessions ?? 1000);
-const MB = Number(args['mb-per-session'] ?? 1.05);
-const SAMPLE = Number(args.sample ?? 100);
+const DISTINCT = count(USAGE, 'distinct', args.distinct, 100);
+const SESSIONS = count(USAGE, 'sessions', args.sessions, 1000);
+const MB = amount(USAGE, 'mb-per-session', args['mb-per-session'], 1.05);
+const SAMPLE = count(USAGE, 'sample', args.sample, 100);
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
