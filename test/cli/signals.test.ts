@@ -3,7 +3,8 @@
  * until the streamed text has reached stdout (so the turn is provably running), then signals the
  * process. The log must close the turn `aborted` with the right cause before the process exits.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream } from '../support/faults.js';
@@ -28,6 +29,30 @@ async function waitUntil(test: () => boolean): Promise<void> {
   while (!test() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   if (!test()) throw new Error('condition never became true');
 }
+
+/** The processes whose command line mentions `token`, with their argv[0]. */
+function processesWith(token: string): { pid: number; argv0: string }[] {
+  const found: { pid: number; argv0: string }[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv.some((a) => a.includes(token))) found.push({ pid: Number(pid), argv0: argv[0]! });
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
 afterEach(async () => {
   await provider?.close();
   provider = undefined;
@@ -70,34 +95,33 @@ describe('signals', () => {
   });
 
   it('a second SIGINT while the turn winds down exits at once, the log flushed up to that point', { timeout: TEST_MS }, async () => {
-    // A command that ignores SIGTERM keeps the cancelled turn waiting for its kill grace period;
-    // the second signal must not wait for it.
-    const repo = gitRepo();
-    const marker = join(repo, 'started');
-    const command = `trap '' TERM; echo $$ > ${marker}; sleep 20`;
+    // The cancelled turn waits for its command's output to close, so a process that escaped the
+    // command and still holds its stdout keeps the turn winding down until the test ends it, which
+    // is after dsh has left: the second signal provably lands mid wind-down, however slow the
+    // machine. (A command that only ignores SIGTERM does not: under bubblewrap it is killed within
+    // milliseconds, and the second signal could arrive after the turn had closed.) The holder
+    // escapes with setsid; without bubblewrap only the reaper would still end it, so the test
+    // kills the reaper first (as a hostile command could: docs/tools.md).
+    const token = `dshwinddown${randomBytes(4).toString('hex')}`;
+    const command = `setsid -f bash -c 'exec -a ${token} sleep 300'; exec sleep 300`;
     provider = await startGatedProvider([
       { sse: chatStream({ toolCalls: [{ id: 'call_sleep', name: 'bash', args: [JSON.stringify({ command })] }] }) },
     ]);
     const home = tempDir();
-    const run = spawnDsh(['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--cwd', repo, 'Wait'], {
-      env: agentEnv(provider.url, home),
-    });
-    let group: number | undefined;
+    const config = join(tempDir(), 'config.json');
+    writeFileSync(config, JSON.stringify({ sandbox: { bubblewrap: false } }));
+    const args = ['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--config', config, '--cwd', gitRepo(), 'Wait'];
+    const run = spawnDsh(args, { env: agentEnv(provider.url, home) });
     try {
-      await run.transcript.waitFor('stderr', /^→ bash /m, { timeoutMs: WAIT_MS });
-      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('\n'));
-      group = Number(readFileSync(marker, 'utf8'));
+      await waitUntil(() => processesWith(token).some((p) => p.argv0 === token));
+      for (const p of processesWith(token)) if (p.argv0 === 'perl') kill(p.pid);
       run.kill('SIGINT');
       await run.transcript.waitFor('stderr', /cancelling the turn/, { timeoutMs: WAIT_MS });
       run.kill('SIGINT');
       expect(await run.done).toBe(130);
     } finally {
-      // The command outlives dsh (it ignores SIGTERM and dsh left before its SIGKILL): end it.
-      try {
-        if (group) process.kill(-group, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      if (run.child.exitCode === null && run.child.signalCode === null) run.kill('SIGKILL');
+      for (const p of processesWith(token)) kill(p.pid);
     }
     // No closing line: it left at once. The call is on disk; the turn never closed, so loading
     // the log runs crash repair.
