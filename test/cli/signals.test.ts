@@ -3,11 +3,12 @@
  * until the streamed text has reached stdout (so the turn is provably running), then signals the
  * process. The log must close the turn `aborted` with the right cause before the process exits.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream } from '../support/faults.js';
+import { killQuietly, processesWith } from '../support/processes.js';
 import { runMain } from './support/inproc.js';
 import { startGatedProvider, type GatedProvider } from './support/gated-provider.js';
 import { spawnDsh } from './support/driver.js';
@@ -28,29 +29,6 @@ async function waitUntil(test: () => boolean): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   while (!test() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   if (!test()) throw new Error('condition never became true');
-}
-
-/** The processes whose command line mentions `token`, with their argv[0]. */
-function processesWith(token: string): { pid: number; argv0: string }[] {
-  const found: { pid: number; argv0: string }[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
-    try {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (argv.some((a) => a.includes(token))) found.push({ pid: Number(pid), argv0: argv[0]! });
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
-
-function kill(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // gone already
-  }
 }
 
 afterEach(async () => {
@@ -113,15 +91,15 @@ describe('signals', () => {
     const args = ['run', '--sandbox', 'danger-full-access', '--approval', 'never', '--config', config, '--cwd', gitRepo(), 'Wait'];
     const run = spawnDsh(args, { env: agentEnv(provider.url, home) });
     try {
-      await waitUntil(() => processesWith(token).some((p) => p.argv0 === token));
-      for (const p of processesWith(token)) if (p.argv0 === 'perl') kill(p.pid);
+      await waitUntil(() => processesWith(token).some((p) => p.argv[0] === token));
+      for (const p of processesWith(token)) if (p.argv[0] === 'perl') killQuietly(p.pid);
       run.kill('SIGINT');
       await run.transcript.waitFor('stderr', /cancelling the turn/, { timeoutMs: WAIT_MS });
       run.kill('SIGINT');
       expect(await run.done).toBe(130);
     } finally {
       if (run.child.exitCode === null && run.child.signalCode === null) run.kill('SIGKILL');
-      for (const p of processesWith(token)) kill(p.pid);
+      for (const p of processesWith(token)) killQuietly(p.pid);
     }
     // No closing line: it left at once. The call is on disk; the turn never closed, so loading
     // the log runs crash repair.

@@ -12,7 +12,10 @@
  *   starts outlives it; background work is a background job), then exits with the command's
  *   status, re-raising a fatal signal so the caller sees the same `signal`;
  * - SIGTERM/SIGINT/SIGHUP (a timeout, a cancel, `job_kill`) are passed to every descendant, and
- *   any still alive 1.5 s later are killed.
+ *   any still alive 2 s later are killed (its exit then says the command was killed: SIGKILL);
+ * - those signals, and the parent-death one, are blocked while it starts the command: one that
+ *   arrives then waits for the handlers, where it used to kill the reaper by default and leave
+ *   whatever the command had already `setsid`ed to init.
  *
  * `prctl` is called through Perl's `syscall` with the number for this architecture (from Node's
  * `process.arch`); on an architecture we have no number for, or off Linux, no reaper is used.
@@ -53,19 +56,25 @@ sub descendants {
   while (@todo) { my $x = shift @todo; for my $c (@{$kids{$x} || []}) { push @out, $c; push @todo, $c; } }
   return @out;
 }
-sub reap_all { 1 while waitpid(-1, POSIX::WNOHANG()) > 0; }
+my ($child, $status);
+sub reap_all { while ((my $w = waitpid(-1, POSIX::WNOHANG())) > 0) { $status = $? if $w == $child; } }
 sub kill_all {
   for (1 .. 1000) { my @d = descendants(); last unless @d; kill 'KILL', @d; reap_all(); select(undef, undef, undef, 0.005); }
 }
-my $child = fork() // die "dsh-reaper: fork: $!\n";
-if ($child == 0) { exec { $cmd[0] } @cmd; print STDERR "dsh-reaper: cannot run $cmd[0]: $!\n"; POSIX::_exit(127); }
+my $held = POSIX::SigSet->new(POSIX::SIGTERM(), POSIX::SIGINT(), POSIX::SIGHUP(), POSIX::SIGUSR1());
+my $mask = POSIX::SigSet->new();
+POSIX::sigprocmask(POSIX::SIG_BLOCK(), $held, $mask) or die "dsh-reaper: sigprocmask: $!\n";
+$child = fork() // die "dsh-reaper: fork: $!\n";
+if ($child == 0) {
+  POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
+  exec { $cmd[0] } @cmd; print STDERR "dsh-reaper: cannot run $cmd[0]: $!\n"; POSIX::_exit(127);
+}
 $SIG{USR1} = sub { kill_all(); POSIX::_exit(137); };
-my $deadline;
 for my $sig (qw(TERM INT HUP)) {
-  $SIG{$sig} = sub { kill $sig, descendants(); $deadline //= time + 2; alarm 2; };
+  $SIG{$sig} = sub { kill $sig, descendants(); alarm 2; };
 }
 $SIG{ALRM} = sub { kill_all(); };
-my $status;
+POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask) or die "dsh-reaper: sigprocmask: $!\n";
 while (1) {
   my $w = waitpid(-1, 0);
   if ($w == $child) { $status = $?; last; }
