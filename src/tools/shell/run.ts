@@ -6,6 +6,7 @@
  * call means nothing outlives the call (long-running work belongs in `run_in_background`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { WaterfallHook } from '../../hooks/bus.js';
 import type { ShellSpawnPlan, ShellSpawnRequest } from './hooks.js';
 import { StreamCapture, type CapturedOutput } from './capture.js';
@@ -51,13 +52,51 @@ declare module '../../hooks/bus.js' {
 /** How long a process group gets to exit after SIGTERM before SIGKILL. */
 const KILL_GRACE_MS = 2000;
 
-export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
+/**
+ * Children that are a wrapper which ends everything it started when it dies (bubblewrap: its
+ * PID namespace goes with it). Such a wrapper has no handler for SIGTERM: signalled with its
+ * group it would die at once and take the command with it, so a cancel would kill the command
+ * outright instead of giving it the grace to exit. It is left out of every signal but SIGKILL.
+ */
+const wrappers = new WeakSet<ChildProcess>();
+
+/** The processes in process group `pgid` (Linux /proc; empty where it cannot be read). */
+function groupMembers(pgid: number): number[] {
+  let names: string[];
   try {
-    process.kill(-child.pid, sig);
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so count after the last ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function send(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
   } catch {
     // already gone
   }
+}
+
+export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  if (sig !== 'SIGKILL' && wrappers.has(child)) {
+    for (const pid of groupMembers(child.pid)) if (pid !== child.pid) send(pid, sig);
+    return;
+  }
+  send(-child.pid, sig);
 }
 
 /**
@@ -66,13 +105,15 @@ export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
  */
 export function spawnPlan(plan: ShellSpawnPlan, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   const { file, args } = plan.diesWithParent || !reaperAvailable() ? plan : underReaper(plan.file, plan.args);
-  return spawn(file, args, {
+  const child = spawn(file, args, {
     cwd: plan.cwd,
     env: plan.env as NodeJS.ProcessEnv,
     // `pipe` only for the persistent shell, which reads its commands from it.
     stdio: [stdin, 'pipe', 'pipe'],
     detached: true, // own session and process group: no controlling terminal, killable as a group
   });
+  if (plan.diesWithParent) wrappers.add(child);
+  return child;
 }
 
 export function runForeground(plan: ShellSpawnPlan, opts: RunOptions): Promise<RunResult> {
