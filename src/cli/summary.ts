@@ -16,19 +16,15 @@ export interface LogSummary {
 }
 
 export function summarize(log: CliLog): LogSummary {
-  let turns = 0;
-  let steps = 0;
-  // By type: a loaded log's chunk runs are stepped over whole, never materialised.
-  for (const e of log.session.eventsOfType(['turn/start', 'step/start'])) {
-    if (e.type === 'turn/start') turns++;
-    else steps++;
-  }
+  const session = log.session;
+  // From the session's indexes: no pass over the log, and a loaded log's chunk runs are never
+  // materialised.
   return {
     events: log.eventCount,
     rows: log.rowCount,
-    turns,
-    steps,
-    messages: log.session.deriveMessages().length,
+    turns: session.countOfType('turn/start'),
+    steps: session.countOfType('step/start'),
+    messages: session.messageCount(),
     repairedEvents: log.repaired.length,
     tornTail: log.tornTail ? { line: log.tornTail.line, droppedLines: log.tornTail.droppedLines } : null,
   };

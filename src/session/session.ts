@@ -34,7 +34,8 @@ import { SurfaceState, type EventLookup, type SurfaceReplacement } from './surfa
 import { ChunkRun, materialise, slotType, type Slot } from './chunk-runs.js';
 import { TraceState } from './trace.js';
 import { MessageProjection } from './derive.js';
-import { RESERVED_TYPES, reservedType, validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';
+import { validateEnvelope, validateEventData, type ValidationOptions } from './validate.js';
+import { buildEvent } from './new-event.js';
 import { validateHeader } from './header.js';
 import { canonicalHeader } from './request-header.js';
 import { TypeIndex } from './type-index.js';
@@ -412,6 +413,23 @@ export class Session {
     }
   }
 
+  /**
+   * Records that start at or before `throughSeq` (default: all), last first: `records()` read
+   * backwards, a run whole. For readers that want what the log ends with (the last line a
+   * timeline shows) without a pass over everything before it.
+   */
+  *recordsBack(throughSeq = this.count - 1): IterableIterator<SessionEvent | ChunkRunView> {
+    const log = this.log;
+    const last = Math.min(throughSeq, this.count - 1);
+    if (!(last >= 0)) return;
+    for (let r = this.starts === undefined ? last : this.recordOf(last); r >= 0; r--) yield log[r]!;
+  }
+
+  /** How many events of `type` the log holds, in O(1) (chunks are not indexed: walk the records for those). */
+  countOfType(type: Exclude<SessionEventType, 'assistant/chunk'>): number {
+    return this.byType.count(type);
+  }
+
   /** The last event of `type` for which `test` holds, walking back from the end (chunk runs stepped over whole, as in `eventsOfType`). */
   lastOfType<K extends Exclude<SessionEventType, 'assistant/chunk'>>(
     type: K,
@@ -431,6 +449,21 @@ export class Session {
   deriveMessages(): MessageHistory {
     // Surface nodes are surface events, never chunks, so their slots hold the events themselves.
     return this.projection.derive(this.surfaceState, this.surfaceAt);
+  }
+
+  /**
+   * `deriveMessages().length` without projecting the history. While nothing was replaced, every
+   * surface event is a node in log order and each is a message but an empty assistant message,
+   * so the count is the nodes less those (found by type, not by walking the log).
+   */
+  messageCount(): number {
+    const surface = this.surfaceState;
+    if (surface.replaceGeneration !== 0) return this.deriveMessages().length;
+    let empty = 0;
+    for (const r of this.byType.records(['assistant/message'], 0)) {
+      if ((this.log[r] as SessionEvent<'assistant/message'>).data.message.content.length === 0) empty++;
+    }
+    return surface.nodes.length - empty;
   }
 
   /** The ordered surface: a frozen snapshot, shared until the surface next changes. */
@@ -491,59 +524,13 @@ export class Session {
     this.busy = 'appending';
     let committed: SessionEvent;
     try {
-      committed = this.build(type, data, seq, opts);
+      committed = buildEvent(type, data, seq, opts, this.clock);
       this.commit(committed);
     } finally {
       this.busy = undefined;
     }
     if (this.listeners.length > 0) this.publish(committed);
     return committed;
-  }
-
-  /** Validate and freeze the new event (no state changes). */
-  private build(type: string, data: unknown, seq: number, optsArg: unknown): SessionEvent {
-    if (typeof type !== 'string' || type.length === 0) {
-      throw new SessionError(
-        'INVALID_EVENT',
-        `event type must be a non-empty string, got ${typeof type === 'string' ? '""' : typeof type}`,
-        { seq, rule: 'envelope' },
-      );
-    }
-    if (RESERVED_TYPES.has(type)) throw reservedType(type, seq);
-    if (optsArg !== undefined && (typeof optsArg !== 'object' || optsArg === null || Array.isArray(optsArg))) {
-      throw new SessionError(
-        'INVALID_EVENT',
-        `event "${type}" at seq ${seq}: append options must be an object ({surfaceOp, sourceEventSeqs, ignorable}) or omitted, ` +
-          `got ${optsArg === null ? 'null' : Array.isArray(optsArg) ? 'an array' : typeof optsArg}`,
-        { eventType: type, seq, rule: 'envelope' },
-      );
-    }
-    const opts = optsArg as { surfaceOp?: SurfaceOp; sourceEventSeqs?: number[]; ignorable?: true } | undefined;
-    const frozen = copyJson(data, type, '$.data', seq);
-    validateEventData(type, seq, frozen, NO_VALIDATION);
-    const event: Record<string, unknown> = { type, seq, time: this.clock(), data: frozen };
-    if (opts !== undefined) {
-      if (opts.ignorable !== undefined) {
-        if (opts.ignorable !== true)
-          throw new SessionError('INVALID_EVENT', `event "${type}" at seq ${seq}: ignorable must be true when given`, {
-            eventType: type,
-            seq,
-            rule: 'envelope',
-          });
-        event.ignorable = true;
-      }
-      if (opts.surfaceOp !== undefined) event.surfaceOp = copyJson(opts.surfaceOp, type, '$.surfaceOp', seq);
-      if (opts.sourceEventSeqs !== undefined) event.sourceEventSeqs = copyJson(opts.sourceEventSeqs, type, '$.sourceEventSeqs', seq);
-    }
-    const time = event.time;
-    if (typeof time !== 'number' || !Number.isSafeInteger(time)) {
-      throw new SessionError('INVALID_EVENT', `the session clock returned ${String(time)}; event times are integer epoch ms`, {
-        eventType: type,
-        seq,
-        rule: 'envelope',
-      });
-    }
-    return Object.freeze(event) as unknown as SessionEvent;
   }
 
   /** Check every rule, then commit; a throw anywhere before the push leaves everything untouched. */

@@ -14,6 +14,11 @@ export class TypeIndex {
     list.push(record);
   }
 
+  /** How many events of `type` were recorded. */
+  count(type: string): number {
+    return this.byType.get(type)?.length ?? 0;
+  }
+
   /** Record indices ≥ `from` of events of the `types`, ascending (the lists merged). */
   *records(types: Iterable<string>, from: number): IterableIterator<number> {
     const lists: number[][] = [];

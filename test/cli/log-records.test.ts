@@ -173,7 +173,10 @@ describe('log check and show read loaded logs by records', () => {
         const events = log.session.events;
         const opts = { widths: full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount };
         const entries = buildTimeline(events, opts);
-        expect(lastEntrySeq(log.session.records(), opts)).toBe(entries.at(-1)?.seq);
+        expect(lastEntrySeq(log.session.recordsBack(), opts)).toBe(entries.at(-1)?.seq);
+        // Read from the log's end through any seq: the last entry at or before it.
+        for (let end = -1; end <= log.session.length; end++)
+          expect(lastEntrySeq(log.session.recordsBack(end), opts), `through ${end}`).toBe(entries.filter((e) => e.seq <= end).at(-1)?.seq);
         for (const turn of [undefined, ...turns.map((_, i) => i + 1)]) {
           let text = '';
           const o = new Output({ write: (s: string) => void (text += s) }, false);

@@ -16,6 +16,7 @@ import {
   encodeJsonl,
   expandRow,
   interruptedTurnClosers,
+  isChunkRun,
   loadJsonl,
   packChunkRuns,
   Session,
@@ -535,6 +536,39 @@ describe('properties of valid sessions', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('messageCount, countOfType and recordsBack equal a recount over the events, live and loaded (packed runs too)', () => {
+    let replaced = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(opsArb, fc.boolean(), (ops, pack) => {
+        const s = runAll(ops).s;
+        const l = loadJsonl(encodeJsonl({ ...s.header, delegationDepth: 0 }, s.events, { pack })).session;
+        if (s.surface.replaceGeneration > 0) replaced++;
+        for (const log of [s, l]) {
+          const events = log.events;
+          // The message count is the length of the history, as the reference projection builds it.
+          expect(log.messageCount()).toBe(referenceDerive(events).length);
+          for (const type of ['turn/start', 'step/start', 'assistant/message', 'tool/result', 'session/end-seed'] as const)
+            expect(log.countOfType(type), type).toBe(events.filter((e) => e.type === type).length);
+          // recordsBack(seq): the records starting at or before seq, last first.
+          const records = [...log.records()];
+          runs += records.filter((r) => isChunkRun(r)).length;
+          const first = (r: (typeof records)[number]): number => (isChunkRun(r) ? r.seq0 : r.seq);
+          for (const seq of [undefined, -1, 0, Math.floor(log.length / 2), log.length - 1, log.length + 3]) {
+            const want = records.filter((r) => seq === undefined || first(r) <= seq).reverse();
+            const got = [...log.recordsBack(seq)];
+            expect(got.length, `recordsBack(${seq})`).toBe(want.length);
+            got.forEach((r, i) => expect(r, `recordsBack(${seq}) #${i}`).toBe(want[i]));
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+    // Else the fallback (a replaced surface) and the run records went unexercised.
+    expect(replaced).toBeGreaterThan(10);
+    expect(runs).toBeGreaterThan(20);
   });
 
   it('fork succeeds exactly at between-turn seqs, and the child starts from that prefix', () => {

@@ -108,8 +108,8 @@ export function showLog(log: CliLog, opts: ShowOptions, io: Io): number {
   for (const l of headerLines(log, io.out)) io.out.line(l);
   io.out.line();
   // Records, not events: a loaded log's chunk runs are counted whole, never materialised. Each
-  // entry is written as soon as it is made; only the seq column's width is read first.
-  const last = lastEntrySeq(session.records(), timeline, range?.end);
+  // entry is written as soon as it is made; only the seq column's width is read first, from the log's end.
+  const last = lastEntrySeq(session.recordsBack(range?.end), timeline);
   const render = entryWriter(last === undefined || (range && last < range.start) ? 0 : last, io.out);
   eachEntry(session.records(), timeline, (e) => {
     if (!range || (e.seq >= range.start && e.seq <= range.end)) render(e);

@@ -164,32 +164,23 @@ export function buildTimeline(records: Iterable<SessionEvent | ChunkRunView>, op
 }
 
 /**
- * The seq of the last entry `eachEntry` gives for `records` (the last at or before `end`), or
- * undefined when it gives none: the seq column's width before any entry is made, so `dsh log show`
- * can print each entry as it is made instead of holding ~30,000 of them (a large log's timeline
- * otherwise survives every young-generation collection while it is built, and is copied by each).
+ * The seq of the last entry `eachEntry` gives for a log, from its records last first
+ * (`Session.recordsBack(end)`: the entries at or before `end`), or undefined when it gives none:
+ * the seq column's width before any entry is made, so `dsh log show` can print each entry as it
+ * is made instead of holding ~30,000 of them (a large log's timeline otherwise survives every
+ * young-generation collection while it is built, and is copied by each). Read from the end, it
+ * stops at the last event worth a line (or the first chunk of the stream before it).
  */
-export function lastEntrySeq(
-  records: Iterable<SessionEvent | ChunkRunView>,
-  opts: TimelineOptions,
-  end = Number.POSITIVE_INFINITY,
-): number | undefined {
-  let last: number | undefined;
-  let inStream = false;
-  for (const r of records) {
-    const seq = isChunkRun(r) ? r.seq0 : r.seq;
-    if (seq > end) break;
-    // A run of stream chunks is one entry at its first seq.
-    if (isChunkRun(r) || r.type === 'assistant/chunk') {
-      if (!inStream) last = seq;
-      inStream = true;
-      continue;
-    }
-    inStream = false;
-    if (r.type === 'session/end-seed' && seq >= opts.fileEventCount) continue;
-    last = seq;
+export function lastEntrySeq(recordsBack: Iterable<SessionEvent | ChunkRunView>, opts: TimelineOptions): number | undefined {
+  // A run of stream chunks is one entry at its first seq; an event ends the stream before it.
+  let streamStart: number | undefined;
+  for (const r of recordsBack) {
+    if (isChunkRun(r)) streamStart = r.seq0;
+    else if (r.type === 'assistant/chunk') streamStart = r.seq;
+    else if (streamStart !== undefined) return streamStart;
+    else if (!(r.type === 'session/end-seed' && r.seq >= opts.fileEventCount)) return r.seq;
   }
-  return last;
+  return streamStart;
 }
 
 /** `buildTimeline`, handing each entry to `emit` as soon as it is made (in seq order). */
