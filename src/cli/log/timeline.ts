@@ -43,18 +43,19 @@ export interface TimelineOptions {
   fileEventCount: number;
 }
 
-const DELTA_NAMES: Readonly<Record<string, string | undefined>> = {
-  'text-delta': 'text',
-  'reasoning-delta': 'reasoning',
-  'tool-call-delta': 'tool-call',
-};
+/** The delta chunk types, and the names a stream's line gives their counts. */
+const DELTA_TYPES = ['text-delta', 'reasoning-delta', 'tool-call-delta'] as const;
+const DELTA_NAMES = ['text', 'reasoning', 'tool-call'] as const;
 
 /**
  * Counts of one stream's chunks, fed one chunk at a time or a compact run at a time (a loaded
- * log's runs are counted by their kind and length, never materialised as events).
+ * log's runs are counted by their kind and length, never materialised as events). The three
+ * delta kinds are counted in fixed slots, named in the order each was first seen.
  */
 class ChunkTally {
-  readonly deltas = new Map<string, number>();
+  private readonly deltas = [0, 0, 0];
+  /** Delta kinds (indices of DELTA_TYPES) in the order first seen. */
+  private readonly order: number[] = [];
   blocks = 0;
   usage = 0;
   readonly finishes: string[] = [];
@@ -67,8 +68,8 @@ class ChunkTally {
     // Only `chunk.type` is validated on load; the rest is read defensively.
     const c = obj(chunk);
     const type = String(c.type);
-    const name = DELTA_NAMES[type];
-    if (name !== undefined) this.deltas.set(name, (this.deltas.get(name) ?? 0) + 1);
+    const k = (DELTA_TYPES as readonly string[]).indexOf(type);
+    if (k >= 0) this.addDeltas(k, 1);
     else if (type === 'block-start') this.blocks++;
     else if (type === 'block-end') return;
     else if (type === 'usage') this.usage++;
@@ -86,13 +87,18 @@ class ChunkTally {
   /** `length` deltas of one kind (a compact run: its members are all deltas of `kind`). */
   addRun(kind: string, length: number): void {
     this.n += length;
-    const name = DELTA_NAMES[kind]!;
-    this.deltas.set(name, (this.deltas.get(name) ?? 0) + length);
+    this.addDeltas((DELTA_TYPES as readonly string[]).indexOf(kind), length);
+  }
+
+  private addDeltas(k: number, n: number): void {
+    if (!this.order.includes(k)) this.order.push(k);
+    this.deltas[k]! += n;
   }
 
   /** Back to no chunks: one tally serves every stream of a timeline. */
   reset(): void {
-    this.deltas.clear();
+    this.deltas.fill(0);
+    this.order.length = 0;
     this.blocks = 0;
     this.usage = 0;
     this.finishes.length = 0;
@@ -101,16 +107,16 @@ class ChunkTally {
   }
 
   text(): string {
-    const parts: string[] = [];
-    if (this.deltas.size > 0) {
-      let deltas = '';
-      for (const [k, n] of this.deltas) deltas += `${deltas ? ', ' : ''}${k} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`;
-      parts.push(deltas);
+    let deltas = '';
+    for (const k of this.order) {
+      const n = this.deltas[k]!;
+      deltas += `${deltas ? ', ' : ''}${DELTA_NAMES[k]} ×${count(n)} ${n === 1 ? 'delta' : 'deltas'}`;
     }
+    const parts = this.order.length > 0 ? [deltas] : [];
     if (this.blocks > 0) parts.push(plural(this.blocks, 'block'));
     if (this.usage > 0) parts.push(this.usage === 1 ? 'usage' : `usage ×${this.usage}`);
     for (const [t, n] of this.other) parts.push(n === 1 ? t : `${t} ×${n}`);
-    parts.push(...this.finishes);
+    for (const f of this.finishes) parts.push(f);
     return parts.join(' · ');
   }
 }
@@ -145,6 +151,9 @@ function compactJson(v: JsonValue | undefined, max: number | undefined): string 
 }
 
 function str(v: unknown): string {
+  // A number is its JSON text (a logged one is finite), which is printable ASCII: no JSON writer
+  // and no escaping (an inbox line's start, a retry count).
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
   return oneLine(typeof v === 'string' ? v : v === undefined ? 'undefined' : stringifyJson(v));
 }
 
@@ -190,46 +199,42 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
   let depth = 0;
   const fileEventCount = opts.fileEventCount;
   // Every entry of one shape (absent fields undefined), made in one literal: no spread.
-  const push = (e: { seq: number }, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): void => {
-    emit({
-      seq: e.seq,
-      lastSeq: entry.lastSeq,
-      depth: d,
-      head: entry.head,
-      details: entry.details,
-      tone: entry.tone,
-      repaired: e.seq >= fileEventCount ? true : undefined,
-    });
-  };
+  const at = (e: { seq: number }, entry: Omit<Entry, 'seq' | 'depth'>, d = depth): Entry => ({
+    seq: e.seq,
+    lastSeq: entry.lastSeq,
+    depth: d,
+    head: entry.head,
+    details: entry.details,
+    tone: entry.tone,
+    repaired: e.seq >= fileEventCount ? true : undefined,
+  });
   /** The stream chunks read since the last other event: first and last seq (first < 0: none), and their counts. */
   let first = -1;
   let last = -1;
   const tally = new ChunkTally();
-  const endStream = (): void => {
-    if (first < 0) return;
-    push(
+  const streamEntry = (): Entry =>
+    at(
       { seq: first },
       {
         head: `stream: ${tally.text()}  ${`[${plural(tally.n, 'chunk')}${last > first ? `, #${first}–${last}` : ''}]`}`,
         tone: 'dim',
-        ...(last > first ? { lastSeq: last } : {}),
+        lastSeq: last > first ? last : undefined,
       },
     );
-    first = -1;
-    tally.reset();
-  };
 
   // Each event worth a line, in a function of its own: the loop over the records (mostly chunk
-  // runs and chunk events) stays small, so it is optimised early and cheaply.
-  const onEvent = (e: SessionEvent): void => {
+  // runs and chunk events) stays small, so it is optimised early and cheaply. Its cases return
+  // their entry and the loop alone hands entries on: `emit` (the writer, in `dsh log show`) is
+  // then compiled into three call sites, not into each of the twenty-odd cases.
+  const onEvent = (e: SessionEvent): Entry | undefined => {
     switch (e.type) {
       case 'turn/start':
-        push(e, { head: `turn ${e.data.turn}`, tone: 'strong' }, 0);
         depth = 1;
-        break;
+        return at(e, { head: `turn ${e.data.turn}`, tone: 'strong' }, 0);
       case 'turn/end': {
         const k = e.data.reason.kind;
-        push(
+        depth = 0;
+        return at(
           e,
           {
             head: `turn ${e.data.turn} end: ${formatTurnEnd(e.data.reason)}`,
@@ -237,26 +242,21 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
           },
           0,
         );
-        depth = 0;
-        break;
       }
       case 'step/start':
-        push(e, { head: `step ${e.data.step}`, tone: 'strong' }, 1);
         depth = 2;
-        break;
+        return at(e, { head: `step ${e.data.step}`, tone: 'strong' }, 1);
       case 'step/end':
-        push(e, { head: `step ${e.data.step} end`, tone: 'dim' }, 1);
         depth = 1;
-        break;
+        return at(e, { head: `step ${e.data.step} end`, tone: 'dim' }, 1);
       case 'user/message': {
         const m = e.data;
         const images = m.content.filter((b) => b.type === 'image').map((b) => formatImageRef((b as { attachment: unknown }).attachment));
         const text = flattenText(m.content.filter((b) => b.type !== 'image'));
-        push(e, {
+        return at(e, {
           head: `user (${formatSource(m.source)}): ${preview(text, w.text)}${surfaceNote(e)}`,
           ...(images.length ? { details: images } : {}),
         });
-        break;
       }
       case 'assistant/message': {
         const d = e.data;
@@ -265,16 +265,14 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
         const flags: string[] = [];
         if (d.interrupted) flags.push('interrupted');
         if (d.message.content.length === 0) flags.push('empty: not in history');
-        push(e, {
+        return at(e, {
           head: `assistant${who} · ${formatUsage(d.usage)}${flags.length ? ` · ${flags.join(' · ')}` : ''}${surfaceNote(e)}`,
           details: d.message.content.map((b) => blockLine(b, w)),
         });
-        break;
       }
       case 'tool/call':
         callNames.set(e.data.callId, e.data.name);
-        push(e, { head: `tool call ${oneLine(e.data.name)} [${oneLine(e.data.callId)}] ${argsPreview(e.data.arguments, w.args)}` });
-        break;
+        return at(e, { head: `tool call ${oneLine(e.data.name)} [${oneLine(e.data.callId)}] ${argsPreview(e.data.arguments, w.args)}` });
       case 'tool/result': {
         const d = e.data;
         const block = d.message.content[0];
@@ -282,13 +280,12 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
         const name = callNames.get(callId);
         const failed = d.error !== undefined || block?.isError === true;
         const status = d.error ? `error ${oneLine(d.error.code)}` : failed ? 'error' : 'ok';
-        push(e, {
+        return at(e, {
           head:
             `tool result${name !== undefined ? ` ${oneLine(name)}` : ''} [${oneLine(callId)}] ${status}: ` +
             `${preview(flattenText(block?.content ?? []), w.text)}${surfaceNote(e)}`,
           tone: failed ? 'error' : 'ok',
         });
-        break;
       }
       case 'request/header': {
         const h = e.data.header;
@@ -307,33 +304,29 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
         } else if (tools !== undefined) {
           parts.push(`tools ${str(tools)}`);
         }
-        push(e, { head: parts.join(' · ') });
-        break;
+        return at(e, { head: parts.join(' · ') });
       }
       case 'request/context': {
         const d = e.data;
-        push(e, {
+        return at(e, {
           head:
             `request context ${str(d.provider)}/${str(d.model)}` +
             `${d.contextWindow !== undefined ? ` · window ${count(d.contextWindow)}` : ''}`,
           tone: 'dim',
         });
-        break;
       }
       // Plugin payloads are not validated by the loader (only required to be JSON), so every
       // field is read defensively.
       case 'llm/retry': {
         const d = obj(e.data);
         const max = typeof d.maxRetries === 'number' ? `/${d.maxRetries}` : '';
-        push(e, {
+        return at(e, {
           head: `llm retry ${str(d.retry)}${max} (${str(d.mode)}) in ${str(d.delayMs)} ms after ${failureOf(d.failure)}`,
           tone: 'warn',
         });
-        break;
       }
       case 'llm/retry-started':
-        push(e, { head: `llm retry ${str(obj(e.data).retry)} started`, tone: 'warn' });
-        break;
+        return at(e, { head: `llm retry ${str(obj(e.data).retry)} started`, tone: 'warn' });
       case 'agent/inbox/spliced': {
         const d = obj(e.data);
         const removed = typeof d.removedCount === 'number' ? d.removedCount : 0;
@@ -343,47 +336,41 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
         if (ins.length) parts.push(`+${ins.length} ${preview(textOf(obj(ins[0]).content), w.text)}${ins.length > 1 ? ' …' : ''}`);
         if (!removed && !ins.length) parts.push('no change');
         if (d.outcome !== undefined) parts.push(`(${str(d.outcome)})`);
-        push(e, { head: parts.join(' '), tone: 'dim' });
-        break;
+        return at(e, { head: parts.join(' '), tone: 'dim' });
       }
       case 'todo/write': {
         const todos = e.data.todos;
         const by = (s: string): number => todos.filter((t) => t.status === s).length;
         const current = todos.find((t) => t.status === 'in_progress');
-        push(e, {
+        return at(e, {
           head:
             `todo: ${plural(todos.length, 'item')} (${by('completed')} done, ${by('in_progress')} in progress, ${by('pending')}` +
             ` pending)${current ? ` now ${preview(current.content, w.text)}` : ''}`,
         });
-        break;
       }
       case 'session/title':
-        push(e, { head: `title ${preview(String(obj(e.data).title ?? ''), w.text)}`, tone: 'dim' });
-        break;
+        return at(e, { head: `title ${preview(String(obj(e.data).title ?? ''), w.text)}`, tone: 'dim' });
       case 'approval/asked': {
         const d = obj(e.data);
         const call = d.callId !== undefined ? ` [${str(d.callId)}]` : '';
         const why = typeof d.reason === 'string' ? ` ${preview(d.reason, w.text)}` : '';
-        push(e, { head: `approval asked: ${str(d.toolName)}${call}${why}`, tone: 'warn' });
-        break;
+        return at(e, { head: `approval asked: ${str(d.toolName)}${call}${why}`, tone: 'warn' });
       }
       case 'approval/decided': {
         const d = obj(e.data);
         const why = typeof d.reason === 'string' ? `: ${preview(d.reason, w.text)}` : '';
-        push(e, { head: `approval decided: ${str(d.outcome)}${why}`, tone: d.outcome === 'allowed-once' ? 'ok' : 'warn' });
-        break;
+        return at(e, { head: `approval decided: ${str(d.outcome)}${why}`, tone: d.outcome === 'allowed-once' ? 'ok' : 'warn' });
       }
       case 'approval/rule':
-        push(e, { head: `approval rule for this session: allow ${str(obj(e.data).rule)}`, tone: 'ok' });
-        break;
+        return at(e, { head: `approval rule for this session: allow ${str(obj(e.data).rule)}`, tone: 'ok' });
       case 'session/end-seed':
         if (e.seq < opts.fileEventCount)
-          push(e, { head: `end of seed: the ${plural(e.seq, 'event')} above were inherited`, tone: 'dim' }, 0);
-        break;
+          return at(e, { head: `end of seed: the ${plural(e.seq, 'event')} above were inherited`, tone: 'dim' }, 0);
+        return undefined;
       default: {
         // Plugin events: type and a compact payload, so nothing in the log is invisible.
         const data = (e as { data?: JsonValue }).data;
-        push(e, {
+        return at(e, {
           head: (
             `${oneLine(e.type)}${e.ignorable ? ' (ignorable)' : ''} ` + `${compactJson(data, w.text === undefined ? undefined : 100)}`
           ).trimEnd(),
@@ -407,10 +394,15 @@ export function eachEntry(records: Iterable<SessionEvent | ChunkRunView>, opts: 
       last = e.seq;
       continue;
     }
-    endStream();
-    onEvent(e);
+    if (first >= 0) {
+      emit(streamEntry());
+      first = -1;
+      tally.reset();
+    }
+    const entry = onEvent(e);
+    if (entry !== undefined) emit(entry);
   }
-  endStream();
+  if (first >= 0) emit(streamEntry());
 }
 
 /**
