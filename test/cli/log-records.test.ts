@@ -191,6 +191,36 @@ describe('log check and show read loaded logs by records', () => {
     );
   });
 
+  it('show writes every line of a timeline many batches long, to a text sink and to a byte sink alike', () => {
+    // The writer joins lines into ~16K-character batches: each line must still come out once, in
+    // order, the last batch too. The expected lines are made here from the entries.
+    const turns = Array.from({ length: 150 }, () => ({
+      steps: [{ blocks: [{ kind: 'text' as const, deltas: 5, framed: true }], usage: true, finish: true, tool: true }],
+    }));
+    const log = readLog(written(build(turns, false), true));
+    const opts = { widths: DEFAULT_WIDTHS, fileEventCount: log.eventCount };
+    const entries = buildTimeline(log.session.events, opts);
+    const width = String(entries.at(-1)!.seq).length;
+    const want: string[] = [];
+    for (const e of entries) {
+      const indent = '  '.repeat(e.depth);
+      want.push(`${String(e.seq).padStart(width)}  ${indent}${e.head}`);
+      for (const d of e.details ?? []) want.push(`${' '.repeat(width)}  ${indent}    ${d}`);
+    }
+    let text = '';
+    const chunks: Buffer[] = [];
+    const o = new Output({ write: (x: string) => void (text += x) }, false);
+    const b = new Output({ write: (x: string | Uint8Array) => void chunks.push(Buffer.from(x)) }, false, true);
+    for (const out of [o, b]) {
+      showLog(log, {}, { out, err: out, env: {} });
+      out.flush();
+    }
+    const bytes = Buffer.concat(chunks).toString('utf8');
+    expect(bytes).toBe(text);
+    expect(text.length).toBeGreaterThan(3 * 16384);
+    expect(text.slice(text.indexOf('\n\n') + 2)).toBe(`${want.join('\n')}\n`);
+  });
+
   it('the seq column is as wide as the last entry shown, not the last event', () => {
     // A turn left open in a stream: crash repair adds step/end 8, turn/end 9 and a session/end-seed
     // at 10 that the timeline does not show. So the column is one digit although the log's last
