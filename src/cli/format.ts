@@ -75,9 +75,10 @@ export function formatSource(s: MessageSource | undefined): string {
 
 /** Text of a tool result's content, flattened (images and nested blocks as short markers). */
 export function flattenText(blocks: readonly ContentBlock[]): string {
-  // Most content is one text block: its text, with no list to join.
+  // Most content is one text block: its text, with no list to join. (A plugin payload's block is
+  // not validated: a text that is not a string goes the join's way, which writes it as one.)
   const only = blocks.length === 1 ? blocks[0]! : undefined;
-  if (only !== undefined && (only.type === 'text' || only.type === 'reasoning')) return only.text;
+  if (only !== undefined && (only.type === 'text' || only.type === 'reasoning') && typeof only.text === 'string') return only.text;
   const out: string[] = [];
   for (const b of blocks) {
     if (b.type === 'text' || b.type === 'reasoning') out.push(b.text);

@@ -112,6 +112,17 @@ describe('dsh log show on the example', () => {
     expect(lineFor(r.stdout, of('agent/inbox/spliced')[0]!.seq).text).toBe('inbox next-turn @0: +1 "Fix the typo in README.md"');
   });
 
+  it("shows an inbox splice's inserted text that is not a string as the join writes it (plugin payloads are read defensively)", async () => {
+    const lines = exampleLines();
+    const n = lines.findIndex((l) => l.includes('"agent/inbox/spliced"') && l.includes('"inserted":[{'));
+    const e = JSON.parse(lines[n]!) as { seq: number; data: { inserted: { content: unknown }[] } };
+    e.data.inserted[0]!.content = [{ type: 'text', text: 42 }];
+    lines[n] = JSON.stringify(e);
+    const out = await dsh(['log', 'show', file('inbox-number.jsonl', `${lines.join('\n')}\n`)]);
+    expect(out.stderr).toBe('');
+    expect(lineFor(out.stdout, e.seq).text).toBe('inbox next-turn @0: +1 "42"');
+  });
+
   it('truncates long text by default and not under --full', async () => {
     const answer = of('assistant/message').at(-1)!.data.message.content[0].text as string;
     expect(answer.length).toBeGreaterThan(72);
