@@ -112,7 +112,7 @@ describe('dsh log show on the example', () => {
     expect(lineFor(r.stdout, of('agent/inbox/spliced')[0]!.seq).text).toBe('inbox next-turn @0: +1 "Fix the typo in README.md"');
   });
 
-  it("shows an inbox splice's inserted text that is not a string as the join writes it (plugin payloads are read defensively)", async () => {
+  it("shows an inbox splice's inserted text that is not a string as the join writes it (payloads read defensively)", async () => {
     const lines = exampleLines();
     const n = lines.findIndex((l) => l.includes('"agent/inbox/spliced"') && l.includes('"inserted":[{'));
     const e = JSON.parse(lines[n]!) as { seq: number; data: { inserted: { content: unknown }[] } };
