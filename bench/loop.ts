@@ -145,10 +145,13 @@ export async function runLoopBench(log: (line: string) => void = console.log): P
 }
 
 if (process.argv[1] && /bench[\\/]loop\.js$/.test(process.argv[1])) {
-  benchArgs(
-    `bench/loop.js: the agent loop's overhead per step, and step ~10,000 against step ~100\n\n  node --expose-gc dist-bench/bench/loop.js\n\n  -h, --help   this text\n`,
-    {},
-  );
+  const usage = `bench/loop.js: the agent loop's overhead per step, and step ~10,000 against step ~100
+
+  node --expose-gc dist-bench/bench/loop.js
+
+  -h, --help   this text
+`;
+  benchArgs(usage, {});
   console.log(`dsh agent-loop benchmark — node ${process.version}`);
   const r = await runLoopBench();
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
