@@ -17,6 +17,7 @@ tgz=$(npm pack --silent --pack-destination "$tmp" | tail -n 1)
 # (The listing is read whole first: grep -q stopping early would fail the pipe under pipefail.)
 listing=$(tar tzf "$tmp/$tgz")
 grep -qx 'package/dist/cli/main.js' <<<"$listing" || fail "the tarball has no dist/cli/main.js"
+grep -qx 'package/dist/bundle/main.js' <<<"$listing" || fail "the tarball has no dist/bundle/main.js (scripts/bundle.mjs)"
 if grep -q '^package/\(test\|bench\|scripts\)/' <<<"$listing"; then fail "the tarball ships tests or benches"; fi
 scripts=$(tar xzf "$tmp/$tgz" -O package/package.json | node -e "
 const p = JSON.parse(require('fs').readFileSync(0, 'utf8'));

@@ -6,11 +6,11 @@
  * of an SDK, a config schema, the viewer) fails here. Timings are `npm run bench`'s (startup).
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
-import { dsh, type Run } from './support/run.js';
+import { builtBundle, dsh, type Run } from './support/run.js';
 import { agentEnv, call, gitRepo, tempDir, text } from './support/agent.js';
 import { examplePath } from './support/files.js';
 import { SessionStore } from '../../src/store/index.js';
@@ -71,16 +71,37 @@ afterEach(() => {
   for (const t of traces.splice(0)) rmSync(t, { force: true });
 });
 
+/**
+ * Which build runs: the module tree tsc emits (`dist/cli/main.js`), or `npm run build`'s bundle
+ * (what `bin/dsh.js` runs after a full build). A bundle's chunk is read as the modules linked into
+ * it (esbuild's metafile), so one trace checks both: a module the bundle puts in a chunk that a
+ * command loads counts as loaded, as it is.
+ */
+type Build = 'modules' | 'bundle';
+let build: Build = 'modules';
+
+function asModules(urls: readonly string[]): string[] {
+  if (build === 'modules') return [...urls];
+  const { inputs } = builtBundle();
+  return urls.flatMap((url) => {
+    const linked = url.startsWith('file:') ? inputs.get(basename(fileURLToPath(url))) : undefined;
+    return linked ? linked.map((f) => pathToFileURL(f).href) : [url];
+  });
+}
+
 async function traced(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<{ run: Run; modules: string[] }> {
   const file = join(tempDir('dsh-lazy-'), 'modules.txt');
   traces.push(file);
   const run = await dsh(args, {
     env: { ...env, NODE_OPTIONS: `--import=${preload}`, DSH_TRACE_MODULES: file },
     ...(cwd !== undefined ? { cwd } : {}),
+    ...(build === 'bundle' ? { bin: builtBundle().bin } : {}),
   });
-  const modules = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '');
+  const modules = asModules(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+  );
   return { run, modules };
 }
 
@@ -114,7 +135,10 @@ describe('the checker', () => {
   });
 });
 
-describe('what each command loads', () => {
+describe.each<Build>(['modules', 'bundle'])('what each command loads (%s)', (which) => {
+  beforeAll(() => {
+    build = which;
+  });
   let provider: FakeProvider | undefined;
   afterEach(async () => {
     await provider?.close();
@@ -221,15 +245,19 @@ describe('what each command loads', () => {
   });
 });
 
-describePg('what a command loads on the PostgreSQL store', () => {
-  it('dsh sessions with DSH_STORE=postgres://… loads pg and the PostgreSQL store, nothing else heavy; without it, neither', async () => {
-    const home = tempDir();
-    const env = { DSH_HOME: home, DSH_STORE: pgUrl!, DSH_STORE_SCHEMA: freshSchema('lazy') };
-    const pgRun = await traced(['sessions', '--all'], env);
-    expect(pgRun.run.code, pgRun.run.stderr).toBe(0);
-    expect(Object.keys(heavyIn(pgRun.modules)).sort()).toEqual(['pg', 'the PostgreSQL store']);
-    const files = await traced(['sessions', '--all'], { DSH_HOME: home });
-    expect(files.run.code, files.run.stderr).toBe(0);
-    expect(heavyIn(files.modules)).toEqual({});
+for (const which of ['modules', 'bundle'] as const)
+  describePg(`what a command loads on the PostgreSQL store (${which})`, () => {
+    beforeAll(() => {
+      build = which;
+    });
+    it('dsh sessions with DSH_STORE=postgres://… loads pg and the PostgreSQL store, nothing else heavy; without it, neither', async () => {
+      const home = tempDir();
+      const env = { DSH_HOME: home, DSH_STORE: pgUrl!, DSH_STORE_SCHEMA: freshSchema('lazy') };
+      const pgRun = await traced(['sessions', '--all'], env);
+      expect(pgRun.run.code, pgRun.run.stderr).toBe(0);
+      expect(Object.keys(heavyIn(pgRun.modules)).sort()).toEqual(['pg', 'the PostgreSQL store']);
+      const files = await traced(['sessions', '--all'], { DSH_HOME: home });
+      expect(files.run.code, files.run.stderr).toBe(0);
+      expect(heavyIn(files.modules)).toEqual({});
+    });
   });
-});

@@ -9,10 +9,21 @@
  * place, the rest reuse it. So the suite never runs a stale `dist/`, never writes the real one,
  * and edits elsewhere in src/ do not force a rebuild. Type errors are `npm run typecheck`'s job.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { repoRoot } from '../../support/shared.js';
 
@@ -111,6 +122,54 @@ export function builtBin(): string {
   }
   built = join(dir, 'bin', 'dsh.js');
   return built;
+}
+
+/** A bundled build (scripts/bundle.mjs) of the same sources: its bin, and which inputs each output file holds. */
+export interface BundledBuild {
+  bin: string;
+  /** Output file name (e.g. `chunk-AB12.js`) → the absolute paths of the modules linked into it. */
+  inputs: Map<string, string[]>;
+}
+
+let bundled: BundledBuild | undefined;
+
+/**
+ * `bin/dsh.js` over `npm run build`'s bundle of the current sources, as users run it: a directory
+ * beside `builtBin()`'s with no dist/cli/, so the shim can only take the bundle. Made once per
+ * source hash, like `builtBin()`, by the real script (`node scripts/bundle.mjs`).
+ */
+export function builtBundle(): BundledBuild {
+  if (bundled) return bundled;
+  const plain = dirname(dirname(builtBin()));
+  const dir = `${plain}-bundle`;
+  const meta = join(dir, 'meta.json');
+  if (!existsSync(meta)) {
+    const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+    mkdirSync(join(tmp, 'bin'), { recursive: true });
+    copyFileSync(join(plain, 'bin', 'dsh.js'), join(tmp, 'bin', 'dsh.js'));
+    copyFileSync(join(plain, 'package.json'), join(tmp, 'package.json'));
+    // The package ships the viewer's page as src/viewer/page (package.json "files").
+    mkdirSync(join(tmp, 'src', 'viewer'), { recursive: true });
+    symlinkSync(join(srcRoot, 'viewer', 'page'), join(tmp, 'src', 'viewer', 'page'));
+    const script = join(repoRoot, 'scripts', 'bundle.mjs');
+    const args = [script, '--dist', join(plain, 'dist'), '--out', join(tmp, 'dist', 'bundle'), '--metafile', join(tmp, 'meta.json')];
+    const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`scripts/bundle.mjs failed: ${r.stderr}`);
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  const { outputs } = JSON.parse(readFileSync(meta, 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const inputs = new Map<string, string[]>();
+  for (const [out, { inputs: ins }] of Object.entries(outputs))
+    inputs.set(
+      basename(out),
+      Object.keys(ins).map((i) => resolve(repoRoot, i)),
+    );
+  bundled = { bin: join(dir, 'bin', 'dsh.js'), inputs };
+  return bundled;
 }
 
 export interface Run {

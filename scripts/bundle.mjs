@@ -1,0 +1,83 @@
+// Links the built CLI (dist/cli/main.js and everything it imports, our modules and the pure-JS
+// dependencies) into a few files under dist/bundle/, which bin/dsh.js runs when it is at least as
+// new as dist/cli/main.js.
+//
+// Why: start-up is module loading. Unbundled, `dsh run` loads ~320 files (117 of them the OpenAI
+// SDK's), and resolving, opening and compiling them one by one costs more than the compiling
+// itself. Linked, a command loads its entry chunk and the chunks of what it uses: each dynamic
+// `import()` stays a chunk of its own (esbuild's code splitting), so a command still loads only
+// what it uses (test/cli/bundle.test.ts holds that). The library (`dist/index.js`) stays unbundled.
+//
+// Native modules stay outside: better-sqlite3 (loaded through createRequire, so never seen here)
+// and koffi (pi-tui's optional terminal helper); pg's optional pg-native is not installed.
+// The bundle sits two directories under the package root, as dist/cli/main.js does, so every
+// `new URL('../../…', import.meta.url)` (package.json, the viewer's page) resolves the same.
+//
+//   node scripts/bundle.mjs                              dist/cli → dist/bundle
+//   node scripts/bundle.mjs --dist D --out O --metafile M  (the tests: D/cli → O, inputs per output in M)
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Native or optional packages left to Node's own resolution at run time. */
+export const EXTERNAL = ['better-sqlite3', 'koffi', 'pg-native'];
+
+/**
+ * Bundle `<distDir>/cli/main.js` into `out` (replaced whole: built beside it, then renamed into
+ * place, so a failed build leaves the previous bundle). Returns esbuild's metafile: which inputs
+ * each output file holds.
+ */
+export async function bundleCli(distDir = join(root, 'dist'), out = join(distDir, 'bundle'), { sourcemap = true } = {}) {
+  const entry = join(distDir, 'cli', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run tsc -p tsconfig.build.json first`);
+  const tmp = `${out}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  const result = await build({
+    entryPoints: { main: entry },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: tmp,
+    chunkNames: 'chunk-[hash]',
+    external: EXTERNAL,
+    // CommonJS dependencies (commander, pg) call require(); an ES module has none of its own.
+    banner: {
+      js: "import { createRequire as __dshCreateRequire } from 'node:module'; const require = __dshCreateRequire(import.meta.url);",
+    },
+    // Linked source maps back to src/*.ts (through tsc's maps): `node --enable-source-maps` then
+    // names our sources in stack traces.
+    sourcemap: sourcemap ? 'linked' : false,
+    sourcesContent: false,
+    legalComments: 'eof',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  // Swapped in by two renames, so a dsh starting meanwhile finds one whole bundle or (for an
+  // instant) none and runs dist/cli instead.
+  const previous = `${out}.old-${process.pid}`;
+  if (existsSync(out)) renameSync(out, previous);
+  renameSync(tmp, out);
+  rmSync(previous, { recursive: true, force: true });
+  return result.metafile;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    const { values } = parseArgs({
+      options: { dist: { type: 'string' }, out: { type: 'string' }, metafile: { type: 'string' }, 'no-sourcemap': { type: 'boolean' } },
+    });
+    const dist = resolve(values.dist ?? join(root, 'dist'));
+    const meta = await bundleCli(dist, resolve(values.out ?? join(dist, 'bundle')), { sourcemap: !values['no-sourcemap'] });
+    if (values.metafile) writeFileSync(values.metafile, JSON.stringify(meta));
+  } catch (e) {
+    process.stderr.write(`bundle: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The bundled CLI (`npm run build` links dist/cli into dist/bundle with scripts/bundle.mjs) is what
+ * `bin/dsh.js` runs after a full build, so it must behave as the module tree does: the same
+ * output, files found beside the package (package.json, the viewer's page), native modules loaded
+ * from node_modules. What each command loads from it is held by test/cli/lazy-load.test.ts, which
+ * runs over both builds. This file also pins the shim's rule for choosing between the two.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtBundle, dsh } from './support/run.js';
+import { examplePath } from './support/files.js';
+import { tempDir } from './support/agent.js';
+import { repoRoot } from '../support/shared.js';
+import { SessionStore } from '../../src/store/index.js';
+
+const bundle = (args: readonly string[], env: Record<string, string> = {}) => dsh(args, { bin: builtBundle().bin, env });
+
+describe('the bundle behaves as the module tree', () => {
+  it('prints the package version (package.json found two directories up, as from dist/cli)', async () => {
+    const run = await bundle(['--version']);
+    expect(run.code, run.stderr).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(run.stdout.trim()).toBe(version);
+  });
+
+  it('shows, checks and projects a log byte for byte as the module tree, and fails a bad one the same way', async () => {
+    const bad = join(tempDir('dsh-bundle-'), 'bad.jsonl');
+    writeFileSync(bad, `${readFileSync(examplePath, 'utf8').split('\n')[0]}\n{"seq": "x"}\n`);
+    for (const args of [
+      ['log', 'show', '--full', examplePath],
+      ['log', 'check', examplePath],
+      ['log', 'messages', examplePath],
+      ['log', 'stats', examplePath],
+      ['log', 'check', bad],
+      ['log', 'show', join(repoRoot, 'no-such-file.jsonl')],
+    ]) {
+      const [a, b] = await Promise.all([bundle(args), dsh(args)]);
+      expect(a.code, args.join(' ')).toBe(b.code);
+      expect(a.stdout, args.join(' ')).toBe(b.stdout);
+      expect(a.stderr, args.join(' ')).toBe(b.stderr);
+    }
+  });
+
+  it('searches stored sessions (better-sqlite3 stays a native module outside the bundle)', async () => {
+    const home = tempDir('dsh-bundle-');
+    const store = new SessionStore({ root: join(home, 'sessions') });
+    const stored = await store.create({ cwd: repoRoot });
+    stored.session.append('turn/start', { turn: 1 });
+    stored.session.append(
+      'user/message',
+      { id: 'u1', role: 'user', content: [{ type: 'text', text: 'the quince preserve' }], source: { kind: 'user' } },
+      { surfaceOp: 'append' },
+    );
+    await store.close();
+    const run = await bundle(['sessions', 'search', 'quince', '--json'], { DSH_HOME: home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(stored.session.id);
+  });
+
+  let stop: (() => void) | undefined;
+  afterEach(() => stop?.());
+
+  it('serves the viewer page and its scripts (found beside the package, src/viewer/page)', async () => {
+    const child = spawn(process.execPath, [builtBundle().bin, 'view', examplePath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    stop = () => child.kill('SIGKILL');
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /http:\/\/127\.0\.0\.1:\d+\/\S+\//.exec(out);
+        if (m) resolve(m[0]);
+      });
+      child.on('exit', (code) => reject(new Error(`dsh view exited ${code}: ${out}`)));
+    });
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script type="module" src="app.js">');
+    const app = await fetch(new URL('app.js', url));
+    expect(app.status).toBe(200);
+    expect(await app.text()).toBe(readFileSync(join(repoRoot, 'src', 'viewer', 'page', 'app.js'), 'utf8'));
+  });
+});
+
+describe('bin/dsh.js: which build it runs', () => {
+  /** A package directory with the real shim and stand-in builds that say which one ran. */
+  function pkg(builds: { plain?: number; bundle?: number }): string {
+    const dir = tempDir('dsh-shim-');
+    mkdirSync(join(dir, 'bin'));
+    copyFileSync(join(repoRoot, 'bin', 'dsh.js'), join(dir, 'bin', 'dsh.js'));
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+    for (const [name, at] of Object.entries(builds)) {
+      const file = join(dir, 'dist', name === 'plain' ? 'cli' : 'bundle', 'main.js');
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, `export async function main() { process.stdout.write(${JSON.stringify(name)}); return 0; }\n`);
+      utimesSync(file, at, at);
+    }
+    return join(dir, 'bin', 'dsh.js');
+  }
+  const t = 1_700_000_000;
+
+  it('runs the bundle when it is as new as dist/cli or newer, dist/cli when tsc rebuilt it since', async () => {
+    expect((await dsh([], { bin: pkg({ plain: t, bundle: t + 5 }) })).stdout).toBe('bundle');
+    expect((await dsh([], { bin: pkg({ plain: t, bundle: t }) })).stdout).toBe('bundle');
+    expect((await dsh([], { bin: pkg({ plain: t + 5, bundle: t }) })).stdout).toBe('plain');
+  });
+
+  it('runs whichever build exists alone, and says what to do when neither does', async () => {
+    expect((await dsh([], { bin: pkg({ bundle: t }) })).stdout).toBe('bundle');
+    expect((await dsh([], { bin: pkg({ plain: t }) })).stdout).toBe('plain');
+    const none = await dsh([], { bin: pkg({}) });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('dsh: the CLI is not built (dist/cli/main.js is missing): run npm run build\n');
+  });
+});
