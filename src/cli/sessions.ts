@@ -248,15 +248,26 @@ async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> 
     );
     return EXIT_OK;
   }
-  for (const r of rows) {
-    const facts = [humanTime(r.createdAt), r.turns === null ? 'turns ?' : plural(r.turns, 'turn')];
-    if (r.parentSession) facts.push(`fork of ${oneLine(r.parentSession.slice(0, 8))}`);
-    if (r.lockedByPid !== null) facts.push(`open in pid ${r.lockedByPid}`);
-    if (cwd === undefined && r.cwd) facts.push(oneLine(r.cwd));
-    io.out.line(`${io.out.style('bold', oneLine(r.id))}  ${facts.join(' · ')}${r.title ? `  "${oneLine(truncate(r.title, 60))}"` : ''}`);
-    io.out.line(`  ${io.out.style('dim', oneLine(r.path))}`);
-  }
+  io.out.line(renderRows(rows, cwd === undefined, io.out).join('\n'));
   return EXIT_OK;
+}
+
+/**
+ * The text listing's lines, two a session. Given to the output as one text (one `write`): a
+ * line at a time, 20,000 lines cost the output's per-line bookkeeping and encoding (~15 ms).
+ */
+function renderRows(rows: readonly SessionSummary[], withCwd: boolean, out: Pick<Io['out'], 'style'>): string[] {
+  const lines: string[] = new Array<string>(rows.length * 2);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    let facts = `${humanTime(r.createdAt)} · ${r.turns === null ? 'turns ?' : plural(r.turns, 'turn')}`;
+    if (r.parentSession) facts += ` · fork of ${oneLine(r.parentSession.slice(0, 8))}`;
+    if (r.lockedByPid !== null) facts += ` · open in pid ${r.lockedByPid}`;
+    if (withCwd && r.cwd) facts += ` · ${oneLine(r.cwd)}`;
+    lines[2 * i] = `${out.style('bold', oneLine(r.id))}  ${facts}${r.title ? `  "${oneLine(truncate(r.title, 60))}"` : ''}`;
+    lines[2 * i + 1] = `  ${out.style('dim', oneLine(r.path))}`;
+  }
+  return lines;
 }
 
 export async function runSessionsPath(ref: string, io: Io): Promise<number> {

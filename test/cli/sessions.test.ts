@@ -2,10 +2,12 @@
  * `dsh sessions list|path`, and `dsh log …` naming a stored session by id. Sessions are made
  * through the store's own API with a fixed clock, so times, ids and turn counts are known.
  */
-import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
+import { main } from '../../src/cli/main.js';
+import { Output } from '../../src/cli/output.js';
 import { runMain } from './support/inproc.js';
 import { examplePath } from './support/files.js';
 import { tempDir } from './support/agent.js';
@@ -233,5 +235,69 @@ describe('dsh sessions --rescan (issue 13 item 3)', () => {
     expect(await turnsOf([])).toEqual(before);
     expect(await turnsOf(['--rescan'])).toEqual({ ...before, [f.older.id]: 3 });
     expect(await turnsOf([])).toEqual({ ...before, [f.older.id]: 3 });
+  });
+});
+
+describe('dsh sessions --all as one write (issue 13 item 3)', () => {
+  /** The listing computed from the logs themselves, with its own formatting (no CLI code). */
+  function expected(paths: readonly string[]): string {
+    const pad = (n: number): string => String(n).padStart(2, '0');
+    const rows = paths.map((path) => {
+      const events = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; cwd: string; createdAt: number; type?: string; data?: Record<string, unknown> });
+      const h = events[0]!;
+      const user = events.find((e) => e.type === 'user/message');
+      const text = user === undefined ? undefined : (user.data!.content as { text: string }[]).map((b) => b.text).join(' ');
+      const turns = events.filter((e) => e.type === 'turn/end').length;
+      const d = new Date(h.createdAt);
+      const when = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}Z`;
+      const folded = text?.split(/\s+/).filter(Boolean).join(' ');
+      const title = folded === undefined ? '' : `  "${[...folded].length > 60 ? `${[...folded].slice(0, 59).join('')}…` : folded}"`;
+      const line = `${h.id}  ${when} · ${turns} turn${turns === 1 ? '' : 's'} · ${h.cwd}${title}\n  ${path}\n`;
+      return { createdAt: h.createdAt, id: h.id, line };
+    });
+    rows.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return rows.map((r) => r.line).join('');
+  }
+
+  it('prints what the logs say, byte for byte, through a text sink and a byte sink, above the output buffer size', async () => {
+    const home = tempDir();
+    const root = join(home, 'sessions');
+    const cwds = [tempDir(), tempDir()];
+    const titles = ['Fix  the\ttypo\nplease', 'héllo wörld, ünïcode 日本語', 'x'.repeat(80), 'é'.repeat(61), 'plain'];
+    let now = T1;
+    const store = new SessionStore({ root, clock: () => now++ });
+    const paths: string[] = [];
+    for (let i = 0; i < 700; i++) {
+      now = T1 + (i % 350) * 61_000; // two sessions share each time: the id breaks the tie
+      const stored = await store.create({ cwd: cwds[i % 2]!, id: `s-${String(i).padStart(4, '0')}` });
+      for (let t = 1; t <= i % 3; t++) {
+        const s = stored.session;
+        s.append('turn/start', { turn: t });
+        const text = titles[(i + t) % titles.length]!;
+        s.append(
+          'user/message',
+          { id: `m${t}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } },
+          { surfaceOp: 'append' },
+        );
+        s.append('turn/end', { turn: t, reason: { kind: 'completed' } });
+      }
+      paths.push(stored.path);
+    }
+    await store.close();
+    const want = expected(paths);
+    expect(Buffer.byteLength(want)).toBeGreaterThan(1 << 17);
+    const text = await runMain(['sessions', '--all'], { DSH_HOME: home });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toBe(want);
+    const chunks: Buffer[] = [];
+    const sink = { write: (s: string | Uint8Array) => chunks.push(Buffer.from(s)) };
+    const out = new Output(sink, false, true);
+    const err = new Output({ write: () => true }, false);
+    expect(await main(['sessions', '--all'], { out, err, env: { DSH_HOME: home } })).toBe(0);
+    out.flush();
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(want);
   });
 });
