@@ -252,7 +252,8 @@ describe('dsh sessions --all as one write (issue 13 item 3)', () => {
       const text = user === undefined ? undefined : (user.data!.content as { text: string }[]).map((b) => b.text).join(' ');
       const turns = events.filter((e) => e.type === 'turn/end').length;
       const d = new Date(h.createdAt);
-      const when = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}Z`;
+      const day = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+      const when = `${day} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}Z`;
       const folded = text?.split(/\s+/).filter(Boolean).join(' ');
       const title = folded === undefined ? '' : `  "${[...folded].length > 60 ? `${[...folded].slice(0, 59).join('')}…` : folded}"`;
       const line = `${h.id}  ${when} · ${turns} turn${turns === 1 ? '' : 's'} · ${h.cwd}${title}\n  ${path}\n`;
