@@ -195,15 +195,28 @@ export async function listRows(
   return { rows, problems };
 }
 
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+const DAY_MS = 86_400_000;
+/** The last day humanTime formatted: a listing's sessions are sorted, so most share their day with the one before. */
+let lastDay = NaN;
+let lastDayText = '';
 
-/** `2026-12-03 07:05Z`: the ISO time to the minute (a listing prints 10,000 of them: no regular expressions). */
+/**
+ * `2026-12-03 07:05Z`: the ISO time to the minute. A listing prints 10,000 of them: one `Date`
+ * per day, not per session, and the hour and minute by arithmetic.
+ */
 export function humanTime(ms: number): string {
   // Years 1000–9999 have the plain four-digit ISO form; others keep isoTime's (+275760-…, or ms).
   if (ms >= -30610224000000 && ms < 253402300800000) {
-    const d = new Date(ms);
-    const day = `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
-    return `${day} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}Z`;
+    ms = Math.trunc(ms); // as Date does: -60000.5 is 23:59, not 23:58
+    const day = Math.floor(ms / DAY_MS);
+    if (day !== lastDay) {
+      lastDayText = new Date(day * DAY_MS).toISOString().slice(0, 10);
+      lastDay = day;
+    }
+    const minute = Math.floor(ms / 60_000) - day * 1440; // of the day: 0–1439
+    const h = Math.floor(minute / 60);
+    const m = minute - h * 60;
+    return `${lastDayText} ${h < 10 ? '0' : ''}${h}:${m < 10 ? '0' : ''}${m}Z`;
   }
   return isoTime(ms)
     .replace('T', ' ')

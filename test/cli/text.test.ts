@@ -149,7 +149,18 @@ describe("oneLine's plain-text shortcut and the listing's time (issue 13 item 3)
         expect(humanTime(ms)).toBe(old(ms));
       }),
     );
-    for (const ms of [-30610224000001, -30610224000000, 0, 253402300799999, 253402300800000, 8.64e15 + 1])
+    for (const ms of [-30610224000001, -30610224000000, -60000.5, -0.5, 0, 59999.9, 253402300799999, 253402300800000, 8.64e15 + 1])
       expect(humanTime(ms)).toBe(old(ms));
+    // Runs of times on one day and the days around it (a sorted listing reuses the day's text),
+    // fractions of a millisecond and times before 1970 among them.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -30610224000000, max: 253402300799999 - 3 * 86_400_000 }),
+        fc.array(fc.double({ min: 0, max: 3 * 86_400_000, noNaN: true }), { maxLength: 40 }),
+        (start, offsets) => {
+          for (const o of offsets) expect(humanTime(start + o)).toBe(old(start + o));
+        },
+      ),
+    );
   });
 });
