@@ -7,7 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtBundle, dsh } from './support/run.js';
 import { examplePath } from './support/files.js';
@@ -80,6 +81,30 @@ describe('the bundle behaves as the module tree', () => {
     const app = await fetch(new URL('app.js', url));
     expect(app.status).toBe(200);
     expect(await app.text()).toBe(readFileSync(join(repoRoot, 'src', 'viewer', 'page', 'app.js'), 'utf8'));
+  });
+});
+
+describe('what every command loads from the bundle', () => {
+  it('is one chunk for all the entry imports: dsh --version reads the entry, that chunk and the shared helpers, no more', async () => {
+    const trace = join(tempDir('dsh-bundle-'), 'modules.txt');
+    const preload = pathToFileURL(join(repoRoot, 'test', 'cli', 'support', 'trace-modules.mjs')).href;
+    const run = await bundle(['--version'], { NODE_OPTIONS: `--import=${preload}`, DSH_TRACE_MODULES: trace });
+    expect(run.code, run.stderr).toBe(0);
+    // (The bundle's directory as the trace names it: the real path, which can differ from bin's.)
+    const files = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('file:') && basename(dirname(dirname(fileURLToPath(l)))) === 'dist' && l.includes('/dist/bundle/'))
+      .map((l) => basename(fileURLToPath(l)));
+    expect(files).toContain('main.js');
+    // Each ES module costs ~0.5 ms to load however small: esbuild alone made the entry's imports
+    // ~20 chunks (bench/README.md, session 13).
+    expect(files.length, files.join(' ')).toBeLessThanOrEqual(3);
+    const inputs = builtBundle().inputs;
+    const holder = (module: string) => files.find((f) => (inputs.get(f) ?? []).some((i) => i.endsWith(module)));
+    const core = holder('/dist/cli/commands.js');
+    expect(core).toBeDefined();
+    for (const m of ['/dist/cli/output.js', '/dist/cli/text.js', '/dist/session/session.js', '/commander/lib/command.js'])
+      expect(holder(m), m).toBe(core);
   });
 });
 

@@ -103,7 +103,7 @@ export function builtBin(): string {
   const files = closure();
   const h = createHash('sha256');
   for (const [file, text] of files) h.update(relative(repoRoot, file)).update('\0').update(text).update('\0');
-  for (const f of ['bin/dsh.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
+  for (const f of ['bin/dsh.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs'])
     h.update(f)
       .update('\0')
       .update(readFileSync(join(repoRoot, f)))
