@@ -6,7 +6,10 @@
  * left by a dead process, or by one whose pid was reused, does not count.
  */
 import { dirname, join } from 'node:path';
-import { LOCK_FILE, lockHolder } from '../store/index.js';
+// The lock's two modules, not the store's index: that would link the whole store (~75 KB) into
+// every `dsh log` command that reads a file.
+import { LOCK_FILE } from '../store/layout.js';
+import { lockHolder } from '../store/lock.js';
 import type { WriterState } from './stats.js';
 
 /** The writer of the log at `path` (a store's `session.jsonl`, or any log with a lock beside it). */
