@@ -337,7 +337,7 @@ export async function checkCase(c: FuzzCase, dir: string, opts: { replay?: boole
     const io = { out: new Output({ write: (s: string) => ((out += s), true) }, false), err: new Output(sink, false), env: {} };
     let code: number;
     try {
-      code = runCheck([path], {}, io);
+      code = await runCheck([path], {}, io);
       io.out.flush();
     } catch (e) {
       return { accepted: false, problem: `dsh log check threw: ${describeThrown(e)}` };

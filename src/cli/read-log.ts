@@ -6,22 +6,21 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { loadJsonl, loadJsonlFd, loadJsonlFile, SessionError, type FileLoadOptions, type LoadedLog } from '../session/index.js';
-import {
-  asLoadedLog,
-  detect,
-  importDetected,
-  ImportError,
-  splitSessionKey,
-  type Detection,
-  type FormatInfo,
-  type Loss,
-} from '../import/index.js';
+import { ImportError } from '../import/errors.js';
+import { plainlyDsh } from '../import/first-line.js';
+import type { Detection, FormatInfo, Loss } from '../import/index.js';
 import { CliError } from './errors.js';
 import { STDIN, takeLoaded } from './loaded-logs.js';
 import { oneLine, plural } from './text.js';
 
 /** `-` reads standard input. */
 export { registerLoaded, STDIN } from './loaded-logs.js';
+
+/**
+ * The importers (other agents' formats), loaded only when a file is not plainly a dsh log: reading
+ * dsh's own logs, the common case, never links them (~75 KB).
+ */
+const importers = () => import('../import/index.js');
 
 export function displayName(path: string): string {
   return path === STDIN ? '<stdin>' : path;
@@ -132,7 +131,12 @@ const MAX_FOREIGN_BYTES = 512 * 1024 * 1024 - 64;
  * The format of a regular file, from its first line (read whole, up to 64 MiB, when it is longer
  * than the first read): the one seam where dsh's own formats and other agents' meet.
  */
-export function detectFile(path: string): Detection {
+export async function detectFile(path: string): Promise<Detection> {
+  const head = headOf(path);
+  return plainlyDsh(head) ? { kind: 'dsh' } : (await importers()).detect(head);
+}
+
+function headOf(path: string): string {
   const fd = openSync(path, 'r');
   try {
     let buf = Buffer.alloc(HEAD * 8);
@@ -144,14 +148,15 @@ export function detectFile(path: string): Detection {
       n += readSync(fd, more, n, more.length - n, n);
       buf = more;
     }
-    return detect(buf.subarray(0, n).toString('utf8'));
+    return buf.subarray(0, n).toString('utf8');
   } finally {
     closeSync(fd);
   }
 }
 
 /** Another agent's file as a log (the session `key` names, or the first). */
-function importLog(d: Detection, text: string, file: string, key: string | undefined): CliLog {
+async function importLog(d: Detection, text: string, file: string, key: string | undefined): Promise<CliLog> {
+  const { importDetected, asLoadedLog } = await importers();
   try {
     const result = importDetected(d, text, { file });
     if (!result) throw new ImportError('NO_SUCH_SESSION', `${file} is a dsh log, which holds one session; "#${key}" names none`, { file });
@@ -232,12 +237,12 @@ class ForeignInput {
  * arrive, and their first bytes get the same checks before any is decoded. Devices are refused:
  * `/dev/zero` would never end.
  */
-export function readLog(arg: string): CliLog {
+export async function readLog(arg: string): Promise<CliLog> {
   const pre = takeLoaded(arg);
   if (pre) return { ...pre, file: arg };
   // `FILE#key` names one session of a file holding several (a transcript's sidechains); a file
   // whose name holds a # is still found by its name.
-  const split = arg === STDIN || existsSync(arg) ? { path: arg, key: undefined } : splitSessionKey(arg);
+  const split = arg === STDIN || existsSync(arg) ? { path: arg, key: undefined } : (await importers()).splitSessionKey(arg);
   const path = split.path;
   const file = displayName(arg);
   let fd: number | undefined;
@@ -252,21 +257,25 @@ export function readLog(arg: string): CliLog {
       const text = head.toString('utf8');
       const whole = text.includes('\n');
       if (!whole && /^\uFEFF?\s*\{"type":"session","version"/.test(text)) return;
-      const d = detect(text);
+      const d = detect!(text);
       if (d.kind !== 'dsh' || split.key !== undefined || !whole) throw new ForeignInput(Buffer.from(head));
     },
   };
   let load: () => LoadedLog;
   const kind = path === STDIN ? 'stream' : kindOf(path);
+  // A stream is read once, and its first bytes may turn out to be another agent's log: the
+  // importers are loaded before it is read (inspectHead runs inside the synchronous load).
+  const { detect } = kind === 'stream' ? await importers() : { detect: undefined };
   if (path === STDIN) fd = 0;
   else {
     if (kind === 'directory') refuseDirectory(path, file);
     if (kind === 'device') throw new CliError('NOT_A_FILE', 'is a device, not a log file', { file });
     if (kind !== 'stream') {
       checkLogFile(path);
-      const d = wrapFs(() => detectFile(path), path);
+      const head = wrapFs(() => headOf(path), path);
+      const d: Detection = plainlyDsh(head) ? { kind: 'dsh' } : (await importers()).detect(head);
       if (d.kind !== 'dsh' || split.key !== undefined)
-        return importLog(
+        return await importLog(
           d,
           wrapFs(() => readForeignFile(path, file), path),
           file,
@@ -285,12 +294,12 @@ export function readLog(arg: string): CliLog {
       // What was read, then the rest of the stream: detected on the whole, read as what it is.
       const bytes = Buffer.concat([e.head, readRest(fd!)]);
       const text = bytes.toString('utf8');
-      const d = detect(text);
+      const d = detect!(text);
       if (d.kind === 'dsh' && split.key === undefined) {
         const { inspectHead: _, ...rest } = opts;
         return { ...loadJsonl(bytes, rest), file };
       }
-      return importLog(d, text, file, split.key);
+      return await importLog(d, text, file, split.key);
     }
     if (e instanceof CliError) throw e;
     if (e instanceof SessionError && e.code === 'LINE_TOO_LONG') {

@@ -99,7 +99,7 @@ export async function runReplay(arg: string, opts: ReplayOptions, io: Io): Promi
   }
   if (opts.out !== undefined) checkOut(opts.out, 'the replayed log');
   // Loaded here rather than by the harness, so a log that does not load is named by its file.
-  const loaded = readLog(path);
+  const loaded = await readLog(path);
   const recording = loaded.session;
   if (!opts.json) for (const n of loadNotices(loaded)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
   const cwd = opts.liveTools ? workspaceDir(opts.cwd) : process.cwd();

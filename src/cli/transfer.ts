@@ -72,7 +72,7 @@ export async function runSessionsImport(files: string[], opts: ImportOptions, io
   try {
     for (const file of files) {
       try {
-        const log = readLog(file);
+        const log = await readLog(file);
         if (log.tornTail) {
           throw new CliError(
             'TORN_TAIL',

@@ -48,8 +48,8 @@ export async function runView(arg: string, opts: ViewOptions, io: Io, until: Pro
     // The file-level refusals every other command makes, in the same words, before a server starts.
     checkLogFile(split.path);
     // Another agent's log is mapped once and shown as a session (not followed: it is re-read on reload).
-    const foreign = split.key !== undefined || detectFile(split.path).kind !== 'dsh';
-    source = foreign ? readLog(path).session : path;
+    const foreign = split.key !== undefined || (await detectFile(split.path)).kind !== 'dsh';
+    source = foreign ? (await readLog(path)).session : path;
     if (foreign) io.err.line(`${oneLine(path)} is another agent's log: shown as imported now (reload the viewer to read it again)`);
     if (opts.seq !== undefined && foreign) {
       const length = (source as Session).length;

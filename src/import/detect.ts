@@ -12,19 +12,14 @@ import { codex } from './codex.js';
 import { openhands } from './openhands.js';
 import { pi } from './pi.js';
 import { sweAgent } from './swe-agent.js';
+import { firstLine, isDshLine } from './first-line.js';
 import { isObj, type Obj } from './source.js';
 import type { ForeignFormat } from './types.js';
 
+export { isDshLine };
+
 /** Every foreign format this build reads, in detection order. */
 export const FOREIGN_FORMATS: readonly ForeignFormat[] = [pi, codex, claudeCode, openhands, sweAgent];
-
-/** A dsh log's first line: its session header (any format version), or an event of a log missing it. */
-export function isDshLine(o: Obj): boolean {
-  // Any session header that is not pi's (which has timestamp text and no createdAt): a damaged
-  // dsh header is the codec's to report.
-  if (o.type === 'session') return !(typeof o.timestamp === 'string' && !('createdAt' in o));
-  return typeof o.type === 'string' && typeof o.seq === 'number' && 'data' in o;
-}
 
 export type Detection =
   | { kind: 'dsh' }
@@ -44,28 +39,12 @@ export function knownFormats(): string {
  * counts, and a first line longer than `head` is read whole by the caller when it matters).
  */
 export function detect(head: string): Detection {
-  const text = head.charCodeAt(0) === 0xfeff ? head.slice(1) : head;
-  const start = text.search(/\S/);
-  if (start < 0) return { kind: 'dsh' }; // empty or blank: the codec names it
-  const c = text[start];
-  if (c === '[') return { kind: 'document' };
-  if (c !== '{') return { kind: 'dsh' }; // not JSON at all: the codec reports the line
-  const nl = text.indexOf('\n', start);
-  const first = text.slice(start, nl < 0 ? undefined : nl).trim();
-  let v: unknown;
-  try {
-    v = JSON.parse(first);
-  } catch {
-    // A first line that is not a whole JSON value: a pretty-printed document (or a damaged log,
-    // which the document parse reports with its position).
-    return { kind: 'document' };
-  }
-  // The line the first record is on (blank lines before it count), so the refusal names it.
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) line++;
-  if (!isObj(v)) return { kind: 'unknown', why: 'its first line is JSON but not an object', line };
-  const d = detectRecord(v);
-  return d.kind === 'unknown' ? { ...d, line } : d;
+  const f = firstLine(head);
+  if (f.kind === 'codec') return { kind: 'dsh' };
+  if (f.kind === 'document') return { kind: 'document' };
+  if (!isObj(f.value)) return { kind: 'unknown', why: 'its first line is JSON but not an object', line: f.line };
+  const d = detectRecord(f.value);
+  return d.kind === 'unknown' ? { ...d, line: f.line } : d;
 }
 
 export function detectRecord(v: Obj): Detection {

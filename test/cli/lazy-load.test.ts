@@ -194,6 +194,11 @@ describe.each<Build>(['modules', 'bundle'])('what each command loads (%s)', (whi
           modules.filter((m) => /\/dist\/config\/config\.js$/.test(m)),
           cmd,
         ).toEqual([]);
+      // A dsh log is read without other agents' formats (src/import/first-line.ts decides).
+      expect(
+        modules.filter((m) => /\/dist\/import\/(index|read|builder|detect|claude-code|codex|openhands|pi|swe-agent)\.js$/.test(m)),
+        cmd,
+      ).toEqual([]);
     }
   });
 

@@ -122,11 +122,11 @@ function turnRangeOverEvents(events: readonly SessionEvent[], turn: number): { s
 }
 
 describe('log check and show read loaded logs by records', () => {
-  it('the timeline, summary and turn ranges equal the same code over the materialised events', () => {
+  it('the timeline, summary and turn ranges equal the same code over the materialised events', async () => {
     let runsSeen = 0;
-    fc.assert(
-      fc.property(logArb, fc.boolean(), ({ turns, open, pack }, full) => {
-        const log = readLog(written(build(turns, open), pack));
+    await fc.assert(
+      fc.asyncProperty(logArb, fc.boolean(), async ({ turns, open, pack }, full) => {
+        const log = await readLog(written(build(turns, open), pack));
         const session = log.session;
         const runs = [...session.records()].filter((r) => r instanceof ChunkRun).length;
         runsSeen += runs;
@@ -153,7 +153,7 @@ describe('log check and show read loaded logs by records', () => {
     expect(runsSeen).toBeGreaterThan(50);
   });
 
-  it('show writes each entry as it is made: the lines of the whole timeline, filtered and rendered', () => {
+  it('show writes each entry as it is made: the lines of the whole timeline, filtered and rendered', async () => {
     /** The definition: every entry of the materialised events, those of `range`, rendered at once. */
     const reference = (
       events: readonly SessionEvent[],
@@ -167,9 +167,9 @@ describe('log check and show read loaded logs by records', () => {
       o.flush();
       return text;
     };
-    fc.assert(
-      fc.property(logArb, fc.boolean(), ({ turns, open, pack }, full) => {
-        const log = readLog(written(build(turns, open), pack));
+    await fc.assert(
+      fc.asyncProperty(logArb, fc.boolean(), async ({ turns, open, pack }, full) => {
+        const log = await readLog(written(build(turns, open), pack));
         const events = log.session.events;
         const opts = { widths: full ? FULL_WIDTHS : DEFAULT_WIDTHS, fileEventCount: log.eventCount };
         const entries = buildTimeline(events, opts);
@@ -191,13 +191,13 @@ describe('log check and show read loaded logs by records', () => {
     );
   });
 
-  it('show writes every line of a timeline many batches long, to a text sink and to a byte sink alike', () => {
+  it('show writes every line of a timeline many batches long, to a text sink and to a byte sink alike', async () => {
     // The writer joins lines into ~16K-character batches: each line must still come out once, in
     // order, the last batch too. The expected lines are made here from the entries.
     const turns = Array.from({ length: 150 }, () => ({
       steps: [{ blocks: [{ kind: 'text' as const, deltas: 5, framed: true }], usage: true, finish: true, tool: true }],
     }));
-    const log = readLog(written(build(turns, false), true));
+    const log = await readLog(written(build(turns, false), true));
     const opts = { widths: DEFAULT_WIDTHS, fileEventCount: log.eventCount };
     const entries = buildTimeline(log.session.events, opts);
     const width = String(entries.at(-1)!.seq).length;
@@ -221,7 +221,7 @@ describe('log check and show read loaded logs by records', () => {
     expect(text.slice(text.indexOf('\n\n') + 2)).toBe(`${want.join('\n')}\n`);
   });
 
-  it('the seq column is as wide as the last entry shown, not the last event', () => {
+  it('the seq column is as wide as the last entry shown, not the last event', async () => {
     // A turn left open in a stream: crash repair adds step/end 8, turn/end 9 and a session/end-seed
     // at 10 that the timeline does not show. So the column is one digit although the log's last
     // seq has two.
@@ -229,7 +229,7 @@ describe('log check and show read loaded logs by records', () => {
     s.append('turn/start', { turn: 1 });
     s.append('step/start', { turn: 1, step: 1 });
     for (let i = 0; i < 6; i++) s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } });
-    const log = readLog(written(s, true));
+    const log = await readLog(written(s, true));
     expect(log.session.length).toBeGreaterThan(10);
     for (const turn of [undefined, 1]) {
       let text = '';
@@ -245,7 +245,7 @@ describe('log check and show read loaded logs by records', () => {
     }
   });
 
-  it('a stream of runs and separate chunks is one timeline line, counted by kind', () => {
+  it('a stream of runs and separate chunks is one timeline line, counted by kind', async () => {
     const s = build(
       [
         {
@@ -264,7 +264,7 @@ describe('log check and show read loaded logs by records', () => {
       ],
       false,
     );
-    const log = readLog(written(s, true));
+    const log = await readLog(written(s, true));
     expect([...log.session.records()].filter((r) => r instanceof ChunkRun)).toHaveLength(2);
     const stream = buildTimeline(log.session.records(), { widths: DEFAULT_WIDTHS, fileEventCount: log.eventCount }).filter((e) =>
       e.head.startsWith('stream:'),

@@ -131,11 +131,13 @@ describeShared('the CLI streams log files', () => {
     const { readLog } = await import('../../src/cli/read-log.js');
     const { loadJsonl } = await import('../../src/session/index.js');
     const loadLogText = (text: string, file: string) => loadJsonl(text, { file, placeholders: 'warn' });
-    const outcome = (
-      f: () => { session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number },
-    ): unknown => {
+    const outcome = async (
+      f: () =>
+        | { session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number }
+        | Promise<{ session: { events: readonly unknown[] }; warnings: unknown[]; rowCount: number; eventCount: number }>,
+    ): Promise<unknown> => {
       try {
-        const l = f();
+        const l = await f();
         // The end-seed marker carries the load's clock time; everything else must be identical.
         return {
           events: JSON.stringify(l.session.events.filter((e) => (e as { type: string }).type !== 'session/end-seed')),
@@ -150,8 +152,8 @@ describeShared('the CLI streams log files', () => {
     let refused = 0;
     for (const n of names) {
       const path = logPath(n);
-      const whole = outcome(() => loadLogText(readFileSync(path, 'utf8'), path));
-      const streamed = outcome(() => readLog(path));
+      const whole = await outcome(() => loadLogText(readFileSync(path, 'utf8'), path));
+      const streamed = await outcome(() => readLog(path));
       expect(streamed, n).toEqual(whole);
       if ((whole as { error?: string }).error !== undefined) refused++;
     }
@@ -169,7 +171,7 @@ describeShared('dsh log show of the real logs packed', () => {
     let withRuns = 0;
     try {
       for (const n of names.filter((x) => oracle(x).ok)) {
-        const log = readLog(logPath(n));
+        const log = await readLog(logPath(n));
         const header = { ...log.header, type: undefined } as never;
         const plain = join(dir, `plain-${n}`);
         const packed = join(dir, `packed-${n}`);
@@ -180,7 +182,7 @@ describeShared('dsh log show of the real logs packed', () => {
         expect(a.code, `${n}: ${a.stderr}`).toBe(0);
         expect(b.code, `${n}: ${b.stderr}`).toBe(0);
         expect(rowless(b.stdout.replaceAll(packed, plain)), n).toBe(rowless(a.stdout));
-        if (readLog(packed).rowCount < readLog(plain).rowCount) withRuns++;
+        if ((await readLog(packed)).rowCount < (await readLog(plain)).rowCount) withRuns++;
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -167,3 +167,43 @@ describe('mapping rules', () => {
     expect((msg.data as { usage: object }).usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 1e308 });
   });
 });
+
+describe('plainlyDsh: reading a dsh log without loading the formats', () => {
+  // The first line of a real file of each kind this build reads, and of dsh's own logs.
+  const firstLines = [
+    '{"type":"session","version":0,"id":"a","createdAt":1,"cwd":"/"}',
+    '{"type":"session","version":3,"id":"b","createdAt":1767225600000}',
+    '{"type":"session","id":"c","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}',
+    '{"type":"turn/start","seq":4,"data":{}}',
+    '{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u","sessionId":"s"}',
+    '{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}',
+    '[{"role":"user"}]',
+    '{"a":',
+    '42',
+    '"text"',
+    'not json',
+  ];
+  const head = fc.tuple(
+    fc.constantFrom('', '\uFEFF'),
+    fc.constantFrom('', ' ', '\n', '\n\n  '),
+    fc.oneof(fc.constantFrom(...firstLines), fc.json(), fc.string()),
+    fc.constantFrom('', '\n', '\n{"type":"x","seq":1,"data":{}}\n'),
+  );
+
+  it('says yes only where detect says dsh, and says yes for every dsh first line', async () => {
+    const { plainlyDsh } = await import('../../src/import/first-line.js');
+    fc.assert(
+      fc.property(head, ([bom, lead, line, rest]) => {
+        const text = `${bom}${lead}${line}${rest}`;
+        if (plainlyDsh(text)) expect(detect(text)).toEqual({ kind: 'dsh' });
+        // The converse, for a first line that is a JSON object: dsh by detect is dsh at first sight.
+        if (detect(text).kind === 'dsh') expect(plainlyDsh(text), text).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(plainlyDsh(`${firstLines[0]}\n`)).toBe(true);
+    expect(plainlyDsh(`${firstLines[1]}\n`)).toBe(true); // a dsh header of a newer format version
+    expect(plainlyDsh(`${firstLines[2]}\n`)).toBe(false); // pi's session header: the formats decide
+    expect(plainlyDsh(`${firstLines[4]}\n`)).toBe(false);
+  });
+});

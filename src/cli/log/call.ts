@@ -86,8 +86,8 @@ function tripLines(t: CallRoundTrip, log: CliLog, full: boolean, out: Output): s
   return fields(rows, out, '  ');
 }
 
-export function runCall(path: string, callId: string, opts: CallOptions, io: Io): number {
-  const log = readLog(path);
+export async function runCall(path: string, callId: string, opts: CallOptions, io: Io): Promise<number> {
+  const log = await readLog(path);
   for (const l of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
   // The file's events only, as stats and the viewer read them: crash repair's closers (an
   // invented TOOL_OUTCOME_UNKNOWN result for each call in flight) are no answer to the call.

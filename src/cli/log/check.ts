@@ -47,11 +47,11 @@ export interface FileReport {
   alerts?: Alert[];
 }
 
-export function checkFile(path: string, strict: boolean, alerting?: AlertContext): FileReport {
+export async function checkFile(path: string, strict: boolean, alerting?: AlertContext): Promise<FileReport> {
   const file = displayName(path);
   let log: CliLog;
   try {
-    log = readLog(path);
+    log = await readLog(path);
   } catch (e) {
     return { file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(e, file)] };
   }
@@ -96,14 +96,16 @@ function summaryLine(r: FileReport, strict: boolean, io: Io): string {
 /** A file to check, or an argument that could not be resolved to one (and why). */
 export type CheckInput = string | { file: string; error: unknown };
 
-export function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: Io, alerting?: AlertContext): number {
+export async function runCheck(inputs: readonly CheckInput[], opts: CheckOptions, io: Io, alerting?: AlertContext): Promise<number> {
   const strict = opts.strict === true;
-  const reports = inputs.map(
-    (p): FileReport =>
+  // One file at a time: each report keeps a summary, not its log.
+  const reports: FileReport[] = [];
+  for (const p of inputs)
+    reports.push(
       typeof p === 'string'
-        ? checkFile(p, strict, alerting)
+        ? await checkFile(p, strict, alerting)
         : { file: p.file, ok: false, verdict: 'failed', summary: null, problems: [problemFromError(p.error, p.file)] },
-  );
+    );
   const alerts = reports.reduce((n, r) => n + (r.alerts?.length ?? 0), 0);
   const ok = reports.every((r) => r.ok) && alerts === 0;
   if (opts.json) {

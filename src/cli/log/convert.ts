@@ -24,7 +24,7 @@ export async function runConvert(arg: string, opts: ConvertOptions, io: Io): Pro
       throw new CliError('USAGE', '-o names the file being converted; write the format 0 log somewhere else');
     checkOut(opts.out, 'the converted log');
   }
-  const log = readLog(path);
+  const log = await readLog(path);
   if (log.imported) throw new CliError('USAGE', `${oneLine(log.file)} is ${log.imported.format.label}, not a dsh log; use dsh log import`);
   // What the file holds: not the closers crash repair adds in memory, nor the end-of-seed marker.
   const text = encodeJsonl(log.header, log.session.events.slice(0, log.eventCount));

@@ -78,7 +78,7 @@ export async function runExport(arg: string, opts: ExportOptions, io: Io): Promi
     throw new CliError('USAGE', `${opts.out !== undefined ? '--out' : '--at'} goes with --format; --otlp sends traces`);
   }
   if (opts.out !== undefined) checkOut(opts.out, 'the export');
-  const log = readLog(await resolveLogArg(arg, io.env));
+  const log = await readLog(await resolveLogArg(arg, io.env));
   if (opts.format !== undefined) return writeFormat(log, opts.format, opts, io);
   const o: OtlpExportOptions = {
     url: opts.otlp!,

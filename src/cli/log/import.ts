@@ -32,11 +32,11 @@ export async function runImport(arg: string, opts: ImportOptions, io: Io): Promi
       throw new CliError('USAGE', '-o names the file being imported; write the dsh log somewhere else');
     checkOut(opts.out, 'the imported log');
   }
-  const first = readLog(path);
+  const first = await readLog(path);
   if (!first.imported) throw new CliError('USAGE', `${oneLine(first.file)} is already a dsh session log; there is nothing to import`);
   // The whole file's sessions, unless one was named.
   const logs: CliLog[] = [first];
-  if (key === undefined) for (const s of first.imported.siblings.slice(1)) logs.push(readLog(`${path}#${s.key}`));
+  if (key === undefined) for (const s of first.imported.siblings.slice(1)) logs.push(await readLog(`${path}#${s.key}`));
   if (opts.out === undefined && logs.length > 1 && !opts.json) {
     io.err.line(
       `note: ${oneLine(first.file)} holds ${logs.length} sessions; standard output gets the first (write them all with -o, or ` +

@@ -149,7 +149,7 @@ Examples:
         return setExit(await runShowFollow(file, opts, io));
       }
       const { runShow } = await import('./show.js');
-      setExit(runShow(await resolveLogArg(file, io.env), opts, io));
+      setExit(await runShow(await resolveLogArg(file, io.env), opts, io));
     });
 
   log
@@ -168,7 +168,7 @@ Examples:
     )
     .action(async (file: string, opts: MessagesOptions) => {
       const { runMessages } = await import('./messages.js');
-      setExit(runMessages(await resolveLogArg(file, io.env), opts, io));
+      setExit(await runMessages(await resolveLogArg(file, io.env), opts, io));
     });
 
   log
@@ -214,7 +214,7 @@ Examples:
     )
     .action(async (file: string, callId: string, opts: CallOptions) => {
       const { runCall } = await import('./call.js');
-      setExit(runCall(await resolveLogArg(file, io.env), callId, opts, io));
+      setExit(await runCall(await resolveLogArg(file, io.env), callId, opts, io));
     });
 
   log
@@ -236,7 +236,7 @@ Examples:
     )
     .action(async (file: string, seq: number, opts: TraceOptions) => {
       const { runTrace } = await import('./trace.js');
-      setExit(runTrace(await resolveLogArg(file, io.env), seq, opts, io));
+      setExit(await runTrace(await resolveLogArg(file, io.env), seq, opts, io));
     });
 
   log

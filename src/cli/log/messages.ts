@@ -98,10 +98,10 @@ function renderHuman(
   });
 }
 
-export function runMessages(path: string, opts: MessagesOptions, io: Io): number {
+export async function runMessages(path: string, opts: MessagesOptions, io: Io): Promise<number> {
   if (opts.json && opts.brief)
     throw new CliError('USAGE', '--json prints the exact message objects and --brief a short text view; give one of them');
-  const log = readLog(path);
+  const log = await readLog(path);
   for (const n of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${n}`);
   const events = log.session.events;
   // The end-of-seed marker the loader appends is not part of the file and changes no history.

@@ -108,8 +108,8 @@ function entryWriter(maxSeq: number, out: Output): { write(e: Entry): void; end(
   };
 }
 
-export function runShow(path: string, opts: ShowOptions, io: Io): number {
-  return showLog(readLog(path), opts, io);
+export async function runShow(path: string, opts: ShowOptions, io: Io): Promise<number> {
+  return showLog(await readLog(path), opts, io);
 }
 
 /** `dsh log show` of a log already read. */

@@ -279,13 +279,13 @@ function printFleet(f: FleetStats, failed: Problem[], opts: StatsOptions, out: O
     out.line(l);
 }
 
-function readOne(
+async function readOne(
   path: string,
   prices: PriceTable,
   detail: boolean,
   io: Io,
-): Read & { samples: ReturnType<typeof collectStats>['samples'] } {
-  const log = readLog(path);
+): Promise<Read & { samples: ReturnType<typeof collectStats>['samples'] }> {
+  const log = await readLog(path);
   // An open turn is reported as live or dangling; that crash repair closed it in memory is no news here.
   for (const l of loadNotices(log)) if (!l.endsWith('[OPEN_TURN]')) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
   const { stats, samples } = collectStats(viewOf(log), { prices, writer: writerFor(path), detail });
@@ -300,7 +300,7 @@ export async function runStats(paths: readonly string[], opts: StatsOptions, io:
     throw new CliError('USAGE', 'give log files or session ids, or --all (with --since, --cwd) for the stored sessions');
   const prices = await pricesFor(io);
   if (!store && paths.length === 1) {
-    const r = readOne(paths[0]!, prices, true, io);
+    const r = await readOne(paths[0]!, prices, true, io);
     if (opts.json) io.out.line(safeJson({ file: r.path, ...r.stats, alerts: r.alerts }, 2));
     else printSession(r, opts, io.out);
     return EXIT_OK;
@@ -322,7 +322,7 @@ export async function runStats(paths: readonly string[], opts: StatsOptions, io:
   const failed: Problem[] = [];
   for (const p of inputs) {
     try {
-      const r = readOne(p, prices, true, io);
+      const r = await readOne(p, prices, true, io);
       // Per-turn figures served the alerts; a fleet keeps only the totals.
       delete r.stats.perTurn;
       fleet.add(r.stats, r.samples, r.alerts, r.path);

@@ -20,8 +20,8 @@ function chainText(links: readonly ChainLink[]): string {
   return links.map((l) => `${refText(l)} (depth ${l.depth}, via #${l.via})`).join('; ');
 }
 
-export function runTrace(path: string, seq: number, opts: TraceOptions, io: Io): number {
-  const log = readLog(path);
+export async function runTrace(path: string, seq: number, opts: TraceOptions, io: Io): Promise<number> {
+  const log = await readLog(path);
   for (const l of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
   const p = query(log.file, () => provenance(log, seq));
   if (opts.json) {

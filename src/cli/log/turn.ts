@@ -64,7 +64,7 @@ export function stepTable(steps: readonly StepStats[], out: Output, indent = '')
 }
 
 export async function runTurn(path: string, n: number, opts: TurnOptions, io: Io): Promise<number> {
-  const log = readLog(path);
+  const log = await readLog(path);
   for (const l of loadNotices(log)) io.err.line(`${io.err.style('yellow', 'warning')}: ${l}`);
   const slice = query(log.file, () => turnOf(log, n));
   const { stats } = collectStats(viewOf(log), { prices: await pricesFor(io), writer: writerFor(path) });
