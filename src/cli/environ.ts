@@ -12,6 +12,7 @@
  * assumed: the block is read back, and a variable still in it is reported as left.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { procStatFields } from '../model/proc-stat.js';
 
 export interface ScrubResult {
   /** Variables whose bytes were overwritten. */
@@ -59,11 +60,10 @@ function scrub(names: ReadonlySet<string>, mem: string): ScrubResult {
   let start: number;
   let block: Buffer;
   try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    // Fields after the command name (which may hold spaces) start at field 3; env_start is 50.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    start = Number(fields[50 - 3]);
-    const end = Number(fields[51 - 3]);
+    // Fields 50 and 51: where the environment block starts and ends in this process's memory.
+    const fields = procStatFields(readFileSync('/proc/self/stat', 'utf8'));
+    start = Number(fields?.[50]);
+    const end = Number(fields?.[51]);
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) return none('no environment block in /proc/self/stat');
     block = readFileSync('/proc/self/environ');
   } catch (e) {

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { errnoOf } from './errors.js';
+import { procStatFields } from '../model/proc-stat.js';
 
 export interface ProcessIdentity {
   pid: number;
@@ -39,11 +40,10 @@ function procStat(pid: number): ProcStat | undefined {
   } catch {
     return undefined;
   }
-  // The command name (field 2) is parenthesised and may hold spaces or parentheses itself.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // rest[0] is field 3 (state), so field 22 is rest[19].
-  const startTime = rest[19];
-  return rest[0] !== undefined && startTime !== undefined ? { state: rest[0], startTime } : undefined;
+  const fields = procStatFields(stat);
+  const state = fields?.[3];
+  const startTime = fields?.[22];
+  return state !== undefined && startTime !== undefined ? { state, startTime } : undefined;
 }
 
 export function startTimeOf(pid: number): string | undefined {

@@ -11,6 +11,7 @@ import type { WaterfallHook } from '../../hooks/bus.js';
 import type { ShellSpawnPlan, ShellSpawnRequest } from './hooks.js';
 import { StreamCapture, type CapturedOutput } from './capture.js';
 import { reaperAvailable, underReaper } from './reaper.js';
+import { procStatFields } from '../../model/proc-stat.js';
 
 export interface RunOptions {
   timeoutMs: number;
@@ -72,9 +73,9 @@ function groupMembers(pgid: number): number[] {
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so count after the last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) pids.push(Number(name));
+      // Field 5 is the process group.
+      const pgrp = procStatFields(readFileSync(`/proc/${name}/stat`, 'utf8'))?.[5];
+      if (pgrp !== undefined && Number(pgrp) === pgid) pids.push(Number(name));
     } catch {
       // gone meanwhile
     }
