@@ -132,7 +132,11 @@ const MAX_FOREIGN_BYTES = 512 * 1024 * 1024 - 64;
  * than the first read): the one seam where dsh's own formats and other agents' meet.
  */
 export async function detectFile(path: string): Promise<Detection> {
-  const head = headOf(path);
+  return detectHead(headOf(path));
+}
+
+/** The format from a file's first bytes: the importers are asked only when they are not plainly dsh's. */
+async function detectHead(head: string): Promise<Detection> {
   return plainlyDsh(head) ? { kind: 'dsh' } : (await importers()).detect(head);
 }
 
@@ -273,7 +277,7 @@ export async function readLog(arg: string): Promise<CliLog> {
     if (kind !== 'stream') {
       checkLogFile(path);
       const head = wrapFs(() => headOf(path), path);
-      const d: Detection = plainlyDsh(head) ? { kind: 'dsh' } : (await importers()).detect(head);
+      const d = await detectHead(head);
       if (d.kind !== 'dsh' || split.key !== undefined)
         return await importLog(
           d,
