@@ -18,11 +18,12 @@
  * does not exist; a failure to write it costs the next listing its speed, nothing else.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { validateHeader, type SessionHeader } from '../session/index.js';
 import type { JsonValue } from '../model/json.js';
 import { isErrno } from './errors.js';
+import { readOwnFile, replaceOwnFile } from './own-file.js';
 
 export const LISTING_CACHE_FILE = 'listing-cache.json';
 const FORMAT = 'dsh-listing-cache';
@@ -81,7 +82,7 @@ export class ListingCache {
   private read(): string | undefined {
     let text: string;
     try {
-      text = readFileSync(this.file, 'utf8');
+      text = readOwnFile(this.file).toString('utf8'); // a FIFO there would block the listing, /dev/zero never end
     } catch (e) {
       return isErrno(e, 'ENOENT') ? 'missing' : 'unreadable';
     }
@@ -158,10 +159,8 @@ export class ListingCache {
     const head = `"format":${JSON.stringify(FORMAT)},"version":${VERSION},"root":${JSON.stringify(this.root)}`;
     const key = JSON.stringify(this.summaryKey ?? null);
     const doc = `{${head},"summaryKey":${key},"digest":${JSON.stringify(digest(entries))},"entries":${entries}}\n`;
-    const tmp = `${this.file}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, doc);
-      renameSync(tmp, this.file);
+      replaceOwnFile(this.file, doc); // never through a link planted at the temp name
       this.changed = false;
     } catch {
       // A cache only: a read-only root lists at the uncached speed.

@@ -27,18 +27,7 @@
  * directory's entries stay the same. See docs/store.md.
  */
 import { createHash } from 'node:crypto';
-import {
-  openSync,
-  closeSync,
-  existsSync,
-  fstatSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { openSync, closeSync, existsSync, fstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { SessionHeader } from '../session/index.js';
 import type { JsonValue } from '../model/json.js';
@@ -48,6 +37,7 @@ import { ListingCache, type Fingerprint, type ListingSummarizer } from './listin
 import { INDEX_FILE, journalNumbers, journalPath, readJournal, validKey } from './listing-journal.js';
 import { acquireLock, type SessionLock } from './lock.js';
 import { LOG_FILE } from './layout.js';
+import { openOwnFile, replaceOwnFile } from './own-file.js';
 
 const FORMAT = 'dsh-listing-index';
 const VERSION = 1;
@@ -117,7 +107,7 @@ function readSnapshot(root: string, summaryKey: string | undefined): Snapshot | 
   let buf: Buffer;
   let ident: string;
   try {
-    const fd = openSync(join(root, INDEX_FILE), 'r');
+    const fd = openOwnFile(join(root, INDEX_FILE), 'read'); // a FIFO or a link to /dev/zero there: rebuilt, not waited on
     try {
       ident = identOf(fstatSync(fd));
       buf = readFileSync(fd);
@@ -161,9 +151,7 @@ function writeSnapshot(root: string, snap: Omit<Snapshot, 'ident'>): void {
   const body = JSON.stringify([...snap.projects].map(([name, p]) => [name, p.stamp?.[0] ?? null, p.stamp?.[1] ?? null, p.rows]));
   const meta = { format: FORMAT, version: VERSION, root, summaryKey: snap.summaryKey, upTo: snap.upTo, digest: sha256(body) };
   const file = join(root, INDEX_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(meta)}\n${body}\n`);
-  renameSync(tmp, file);
+  replaceOwnFile(file, `${JSON.stringify(meta)}\n${body}\n`);
 }
 
 /** Journals `upTo`+1, +2, … to the newest, each from where `from` says it was read to; undefined on a gap. */

@@ -18,13 +18,19 @@
  * A writer that cannot place its line (an unwritable root, a crowd of compactions) removes the
  * snapshot instead, so the next listing rebuilds the index by a full scan.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync, existsSync } from 'node:fs';
+import { closeSync, fstatSync, readdirSync, readFileSync, unlinkSync, writeSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isErrno } from './errors.js';
+import { openOwnFile } from './own-file.js';
 
 export const JOURNAL_PREFIX = 'listing-journal.';
 export const INDEX_FILE = 'listing-index';
 const NUMBER = /^listing-journal\.(0|[1-9]\d{0,14})$/;
+/**
+ * A journal holds the lines announced since the last listing that compacted (~30 bytes each):
+ * one larger than this was not written by the store, and is not read (the index is rebuilt).
+ */
+const MAX_JOURNAL_BYTES = 64 << 20;
 
 /** The session directory a line names: `<project dir>/<id segment>` under the root. */
 export type JournalKey = string;
@@ -50,10 +56,10 @@ export function journalNumbers(root: string): number[] {
 function appendOnce(root: string, n: number, line: Buffer, onAppended?: (n: number) => void): 'done' | 'again' {
   let fd: number;
   try {
-    fd = openSync(journalPath(root, n), 'a');
+    fd = openOwnFile(journalPath(root, n), 'append'); // never through a link out of the root, nor into a FIFO
   } catch (e) {
     if (isErrno(e, 'ENOENT')) return 'again'; // compacted away since it was listed
-    throw e;
+    throw e; // not a journal the store wrote: the snapshot goes, and the next listing's rebuild drops the file
   }
   try {
     const written = writeSync(fd, line);
@@ -96,17 +102,24 @@ export interface JournalRead {
 }
 
 /**
- * The complete lines of journal `n` from byte `from` on; undefined when the file is gone. A line
+ * The complete lines of journal `n` from byte `from` on; undefined when the file is gone or is
+ * not one the store wrote (a FIFO, a link, a directory, bigger than any journal): either way the
+ * caller starts over, and then rebuilds the index by a full scan, which drops the file. A line
  * that does not parse (torn by a crash) is skipped; a last line without its newline is not read
  * (a write in progress, read by the next listing).
  */
 export function readJournal(root: string, n: number, from = 0): JournalRead | undefined {
   let buf: Buffer;
   try {
-    buf = readFileSync(journalPath(root, n));
-  } catch (e) {
-    if (isErrno(e, 'ENOENT')) return undefined;
-    throw e;
+    const fd = openOwnFile(journalPath(root, n), 'read');
+    try {
+      if (fstatSync(fd).size > MAX_JOURNAL_BYTES) return undefined;
+      buf = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
   }
   const end = buf.lastIndexOf(0x0a) + 1;
   const keys: JournalKey[] = [];

@@ -19,7 +19,7 @@
  * holder is dead (a lock from an earlier boot is stale by its boot id).
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { StoreError, isErrno, type LockHolder } from './errors.js';
 import { currentProcess, liveness, type ProcessIdentity } from './process-identity.js';
 import { tempName, writeAll } from './durable.js';
@@ -48,18 +48,23 @@ function parseRecord(text: string): LockRecord | undefined {
   }
 }
 
+/** A record is one JSON line of a few hundred bytes. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
 /** The lock file as it is now, or undefined when there is none. */
 function observe(path: string): Observed | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK); // a FIFO here must not block the open
   } catch (e) {
     if (isErrno(e, 'ENOENT')) return undefined;
     throw e;
   }
   try {
     const st = fstatSync(fd);
-    const record = parseRecord(readFileSync(fd, 'utf8'));
+    // Only a small regular file can be a record: a FIFO, a device (/dev/zero never ends) or a huge
+    // file is not read, and is a lock of no live holder, like any unreadable one.
+    const record = st.isFile() && st.size <= MAX_RECORD_BYTES ? parseRecord(readFileSync(fd, 'utf8')) : undefined;
     return { record, identity: record ? record.token : `ino${st.ino}` };
   } finally {
     closeSync(fd);

@@ -1,0 +1,138 @@
+/**
+ * The listing index against a careless or hostile hand in the root (review of 2026-12-04): the
+ * index's own files replaced by what the store never writes there (a FIFO, a link to /dev/zero or
+ * to a file outside the root, a directory), a temp name planted as a link, a journal line naming
+ * a linked directory, forged snapshot rows under a valid digest. A listing or a writer must not
+ * hang, throw an untyped error, write or read outside the root, or list what the full scan does
+ * not. Cases that hung run in a child process (a blocked `open` cannot be timed out in-process);
+ * every expected listing is what the test itself created.
+ */
+import { execFileSync } from 'node:child_process';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SessionStore } from '../../src/store/index.js';
+import { Child } from './support/proc.js';
+import { tempDir } from './support/tmp.js';
+
+const INDEX = 'listing-index';
+const CACHE = 'listing-cache.json';
+const OUTSIDE_TEXT = 'not the store\u0027s\n';
+
+/** What a child reported: its one line, or a note that it did not answer in time (it is killed). */
+async function inChild(args: string[], ms = 5000): Promise<string> {
+  const c = new Child(args);
+  try {
+    return await c.waitFor('', ms);
+  } catch {
+    return 'no answer (hung)';
+  } finally {
+    await c.kill();
+  }
+}
+
+const newestJournal = (root: string): string =>
+  join(
+    root,
+    readdirSync(root)
+      .filter((n) => /^listing-journal\.\d+$/.test(n))
+      .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))
+      .pop()!,
+  );
+
+/** A root with session `a` (cwd /w) and the index built by a listing; and a file outside the root. */
+async function storeWithIndex(): Promise<{ root: string; outside: string }> {
+  const root = tempDir('dsh-hostile-');
+  const outside = join(tempDir('dsh-outside-'), 'precious.txt');
+  writeFileSync(outside, OUTSIDE_TEXT);
+  const store = new SessionStore({ root, listingIndex: true });
+  await (await store.create({ cwd: '/w', id: 'a' })).close();
+  await store.list();
+  return { root, outside };
+}
+
+/** Replace the file at `path` by something the store never writes there. */
+const kinds: [string, (path: string, outside: string) => void][] = [
+  ['a FIFO', (path) => execFileSync('mkfifo', [path])],
+  ['a link to /dev/zero', (path) => symlinkSync('/dev/zero', path)],
+  ['a link to a file outside the root', (path, outside) => symlinkSync(outside, path)],
+  ['a directory', (path) => mkdirSync(path)],
+];
+
+function replaceBy(path: string, make: (path: string, outside: string) => void, outside: string): void {
+  rmSync(path, { force: true });
+  make(path, outside);
+}
+
+describe('the listing index with its own files replaced', () => {
+  for (const [what, make] of kinds) {
+    it(`the newest journal is ${what}: a listing returns every session; the file outside is untouched`, async () => {
+      const { root, outside } = await storeWithIndex();
+      replaceBy(newestJournal(root), make, outside);
+      expect(await inChild(['list-once', root, 'index'])).toBe('listed ["a"] []');
+      expect(readFileSync(outside, 'utf8')).toBe(OUTSIDE_TEXT);
+    });
+
+    it(`the newest journal is ${what}: a create returns, writes nothing outside, and the next listing has it`, async () => {
+      const { root, outside } = await storeWithIndex();
+      replaceBy(newestJournal(root), make, outside);
+      expect(await inChild(['create-once', root, 'b'])).toBe('created');
+      expect(readFileSync(outside, 'utf8')).toBe(OUTSIDE_TEXT);
+      expect(await inChild(['list-once', root, 'index'])).toBe('listed ["b","a"] []');
+    });
+
+    it(`the snapshot is ${what}: a listing returns every session`, async () => {
+      const { root, outside } = await storeWithIndex();
+      await (await new SessionStore({ root, listingIndex: true }).create({ cwd: '/w', id: 'b' })).close();
+      replaceBy(join(root, INDEX), make, outside);
+      expect(await inChild(['list-once', root, 'index'])).toBe('listed ["b","a"] []');
+      expect(readFileSync(outside, 'utf8')).toBe(OUTSIDE_TEXT);
+    });
+
+    it(`the listing cache is ${what}: a listing without the index, and a rescan, return every session`, async () => {
+      const { root, outside } = await storeWithIndex();
+      replaceBy(join(root, CACHE), make, outside);
+      expect(await inChild(['list-once', root, 'scan'])).toBe('listed ["a"] []');
+      expect(await inChild(['list-once', root, 'rescan'])).toBe('listed ["a"] []');
+      expect(readFileSync(outside, 'utf8')).toBe(OUTSIDE_TEXT);
+    });
+  }
+
+  for (const [what, make] of kinds.slice(0, 2)) {
+    it(`a session's lock is ${what}: listings return it, held by nobody`, async () => {
+      const { root, outside } = await storeWithIndex();
+      make(join(root, '--w--', 'a', 'session.lock'), outside);
+      for (const how of ['scan', 'rescan']) expect(await inChild(['list-once', root, how])).toBe('listed ["a"] []');
+    });
+
+    it(`the index lock is ${what}: a listing that rebuilds the index returns every session`, async () => {
+      const { root, outside } = await storeWithIndex();
+      make(join(root, 'listing-index.lock'), outside);
+      unlinkSync(join(root, INDEX));
+      expect(await inChild(['list-once', root, 'index'])).toBe('listed ["a"] []');
+    });
+  }
+
+  it('a journal bigger than any the store writes (3 GB, sparse) is not read: the listing rebuilds and lists every session', async () => {
+    const { root } = await storeWithIndex();
+    execFileSync('truncate', ['-s', '3G', newestJournal(root)]);
+    const listed = await new SessionStore({ root, listingIndex: true }).list();
+    expect(listed.sessions.map((s) => s.id)).toEqual(['a']);
+  });
+
+  for (const [file, listingIndex] of [
+    [INDEX, true],
+    [CACHE, false],
+  ] as const) {
+    it(`${file}'s temp name planted as a link outside the root: writing ${file} leaves the outside file alone`, async () => {
+      const { root, outside } = await storeWithIndex();
+      const store = new SessionStore({ root, listingIndex });
+      await (await store.create({ cwd: '/w', id: 'b' })).close(); // something for the listing to write down
+      rmSync(join(root, file), { force: true });
+      symlinkSync(outside, join(root, `${file}.${process.pid}.tmp`));
+      expect((await store.list()).sessions.map((s) => s.id)).toEqual(['b', 'a']);
+      expect(readFileSync(outside, 'utf8')).toBe(OUTSIDE_TEXT);
+      expect(lstatSync(join(root, file)).isFile()).toBe(true);
+    });
+  }
+});
