@@ -27,7 +27,7 @@
  * directory's entries stay the same. See docs/store.md.
  */
 import { createHash } from 'node:crypto';
-import { openSync, closeSync, existsSync, fstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { openSync, closeSync, existsSync, fstatSync, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { SessionHeader } from '../session/index.js';
 import type { JsonValue } from '../model/json.js';
@@ -36,7 +36,7 @@ import { assemble, checkDir, infoOf, mapLimit, type CheckedDir, type Entry, type
 import { ListingCache, type Fingerprint, type ListingSummarizer } from './listing-cache.js';
 import { INDEX_FILE, journalNumbers, journalPath, readJournal, validKey } from './listing-journal.js';
 import { acquireLock, type SessionLock } from './lock.js';
-import { LOG_FILE } from './layout.js';
+import { LOG_FILE, encodeSegment } from './layout.js';
 import { openOwnFile, replaceOwnFile } from './own-file.js';
 
 const FORMAT = 'dsh-listing-index';
@@ -89,7 +89,18 @@ const plausibleHeader = (h: unknown): h is SessionHeader =>
   h !== null &&
   typeof (h as SessionHeader).id === 'string' &&
   Number.isSafeInteger((h as SessionHeader).createdAt) &&
-  ((h as SessionHeader).cwd === undefined || typeof (h as SessionHeader).cwd === 'string');
+  ((h as SessionHeader).cwd === undefined || typeof (h as SessionHeader).cwd === 'string') &&
+  // dsh sessions prints a fork's parent (and seq): a number there made it throw a TypeError.
+  ((h as SessionHeader).parentSession === undefined || typeof (h as SessionHeader).parentSession === 'string') &&
+  ((h as SessionHeader).seedLength === undefined || Number.isSafeInteger((h as SessionHeader).seedLength));
+
+/**
+ * A row's segment is one directory name, and its header's id is the one that names it (the id is
+ * almost always its own segment, so the encoding runs only for the others): a forged row could
+ * otherwise list a path outside the root (`../..`), or an id no lookup finds.
+ */
+const namesItsSegment = (seg: string, h: SessionHeader): boolean =>
+  seg !== '' && seg !== '.' && seg !== '..' && !seg.includes('/') && (h.id === seg || (h.id !== '' && encodeSegment(h.id) === seg));
 
 /**
  * What a row is: `trusted` (its log as remembered), `recheck` (`[segment, flags]`), or `damaged`
@@ -99,7 +110,7 @@ function rowKind(row: unknown): 'trusted' | 'recheck' | 'damaged' {
   if (!Array.isArray(row) || typeof row[0] !== 'string' || typeof row[1] !== 'number') return 'damaged';
   if (row.length === 2) return 'recheck';
   if ((row.length !== 6 && row.length !== 7) || !isNum(row[2]) || !isNum(row[3]) || typeof row[4] !== 'string') return 'damaged';
-  return plausibleHeader(row[5]) ? 'trusted' : 'damaged';
+  return plausibleHeader(row[5]) && namesItsSegment(row[0], row[5]) ? 'trusted' : 'damaged';
 }
 
 /** The snapshot, or undefined when there is none usable (the caller rebuilds it). */
@@ -212,6 +223,15 @@ function subdirs(dir: string): string[] | undefined {
   } catch (e) {
     if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
     throw e;
+  }
+}
+
+/** `root/project/seg` and `root/project` are directories, not links (out of the root): what `subdirs` lists. */
+function realDirs(root: string, project: string, seg: string): boolean {
+  try {
+    return lstatSync(join(root, project)).isDirectory() && lstatSync(join(root, project, seg)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -338,6 +358,8 @@ async function fromSnapshot(
   for (const [project, segs] of named) for (const seg of segs) recheck.push({ project, seg, row: undefined });
   const results = await mapLimit(recheck, 16, async (r) => {
     if (!validKey(`${r.project}/${r.seg}`)) return undefined;
+    // Not a row checked before (named by the journal, new, a problem): a real directory, as the full scan lists.
+    if ((r.row === undefined || r.row.length === 2) && !realDirs(root, r.project, r.seg)) return undefined;
     const dir = join(root, r.project, r.seg);
     const c = await checkDir(root, dir, rowMemo(r.row), summarizer, true);
     return c.entry === undefined && !existsSync(dir) ? undefined : c;

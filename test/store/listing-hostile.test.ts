@@ -8,10 +8,22 @@
  * every expected listing is what the test itself created.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SessionStore } from '../../src/store/index.js';
+import { SessionStore, logPath } from '../../src/store/index.js';
 import { Child } from './support/proc.js';
 import { tempDir } from './support/tmp.js';
 
@@ -133,6 +145,81 @@ describe('the listing index with its own files replaced', () => {
       expect((await store.list()).sessions.map((s) => s.id)).toEqual(['b', 'a']);
       expect(readFileSync(outside, 'utf8')).toBe(OUTSIDE_TEXT);
       expect(lstatSync(join(root, file)).isFile()).toBe(true);
+    });
+  }
+});
+
+describe('a journal line naming a linked directory', () => {
+  for (const linked of ['project', 'session'] as const) {
+    it(`a ${linked} directory that is a link out of the root is not listed (the full scan does not list it either)`, async () => {
+      const { root } = await storeWithIndex();
+      // A well-formed session outside the root, its header naming the linked path (cwd /evil).
+      const away = tempDir('dsh-away-');
+      mkdirSync(join(away, 's'));
+      writeFileSync(
+        join(away, 's', 'session.jsonl'),
+        `${JSON.stringify({ type: 'session', version: 0, id: 's', createdAt: 5, cwd: '/evil' })}\n`,
+      );
+      if (linked === 'project') symlinkSync(away, join(root, '--evil--'));
+      else {
+        mkdirSync(join(root, '--evil--'));
+        symlinkSync(join(away, 's'), join(root, '--evil--', 's'));
+      }
+      appendFileSync(newestJournal(root), `\n${JSON.stringify(['w', '--evil--/s'])}\n`);
+      const store = new SessionStore({ root, listingIndex: true });
+      expect((await store.list(undefined, { rescan: true })).sessions.map((s) => s.id)).toEqual(['a']);
+      appendFileSync(newestJournal(root), `\n${JSON.stringify(['w', '--evil--/s'])}\n`);
+      expect((await store.list()).sessions.map((s) => s.id)).toEqual(['a']);
+    });
+  }
+});
+
+/**
+ * Rewrite the snapshot's row for `seg` (and re-sign it): the project directory's stamp set to what
+ * it is now and the row's lock flag cleared, so that a listing trusts the row as it stands.
+ */
+function forge(root: string, seg: string, change: (row: unknown[]) => void): void {
+  const file = join(root, INDEX);
+  const [metaLine, body] = readFileSync(file, 'utf8').split('\n') as [string, string];
+  const meta = JSON.parse(metaLine) as { digest: string; stamps?: [string, number, number][] };
+  const doc = JSON.parse(body) as unknown[][];
+  doc.forEach((p, i) => {
+    const name = p[0] as string;
+    const rows = p[p.length - 1] as unknown[][];
+    const st = statSync(join(root, name));
+    // The stamp sits in the project's entry (format 1) or in the metadata line (later formats).
+    if (meta.stamps !== undefined) meta.stamps[i] = [name, st.mtimeMs, st.ctimeMs];
+    else [p[1], p[2]] = [st.mtimeMs, st.ctimeMs];
+    for (const row of rows) {
+      if (row[0] !== seg) continue;
+      row[1] = 0;
+      change(row);
+    }
+  });
+  const forged = JSON.stringify(doc);
+  meta.digest = createHash('sha256').update(forged).digest('hex');
+  writeFileSync(file, `${JSON.stringify(meta)}\n${forged}\n`);
+}
+
+describe('a forged snapshot (rows changed, digest recomputed)', () => {
+  const cases: [string, (row: unknown[]) => void][] = [
+    ['a segment climbing out of the root', (row) => (row[0] = `..${sep}..${sep}..${sep}etc`)],
+    ['a segment with a separator', (row) => (row[0] = 'x/y')],
+    [
+      'a header whose parentSession is a number (dsh sessions printed it with .slice)',
+      (row) => ((row[5] as { parentSession: unknown }).parentSession = 5),
+    ],
+    ['a header whose seedLength is a string', (row) => ((row[5] as { seedLength: unknown }).seedLength = 'x')],
+    ['a header naming another id than its directory', (row) => ((row[5] as { id: string }).id = 'zzz')],
+  ];
+  for (const [what, change] of cases) {
+    it(`${what}: the listing is the full scan's, every path under the root`, async () => {
+      const { root } = await storeWithIndex();
+      const path = logPath(root, '/w', 'a');
+      const { type: _t, ...header } = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as Record<string, unknown>;
+      forge(root, 'a', change);
+      const listed = await new SessionStore({ root, listingIndex: true }).list();
+      expect(listed.sessions.map((s) => [s.id, s.path, s.header])).toEqual([['a', path, header]]);
     });
   }
 });
