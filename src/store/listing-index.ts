@@ -324,7 +324,7 @@ async function fromSnapshot(
       stamp = stampOf(st, readAt);
       const same = was === null ? stamp === null : stamp !== null && was[0] === stamp[0] && was[1] === stamp[1];
       if (!same) dirty = true;
-      const known = new Set(rows.map((r) => r[0]));
+      const known = new Set(rows.map((r) => (Array.isArray(r) ? r[0] : undefined))); // not a row: rowKind refuses it below
       for (const seg of present) {
         if (known.has(seg)) continue;
         recheck.push({ project: name, seg, row: undefined });

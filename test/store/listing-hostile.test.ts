@@ -176,9 +176,11 @@ describe('a journal line naming a linked directory', () => {
 
 /**
  * Rewrite the snapshot's row for `seg` (and re-sign it): the project directory's stamp set to what
- * it is now and the row's lock flag cleared, so that a listing trusts the row as it stands.
+ * it is now and the row's lock flag cleared, so that a listing trusts the row as it stands. With
+ * `reread`, the stamp is cleared instead (the listing reads the project directory again) and
+ * `extra` is added to its rows.
  */
-function forge(root: string, seg: string, change: (row: unknown[]) => void): void {
+function forge(root: string, seg: string, change: (row: unknown[]) => void, reread?: { extra: unknown }): void {
   const file = join(root, INDEX);
   const [metaLine, body] = readFileSync(file, 'utf8').split('\n') as [string, string];
   const meta = JSON.parse(metaLine) as { digest: string; stamps?: [string, number, number][] };
@@ -188,13 +190,15 @@ function forge(root: string, seg: string, change: (row: unknown[]) => void): voi
     const rows = p[p.length - 1] as unknown[][];
     const st = statSync(join(root, name));
     // The stamp sits in the project's entry (format 1) or in the metadata line (later formats).
-    if (meta.stamps !== undefined) meta.stamps[i] = [name, st.mtimeMs, st.ctimeMs];
-    else [p[1], p[2]] = [st.mtimeMs, st.ctimeMs];
+    const stamp = reread ? [null, null] : [st.mtimeMs, st.ctimeMs];
+    if (meta.stamps !== undefined) meta.stamps[i] = [name, stamp[0]!, stamp[1]!];
+    else [p[1], p[2]] = stamp;
     for (const row of rows) {
       if (row[0] !== seg) continue;
       row[1] = 0;
       change(row);
     }
+    if (reread) rows.push(reread.extra as unknown[]);
   });
   const forged = JSON.stringify(doc);
   meta.digest = createHash('sha256').update(forged).digest('hex');
@@ -220,6 +224,15 @@ describe('a forged snapshot (rows changed, digest recomputed)', () => {
       forge(root, 'a', change);
       const listed = await new SessionStore({ root, listingIndex: true }).list();
       expect(listed.sessions.map((s) => [s.id, s.path, s.header])).toEqual([['a', path, header]]);
+    });
+  }
+
+  for (const extra of [null]) {
+    it(`a row that is ${JSON.stringify(extra)} in a project directory read again: the full scan's listing, no TypeError`, async () => {
+      const { root } = await storeWithIndex();
+      forge(root, 'a', () => undefined, { extra });
+      const listed = await new SessionStore({ root, listingIndex: true }).list();
+      expect(listed.sessions.map((s) => [s.id, s.path])).toEqual([['a', logPath(root, '/w', 'a')]]);
     });
   }
 });
