@@ -174,6 +174,16 @@ describe('a journal line naming a linked directory', () => {
   }
 });
 
+describe('a journal line naming what no directory can be', () => {
+  it('a segment or project name longer than a file name may be (300 bytes): the listing lists the rest, no ENAMETOOLONG', async () => {
+    const { root } = await storeWithIndex();
+    const long = 'x'.repeat(300);
+    appendFileSync(newestJournal(root), `\n${JSON.stringify(['w', `--w--/${long}`])}\n${JSON.stringify(['w', `${long}/a`])}\n`);
+    const listed = await new SessionStore({ root, listingIndex: true }).list();
+    expect([listed.sessions.map((s) => s.id), listed.problems]).toEqual([['a'], []]);
+  });
+});
+
 /**
  * Rewrite the snapshot's row for `seg` (and re-sign it): the project directory's stamp set to what
  * it is now and the row's lock flag cleared, so that a listing trusts the row as it stands. With
