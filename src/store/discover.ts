@@ -50,7 +50,7 @@ async function logStat(path: string): Promise<Stats | undefined> {
     st = await stat(path);
   } catch (e) {
     if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
-    throw e;
+    throw loopError(e, path);
   }
   if (!st.isFile()) {
     throw new StoreError('NOT_A_FILE', `${path}: not a regular file (a session log is one); nothing was read from it`, { path });
@@ -64,8 +64,17 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch (e) {
     if (isErrno(e, 'ENOENT', 'ENOTDIR')) return false;
-    throw e;
+    throw loopError(e, path);
   }
+}
+
+/** A link that leads round in a loop is no file at all: NOT_A_FILE (a listing's problem), not a bare ELOOP that ends it. */
+function loopError(e: unknown, path: string): unknown {
+  if (!isErrno(e, 'ELOOP')) return e;
+  return new StoreError('NOT_A_FILE', `${path}: a symbolic link loop, not a regular file; nothing was read from it`, {
+    path,
+    errno: 'ELOOP',
+  });
 }
 
 async function projectDirs(root: string): Promise<string[]> {
@@ -181,10 +190,10 @@ const idOfDir = (dir: string): string | undefined => decodeSegment(basename(dir)
 
 async function listOne(root: string, dir: string): Promise<Entry> {
   const compressed = join(dir, COMPRESSED_LOG_FILE);
-  // The directory's name is the encoded id: with it, the CLI can say "compressed" when asked for this id.
-  if (await exists(compressed)) return { problem: { path: compressed, error: compressedLogError(compressed, idOfDir(dir)) } };
   const path = join(dir, LOG_FILE);
   try {
+    // The directory's name is the encoded id: with it, the CLI can say "compressed" when asked for this id.
+    if (await exists(compressed)) return { problem: { path: compressed, error: compressedLogError(compressed, idOfDir(dir)) } };
     if ((await logStat(path)) === undefined) return undefined;
     const line = await readFirstLine(path);
     if (line === undefined) return { problem: { path, error: new StoreError('BAD_HEADER', `${path}: no complete header line`, { path }) } };

@@ -184,6 +184,22 @@ describe('a journal line naming what no directory can be', () => {
   });
 });
 
+describe('a compressed log name that is a link loop', () => {
+  it('listings report it as NOT_A_FILE and list the rest (it ended them with ELOOP)', async () => {
+    const { root } = await storeWithIndex();
+    const zstd = join(root, '--w--', 'loop', 'session.jsonl.zstd');
+    mkdirSync(join(root, '--w--', 'loop'));
+    symlinkSync(zstd, zstd);
+    for (const listingIndex of [false, true]) {
+      const listed = await new SessionStore({ root, listingIndex }).list();
+      expect([listed.sessions.map((s) => s.id), listed.problems.map((p) => [p.path, p.error.code])]).toEqual([
+        ['a'],
+        [[join(root, '--w--', 'loop', 'session.jsonl'), 'NOT_A_FILE']],
+      ]);
+    }
+  });
+});
+
 /**
  * Rewrite the snapshot's row for `seg` (and re-sign it): the project directory's stamp set to what
  * it is now and the row's lock flag cleared, so that a listing trusts the row as it stands. With
