@@ -7,7 +7,7 @@ import { existsSync, statSync, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { preview, validateHeader, type SessionHeader } from '../session/index.js';
-import { StoreError, isErrno } from './errors.js';
+import { StoreError, errnoOf, isErrno } from './errors.js';
 import type { StoreListing, StoreListProblem, StoreSessionInfo } from './interface.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';
 import { lockHolder } from './lock.js';
@@ -207,6 +207,12 @@ async function listOne(root: string, dir: string): Promise<Entry> {
   } catch (e) {
     if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined; // a directory without a log: a create in progress or abandoned
     if (e instanceof StoreError) return { problem: { path, error: e } };
+    // One directory the user cannot read (chmod 000, another user's) is that session's problem, not the listing's end.
+    const errno = errnoOf(e);
+    if (errno !== undefined) {
+      const error = new StoreError('UNREADABLE', `${path}: cannot be read (${errno})`, { path, errno }, { cause: e });
+      return { problem: { path, error } };
+    }
     throw e;
   }
 }

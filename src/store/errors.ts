@@ -22,6 +22,8 @@ export type StoreErrorCode =
   | 'BAD_HEADER'
   /** The session's `session.jsonl` is not a regular file (a FIFO, a device, a directory, a socket). */
   | 'NOT_A_FILE'
+  /** A session's files cannot be read (permission denied, an I/O error): `details.errno` says which. A listing's problem. */
+  | 'UNREADABLE'
   /** The log holds fewer events than its header's `seedLength`: the inherited prefix is damaged. */
   | 'SEED_TRUNCATED'
   /** An id or cwd that cannot name a storage path (empty id, relative cwd). */

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
+  chmodSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -32,8 +33,8 @@ const CACHE = 'listing-cache.json';
 const OUTSIDE_TEXT = 'not the store\u0027s\n';
 
 /** What a child reported: its one line, or a note that it did not answer in time (it is killed). */
-async function inChild(args: string[], ms = 5000): Promise<string> {
-  const c = new Child(args);
+async function inChild(args: string[], ms = 5000, as: { uid?: number; gid?: number } = {}): Promise<string> {
+  const c = new Child(args, as);
   try {
     return await c.waitFor('', ms);
   } catch {
@@ -181,6 +182,19 @@ describe('a journal line naming what no directory can be', () => {
     appendFileSync(newestJournal(root), `\n${JSON.stringify(['w', `--w--/${long}`])}\n${JSON.stringify(['w', `${long}/a`])}\n`);
     const listed = await new SessionStore({ root, listingIndex: true }).list();
     expect([listed.sessions.map((s) => s.id), listed.problems]).toEqual([['a'], []]);
+  });
+});
+
+describe('a session directory the listing user cannot read (chmod 000)', () => {
+  it('is an UNREADABLE problem and the rest are listed (EACCES ended every listing)', async () => {
+    const { root } = await storeWithIndex();
+    await (await new SessionStore({ root, listingIndex: true }).create({ cwd: '/w', id: 'b' })).close();
+    execFileSync('chmod', ['-R', 'a+rwX', root]);
+    chmodSync(join(root, '--w--', 'b'), 0o000);
+    // Root reads everything: the listing runs as nobody there, so that the mode applies.
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    for (const how of ['scan', 'index', 'rescan'])
+      expect(await inChild(['list-once', root, how], 5000, as)).toBe('listed ["a"] ["UNREADABLE"]');
   });
 });
 

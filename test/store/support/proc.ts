@@ -14,9 +14,10 @@ export class Child {
   private buf = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[]) {
+  /** `as`: run as this user and group (a test run by root that needs permissions to apply). */
+  constructor(args: string[], as: { uid?: number; gid?: number } = {}) {
     const script = buildChild(join(repoRoot, 'test', 'store', 'fixtures', 'child.ts'));
-    this.proc = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], ...as });
     this.proc.stdout.setEncoding('utf8');
     this.proc.stdout.on('data', (d: string) => {
       this.buf += d;
