@@ -183,7 +183,14 @@ export async function acquireLock(path: string, opts: AcquireOptions = {}): Prom
 
 /** Who holds the lock at `path` right now, if anyone alive does (for listings). */
 export function lockHolder(path: string): LockHolder | undefined {
-  const cur = observe(path);
+  let cur: Observed | undefined;
+  try {
+    cur = observe(path);
+  } catch (e) {
+    // Another user's lock (mode 0600): who holds it cannot be told, and a listing lists the session without.
+    if (isErrno(e, 'EACCES', 'EPERM')) return undefined;
+    throw e;
+  }
   if (cur?.record === undefined) return undefined;
   return liveness(cur.record) === 'dead' ? undefined : holderOf(cur.record);
 }

@@ -198,6 +198,17 @@ describe('a session directory the listing user cannot read (chmod 000)', () => {
   });
 });
 
+describe("a session lock the listing user cannot read (another user's, mode 0600; here 0000)", () => {
+  it('the session is listed, its holder unknown (EACCES on the lock ended listings, or hid the session as a problem)', async () => {
+    const { root } = await storeWithIndex();
+    execFileSync('chmod', ['-R', 'a+rwX', root]);
+    const lock = join(root, '--w--', 'a', 'session.lock');
+    writeFileSync(lock, '{}\n', { mode: 0o000 });
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    for (const how of ['scan', 'rescan']) expect(await inChild(['list-once', root, how], 5000, as)).toBe('listed ["a"] []');
+  });
+});
+
 describe('a compressed log name that is a link loop', () => {
   it('listings report it as NOT_A_FILE and list the rest (it ended them with ELOOP)', async () => {
     const { root } = await storeWithIndex();
