@@ -17,6 +17,7 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import {
   closeSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -403,6 +404,21 @@ async function resume(provider: Provider): Promise<void> {
   }
 }
 
+/** A process holding session `id` of the store at `root` open (its lock taken) until released. */
+function holdSession(root: string, id: string): { held: Promise<void>; release: () => void } {
+  const store = new URL('../src/store/index.js', import.meta.url).href;
+  const script =
+    `const { SessionStore } = await import(${JSON.stringify(store)});` +
+    `const s = new SessionStore({ root: ${JSON.stringify(root)} }); await s.open(${JSON.stringify(id)});` +
+    `process.stdout.write('held\\n'); process.stdin.resume(); process.stdin.on('end', async () => { await s.close(); process.exit(0); });`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const held = new Promise<void>((res, rej) => {
+    child.stdout.once('data', () => res());
+    child.once('exit', (code) => rej(new Error(`the session holder exited (${code}) before it held ${id}`)));
+  });
+  return { held, release: () => child.stdin.end() };
+}
+
 async function listing(): Promise<void> {
   const counts = SESSIONS;
   console.log('\nlisting (dsh sessions --all)');
@@ -417,21 +433,53 @@ async function listing(): Promise<void> {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, tinySession(id, cwd, 1_755_000_000_000 + i * 1000));
     }
+    const made = Date.now();
     const env = { DSH_HOME: home, NO_COLOR: '1' };
     const emptyHome = tempDir('dsh-bench-empty-');
     // The first listing builds the listing index (what a user sees once after an upgrade or on
     // a store the index has never seen); the alternated runs after it use it.
     const cold = await runNode([DSH, 'sessions', '--all'], env, home);
-    const builds: [string, string][] = [['', DSH]];
-    if (BEFORE !== undefined) builds.push([' (before)', BEFORE]);
+    // Past the 2 s in which a project directory's mtime may still move, listings settle the index
+    // (the first re-reads the project directories, the next names its listing and keeps its text).
+    await new Promise((r) => setTimeout(r, Math.max(0, made + 2100 - Date.now())));
+    for (let i = 0; i < 3; i++) await runNode([DSH, 'sessions', '--all'], env, home);
+    // Each case writes its own index or kept text: each gets its own copy of the store, so that
+    // none invalidates another's between alternated runs (another build writes another index
+    // version; a rescan writes a new snapshot; the long way is the listing with nowhere to keep text).
+    const copy = (tag: string): string => {
+      const h = tempDir(`dsh-bench-home-${tag}-`);
+      cpSync(root, join(h, 'sessions'), { recursive: true });
+      return h;
+    };
+    const longHome = copy('long');
+    writeFileSync(join(longHome, 'cache'), 'not a directory: the listing cannot keep its text\n');
+    const rescanHome = copy('rescan');
+    const beforeHome = BEFORE !== undefined ? copy('before') : undefined;
+    // A session held open by another process (a dsh chat running): its lines are printed afresh.
+    const liveHome = copy('live');
+    const holder = holdSession(join(liveHome, 'sessions'), `s-${String(n >> 1).padStart(6, '0')}`);
+    await holder.held;
+    const builds: [string, string, string][] = [['', DSH, home]];
+    if (BEFORE !== undefined) builds.push([' (before)', BEFORE, beforeHome!]);
+    // A copy's index names the original root: its first listing rebuilds it; settle those too.
+    const copied = Date.now();
+    for (const [, bin, h] of [...builds.slice(1), ['', DSH, longHome], ['', DSH, rescanHome], ['', DSH, liveHome]] as const)
+      await runNode([bin, 'sessions', '--all'], { ...env, DSH_HOME: h }, h);
+    await new Promise((r) => setTimeout(r, Math.max(0, copied + 2100 - Date.now())));
+    for (let i = 0; i < 3; i++)
+      for (const [, bin, h] of [...builds.slice(1), ['', DSH, longHome], ['', DSH, liveHome]] as const)
+        await runNode([bin, 'sessions', '--all'], { ...env, DSH_HOME: h }, h);
     const cases: Record<string, () => Promise<Run>> = {
       base: () => runNode(['-e', '0'], {}, home),
       empty: () => runNode([DSH, 'sessions'], { DSH_HOME: emptyHome, NO_COLOR: '1' }, home),
+      // The listing from the index, rendered: what every listing did before the kept text.
+      long: () => runNode([DSH, 'sessions', '--all'], { ...env, DSH_HOME: longHome }, home),
+      live: () => runNode([DSH, 'sessions', '--all'], { ...env, DSH_HOME: liveHome }, home),
       // The full fingerprint pass (every log stat-ed, through the listing cache) that rebuilds the index.
-      rescan: () => runNode([DSH, 'sessions', '--all', '--rescan'], env, home),
+      rescan: () => runNode([DSH, 'sessions', '--all', '--rescan'], { ...env, DSH_HOME: rescanHome }, home),
     };
-    for (const [tag, bin] of builds) cases[`list${tag}`] = () => runNode([bin, 'sessions', '--all'], env, home);
-    const r = await alternate(cases);
+    for (const [tag, bin, h] of builds) cases[`list${tag}`] = () => runNode([bin, 'sessions', '--all'], { ...env, DSH_HOME: h }, h);
+    const r = await alternate(cases).finally(() => holder.release());
     const base = med(r.base!, (x) => x.ms);
     const baseCpu = med(r.base!, (x) => x.cpu);
     const empty = med(r.empty!, (x) => x.ms);
@@ -454,14 +502,28 @@ async function listing(): Promise<void> {
         n >= 10000 ? v < 200 : undefined,
       );
     }
+    const live = med(r.live!, (x) => x.ms);
+    row(
+      `dsh sessions --all, ${n} sessions, one held open by another process`,
+      `${ms(live)} (${ms(live - empty)} above nothing stored), CPU ${ms(med(r.live!, (x) => x.cpu))}`,
+      `${(live / base).toFixed(2)}× node -e 0`,
+      n >= 10000 ? '< 200 ms' : '',
+      n >= 10000 ? live < 200 : undefined,
+    );
+    const long = med(r.long!, (x) => x.ms);
+    row(
+      `dsh sessions --all, ${n} sessions, no kept text (read from the index and rendered)`,
+      `${ms(long)} (${ms(long - empty)} above nothing stored), CPU ${ms(med(r.long!, (x) => x.cpu))}`,
+      `${(long / base).toFixed(2)}× node -e 0, ${(med(r.list!, (x) => x.ms) / long).toFixed(2)}× for the kept text`,
+    );
     const rescan = med(r.rescan!, (x) => x.ms);
     row(
       `dsh sessions --all --rescan, ${n} sessions`,
       `${ms(rescan)} (${ms(rescan - base)} above node -e 0), CPU ${ms(med(r.rescan!, (x) => x.cpu))}`,
       `${(rescan / base).toFixed(2)}× node -e 0, ${(rescan / med(r.list!, (x) => x.ms)).toFixed(2)}× the indexed listing`,
     );
-    rmSync(emptyHome, { recursive: true, force: true });
-    rmSync(home, { recursive: true, force: true });
+    for (const h of [emptyHome, home, longHome, rescanHome, liveHome, beforeHome])
+      if (h !== undefined) rmSync(h, { recursive: true, force: true });
   }
 }
 

@@ -83,6 +83,19 @@ export class Output {
   }
 
   /**
+   * Complete lines already encoded as UTF-8 (text this CLI rendered earlier): written as they are
+   * when the sink takes bytes and nothing needs redacting, else decoded and written as text.
+   */
+  utf8Lines(bytes: Uint8Array): void {
+    if (this.byteSink && this.secrets.length === 0 && this.buf.length === 0) {
+      this.flushBytes();
+      this.sink.write(bytes);
+      return;
+    }
+    this.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  }
+
+  /**
    * `text` (and a line end) into the byte buffer, when the sink takes bytes and nothing needs
    * redacting (redaction reads text). False when the text is to go the string way: then also
    * while strings are buffered, so they are written in order and, as before, a surrogate pair

@@ -17,6 +17,7 @@ import { findSession } from './session-ref.js';
 import { storeFor } from './store.js';
 import { workspaceDir } from './workspace.js';
 import { isoTime, oneLine, plural, safeJson, truncate } from './text.js';
+import { cachedListingText, keepListingText, listingTextFile, type KeptText, type LiveRange } from './listing-text.js';
 
 export interface ListOptions {
   all?: boolean;
@@ -168,6 +169,10 @@ function summaryRow(info: StoreSessionInfo, facts: LogFacts, bytes: number | nul
   };
 }
 
+/** A JSONL store's session as listed, with what LOG_FACTS read from its log. */
+const storedRow = (info: SessionInfo): SessionSummary =>
+  summaryRow(info, isFacts(info.summary) ? info.summary : { title: null, turns: null, prompt: null }, info.size);
+
 /**
  * The sessions with their title and turn count: from the JSONL store's listing cache (read from
  * the log's ends only for new or changed logs), or from each PostgreSQL session's first and last
@@ -177,7 +182,7 @@ export async function listRows(
   store: Store,
   keep: (sessions: StoreSessionInfo[]) => StoreSessionInfo[],
   opts: { rescan?: boolean } = {},
-): Promise<{ rows: SessionSummary[]; problems: StoreListing['problems'] }> {
+): Promise<{ rows: SessionSummary[]; problems: StoreListing['problems']; generation?: string }> {
   if (isPg(store)) {
     const { sessions, problems } = await store.list();
     const rows = await Promise.all(
@@ -188,11 +193,9 @@ export async function listRows(
     );
     return { rows, problems };
   }
-  const { sessions, problems } = await (store as SessionStore).list(LOG_FACTS as ListingSummarizer<JsonValue>, opts);
-  const rows = (keep(sessions) as SessionInfo[]).map((info) =>
-    summaryRow(info, isFacts(info.summary) ? info.summary : { title: null, turns: null, prompt: null }, info.size),
-  );
-  return { rows, problems };
+  const { sessions, problems, generation } = await (store as SessionStore).list(LOG_FACTS as ListingSummarizer<JsonValue>, opts);
+  const rows = (keep(sessions) as SessionInfo[]).map(storedRow);
+  return { rows, problems, ...(generation !== undefined ? { generation } : {}) };
 }
 
 const DAY_MS = 86_400_000;
@@ -235,7 +238,9 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
 
 async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> {
   const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
-  const { rows, problems } = await listRows(
+  const keeping = !opts.json && !opts.rescan && !isPg(store) ? await keptListing(store as SessionStore, cwd, opts.limit, io) : undefined;
+  if (keeping?.hit !== undefined && printKept(keeping.hit, keeping.live, cwd === undefined, io.out)) return EXIT_OK;
+  const { rows, problems, generation } = await listRows(
     store,
     (sessions) => {
       let chosen = cwd === undefined ? sessions : sessions.filter((s) => s.header.cwd === cwd);
@@ -261,8 +266,53 @@ async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> 
     );
     return EXIT_OK;
   }
-  io.out.line(renderRows(rows, cwd === undefined, io.out).join('\n'));
+  const lines = renderRows(rows, cwd === undefined, io.out);
+  if (keeping !== undefined && generation !== undefined && problems.length === 0) {
+    const kept = keptOf(lines, rows);
+    keepListingText(keeping.file, { ...keeping.key, generation }, kept);
+    io.out.utf8Lines(kept.text);
+  } else io.out.line(lines.join('\n'));
   return EXIT_OK;
+}
+
+/**
+ * Where this listing's text is kept and its key but for the generation; and, when the store
+ * names the listing it would make now, the text kept for it (if any) and its live sessions as
+ * they are now.
+ */
+async function keptListing(store: SessionStore, cwd: string | undefined, limit: number | undefined, io: Io) {
+  const file = listingTextFile(store.location, cwd === undefined);
+  const key = { root: store.location, cwd: cwd ?? null, limit: limit ?? null, style: io.out.style('bold', '.') + io.out.style('dim', '.') };
+  const named = await store.listingGeneration(LOG_FACTS as ListingSummarizer<JsonValue>);
+  const hit = named === undefined ? undefined : cachedListingText(file, { ...key, generation: named.generation });
+  return { file, key, hit, live: named?.live ?? [] };
+}
+
+/** The kept text with each live session's lines rendered afresh; false (nothing printed) if one is missing. */
+function printKept(kept: KeptText, live: readonly SessionInfo[], withCwd: boolean, out: Io['out']): boolean {
+  const now = new Map(live.map((info) => [info.id, info]));
+  if (!kept.live.every(([id]) => now.has(id))) return false;
+  let at = 0;
+  for (const [id, start, end] of kept.live) {
+    if (start > at) out.utf8Lines(kept.text.subarray(at, start));
+    out.line(renderRows([storedRow(now.get(id)!)], withCwd, out).join('\n'));
+    at = end;
+  }
+  if (at < kept.text.length) out.utf8Lines(kept.text.subarray(at));
+  return true;
+}
+
+/** The listing's text to keep: its bytes, and where the lines of its live sessions (held open) are. */
+function keptOf(lines: readonly string[], rows: readonly SessionSummary[]): KeptText {
+  const live: LiveRange[] = [];
+  let at = 0; // byte offset of line `line`
+  let line = 0;
+  for (let i = 0; i < rows.length; i++) {
+    if (rows[i]!.lockedByPid === null) continue;
+    for (; line < 2 * i; line++) at += Buffer.byteLength(lines[line]!) + 1;
+    live.push([rows[i]!.id, at, at + Buffer.byteLength(lines[line]!) + Buffer.byteLength(lines[line + 1]!) + 2]);
+  }
+  return { text: Buffer.from(`${lines.join('\n')}\n`), live };
 }
 
 /**

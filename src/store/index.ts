@@ -20,6 +20,7 @@ export { StoreError, type StoreErrorCode, type StoreErrorDetails, type LockHolde
 export type { FlushResult, WriterIo } from './writer.js';
 export type { SessionInfo, Listing, ListProblem } from './discover.js';
 export { LISTING_CACHE_FILE, type ListingSummarizer } from './listing-cache.js';
+export type { ListingGeneration } from './listing-index.js';
 export { readLogFile, type LogLoad, type ReadLogOptions } from './load.js';
 export { defaultRoot, encodeSegment, decodeSegment, projectKey, logPath, LOG_FILE, LOCK_FILE } from './layout.js';
 export { lockHolder } from './lock.js';

@@ -99,6 +99,13 @@ export interface StoreListProblem {
 export interface StoreListing<I extends StoreSessionInfo = StoreSessionInfo> {
   sessions: I[];
   problems: StoreListProblem[];
+  /**
+   * Names this listing's content when the store can name it (the JSONL store's listing index,
+   * from a settled snapshot): two listings with the same generation hold the same sessions and
+   * problems but for their live sessions (held open by a live process; the same ones, each as it
+   * is now), so what a caller derived from one it may reuse for the other. Absent: no such claim.
+   */
+  generation?: string;
 }
 
 export interface StoreInspection extends LoadedLog {

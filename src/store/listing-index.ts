@@ -2,11 +2,11 @@
  * The listing index: what a listing knows about every session directory, kept current by the
  * store's writers so that a listing need not `stat` every log. Two parts under the root:
  *
- * - the snapshot, `listing-index`: a JSON line of metadata (format, version, root, summarizer
+ * - the snapshot, `listing-index` (listing-snapshot.ts): a JSON line of metadata (format, version, root, summarizer
  *   key, the journal it is complete through, each project directory's mtime and ctime when it
- *   was last read, a sha-256 digest of the rows) and a JSON line of rows, one array per session
- *   directory (its fingerprint as in listing-cache.ts, header, summary, whether a live process
- *   held its lock when it was last checked);
+ *   was last read, whether it is settled, a sha-256 digest of the rows) and a JSON line of rows,
+ *   one array per session directory (its fingerprint as in listing-cache.ts, header, summary,
+ *   whether a live process held its lock when it was last checked);
  * - the journal (listing-journal.ts): the directories the store's writers announced since.
  *
  * A listing reads both, then re-checks the current way (lock, stats, and the log's first line
@@ -20,150 +20,57 @@
  * compacts the journal into a new snapshot under the index lock (`listing-index.lock`); a
  * listing that cannot take the lock, or finds the snapshot replaced meanwhile, writes nothing.
  *
+ * A settled snapshot (every project directory stamped, no row a listing would re-check but the
+ * live ones, held open at their last check) whose journal is empty and whose project directories'
+ * stamps still hold is the next listing but for its live sessions: `listingGeneration` says so
+ * from the metadata line alone (and re-checks the live sessions), and a listing made from it
+ * carries the same `generation`. A caller may keep what it derived from a listing under that
+ * generation and redo only the live sessions (the CLI keeps its rendered text).
+ *
  * It is never the truth: a missing, damaged (digest), other-version or other-root snapshot, or a
  * gap in the journal, is replaced by a full scan (listing-cache.ts's way) that rebuilds it; so is
  * an explicit rescan (`dsh sessions --rescan`). What it does not see: a log changed by a program
  * other than this store (a hand edit, the real dsh writing into the same root) while its project
  * directory's entries stay the same. See docs/store.md.
  */
-import { createHash } from 'node:crypto';
-import { openSync, closeSync, existsSync, fstatSync, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { openSync, closeSync, existsSync, lstatSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { SessionHeader } from '../session/index.js';
 import type { JsonValue } from '../model/json.js';
 import { isErrno } from './errors.js';
-import { assemble, checkDir, infoOf, mapLimit, type CheckedDir, type Entry, type Listing, type ListingMemo } from './discover.js';
-import { ListingCache, type Fingerprint, type ListingSummarizer } from './listing-cache.js';
+import {
+  assemble,
+  checkDir,
+  infoOf,
+  mapLimit,
+  type CheckedDir,
+  type Entry,
+  type Listing,
+  type ListingMemo,
+  type SessionInfo,
+} from './discover.js';
+import { ListingCache, type ListingSummarizer } from './listing-cache.js';
 import { INDEX_FILE, journalNumbers, journalPath, readJournal, validKey } from './listing-journal.js';
 import { acquireLock, type SessionLock } from './lock.js';
-import { LOG_FILE, encodeSegment } from './layout.js';
-import { openOwnFile, replaceOwnFile } from './own-file.js';
+import { LOG_FILE } from './layout.js';
+import {
+  fpRest,
+  generationOf,
+  identOf,
+  readMeta,
+  readSnapshot,
+  rowKind,
+  writeSnapshot,
+  type DirStamp,
+  type Meta,
+  type Project,
+  type RawRow,
+  type Snapshot,
+} from './listing-snapshot.js';
 
-const FORMAT = 'dsh-listing-index';
-const VERSION = 1;
 export const INDEX_LOCK_FILE = 'listing-index.lock';
 /** A directory modified this recently (ms) may change again within its mtime's granularity. */
 const RACY_MS = 2000;
-
-/**
- * A session directory as the snapshot holds it: `[segment, flags]`, re-checked by every listing
- * (a problem, a directory without a log, or one named since and not checked yet), or `[segment,
- * flags, size, mtimeMs, rest of the fingerprint, header, summary?]`. Flag 1: a live process held
- * the lock at the last check. Rows stay in this form from the file to the next file: a listing of
- * an unchanged store makes one object per session, its SessionInfo.
- */
-type RawRow = [seg: string, flags: number] | [string, number, number, number, string, SessionHeader, JsonValue?];
-
-/** A project directory's mtime and ctime when it was read; null: read it again next time. */
-type DirStamp = [mtimeMs: number, ctimeMs: number] | null;
-
-interface Project {
-  stamp: DirStamp;
-  rows: RawRow[];
-}
-
-interface Snapshot {
-  upTo: number;
-  summaryKey: string | null;
-  projects: Map<string, Project>;
-  /** The snapshot file as read (a compaction writes only over this very file). */
-  ident: string;
-}
-
-const identOf = (st: { ino: number | bigint; size: number; mtimeMs: number }): string => `${st.ino}:${st.size}:${st.mtimeMs}`;
-const fpRest = (fp: Fingerprint): string => `${fp[2]}:${fp[3]}:${fp[4]}:${fp[5]}`;
-
-function sha256(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/**
- * The header as the snapshot holds it: it was validated when read from its log and the digest
- * covers it, so only what a listing sorts, filters and prints by is checked here (validating
- * 10,000 headers again was a tenth of the listing's time).
- */
-const plausibleHeader = (h: unknown): h is SessionHeader =>
-  typeof h === 'object' &&
-  h !== null &&
-  typeof (h as SessionHeader).id === 'string' &&
-  Number.isSafeInteger((h as SessionHeader).createdAt) &&
-  ((h as SessionHeader).cwd === undefined || typeof (h as SessionHeader).cwd === 'string') &&
-  // dsh sessions prints a fork's parent (and seq): a number there made it throw a TypeError.
-  ((h as SessionHeader).parentSession === undefined || typeof (h as SessionHeader).parentSession === 'string') &&
-  ((h as SessionHeader).seedLength === undefined || Number.isSafeInteger((h as SessionHeader).seedLength));
-
-/**
- * A row's segment is one directory name, and its header's id is the one that names it (the id is
- * almost always its own segment, so the encoding runs only for the others): a forged row could
- * otherwise list a path outside the root (`../..`), or an id no lookup finds.
- */
-const namesItsSegment = (seg: string, h: SessionHeader): boolean =>
-  seg !== '' && seg !== '.' && seg !== '..' && !seg.includes('/') && (h.id === seg || (h.id !== '' && encodeSegment(h.id) === seg));
-
-/**
- * What a row is: `trusted` (its log as remembered), `recheck` (`[segment, flags]`), or `damaged`
- * (not a row: the whole snapshot is unusable). Checked as rows are used, not in a pass of their own.
- */
-function rowKind(row: unknown): 'trusted' | 'recheck' | 'damaged' {
-  if (!Array.isArray(row) || typeof row[0] !== 'string' || typeof row[1] !== 'number') return 'damaged';
-  if (row.length === 2) return 'recheck';
-  if ((row.length !== 6 && row.length !== 7) || !isNum(row[2]) || !isNum(row[3]) || typeof row[4] !== 'string') return 'damaged';
-  return plausibleHeader(row[5]) && namesItsSegment(row[0], row[5]) ? 'trusted' : 'damaged';
-}
-
-/** The snapshot, or undefined when there is none usable (the caller rebuilds it). */
-function readSnapshot(root: string, summaryKey: string | undefined): Snapshot | undefined {
-  let buf: Buffer;
-  let ident: string;
-  try {
-    const fd = openOwnFile(join(root, INDEX_FILE), 'read'); // a FIFO or a link to /dev/zero there: rebuilt, not waited on
-    try {
-      ident = identOf(fstatSync(fd));
-      buf = readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-  const nl = buf.indexOf(0x0a);
-  if (nl < 0 || buf[buf.length - 1] !== 0x0a) return undefined;
-  try {
-    const meta = JSON.parse(buf.toString('utf8', 0, nl)) as Record<string, unknown>;
-    if (meta.format !== FORMAT || meta.version !== VERSION || meta.root !== root) return undefined;
-    if (!Number.isSafeInteger(meta.upTo) || (meta.summaryKey !== null && typeof meta.summaryKey !== 'string')) return undefined;
-    const body = buf.subarray(nl + 1, buf.length - 1);
-    if (meta.digest !== sha256(body)) return undefined;
-    const doc = JSON.parse(body.toString('utf8')) as unknown;
-    if (!Array.isArray(doc)) return undefined;
-    const projects = new Map<string, Project>();
-    // Summaries computed by another summarizer are not this listing's: each is computed again.
-    const dropSummaries = summaryKey !== undefined && summaryKey !== meta.summaryKey;
-    for (const p of doc as unknown[]) {
-      if (!Array.isArray(p) || p.length !== 4 || typeof p[0] !== 'string' || !validKey(`${p[0]}/x`) || !Array.isArray(p[3]))
-        return undefined;
-      const rows = p[3] as RawRow[];
-      if (dropSummaries) for (const r of rows) if (r.length === 7) r.pop();
-      projects.set(p[0], { stamp: isNum(p[1]) && isNum(p[2]) ? [p[1], p[2]] : null, rows });
-    }
-    return { upTo: meta.upTo as number, summaryKey: summaryKey ?? (meta.summaryKey as string | null), projects, ident };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Newest first, as a listing sorts: the next listing's sort then only merges one run per project directory. */
-const createdAt = (r: RawRow): number => (r.length >= 6 ? (r[5] as SessionHeader).createdAt : 0);
-
-function writeSnapshot(root: string, snap: Omit<Snapshot, 'ident'>): void {
-  for (const p of snap.projects.values()) p.rows.sort((a, b) => createdAt(b) - createdAt(a));
-  const body = JSON.stringify([...snap.projects].map(([name, p]) => [name, p.stamp?.[0] ?? null, p.stamp?.[1] ?? null, p.rows]));
-  const meta = { format: FORMAT, version: VERSION, root, summaryKey: snap.summaryKey, upTo: snap.upTo, digest: sha256(body) };
-  const file = join(root, INDEX_FILE);
-  replaceOwnFile(file, `${JSON.stringify(meta)}\n${body}\n`);
-}
 
 /** Journals `upTo`+1, +2, … to the newest, each from where `from` says it was read to; undefined on a gap. */
 function readJournals(root: string, upTo: number, from: ReadonlyMap<number, number> = new Map()) {
@@ -277,7 +184,13 @@ interface Recheck {
   project: string;
   seg: string;
   row: RawRow | undefined;
+  /** Re-checked only because it is live (not announced, not a problem, its summary there). */
+  live?: boolean;
 }
+
+/** A live session still live: its lock held, its log listed. */
+const stillLive = (c: CheckedDir | undefined): c is CheckedDir & { entry: { info: SessionInfo } } =>
+  c?.held === true && c.entry !== undefined && 'info' in c.entry;
 
 /** Journal keys by project directory. */
 function byProject(keys: readonly string[]): Map<string, Set<string>> {
@@ -300,6 +213,8 @@ async function fromSnapshot(
 ): Promise<Listing | undefined> {
   const named = byProject(journal.keys);
   let dirty = journal.keys.length > 0;
+  // The listing is the snapshot's, but for its live sessions: no project directory read again, nothing re-checked but them.
+  let asNamed = !dirty;
   const base = root.endsWith(sep) ? root : root + sep;
   const entries: Entry[] = [];
   const recheck: Recheck[] = [];
@@ -319,6 +234,7 @@ async function fromSnapshot(
     if (stamp === null || stamp[0] !== st.mtimeMs || stamp[1] !== st.ctimeMs) {
       // Read again: sessions made or removed since (by anyone, this store or not).
       const readAt = Date.now();
+      asNamed = false;
       present = new Set(subdirs(join(root, name)) ?? []);
       const was = stamp;
       stamp = stampOf(st, readAt);
@@ -342,8 +258,11 @@ async function fromSnapshot(
         dirty = true; // removed
         continue;
       }
-      if (kind === 'recheck' || (row[1] & 1) !== 0 || announced || (summarizer !== undefined && row.length === 6)) {
-        recheck.push({ project: name, seg, row });
+      const unsummarized = summarizer !== undefined && row.length === 6;
+      if (kind === 'recheck' || (row[1] & 1) !== 0 || announced || unsummarized) {
+        const live = kind === 'trusted' && (row[1] & 1) !== 0 && !announced && !unsummarized;
+        if (!live) asNamed = false;
+        recheck.push({ project: name, seg, row, live });
         continue;
       }
       const [, , size, mtimeMs, , header, summary] = row as [string, number, number, number, string, SessionHeader, JsonValue?];
@@ -352,7 +271,11 @@ async function fromSnapshot(
     }
     next.set(name, { stamp, rows: kept });
   }
-  for (const name of snap.projects.keys()) if (!next.has(name)) dirty = true; // a project directory removed
+  for (const name of snap.projects.keys()) {
+    if (next.has(name)) continue;
+    dirty = true; // a project directory removed
+    asNamed = false;
+  }
   // Named in the journal but in no row: under a project directory not read above (made after it
   // was listed), or missing from the snapshot while its project directory did not change.
   for (const [project, segs] of named) for (const seg of segs) recheck.push({ project, seg, row: undefined });
@@ -365,7 +288,8 @@ async function fromSnapshot(
     return c.entry === undefined && !existsSync(dir) ? undefined : c;
   });
   results.forEach((c, i) => {
-    const { project, seg, row } = recheck[i]!;
+    const { project, seg, row, live } = recheck[i]!;
+    if (!live || !stillLive(c)) asNamed = false;
     if (c === undefined) {
       if (row !== undefined) dirty = true;
       return;
@@ -378,7 +302,56 @@ async function fromSnapshot(
     entries.push(c.entry);
   });
   if (dirty) await compact(root, snap, journal.ends, next);
-  return assemble(entries);
+  const listing: Listing = assemble(entries);
+  if (asNamed && snap.settled && listing.problems.length === 0) listing.generation = snap.generation;
+  return listing;
+}
+
+/** What listingGeneration says: the generation, and the listing's live sessions as they are now. */
+export interface ListingGeneration {
+  generation: string;
+  live: SessionInfo[];
+}
+
+/**
+ * The generation of the listing a `listIndexed(root, summarizer)` would return now, and its live
+ * sessions checked afresh, when the snapshot's metadata line can tell (else undefined): the
+ * snapshot is settled, for this summarizer; nothing was announced since it was written (its one
+ * newer journal is empty); the project directories are the ones it stamped, with those stamps;
+ * and each live session is still live. These are the conditions under which fromSnapshot reads
+ * no project directory again and re-checks nothing but the live sessions: equal generations,
+ * equal listings but for the live sessions, which are returned here as that listing would hold them.
+ */
+export async function listingGeneration(
+  root: string,
+  summarizer: ListingSummarizer<JsonValue> | undefined,
+): Promise<ListingGeneration | undefined> {
+  let meta: Meta | undefined;
+  try {
+    meta = readMeta(root);
+    if (meta === undefined || !meta.settled || (summarizer !== undefined && summarizer.key !== meta.summaryKey)) return undefined;
+    const upTo = meta.upTo;
+    const ns = journalNumbers(root).filter((n) => n > upTo);
+    if (ns.length !== 1 || ns[0] !== upTo + 1 || statSync(journalPath(root, ns[0])).size !== 0) return undefined;
+    const names = subdirs(root);
+    if (names === undefined || names.length !== meta.stamps.length) return undefined;
+    const stamps = new Map(meta.stamps.map(([name, m, c]) => [name, [m, c]] as const));
+    for (const name of names) {
+      const stamp = stamps.get(name);
+      if (stamp === undefined || stamp[0] === null) return undefined;
+      const st = statSync(join(root, name));
+      if (st.mtimeMs !== stamp[0] || st.ctimeMs !== stamp[1]) return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  const live: SessionInfo[] = [];
+  for (const [project, row] of meta.held) {
+    const c = await checkDir(root, join(root, project, row[0]), rowMemo(row), summarizer, true);
+    if (!stillLive(c)) return undefined; // closed (or gone) since: the listing compacts that
+    live.push(c.entry.info);
+  }
+  return { generation: generationOf(meta), live };
 }
 
 /** Fold the journal into a new snapshot (lines that arrived after this listing read it ask for a re-check). */

@@ -15,7 +15,7 @@ import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type ResumeIn
 import { StoreError } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
 import type { ListingSummarizer } from './listing-cache.js';
-import { listIndexed } from './listing-index.js';
+import { listIndexed, listingGeneration, type ListingGeneration } from './listing-index.js';
 import { journalTouch } from './listing-journal.js';
 import type { JsonValue } from '../model/json.js';
 import { mkdirDurable, publishNew, sweepTemps, writeAll, type PublishOptions } from './durable.js';
@@ -379,6 +379,15 @@ export class SessionStore implements Store {
   list(summarizer?: ListingSummarizer<JsonValue>, opts: { rescan?: boolean } = {}): Promise<Listing> {
     if (this.opts.listingIndex || opts.rescan) return listIndexed(this.root, summarizer, opts.rescan === true);
     return listSessions(this.root, summarizer);
+  }
+
+  /**
+   * The generation `list(summarizer)` would carry now, and its live sessions (held open) checked
+   * afresh, when the listing index can tell without reading the listing (see listingGeneration);
+   * undefined without the index or when it cannot.
+   */
+  async listingGeneration(summarizer?: ListingSummarizer<JsonValue>): Promise<ListingGeneration | undefined> {
+    return this.opts.listingIndex ? listingGeneration(this.root, summarizer) : undefined;
   }
 
   /** Close every session this store opened. Results in open order; a failed close stays open. */

@@ -2,7 +2,8 @@
  * `dsh sessions list|path`, and `dsh log …` naming a stored session by id. Sessions are made
  * through the store's own API with a fixed clock, so times, ids and turn counts are known.
  */
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
@@ -235,6 +236,119 @@ describe('dsh sessions --rescan (issue 13 item 3)', () => {
     expect(await turnsOf([])).toEqual(before);
     expect(await turnsOf(['--rescan'])).toEqual({ ...before, [f.older.id]: 3 });
     expect(await turnsOf([])).toEqual({ ...before, [f.older.id]: 3 });
+  });
+});
+
+describe('dsh sessions: the text kept under the listing generation (issue 13 item 3)', () => {
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+  it('an unchanged store prints the kept text; a change, another scope, limit or style is listed afresh', async () => {
+    const f = await fixture();
+    const env = { DSH_HOME: f.home };
+    const kept = join(f.home, 'cache', 'sessions-all.txt');
+    const all = async (...more: string[]): Promise<string> => {
+      const r = await runMain(['sessions', '--all', ...more], env);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const truth = await all();
+    expect(truth.split('\n').filter((l) => !l.startsWith(' '))).toEqual([
+      `${f.other.id}  2026-01-04 00:00Z · 0 turns · ${f.b}`,
+      `${f.newer.id}  2026-01-03 10:20Z · 1 turn · ${f.a}  "Add a test"`,
+      `${f.older.id}  2026-01-02 03:04Z · 2 turns · ${f.a}  "Fix the typo in README.md"`,
+      '',
+    ]);
+    await sleep(2100); // past the window in which a project directory's mtime may not move
+    for (let i = 0; i < 3 && !existsSync(kept); i++) expect(await all()).toBe(truth);
+    expect(existsSync(kept), 'a settled listing keeps its text').toBe(true);
+    // Proof that the kept text is what is printed: a same-length edit of it shows.
+    const original = readFileSync(kept);
+    writeFileSync(kept, Buffer.from(original.toString('latin1').replace('Add a test', 'Add a TEST'), 'latin1'));
+    expect(await all()).toBe(truth.replace('Add a test', 'Add a TEST'));
+    // Its length changed (cut, grown): not used, listed afresh and kept again.
+    writeFileSync(kept, original.subarray(0, original.length - 1));
+    expect(await all()).toBe(truth);
+    expect(readFileSync(kept)).toEqual(original);
+    // A FIFO at its name: a miss, not a wait (and the text kept replaces it, by rename).
+    rmSync(kept);
+    expect(spawnSync('mkfifo', [kept]).status).toBe(0);
+    expect(await all()).toBe(truth);
+    expect(lstatSync(kept).isFile()).toBe(true);
+    expect(readFileSync(kept)).toEqual(original);
+    // Another limit, the workspace scope, a colouring output: each listed afresh, right.
+    expect(await all('--limit', '1')).toBe(truth.split('\n').slice(0, 2).join('\n') + '\n');
+    expect(await all()).toBe(truth);
+    const ws = await runMain(['sessions', '--cwd', f.a], env);
+    expect(ws.stdout.split('\n').filter((l) => !l.startsWith(' '))).toEqual([
+      `${f.newer.id}  2026-01-03 10:20Z · 1 turn  "Add a test"`,
+      `${f.older.id}  2026-01-02 03:04Z · 2 turns  "Fix the typo in README.md"`,
+      '',
+    ]);
+    expect((await runMain(['sessions', '--cwd', f.a], env)).stdout).toBe(ws.stdout);
+    expect(existsSync(join(f.home, 'cache', 'sessions.txt')), 'the workspace scope keeps its own').toBe(true);
+    expect(readFileSync(kept).subarray(-200)).toEqual(original.subarray(-200));
+    // An output that styles (as a terminal's does): the plain text kept is not its text.
+    class Marked extends Output {
+      override style(k: string, t: string): string {
+        return `<${k}>${t}</${k}>`;
+      }
+    }
+    const marked: Buffer[] = [];
+    const out = new Marked({ write: (c: string | Uint8Array) => marked.push(Buffer.from(c)) }, false, true);
+    expect(await main(['sessions', '--all'], { out, err: new Output({ write: () => true }, false), env })).toBe(0);
+    out.flush();
+    expect(Buffer.concat(marked).toString().split('\n')[0]).toBe(`<bold>${f.other.id}</bold>  2026-01-04 00:00Z · 0 turns · ${f.b}`);
+    // A secret configured for redaction is redacted in kept text too (it goes the text way).
+    const red: string[] = [];
+    const rout = new Output({ write: (c: string | Uint8Array) => red.push(Buffer.from(c).toString()) }, false, true);
+    rout.redact(['Fix the typo']);
+    expect(await all()).toBe(truth); // kept again for the plain style
+    expect(await main(['sessions', '--all'], { out: rout, err: new Output({ write: () => true }, false), env })).toBe(0);
+    rout.flush();
+    expect(red.join('')).toBe(truth.replace('Fix the typo', '[REDACTED]'));
+    // A turn appended through the store: the next listing says so.
+    let now = T3 + 10;
+    const store = new SessionStore({ root: join(f.home, 'sessions'), clock: () => now++ });
+    const s = await store.open(f.newer.id);
+    s.session.append('turn/start', { turn: 2 });
+    s.session.append('turn/end', { turn: 2, reason: { kind: 'completed' } });
+    await store.close();
+    expect(await all()).toBe(truth.replace('1 turn ·', '2 turns ·'));
+    expect(await all()).toBe(truth.replace('1 turn ·', '2 turns ·'));
+  });
+  it('a session held open is printed afresh inside the kept text: its turns and holder as they are now', async () => {
+    const f = await fixture();
+    const env = { DSH_HOME: f.home };
+    const kept = join(f.home, 'cache', 'sessions-all.txt');
+    const all = async (): Promise<string> => {
+      const r = await runMain(['sessions', '--all'], env);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    const truth = await all();
+    let now = T3 + 10;
+    const store = new SessionStore({ root: join(f.home, 'sessions'), clock: () => now++ });
+    const held = await store.open(f.newer.id);
+    try {
+      const open = truth.replace('1 turn ·', `1 turn · open in pid ${process.pid} ·`);
+      await sleep(2100);
+      for (let i = 0; i < 4; i++) expect(await all()).toBe(open);
+      expect(existsSync(kept)).toBe(true);
+      // The rest is the kept text (a same-length edit of another session's title shows); the live session's lines are not.
+      writeFileSync(
+        kept,
+        readFileSync(kept, 'latin1').replace('Fix the typo', 'Fix THE typo').replace('Add a test', 'Add a TEST'),
+        'latin1',
+      );
+      expect(await all()).toBe(open.replace('Fix the typo', 'Fix THE typo'));
+      held.session.append('turn/start', { turn: 2 });
+      held.session.append('turn/end', { turn: 2, reason: { kind: 'completed' } });
+      await held.flush();
+      expect(await all()).toBe(open.replace('Fix the typo', 'Fix THE typo').replace('1 turn ·', '2 turns ·'));
+    } finally {
+      await store.close();
+    }
+    expect(await all()).toBe(truth.replace('1 turn ·', '2 turns ·'));
   });
 });
 

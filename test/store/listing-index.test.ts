@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionStore, logPath, projectKey, type Listing, type ListingSummarizer } from '../../src/store/index.js';
 import type { JsonValue } from '../../src/model/json.js';
 import { appendTurn, fixedClock } from './support/events.js';
@@ -117,12 +117,12 @@ describe('the listing index', () => {
     // Past the window in which a directory's mtime might not move: the stamp is trusted from here.
     await sleep(2100);
     expect(turns(await list(root))).toEqual({ p1: 1, p2: 1 });
-    const body = JSON.parse(readFileSync(join(root, INDEX), 'utf8').split('\n')[1]!) as [string, number | null][];
-    expect(body.find((p) => p[0] === projectKey('/w'))![1], 'the project directory is stamped').not.toBeNull();
+    const meta = JSON.parse(readFileSync(join(root, INDEX), 'utf8').split('\n')[0]!) as { stamps: [string, number | null][] };
+    expect(meta.stamps.find((p) => p[0] === projectKey('/w'))![1], 'the project directory is stamped').not.toBeNull();
     // A snapshot without p2's row whose project stamp still holds: only the journal can bring p2 back.
     const [metaLine, bodyLine] = readFileSync(join(root, INDEX), 'utf8').split('\n') as [string, string];
-    const projects = JSON.parse(bodyLine) as [string, number, number, [string, ...unknown[]][]][];
-    for (const p of projects) p[3] = p[3].filter((r) => r[0] !== 'p2');
+    const projects = JSON.parse(bodyLine) as [string, [string, ...unknown[]][]][];
+    for (const p of projects) p[1] = p[1].filter((r) => r[0] !== 'p2');
     const lessBody = JSON.stringify(projects);
     const digest = createHash('sha256').update(lessBody).digest('hex');
     writeFileSync(join(root, INDEX), `${JSON.stringify({ ...(JSON.parse(metaLine) as object), digest })}\n${lessBody}\n`);
@@ -171,6 +171,11 @@ describe('the listing index', () => {
       (_, m, b) => `${JSON.stringify({ ...(JSON.parse(m) as object), version: 99 })}\n${b}\n`,
       (_, m, b) => `${JSON.stringify({ ...(JSON.parse(m) as object), root: '/elsewhere' })}\n${b}\n`,
       (_, m, b) => `${m}\n${b}`, // no final newline: cut short
+      (_, m, b) => `${JSON.stringify({ ...(JSON.parse(m) as { stamps: unknown[] }), stamps: [] })}\n${b}\n`, // rows of unstamped projects
+      (_, m, b) => {
+        const meta = JSON.parse(m) as { stamps: [string, ...unknown[]][] };
+        return `${JSON.stringify({ ...meta, stamps: meta.stamps.map(([, ...rest]) => ['--else--', ...rest]) })}\n${b}\n`;
+      }, // stamps naming other projects than the rows
     ];
     for (const damage of damages) {
       const good = readFileSync(join(root, INDEX), 'utf8');
@@ -274,6 +279,184 @@ describe('the listing index', () => {
     ).toEqual(['listing-cache.json', INDEX, 'listing-journal.0']);
     rmSync(join(root, 'listing-journal.0'));
     expect(turns(await list(root)), 'a journal gap: rebuilt').toEqual({ n: 1 });
+  });
+});
+
+describe('the listing generation', () => {
+  const named = (root: string, summarizer = turnCounter()) => new SessionStore({ root, listingIndex: true }).listingGeneration(summarizer);
+  const gen = async (root: string, summarizer = turnCounter()): Promise<string | undefined> => (await named(root, summarizer))?.generation;
+  const row = (s: Listing['sessions'][number]) => [s.id, s.size, s.summary, s.lockedBy?.pid ?? null];
+  /** The listing's content as a caller sees it but for its live sessions (ids only): ids, sizes, turns, holders, problems. */
+  const content = (l: Listing): string =>
+    JSON.stringify([l.sessions.map((s) => (s.lockedBy === undefined ? row(s) : s.id)), l.problems.map((p) => p.path)]);
+  /** The live sessions as a listing holds them. */
+  const liveOf = (l: Listing) => l.sessions.filter((s) => s.lockedBy !== undefined).map(row);
+
+  it('a settled snapshot names its listing; a change a listing would see unnames it until a listing settles again', async () => {
+    const root = tempDir();
+    const st = new SessionStore({ root, clock: fixedClock() });
+    for (const [cwd, id] of [
+      ['/w/1', 'a'],
+      ['/w/1', 'b'],
+      ['/w/2', 'c'],
+    ] as const) {
+      const s = await st.create({ cwd, id });
+      appendTurn(s.session);
+      await s.close();
+    }
+    expect(await gen(root), 'no index yet').toBeUndefined();
+    expect((await list(root)).generation, 'a full scan').toBeUndefined();
+    await sleep(2100); // past the window in which a project directory's mtime may not move
+    /** Listings until one carries a generation (each compacts what the one before saw): at most 3. */
+    const settle = async (): Promise<Listing> => {
+      for (let i = 0; i < 3; i++) {
+        const before = await gen(root);
+        const l = await list(root);
+        if (before !== undefined) expect(l.generation, 'the generation said before the listing is its own').toBe(before);
+        if (l.generation !== undefined) return l;
+      }
+      throw new Error('no listing settled');
+    };
+    const first = await settle();
+    const g = first.generation!;
+    expect(await gen(root)).toBe(g);
+    const again = await list(root);
+    expect(again.generation).toBe(g);
+    expect(content(again)).toBe(content(first));
+    expect(
+      await gen(root, { ...turnCounter(), key: 'test/other/1' }),
+      'another summarizer: its summaries are not in the snapshot',
+    ).toBeUndefined();
+
+    // An append through the store: announced, so no generation until it is listed.
+    const a = await st.open('a');
+    appendTurn(a.session);
+    await a.close();
+    expect(await gen(root)).toBeUndefined();
+    const afterAppend = await settle();
+    expect(afterAppend.generation).not.toBe(g);
+    expect(turns(afterAppend)).toEqual({ a: 2, b: 1, c: 1 });
+
+    // A session held open: live, re-checked by every listing. Its appends keep the generation;
+    // the generation gives it as it is now.
+    const held = await st.open('b');
+    expect(await gen(root), 'announced').toBeUndefined();
+    const open = await settle();
+    expect(liveOf(open)).toEqual([['b', open.sessions.find((x) => x.id === 'b')!.size, { turns: 1 }, process.pid]]);
+    appendTurn(held.session);
+    await held.flush();
+    const now = await named(root);
+    expect(now?.generation, 'a live session appending keeps the generation').toBe(open.generation);
+    const grown = await list(root);
+    expect(grown.generation).toBe(open.generation);
+    expect(turns(grown)).toEqual({ a: 2, b: 2, c: 1 });
+    expect(now?.live.map(row)).toEqual(liveOf(grown));
+    expect(content(grown)).toBe(content(open));
+    expect(await gen(root), 'the compaction of its new size keeps it too').toBe(open.generation);
+    await held.close();
+    expect(await gen(root), 'closed: its row is no longer live').toBeUndefined();
+    const released = await settle();
+    expect(released.sessions.find((s) => s.id === 'b')!.lockedBy).toBeUndefined();
+    expect(released.generation).not.toBe(open.generation);
+
+    // A project directory made by another program, and a session directory removed by one.
+    handLog(root, '/w/3', 'foreign', 2);
+    expect(await gen(root)).toBeUndefined();
+    await sleep(2100);
+    expect(turns(await settle())).toEqual({ a: 2, b: 2, c: 1, foreign: 2 });
+    rmSync(join(logPath(root, '/w/1', 'b'), '..'), { recursive: true });
+    expect(await gen(root)).toBeUndefined();
+    await sleep(2100);
+    const removed = await settle();
+    expect(turns(removed)).toEqual({ a: 2, c: 1, foreign: 2 });
+    expect(await gen(root)).toBe(removed.generation);
+  });
+
+  it('property: equal generations, equal listings but for live sessions; what is said before a listing is that listing’s', async () => {
+    type Op = { kind: 'create' } | { kind: 'turn'; pick: number } | { kind: 'hold'; pick: number } | { kind: 'release' } | { kind: 'list' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.constant<Op>({ kind: 'create' }),
+      fc.nat(50).map<Op>((pick) => ({ kind: 'turn', pick })),
+      fc.nat(50).map<Op>((pick) => ({ kind: 'hold', pick })),
+      fc.constant<Op>({ kind: 'release' }),
+      fc.constant<Op>({ kind: 'list' }),
+      fc.constant<Op>({ kind: 'list' }),
+      fc.constant<Op>({ kind: 'list' }),
+    );
+    let namedCount = 0;
+    let namedLive = 0;
+    // Directories look older than the racy window at once: Date runs 10 s ahead of the files' clock.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000, shouldAdvanceTime: true });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
+          const root = tempDir();
+          const model: Record<string, number> = {};
+          const seen = new Map<string, string>();
+          const st = new SessionStore({ root, clock: fixedClock() });
+          const holding: Awaited<ReturnType<SessionStore['open']>>[] = [];
+          const ids = (): string[] => Object.keys(model);
+          try {
+            for (const o of [...ops, { kind: 'release' } as Op, { kind: 'list' } as Op, { kind: 'list' } as Op, { kind: 'list' } as Op]) {
+              if (o.kind === 'create') {
+                const id = `s${ids().length}`;
+                await (await st.create({ cwd: `/w/${ids().length % 3}`, id })).close();
+                model[id] = 0;
+              } else if ((o.kind === 'turn' || o.kind === 'hold') && ids().length > 0) {
+                const id = ids()[o.pick % ids().length]!;
+                if (holding.some((h) => h.session.header.id === id)) continue;
+                const s = await st.open(id);
+                appendTurn(s.session);
+                model[id] = model[id]! + 1;
+                if (o.kind === 'hold') holding.push(s);
+                else await s.close();
+              } else if (o.kind === 'release') {
+                for (const h of holding.splice(0)) await h.close();
+              } else if (o.kind === 'list') {
+                const said = await named(root);
+                const l = await list(root);
+                expect(turns(l)).toEqual(model);
+                if (said !== undefined) expect(l.generation).toBe(said.generation);
+                if (l.generation === undefined) continue;
+                namedCount++;
+                if (holding.length > 0) namedLive++;
+                expect(liveOf(l).map((r) => r[0])).toEqual(
+                  l.sessions.filter((x) => holding.some((h) => h.session.header.id === x.id)).map((x) => x.id),
+                );
+                if (said !== undefined) expect(said.live.map(row)).toEqual(liveOf(l));
+                const was = seen.get(l.generation);
+                if (was !== undefined) expect(content(l)).toBe(was);
+                seen.set(l.generation, content(l));
+              }
+            }
+          } finally {
+            for (const h of holding) await h.close();
+          }
+        }),
+        {
+          numRuns: 15,
+          // One run that surely names a listing with a live session (the random ones may not).
+          examples: [
+            [
+              [
+                { kind: 'create' },
+                { kind: 'create' },
+                { kind: 'hold', pick: 0 },
+                { kind: 'list' },
+                { kind: 'list' },
+                { kind: 'turn', pick: 1 },
+                { kind: 'list' },
+                { kind: 'list' },
+              ],
+            ],
+          ],
+        },
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(namedCount, 'some listings were named (the property is not vacuous)').toBeGreaterThan(10);
+    expect(namedLive, 'some of them with live sessions').toBeGreaterThan(0);
   });
 });
 
