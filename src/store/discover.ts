@@ -298,8 +298,24 @@ export function infoOf(header: SessionHeader, path: string, size: number, mtimeM
   return info;
 }
 
-/** Every session directory under `root` (each project directory read). */
-export async function sessionDirs(root: string): Promise<string[]> {
+/**
+ * A project directory the user cannot read (chmod 000, another user's): a problem of the listing,
+ * which lists the rest (the bare EACCES ended it). Undefined for any other error.
+ */
+export function unreadableDir(dir: string, e: unknown): Entry {
+  const errno = errnoOf(e);
+  if (errno !== 'EACCES' && errno !== 'EPERM') return undefined;
+  const error = new StoreError(
+    'UNREADABLE',
+    `${dir}: cannot be read (${errno}); its sessions are not listed`,
+    { path: dir, errno },
+    { cause: e },
+  );
+  return { problem: { path: dir, error } };
+}
+
+/** Every session directory under `root` (each project directory read); `problems` gets the unreadable ones. */
+export async function sessionDirs(root: string, problems?: Entry[]): Promise<string[]> {
   const dirs: string[] = [];
   for (const project of await projectDirs(root)) {
     let entries;
@@ -307,7 +323,10 @@ export async function sessionDirs(root: string): Promise<string[]> {
       entries = await readdir(project, { withFileTypes: true });
     } catch (e) {
       if (isErrno(e, 'ENOENT', 'ENOTDIR')) continue;
-      throw e;
+      const problem = problems && unreadableDir(project, e);
+      if (problem === undefined) throw e;
+      problems!.push(problem);
+      continue;
     }
     for (const e of entries) if (e.isDirectory()) dirs.push(join(project, e.name));
   }
@@ -349,8 +368,9 @@ export function assemble(entries: Iterable<Entry>): Listing {
  */
 export async function listSessions(root: string, summarizer?: ListingSummarizer<JsonValue>): Promise<Listing> {
   const cache = new ListingCache(root, summarizer?.key);
-  const dirs = await sessionDirs(root);
+  const unreadable: Entry[] = [];
+  const dirs = await sessionDirs(root, unreadable);
   const checked = await mapLimit(dirs, 32, (d) => checkDir(root, d, cache, summarizer, false));
   cache.save(new Set(dirs.map((d) => join(d, LOG_FILE))));
-  return assemble(checked.map((c) => c.entry));
+  return assemble([...checked.map((c) => c.entry), ...unreadable]);
 }

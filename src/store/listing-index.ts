@@ -43,6 +43,7 @@ import {
   checkDir,
   infoOf,
   mapLimit,
+  unreadableDir,
   type CheckedDir,
   type Entry,
   type Listing,
@@ -121,15 +122,18 @@ function dropJournals(root: string, upTo: number): void {
 const stampOf = (st: { mtimeMs: number; ctimeMs: number }, readAt: number): DirStamp =>
   st.mtimeMs > readAt - RACY_MS || st.ctimeMs > readAt - RACY_MS ? null : [st.mtimeMs, st.ctimeMs];
 
-/** Names of the subdirectories of `dir`; undefined when it is gone. */
-function subdirs(dir: string): string[] | undefined {
+/** Names of the subdirectories of `dir`; undefined when it is gone, or (given `problems`) unreadable. */
+function subdirs(dir: string, problems?: Entry[]): string[] | undefined {
   try {
     return readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
   } catch (e) {
     if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
-    throw e;
+    const problem = problems && unreadableDir(dir, e);
+    if (problem === undefined) throw e;
+    problems!.push(problem);
+    return undefined;
   }
 }
 
@@ -235,9 +239,10 @@ async function fromSnapshot(
       // Read again: sessions made or removed since (by anyone, this store or not).
       const readAt = Date.now();
       asNamed = false;
-      present = new Set(subdirs(join(root, name)) ?? []);
+      const read = subdirs(join(root, name), entries);
+      present = new Set(read ?? []);
       const was = stamp;
-      stamp = stampOf(st, readAt);
+      stamp = read === undefined ? null : stampOf(st, readAt); // unreadable: read (and reported) again next time
       const same = was === null ? stamp === null : stamp !== null && was[0] === stamp[0] && was[1] === stamp[1];
       if (!same) dirty = true;
       const known = new Set(rows.map((r) => (Array.isArray(r) ? r[0] : undefined))); // not a row: rowKind refuses it below
@@ -388,6 +393,7 @@ async function rebuild(root: string, summarizer: ListingSummarizer<JsonValue> | 
   try {
     const m = lock ? startJournal(root) : -1;
     const projects = new Map<string, Project>();
+    const unreadable: Entry[] = [];
     const dirs: { project: string; seg: string; dir: string }[] = [];
     for (const name of subdirs(root) ?? []) {
       const dir = join(root, name);
@@ -398,7 +404,7 @@ async function rebuild(root: string, summarizer: ListingSummarizer<JsonValue> | 
         continue;
       }
       const readAt = Date.now();
-      const segs = subdirs(dir);
+      const segs = subdirs(dir, unreadable);
       if (segs === undefined) continue;
       projects.set(name, { stamp: stampOf(st, readAt), rows: [] });
       for (const seg of segs) dirs.push({ project: name, seg, dir: join(dir, seg) });
@@ -418,7 +424,7 @@ async function rebuild(root: string, summarizer: ListingSummarizer<JsonValue> | 
         // an index only: the next listing scans again
       }
     }
-    return assemble(checked.map((c) => c.entry));
+    return assemble([...checked.map((c) => c.entry), ...unreadable]);
   } finally {
     lock?.release();
   }

@@ -198,6 +198,18 @@ describe('a session directory the listing user cannot read (chmod 000)', () => {
   });
 });
 
+describe('a project directory the listing user cannot read (chmod 000)', () => {
+  it('is an UNREADABLE problem, every listing says so, and the other projects are listed (EACCES ended every listing)', async () => {
+    const { root } = await storeWithIndex();
+    await (await new SessionStore({ root, listingIndex: true }).create({ cwd: '/v', id: 'b' })).close();
+    execFileSync('chmod', ['-R', 'a+rwX', root]);
+    chmodSync(join(root, '--v--'), 0o000);
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    for (const how of ['scan', 'rescan', 'index', 'index'])
+      expect(await inChild(['list-once', root, how], 5000, as), how).toBe('listed ["a"] ["UNREADABLE"]');
+  });
+});
+
 describe("a session lock the listing user cannot read (another user's, mode 0600; here 0000)", () => {
   it('the session is listed, its holder unknown (EACCES on the lock ended listings, or hid the session as a problem)', async () => {
     const { root } = await storeWithIndex();
