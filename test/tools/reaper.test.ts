@@ -14,7 +14,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reaperAvailable, underReaper } from '../../src/tools/shell/reaper.js';
+import type { ShellSpawnPlan } from '../../src/tools/shell/hooks.js';
+import { runForeground } from '../../src/tools/shell/run.js';
+import { JobRegistry } from '../../src/tools/shell/jobs.js';
+import { PERSISTENT_SHELL_COMMAND, PersistentShell } from '../../src/tools/shell/persistent.js';
 import { killQuietly, processesWith } from '../support/processes.js';
+import { tempDir } from './helpers.js';
 
 /** Processes whose argv[0] is `name` (started as `exec -a name …`). */
 const named = (name: string): number[] => processesWith(name).flatMap((p) => (p.argv[0] === name ? [p.pid] : []));
@@ -80,6 +85,75 @@ describe.skipIf(!reaperAvailable())('the reaper', () => {
     while (named(token).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     process.kill(-r.pid, 'SIGTERM'); // as dsh cancels a command
     expect(await r.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(alive(token)).toEqual([]);
+  });
+});
+
+/** A fresh token for a process the test must find (`exec -a TOKEN …`); ended after the test. */
+function newToken(): string {
+  const token = `dshreaper${randomBytes(4).toString('hex')}`;
+  tokens.push(token);
+  return token;
+}
+
+/**
+ * A plain `bash -c` plan, as dsh gives one to `spawnPlan` (which puts it under the reaper). HOME
+ * is an empty directory: on a socket for stdin `bash -c` reads `~/.bashrc`, which is not the test's.
+ */
+function bashPlan(command: string): ShellSpawnPlan {
+  const home = tempDir('dsh-reaper-home-');
+  return { file: 'bash', args: ['-c', command], cwd: home, env: { PATH: process.env.PATH, HOME: home } };
+}
+
+async function untilNamed(token: string): Promise<void> {
+  while (named(token).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/**
+ * A command that ignores SIGTERM and SIGHUP and has left a daemon, out of its process group, that
+ * ignores them too: only the reaper can end that daemon. dsh's own SIGKILL of the group at the end
+ * of the grace used to come first (both 2 s; the persistent shell's 1 s), killing the reaper
+ * before its own grace ran out: the daemon went to init and kept the output pipe, and the call
+ * never returned.
+ */
+const stubborn = (token: string): string => `setsid -f bash -c "trap '' TERM HUP; exec -a ${token} sleep 300"; trap '' TERM HUP; sleep 300`;
+
+describe.skipIf(!reaperAvailable())('stopping a command run under the reaper', () => {
+  it('a cancel ends what left the group too, after the grace (SIGKILL)', { timeout: 20_000 }, async () => {
+    const token = newToken();
+    const cancel = new AbortController();
+    const result = runForeground(bashPlan(stubborn(token)), { timeoutMs: 120_000, signal: cancel.signal, maxOutputBytes: 1000 });
+    await untilNamed(token);
+    cancel.abort();
+    const r = await result;
+    expect({ exitCode: r.exitCode, signal: r.signal, aborted: r.aborted }).toEqual({ exitCode: null, signal: 'SIGKILL', aborted: true });
+    expect(alive(token)).toEqual([]);
+  });
+
+  it('job_kill ends what left the group too, and the job says killed', { timeout: 20_000 }, async () => {
+    const token = newToken();
+    const job = new JobRegistry().start('stubborn', bashPlan(stubborn(token)), undefined);
+    await untilNamed(token);
+    expect(job.kill()).toBe(true);
+    await job.done;
+    expect({ status: job.status, exitCode: job.exitCode, signal: job.signal }).toEqual({
+      status: 'killed',
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
+    expect(alive(token)).toEqual([]);
+  });
+
+  it('a persistent-shell cancel ends what left the group too', { timeout: 20_000 }, async () => {
+    const token = newToken();
+    const shell = PersistentShell.start(bashPlan(PERSISTENT_SHELL_COMMAND));
+    const cancel = new AbortController();
+    const result = shell.run(stubborn(token), { timeoutMs: 120_000, signal: cancel.signal, maxOutputBytes: 1000 });
+    await untilNamed(token);
+    cancel.abort();
+    expect((await result).kind).toBe('aborted');
+    // The shell is gone; what it had the reaper kill may still be on its way out.
+    for (let i = 0; i < 100 && alive(token).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive(token)).toEqual([]);
   });
 });

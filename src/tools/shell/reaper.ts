@@ -13,6 +13,8 @@
  *   status, re-raising a fatal signal so the caller sees the same `signal`;
  * - SIGTERM/SIGINT/SIGHUP (a timeout, a cancel, `job_kill`) are passed to every descendant, and
  *   any still alive 2 s later are killed (its exit then says the command was killed: SIGKILL);
+ * - SIGUSR1 (the parent-death signal, and how dsh ends a grace: `killGroup`) kills every
+ *   descendant at once, then exits as the command ended (SIGKILL when it had to be killed);
  * - those signals, and the parent-death one, are blocked while it starts the command: one that
  *   arrives then waits for the handlers, where it used to kill the reaper by default and leave
  *   whatever the command had already `setsid`ed to init.
@@ -69,7 +71,13 @@ if ($child == 0) {
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), $mask);
   exec { $cmd[0] } @cmd; print STDERR "dsh-reaper: cannot run $cmd[0]: $!\n"; POSIX::_exit(127);
 }
-$SIG{USR1} = sub { kill_all(); POSIX::_exit(137); };
+sub finish {
+  kill_all();
+  $status //= 0;
+  if ($status & 127) { my $s = $status & 127; $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP USR1 ALRM); kill $s, $$; POSIX::_exit(128 + $s); }
+  POSIX::_exit($status >> 8);
+}
+$SIG{USR1} = \&finish;
 for my $sig (qw(TERM INT HUP)) {
   $SIG{$sig} = sub { kill $sig, descendants(); alarm 2; };
 }
@@ -80,10 +88,7 @@ while (1) {
   if ($w == $child) { $status = $?; last; }
   last if $w == -1;
 }
-kill_all();
-$status //= 0;
-if ($status & 127) { my $s = $status & 127; $SIG{$_} = 'DEFAULT' for qw(TERM INT HUP USR1 ALRM); kill $s, $$; POSIX::_exit(128 + $s); }
-POSIX::_exit($status >> 8);
+finish();
 `;
 
 let usable: boolean | undefined;

@@ -61,6 +61,17 @@ const KILL_GRACE_MS = 2000;
  */
 const wrappers = new WeakSet<ChildProcess>();
 
+/**
+ * Children that are the reaper. The end of a grace must be its work, not a SIGKILL of its group:
+ * only the reaper reaches what left the group (`setsid`), and killed first it cannot (what it
+ * would have killed was left to init, and kept dsh's output pipe open). So it is asked
+ * (SIGUSR1: kill everything, exit as the command ended), and its group is SIGKILLed only if it
+ * is still there a grace later (a reaper stopped by its command).
+ */
+const reaped = new WeakSet<ChildProcess>();
+
+const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
+
 /** The processes in process group `pgid` (Linux /proc; empty where it cannot be read). */
 function groupMembers(pgid: number): number[] {
   let names: string[];
@@ -92,12 +103,20 @@ function send(pid: number, sig: NodeJS.Signals): void {
 }
 
 export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  if (sig !== 'SIGKILL' && wrappers.has(child)) {
-    for (const pid of groupMembers(child.pid)) if (pid !== child.pid) send(pid, sig);
+  const pid = child.pid;
+  if (pid === undefined) return;
+  if (sig === 'SIGKILL' && reaped.has(child) && running(child)) {
+    send(pid, 'SIGUSR1');
+    setTimeout(() => {
+      if (running(child)) send(-pid, 'SIGKILL');
+    }, KILL_GRACE_MS).unref();
     return;
   }
-  send(-child.pid, sig);
+  if (sig !== 'SIGKILL' && wrappers.has(child)) {
+    for (const member of groupMembers(pid)) if (member !== pid) send(member, sig);
+    return;
+  }
+  send(-pid, sig);
 }
 
 /**
@@ -105,7 +124,8 @@ export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
  * dsh by itself runs under the reaper, so no command (or what it leaves behind) outlives dsh.
  */
 export function spawnPlan(plan: ShellSpawnPlan, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
-  const { file, args } = plan.diesWithParent || !reaperAvailable() ? plan : underReaper(plan.file, plan.args);
+  const reaper = !plan.diesWithParent && reaperAvailable();
+  const { file, args } = reaper ? underReaper(plan.file, plan.args) : plan;
   const child = spawn(file, args, {
     cwd: plan.cwd,
     env: plan.env as NodeJS.ProcessEnv,
@@ -114,6 +134,7 @@ export function spawnPlan(plan: ShellSpawnPlan, stdin: 'ignore' | 'pipe' = 'igno
     detached: true, // own session and process group: no controlling terminal, killable as a group
   });
   if (plan.diesWithParent) wrappers.add(child);
+  if (reaper) reaped.add(child);
   return child;
 }
 
