@@ -193,8 +193,12 @@ describe('a session directory the listing user cannot read (chmod 000)', () => {
     chmodSync(join(root, '--w--', 'b'), 0o000);
     // Root reads everything: the listing runs as nobody there, so that the mode applies.
     const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    for (const how of ['scan', 'index', 'rescan'])
-      expect(await inChild(['list-once', root, how], 5000, as)).toBe('listed ["a"] ["UNREADABLE"]');
+    try {
+      for (const how of ['scan', 'index', 'rescan'])
+        expect(await inChild(['list-once', root, how], 5000, as)).toBe('listed ["a"] ["UNREADABLE"]');
+    } finally {
+      chmodSync(join(root, '--w--', 'b'), 0o700); // so that a test run by another user than root can remove it
+    }
   });
 });
 
@@ -205,8 +209,12 @@ describe('a project directory the listing user cannot read (chmod 000)', () => {
     execFileSync('chmod', ['-R', 'a+rwX', root]);
     chmodSync(join(root, '--v--'), 0o000);
     const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    for (const how of ['scan', 'rescan', 'index', 'index'])
-      expect(await inChild(['list-once', root, how], 5000, as), how).toBe('listed ["a"] ["UNREADABLE"]');
+    try {
+      for (const how of ['scan', 'rescan', 'index', 'index'])
+        expect(await inChild(['list-once', root, how], 5000, as), how).toBe('listed ["a"] ["UNREADABLE"]');
+    } finally {
+      chmodSync(join(root, '--v--'), 0o700); // so that a test run by another user than root can remove it
+    }
   });
 });
 
