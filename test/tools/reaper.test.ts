@@ -156,4 +156,36 @@ describe.skipIf(!reaperAvailable())('stopping a command run under the reaper', (
     for (let i = 0; i < 100 && alive(token).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive(token)).toEqual([]);
   });
+
+  // A command that kills the reaper keeps what it setsid-ed (docs/tools.md says so); what it must
+  // not do is hang dsh: its daemon holds the output pipe, and the call used to wait for that pipe
+  // to close, past its timeout and any cancel.
+  const killsItsReaper = (token: string): string => `setsid -f bash -c "exec -a ${token} sleep 300"; kill -9 $PPID`;
+
+  it('a foreground command that killed the reaper still returns, though its daemon holds the output pipe', {
+    timeout: 20_000,
+  }, async () => {
+    const token = newToken();
+    const r = await runForeground(bashPlan(killsItsReaper(token)), {
+      timeoutMs: 5000,
+      signal: new AbortController().signal,
+      maxOutputBytes: 1000,
+    });
+    expect({ exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut }).toEqual({
+      exitCode: null,
+      signal: 'SIGKILL',
+      timedOut: false,
+    });
+  });
+
+  it('a background job whose command killed the reaper still ends', { timeout: 20_000 }, async () => {
+    const token = newToken();
+    const job = new JobRegistry().start('killer', bashPlan(killsItsReaper(token)), undefined);
+    await job.done;
+    expect({ status: job.status, exitCode: job.exitCode, signal: job.signal }).toEqual({
+      status: 'failed',
+      exitCode: null,
+      signal: 'SIGKILL',
+    });
+  });
 });

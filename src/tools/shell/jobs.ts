@@ -8,7 +8,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { ShellSpawnPlan } from './hooks.js';
-import { killGroup, spawnPlan } from './run.js';
+import { killGroup, onEnded, spawnPlan } from './run.js';
 import type { SandboxReport } from '../permissions/modes.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed' | 'killed';
@@ -74,7 +74,7 @@ export class Job {
         this.spawnError = e.message;
         if (this.child.pid === undefined) settle(null, null);
       });
-      this.child.on('close', settle);
+      onEnded(this.child, settle);
     });
   }
 

@@ -119,6 +119,30 @@ export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   send(-pid, sig);
 }
 
+/** How long output may keep arriving after the process dsh started has exited. */
+const DRAIN_MS = 1000;
+
+/**
+ * `onEnd` once `child` has exited and its output is read, or, when something it started still
+ * holds the output pipes, `DRAIN_MS` after it exited, the pipes then closed on dsh's side. Only a
+ * process out of dsh's reach holds them then (one that killed or stopped the reaper; any daemon
+ * where no reaper runs): waiting for it to let go would hang the call, cancel included.
+ */
+export function onEnded(child: ChildProcess, onEnd: (code: number | null, sig: NodeJS.Signals | null) => void): void {
+  let drain: NodeJS.Timeout | undefined;
+  child.on('exit', (code, sig) => {
+    drain = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      onEnd(code, sig);
+    }, DRAIN_MS);
+  });
+  child.on('close', (code, sig) => {
+    clearTimeout(drain);
+    onEnd(code, sig);
+  });
+}
+
 /**
  * Start a plan in its own session and process group. A plan that does not end its processes with
  * dsh by itself runs under the reaper, so no command (or what it leaves behind) outlives dsh.
@@ -183,6 +207,6 @@ export function runForeground(plan: ShellSpawnPlan, opts: RunOptions): Promise<R
       if (child.pid === undefined) settle(null, null); // never started: no 'close' is owed
     });
     child.on('exit', () => killGroup(child, 'SIGKILL'));
-    child.on('close', (code, sig) => settle(code, sig));
+    onEnded(child, settle);
   });
 }
