@@ -239,7 +239,7 @@ export async function runSessionsList(opts: ListOptions, io: Io): Promise<number
 async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> {
   const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
   const keeping = !opts.json && !opts.rescan && !isPg(store) ? await keptListing(store as SessionStore, cwd, opts.limit, io) : undefined;
-  if (keeping?.hit !== undefined && printKept(keeping.hit, keeping.live, cwd === undefined, io.out)) return EXIT_OK;
+  if (keeping?.hit !== undefined && printKept(keeping.hit, keeping.live, cwd, store.location, io)) return EXIT_OK;
   const { rows, problems, generation } = await listRows(
     store,
     (sessions) => {
@@ -258,22 +258,22 @@ async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> 
     const where = p.error.message.startsWith(p.path) ? '' : `${oneLine(p.path)}: `;
     io.err.line(`${io.err.style('yellow', 'warning')}: ${where}${oneLine(p.error.message)} [${p.error.code}]`);
   }
-  if (rows.length === 0) {
-    io.err.line(
-      cwd === undefined
-        ? `no sessions under ${oneLine(store.location)}`
-        : `no sessions for ${oneLine(cwd)} under ${oneLine(store.location)} (--all lists every workspace)`,
-    );
-    return EXIT_OK;
-  }
   const lines = renderRows(rows, cwd === undefined, io.out);
+  let kept: KeptText | undefined;
   if (keeping !== undefined && generation !== undefined && problems.length === 0) {
-    const kept = keptOf(lines, rows);
+    kept = keptOf(lines, rows);
     keepListingText(keeping.file, { ...keeping.key, generation }, kept);
-    io.out.utf8Lines(kept.text);
-  } else io.out.line(lines.join('\n'));
+  }
+  if (rows.length === 0) io.err.line(noSessions(cwd, store.location));
+  else if (kept !== undefined) io.out.utf8Lines(kept.text);
+  else io.out.line(lines.join('\n'));
   return EXIT_OK;
 }
+
+const noSessions = (cwd: string | undefined, location: string): string =>
+  cwd === undefined
+    ? `no sessions under ${oneLine(location)}`
+    : `no sessions for ${oneLine(cwd)} under ${oneLine(location)} (--all lists every workspace)`;
 
 /**
  * Where this listing's text is kept and its key but for the generation; and, when the store
@@ -288,10 +288,19 @@ async function keptListing(store: SessionStore, cwd: string | undefined, limit: 
   return { file, key, hit, live: named?.live ?? [] };
 }
 
-/** The kept text with each live session's lines rendered afresh; false (nothing printed) if one is missing. */
-function printKept(kept: KeptText, live: readonly SessionInfo[], withCwd: boolean, out: Io['out']): boolean {
+/**
+ * The kept text with each live session's lines rendered afresh (an empty text: the listing had
+ * no session); false (nothing printed) if a live session is missing.
+ */
+function printKept(kept: KeptText, live: readonly SessionInfo[], cwd: string | undefined, location: string, io: Io): boolean {
   const now = new Map(live.map((info) => [info.id, info]));
   if (!kept.live.every(([id]) => now.has(id))) return false;
+  if (kept.text.length === 0) {
+    io.err.line(noSessions(cwd, location));
+    return true;
+  }
+  const out = io.out;
+  const withCwd = cwd === undefined;
   let at = 0;
   for (const [id, start, end] of kept.live) {
     if (start > at) out.utf8Lines(kept.text.subarray(at, start));
@@ -312,7 +321,7 @@ function keptOf(lines: readonly string[], rows: readonly SessionSummary[]): Kept
     for (; line < 2 * i; line++) at += Buffer.byteLength(lines[line]!) + 1;
     live.push([rows[i]!.id, at, at + Buffer.byteLength(lines[line]!) + Buffer.byteLength(lines[line + 1]!) + 2]);
   }
-  return { text: Buffer.from(`${lines.join('\n')}\n`), live };
+  return { text: lines.length === 0 ? Buffer.alloc(0) : Buffer.from(`${lines.join('\n')}\n`), live };
 }
 
 /**

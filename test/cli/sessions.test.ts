@@ -286,6 +286,14 @@ describe('dsh sessions: the text kept under the listing generation (issue 13 ite
     ]);
     expect((await runMain(['sessions', '--cwd', f.a], env)).stdout).toBe(ws.stdout);
     expect(existsSync(join(f.home, 'cache', 'sessions.txt')), 'the workspace scope keeps its own').toBe(true);
+    // A workspace without sessions: its (empty) listing is kept too, and says so on stderr each time.
+    const none = tempDir();
+    const noneMsg = `no sessions for ${none} under ${join(f.home, 'sessions')} (--all lists every workspace)\n`;
+    for (let i = 0; i < 2; i++) {
+      const r = await runMain(['sessions', '--cwd', none], env);
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, '', noneMsg]);
+    }
+    expect(readFileSync(join(f.home, 'cache', 'sessions.txt'), 'utf8')).toMatch(/,0,\[\]\]\n$/);
     expect(readFileSync(kept).subarray(-200)).toEqual(original.subarray(-200));
     // An output that styles (as a terminal's does): the plain text kept is not its text.
     class Marked extends Output {
