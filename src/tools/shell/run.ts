@@ -57,7 +57,8 @@ const KILL_GRACE_MS = 2000;
  * Children that are a wrapper which ends everything it started when it dies (bubblewrap: its
  * PID namespace goes with it). Such a wrapper has no handler for SIGTERM: signalled with its
  * group it would die at once and take the command with it, so a cancel would kill the command
- * outright instead of giving it the grace to exit. It is left out of every signal but SIGKILL.
+ * outright instead of giving it the grace to exit. It is left out of every signal but SIGKILL,
+ * which goes to its group; the others go to every process in it, in its group or not.
  */
 const wrappers = new WeakSet<ChildProcess>();
 
@@ -72,26 +73,42 @@ const reaped = new WeakSet<ChildProcess>();
 
 const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
 
-/** The processes in process group `pgid` (Linux /proc; empty where it cannot be read). */
-function groupMembers(pgid: number): number[] {
+/**
+ * The processes descended from `root` (Linux /proc; empty where it cannot be read). For a
+ * wrapper that is everything in its sandbox: what leaves the group (`setsid`) stays in the tree,
+ * since an orphan goes to the namespace's init, which descends from the wrapper.
+ */
+function descendants(root: number): number[] {
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
     return [];
   }
-  const pids: number[] = [];
+  const children = new Map<number, number[]>();
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      // Field 5 is the process group.
-      const pgrp = procStatFields(readFileSync(`/proc/${name}/stat`, 'utf8'))?.[5];
-      if (pgrp !== undefined && Number(pgrp) === pgid) pids.push(Number(name));
+      // Field 4 is the parent.
+      const ppid = Number(procStatFields(readFileSync(`/proc/${name}/stat`, 'utf8'))?.[4]);
+      const siblings = children.get(ppid);
+      if (siblings) siblings.push(Number(name));
+      else children.set(ppid, [Number(name)]);
     } catch {
       // gone meanwhile
     }
   }
-  return pids;
+  // A set: /proc is not read in one instant, so a reused pid could make the snapshot a cycle.
+  const found = new Set<number>();
+  const todo = [root];
+  for (let parent = todo.pop(); parent !== undefined; parent = todo.pop()) {
+    for (const pid of children.get(parent) ?? []) {
+      if (pid === root || found.has(pid)) continue;
+      found.add(pid);
+      todo.push(pid);
+    }
+  }
+  return [...found];
 }
 
 function send(pid: number, sig: NodeJS.Signals): void {
@@ -113,7 +130,7 @@ export function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
     return;
   }
   if (sig !== 'SIGKILL' && wrappers.has(child)) {
-    for (const member of groupMembers(pid)) if (member !== pid) send(member, sig);
+    for (const member of descendants(pid)) send(member, sig);
     return;
   }
   send(-pid, sig);
