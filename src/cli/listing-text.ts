@@ -8,6 +8,10 @@
  * A live session (held open by a running dsh) changes while the rest stays: its lines are kept
  * with their byte range, and printed afresh from the session as it is now.
  *
+ * The text is printed as kept, not checked again for unsafe characters (it was made safe when it
+ * was rendered): the file lives in the user's own dsh home, beside the config, so whoever can
+ * change it can already change what dsh runs.
+ *
  * A cache, never the truth: a file with another key, another length or none at all is a miss, and
  * a miss is the ordinary listing. The key holds everything the text is a function of: the
  * generation (the sessions, their summaries and lock flags as the index holds them), the root,
