@@ -24,6 +24,8 @@ export type StoreErrorCode =
   | 'NOT_A_FILE'
   /** A session's files cannot be read (permission denied, an I/O error): `details.errno` says which. A listing's problem. */
   | 'UNREADABLE'
+  /** A project or session directory under the root is not a plain directory (a symbolic link, a file): nothing is written through it. */
+  | 'NOT_A_DIRECTORY'
   /** The log holds fewer events than its header's `seedLength`: the inherited prefix is damaged. */
   | 'SEED_TRUNCATED'
   /** An id or cwd that cannot name a storage path (empty id, relative cwd). */

@@ -8,11 +8,11 @@
  *   list    headers and stat only
  *   fork    a new session seeded with a prefix of another, published whole
  */
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, lstatSync, openSync, statSync } from 'node:fs';
 import { open as openHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { encodeEvents, encodeHeaderLine, Session, type LogWarning, type ResumeIndex, type SessionOptions } from '../session/index.js';
-import { StoreError } from './errors.js';
+import { StoreError, isErrno } from './errors.js';
 import { compressedLogError, checkIdentity, listSessions, locate, type Listing, type SessionInfo } from './discover.js';
 import type { ListingSummarizer } from './listing-cache.js';
 import { listIndexed, listingGeneration, type ListingGeneration } from './listing-index.js';
@@ -152,7 +152,7 @@ export class SessionStore implements Store {
     const dir = sessionDir(this.root, session.header.cwd, session.id);
     const path = join(dir, 'session.jsonl');
     if (existsSync(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), session.id);
-    mkdirDurable(dir);
+    makeSessionDir(dir);
     const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(session.id));
     try {
       this.announce(dir);
@@ -352,7 +352,7 @@ export class SessionStore implements Store {
     const dir = sessionDir(this.root, log.header.cwd, id);
     const path = join(dir, 'session.jsonl');
     if (existsSync(join(dir, COMPRESSED_LOG_FILE))) throw compressedLogError(join(dir, COMPRESSED_LOG_FILE), id);
-    mkdirDurable(dir);
+    makeSessionDir(dir);
     const lock = await acquireLock(join(dir, LOCK_FILE), this.lockOptions(id));
     try {
       this.announce(dir);
@@ -397,6 +397,33 @@ export class SessionStore implements Store {
     if (this.handles.size === 0) this.closedStore = true;
     return results;
   }
+}
+
+/** `path` is a directory itself (not a link to one); false when it does not exist. */
+function plainDir(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    if (st.isDirectory()) return true;
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return false;
+    throw e;
+  }
+  throw new StoreError('NOT_A_DIRECTORY', `${path}: not a plain directory (a symbolic link or a file); nothing is written through it`, {
+    path,
+  });
+}
+
+/**
+ * Make a session's directory, refusing a project or session directory that is a symbolic link
+ * (or a file): listings and lookups follow only real directories under the root, so a session made
+ * through a link would be written outside the root and never found again. Checked before the
+ * directories are made (a link would be followed) and after (one made meanwhile).
+ */
+function makeSessionDir(dir: string): void {
+  plainDir(dirname(dir));
+  plainDir(dir);
+  mkdirDurable(dir);
+  if (!plainDir(dirname(dir)) || !plainDir(dir)) throw new StoreError('NOT_A_DIRECTORY', `${dir}: vanished as it was made`, { path: dir });
 }
 
 function checkSeed(load: LogLoad, path: string): void {
