@@ -27,6 +27,16 @@ const dirsOf = (root: string, cwd: string, id: string) => {
   return { project: dirname(session), session };
 };
 
+/** A store under a new root with one session to fork (`source`), and a directory outside the root. */
+async function withSource(): Promise<{ root: string; outside: string; st: SessionStore }> {
+  const root = tempDir();
+  const st = new SessionStore({ root, clock: fixedClock() });
+  const src = await st.create({ cwd: '/src', id: 'source' });
+  appendTurn(src.session);
+  await src.close();
+  return { root, outside: tempDir(), st };
+}
+
 describe('a project or session directory that is not a plain directory', () => {
   const ways: [string, (store: SessionStore, cwd: string, id: string) => Promise<unknown>][] = [
     ['create', (st, cwd, id) => st.create({ cwd, id })],
@@ -35,12 +45,7 @@ describe('a project or session directory that is not a plain directory', () => {
   ];
   for (const [way, make] of ways) {
     it(`${way}: a project directory linked out of the root is refused, nothing written outside`, async () => {
-      const root = tempDir();
-      const outside = tempDir();
-      const st = new SessionStore({ root, clock: fixedClock() });
-      const src = await st.create({ cwd: '/src', id: 'source' });
-      appendTurn(src.session);
-      await src.close();
+      const { root, outside, st } = await withSource();
       const { project } = dirsOf(root, '/w', 'x');
       symlinkSync(outside, project);
       expect(await codeOf(make(st, '/w', 'x'))).toBe('NOT_A_DIRECTORY');
@@ -49,12 +54,7 @@ describe('a project or session directory that is not a plain directory', () => {
     });
 
     it(`${way}: a session directory linked out of the root, or a file there, is refused`, async () => {
-      const root = tempDir();
-      const outside = tempDir();
-      const st = new SessionStore({ root, clock: fixedClock() });
-      const src = await st.create({ cwd: '/src', id: 'source' });
-      appendTurn(src.session);
-      await src.close();
+      const { root, outside, st } = await withSource();
       const { project, session } = dirsOf(root, '/w', 'x');
       mkdirSync(project, { recursive: true });
       symlinkSync(outside, session);
