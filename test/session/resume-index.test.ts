@@ -223,9 +223,11 @@ describe('the resume index', () => {
 
   it('a kept span that does not sit on whole lines is refused (STORAGE_CHANGED inside the load: the full load decides)', () => {
     const { path, index } = smallIndexedLog();
-    const k = index.entries.findIndex((e) => e.length === 5 && e[3] > 1);
+    const k = index.entries.findIndex((e, i) => e.length === 5 && e[3] > 1 && i + 1 < index.entries.length);
     const moved = JSON.parse(JSON.stringify(index)) as ResumeIndex;
-    (moved.entries[k] as number[])[1]! -= 1; // ends one byte short of its last newline
+    // Ends one byte short of its last newline, the next entry starting there (the entries still tile the prefix).
+    (moved.entries[k] as number[])[1]! -= 1;
+    (moved.entries[k + 1] as number[])[0]! -= 1;
     const bad = forged(moved);
     expect(bad).toBeDefined();
     expect(loadJsonlIndexed(path, bad!, opts(path))).toBeUndefined();
@@ -275,6 +277,36 @@ describe('the resume index', () => {
     [span[0], span[1], next[0], next[1]] = [next[0]!, next[1]!, span[0]!, span[1]!];
     const bad = forged(swapped);
     expect(bad === undefined || loadJsonlIndexed(path, bad, opts(path)) === undefined).toBe(true);
+  });
+
+  it('entries that leave lines of the prefix uncovered are refused: a resume by stat would never read them', () => {
+    const { path, index } = smallIndexedLog();
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines.pop(); // after the last newline
+    const whole = full(path);
+    expect(whole.eventCount).toBe(lines.length - 1);
+    const doc = JSON.stringify(index);
+    // The last event's line left out of the last entry (a gap before the prefix's end), the counts made to agree.
+    const dropLast = JSON.parse(doc) as ResumeIndex;
+    const last = dropLast.entries[dropLast.entries.length - 1] as number[];
+    expect(last.length === 5 && last[3]! > 1).toBe(true);
+    last[1]! -= Buffer.byteLength(lines[lines.length - 1]!) + 1;
+    last[3]! -= 1;
+    dropLast.prefix.events -= 1;
+    // The first entry starting a line late (a gap after the header), the seqs, lines and bytes of the rest as they were.
+    const lateStart = JSON.parse(doc) as ResumeIndex;
+    const first = lateStart.entries[0] as number[];
+    expect(first.length === 5 && first[3]! > 1).toBe(true);
+    first[0]! += Buffer.byteLength(lines[1]!) + 1;
+    for (const bad of [dropLast, lateStart]) {
+      const parsed = forged(bad);
+      // Refused, or used only to give the full load's events (never fewer, never a crash repair of a closed turn).
+      if (parsed !== undefined) {
+        const l = loadJsonlIndexed(path, parsed, opts(path));
+        if (l !== undefined) expect(observe(l)).toEqual(observe(whole));
+      }
+      expect(parsed).toBeUndefined();
+    }
   });
 
   it('an inode number above 2^53 is kept exactly: the index parses, and stamps one apart are different', () => {

@@ -173,7 +173,13 @@ function digestsOk(digests: unknown, bytes: number): boolean {
   return at === bytes;
 }
 
-/** Entries in file order, seqs contiguous from 0, ranges inside the prefix and after the header. */
+/**
+ * Entries tile the prefix: bytes from the header's end to the prefix's end, lines from 2 to the
+ * last, seqs from 0, each entry starting where the one before ended. A build always gives that
+ * (every line after the header is an event or a row); a gap would be bytes a resume by stat never
+ * reads, so the events on its lines would silently drop out of the session (and the next append
+ * reuse their seqs).
+ */
 function structureOk(d: ResumeIndex): boolean {
   const p = d.prefix;
   if (![p.bytes, p.events, p.lines, p.rows, p.headerEnd, d.file.size].every(int)) return false;
@@ -190,7 +196,7 @@ function structureOk(d: ResumeIndex): boolean {
     const n = e[3];
     const l = e[4];
     if (!int(start) || !int(end) || !int(seq0) || !int(n) || !int(l)) return false;
-    if (start < at || end <= start || end > p.bytes || seq0 !== seq || n < 1 || l <= line) return false;
+    if (start !== at || end <= start || end > p.bytes || seq0 !== seq || n < 1 || l !== line + 1) return false;
     if (e.length === 12) {
       const [, , , , , turn, step, index, kind, id, name, row] = e;
       if (!int(turn) || !int(step) || !int(index) || !(kind === 0 || kind === 1 || kind === 2) || (row !== 0 && row !== 1)) return false;
@@ -200,7 +206,7 @@ function structureOk(d: ResumeIndex): boolean {
     seq += n;
     at = end;
   }
-  return seq === p.events && line <= p.lines;
+  return seq === p.events && at === p.bytes && line === p.lines;
 }
 
 // ---------------------------------------------------------------------------------------------
