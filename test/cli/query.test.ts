@@ -288,6 +288,14 @@ describe('dsh log stats', () => {
     const bad = await dsh(['log', 'stats', '--since', 'last week'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/option '--since <date>' argument 'last week' is invalid/);
+    // Days a month does not have: refused, not read as the first days of the next month (2026-03-02).
+    for (const day of ['2026-02-30', '2026-02-29T09:00Z', '2026-04-31', '2026-06-00']) {
+      const r = await dsh(['log', 'stats', '--since', day], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`option '--since <date>' argument '${day}' is invalid`));
+    }
+    // A day the month has, a leap day included, is taken.
+    for (const day of ['2028-02-29', '2026-01-31T23:59Z']) expect((await dsh(['log', 'stats', '--since', day], { env })).code).toBe(0);
   });
 
   it('several logs: the ones that load are summed, the others named (exit 1)', async () => {

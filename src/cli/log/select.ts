@@ -28,9 +28,17 @@ export function parseSince(value: string, now = Date.now()): number {
   if (age) return now - Number(age[1]) * UNITS[age[2]!]!;
   if (/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) {
     const t = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
-    if (!Number.isNaN(t)) return t;
+    if (!Number.isNaN(t) && dayExists(value)) return t;
   }
   throw new InvalidArgumentError('expected a date (2026-11-01, 2026-11-01T09:00Z) or an age (30m, 12h, 7d, 2w)');
+}
+
+/** Does the month of `value` (`YYYY-MM-DD…`) have its day? Date.parse takes 2026-02-30 as 2026-03-02. */
+function dayExists(value: string): boolean {
+  const [y, m, d] = [Number(value.slice(0, 4)), Number(value.slice(5, 7)), Number(value.slice(8, 10))];
+  const date = new Date(Date.UTC(2000, m - 1, d));
+  date.setUTCFullYear(y); // Date.UTC reads years 0-99 as 1900-1999
+  return m >= 1 && m <= 12 && d >= 1 && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 export function wantsStore(sel: Selection): boolean {
