@@ -306,9 +306,11 @@ async function fromSnapshot(
     next.set(project, p);
     entries.push(c.entry);
   });
-  if (dirty) await compact(root, snap, journal.ends, next);
+  // A listing that compacts names the snapshot it wrote, when that is settled: its rows are this listing's.
+  const written = dirty ? await compact(root, snap, journal.ends, next) : undefined;
   const listing: Listing = assemble(entries);
-  if (asNamed && snap.settled && listing.problems.length === 0) listing.generation = snap.generation;
+  const generation = asNamed && snap.settled ? snap.generation : written;
+  if (generation !== undefined && listing.problems.length === 0) listing.generation = generation;
   return listing;
 }
 
@@ -359,8 +361,16 @@ export async function listingGeneration(
   return { generation: generationOf(meta), live };
 }
 
-/** Fold the journal into a new snapshot (lines that arrived after this listing read it ask for a re-check). */
-async function compact(root: string, snap: Snapshot, read: ReadonlyMap<number, number>, projects: Map<string, Project>): Promise<void> {
+/**
+ * Fold the journal into a new snapshot (lines that arrived after this listing read it ask for a
+ * re-check); the new snapshot's generation when it is settled (none of those lines came).
+ */
+async function compact(
+  root: string,
+  snap: Snapshot,
+  read: ReadonlyMap<number, number>,
+  projects: Map<string, Project>,
+): Promise<string | undefined> {
   const lock = await tryLock(root);
   if (lock === undefined) return;
   try {
@@ -378,8 +388,9 @@ async function compact(root: string, snap: Snapshot, read: ReadonlyMap<number, n
       for (const seg of segs) p.rows.push([seg, 0]);
       projects.set(project, p);
     }
-    writeSnapshot(root, { upTo: m, summaryKey: snap.summaryKey, projects });
+    const generation = writeSnapshot(root, { upTo: m, summaryKey: snap.summaryKey, projects });
     dropJournals(root, m);
+    return generation;
   } catch {
     // an index only: the next listing tries again
   } finally {
@@ -412,19 +423,23 @@ async function rebuild(root: string, summarizer: ListingSummarizer<JsonValue> | 
     const cache = new ListingCache(root, summarizer?.key);
     const checked = await mapLimit(dirs, 32, (d) => checkDir(root, d.dir, cache, summarizer, true));
     cache.save(new Set(dirs.map((d) => join(d.dir, LOG_FILE))));
+    let generation: string | undefined;
     if (lock) {
       checked.forEach((c, i) => {
         const d = dirs[i]!;
         if (c.entry !== undefined || existsSync(d.dir)) projects.get(d.project)!.rows.push(rawRow(d.seg, c));
       });
       try {
-        writeSnapshot(root, { upTo: m, summaryKey: summarizer?.key ?? null, projects });
+        generation = writeSnapshot(root, { upTo: m, summaryKey: summarizer?.key ?? null, projects });
         dropJournals(root, m);
       } catch {
         // an index only: the next listing scans again
       }
     }
-    return assemble([...checked.map((c) => c.entry), ...unreadable]);
+    const listing = assemble([...checked.map((c) => c.entry), ...unreadable]);
+    // The snapshot written holds this listing's rows: a settled one names it.
+    if (generation !== undefined && listing.problems.length === 0) listing.generation = generation;
+    return listing;
   } finally {
     lock?.release();
   }

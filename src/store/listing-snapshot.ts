@@ -196,7 +196,8 @@ export const createdAt = (r: RawRow): number => (r.length >= 6 ? (r[5] as Sessio
 const settledRow = (r: RawRow, summaryKey: string | null): boolean =>
   r.length >= 6 && (r[1] & 1) === 0 && (summaryKey === null || r.length === 7);
 
-export function writeSnapshot(root: string, snap: Pick<Snapshot, 'upTo' | 'summaryKey' | 'projects'>): void {
+/** Write the snapshot; its generation when it is settled (a listing of exactly these rows may carry it). */
+export function writeSnapshot(root: string, snap: Pick<Snapshot, 'upTo' | 'summaryKey' | 'projects'>): string | undefined {
   let settled = true;
   const held: Meta['held'] = [];
   const body: [string, RawRow[]][] = [];
@@ -226,12 +227,8 @@ export function writeSnapshot(root: string, snap: Pick<Snapshot, 'upTo' | 'summa
     digest: sha256(bodyText),
   };
   const file = join(root, INDEX_FILE);
-  replaceOwnFile(
-    file,
-    `${JSON.stringify(meta)}
-${bodyText}
-`,
-  );
+  replaceOwnFile(file, `${JSON.stringify(meta)}\n${bodyText}\n`);
+  return settled ? generationOf(meta) : undefined;
 }
 
 /** The file's first line (without its newline); undefined when it has none. */

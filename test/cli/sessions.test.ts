@@ -321,8 +321,11 @@ describe('dsh sessions: the text kept under the listing generation (issue 13 ite
     s.session.append('turn/start', { turn: 2 });
     s.session.append('turn/end', { turn: 2, reason: { kind: 'completed' } });
     await store.close();
-    expect(await all()).toBe(truth.replace('1 turn ·', '2 turns ·'));
-    expect(await all()).toBe(truth.replace('1 turn ·', '2 turns ·'));
+    const grown = truth.replace('1 turn ·', '2 turns ·');
+    expect(await all()).toBe(grown);
+    // That listing compacted the append and kept its text: the next one prints it.
+    writeFileSync(kept, readFileSync(kept, 'latin1').replace('Add a test', 'Add a TEST'), 'latin1');
+    expect(await all()).toBe(grown.replace('Add a test', 'Add a TEST'));
   });
   it('a session held open is printed afresh inside the kept text: its turns and holder as they are now', async () => {
     const f = await fixture();
