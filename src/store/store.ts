@@ -259,6 +259,9 @@ export class SessionStore implements Store {
       throw new StoreError('SESSION_LOCKED', `session ${id} is already open in this process (this store)`, { path: h.path, sessionId: id });
     }
     const path = await locate(this.root, id, opts.cwd);
+    // A session directory that is a link (the lookup follows it) would take the lock, the resume
+    // index and every append outside the root: refused as create refuses it.
+    plainDir(dirname(path));
     const lock = await acquireLock(join(dirname(path), LOCK_FILE), this.lockOptions(id));
     try {
       this.announce(dirname(path));

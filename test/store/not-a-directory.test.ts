@@ -2,10 +2,12 @@
  * A project or session directory under the root that is a symbolic link (or a file) is refused
  * with NOT_A_DIRECTORY before anything is written: listings and lookups follow only real
  * directories, so a session made through a link was written outside the root and never found
- * again (found by the hostile review of the listing index). Each case uses real links.
+ * again (found by the hostile review of the listing index). open refuses a linked session directory
+ * too: the lookup followed it, and the lock, the resume index and the appends went outside the root
+ * (found by the hostile review of the resume index). Each case uses real links.
  */
-import { readdirSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore, StoreError } from '../../src/store/index.js';
 import { logPath } from '../../src/store/layout.js';
@@ -65,6 +67,24 @@ describe('a project or session directory that is not a plain directory', () => {
       expect(await codeOf(make(st, '/w', 'y'))).toBe('NOT_A_DIRECTORY');
       // A plain directory is fine.
       expect(await codeOf(make(st, '/w', 'z').then((s) => (s as { close?: () => Promise<unknown> }).close?.()))).toBeUndefined();
+      await st.close();
+    });
+  }
+
+  for (const which of ['project', 'session'] as const) {
+    it(`open: a stored session whose ${which} directory was moved out of the root and linked back is refused, nothing written outside`, async () => {
+      // open found the log through the link and wrote its lock and resume index (and every append) outside the root.
+      const { root, outside, st } = await withSource();
+      const dirs = dirsOf(root, '/src', 'source');
+      const moved = join(outside, which);
+      renameSync(dirs[which], moved);
+      symlinkSync(moved, dirs[which]);
+      const log = which === 'session' ? join(moved, 'session.jsonl') : join(moved, 'source', 'session.jsonl');
+      const before = { files: readdirSync(dirname(log)).sort(), size: statSync(log).size };
+      expect(before.files).toEqual(['session.jsonl']);
+      // A linked project directory is not looked into (not found); a linked session directory is, and is refused.
+      expect(await codeOf(st.open('source'))).toBe(which === 'project' ? 'SESSION_NOT_FOUND' : 'NOT_A_DIRECTORY');
+      expect({ files: readdirSync(dirname(log)).sort(), size: statSync(log).size }).toEqual(before);
       await st.close();
     });
   }
