@@ -72,7 +72,7 @@ describe('a project or session directory that is not a plain directory', () => {
   }
 
   for (const which of ['project', 'session'] as const) {
-    it(`open: a stored session whose ${which} directory was moved out of the root and linked back is refused, nothing written outside`, async () => {
+    it(`open: a session whose ${which} directory was moved out and linked back is refused, nothing written outside`, async () => {
       // open found the log through the link and wrote its lock and resume index (and every append) outside the root.
       const { root, outside, st } = await withSource();
       const dirs = dirsOf(root, '/src', 'source');
