@@ -15,14 +15,15 @@
  * A cache, never the truth: a file with another key, another length or none at all is a miss, and
  * a miss is the ordinary listing. The key holds everything the text is a function of: the
  * generation (the sessions, their summaries and lock flags as the index holds them), the root,
- * the scope (workspace and limit), how the output styles text, and the build that rendered it (its
- * module file's size and mtime: a new build renders afresh). One file per scope, `--all` or a
+ * the scope (workspace and limit), how the output styles text, and the build that rendered it (the
+ * package's version and its module file's size and mtime: a new build renders afresh). One file per scope, `--all` or a
  * workspace, so alternating the two does not evict each other.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readOwnFile, replaceOwnFile } from '../store/own-file.js';
+import { packageVersion } from './version.js';
 
 const FORMAT = 'dsh-sessions-text/1';
 
@@ -38,7 +39,12 @@ export interface ListingTextKey {
 
 let build: string | undefined;
 
-/** This build's module file: its size and mtime. */
+/**
+ * This build: the package's version, and its module file's size and mtime. The file alone does
+ * not tell two releases apart: a package's files are unpacked with the tarball's one fixed mtime
+ * (npm's 1985-10-26), and the chunk this module is in stays byte for byte (or size for size) the
+ * same when only the rendering code in other files changed.
+ */
 function buildStamp(): string {
   if (build === undefined) {
     try {
@@ -48,7 +54,7 @@ function buildStamp(): string {
       build = 'unknown';
     }
   }
-  return build;
+  return `${packageVersion()}:${build}`;
 }
 
 /** `$DSH_HOME/cache/sessions[-all].txt`, beside the sessions root (`$DSH_HOME/sessions`). */

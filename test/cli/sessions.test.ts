@@ -5,13 +5,20 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
 import { main } from '../../src/cli/main.js';
 import { Output } from '../../src/cli/output.js';
 import { runMain } from './support/inproc.js';
 import { examplePath } from './support/files.js';
 import { tempDir } from './support/agent.js';
+
+// The version dsh reports, replaceable by a test (another release installed over this one).
+const release = vi.hoisted(() => ({ version: undefined as string | undefined }));
+vi.mock('../../src/cli/version.js', async (real: () => Promise<typeof import('../../src/cli/version.js')>) => {
+  const actual = await real();
+  return { packageVersion: () => release.version ?? actual.packageVersion() };
+});
 
 interface Made {
   id: string;
@@ -241,6 +248,16 @@ describe('dsh sessions --rescan (issue 13 item 3)', () => {
 
 describe('dsh sessions: the text kept under the listing generation (issue 13 item 3)', () => {
   const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  /** The fixture, where `dsh sessions --all` keeps its text, and that listing (exit 0 asserted). */
+  async function allListing() {
+    const f = await fixture();
+    const all = async (): Promise<string> => {
+      const r = await runMain(['sessions', '--all'], { DSH_HOME: f.home });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    return { f, kept: join(f.home, 'cache', 'sessions-all.txt'), all };
+  }
 
   it('an unchanged store prints the kept text; a change, another scope, limit or style is listed afresh', async () => {
     const f = await fixture();
@@ -327,15 +344,29 @@ describe('dsh sessions: the text kept under the listing generation (issue 13 ite
     writeFileSync(kept, readFileSync(kept, 'latin1').replace('Add a test', 'Add a TEST'), 'latin1');
     expect(await all()).toBe(grown.replace('Add a test', 'Add a TEST'));
   });
+  it('another release of dsh lists afresh: its files unpacked with the same size and mtime are not the same build', async () => {
+    // npm unpacks every file of a package with one fixed mtime, and the module that keeps the
+    // text is often unchanged between releases (its code, or its chunk, the same size): only the
+    // version tells them apart.
+    const { kept, all } = await allListing();
+    try {
+      release.version = '1.0.0';
+      const truth = await all();
+      expect(truth).toContain('"Add a test"');
+      await sleep(2100);
+      for (let i = 0; i < 3 && !existsSync(kept); i++) expect(await all()).toBe(truth);
+      expect(existsSync(kept)).toBe(true);
+      // What 1.0.0 rendered, marked (same length) so that printing it shows.
+      writeFileSync(kept, readFileSync(kept, 'latin1').replace('Add a test', 'Add a TEST'), 'latin1');
+      expect(await all()).toBe(truth.replace('Add a test', 'Add a TEST'));
+      release.version = '1.0.1';
+      expect(await all()).toBe(truth);
+    } finally {
+      release.version = undefined;
+    }
+  });
   it('a session held open is printed afresh inside the kept text: its turns and holder as they are now', async () => {
-    const f = await fixture();
-    const env = { DSH_HOME: f.home };
-    const kept = join(f.home, 'cache', 'sessions-all.txt');
-    const all = async (): Promise<string> => {
-      const r = await runMain(['sessions', '--all'], env);
-      expect(r.code, r.stderr).toBe(0);
-      return r.stdout;
-    };
+    const { f, kept, all } = await allListing();
     const truth = await all();
     let now = T3 + 10;
     const store = new SessionStore({ root: join(f.home, 'sessions'), clock: () => now++ });
