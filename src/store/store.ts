@@ -262,6 +262,7 @@ export class SessionStore implements Store {
     // A session directory that is a link (the lookup follows it) would take the lock, the resume
     // index and every append outside the root: refused as create refuses it.
     plainDir(dirname(path));
+    refuseLinkedLog(path, id);
     const lock = await acquireLock(join(dirname(path), LOCK_FILE), this.lockOptions(id));
     try {
       this.announce(dirname(path));
@@ -414,6 +415,25 @@ function plainDir(path: string): boolean {
   throw new StoreError('NOT_A_DIRECTORY', `${path}: not a plain directory (a symbolic link or a file); nothing is written through it`, {
     path,
   });
+}
+
+/**
+ * A log that is a symbolic link (the lookup follows it to a regular file) would take the session's
+ * appends, from the open's own end marker on, to a file outside the session's directory.
+ */
+function refuseLinkedLog(path: string, id: string): void {
+  let linked = false;
+  try {
+    linked = lstatSync(path).isSymbolicLink();
+  } catch (e) {
+    if (!isErrno(e, 'ENOENT')) throw e; // gone since the lookup: the open says so
+  }
+  if (linked) {
+    throw new StoreError('NOT_A_FILE', `${path}: a symbolic link, not the session's own log; nothing is read or written through it`, {
+      path,
+      sessionId: id,
+    });
+  }
 }
 
 /**

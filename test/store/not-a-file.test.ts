@@ -5,8 +5,8 @@
  * hostile review of the resume index). Each case runs the store against a real FIFO and link.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore, StoreError } from '../../src/store/index.js';
 import { logPath } from '../../src/store/layout.js';
@@ -49,4 +49,20 @@ describe('a session log that is not a regular file', () => {
       rmSync(root, { recursive: true, force: true });
     });
   }
+});
+
+describe('a session log that is a link to a regular file outside the session directory', () => {
+  it('open refuses it with NOT_A_FILE and writes nothing through it (it appended its end marker there)', async () => {
+    const root = tempDir('dsh-notfile-');
+    const store = new SessionStore({ root });
+    const s = await store.create({ cwd: '/w', id: 'linked' });
+    await s.close();
+    const away = join(tempDir('dsh-away-'), 'log.jsonl');
+    renameSync(s.path, away);
+    symlinkSync(away, s.path);
+    const before = readFileSync(away);
+    expect(await codeOf(new SessionStore({ root }).open('linked'))).toBe('NOT_A_FILE');
+    expect(readFileSync(away)).toEqual(before);
+    rmSync(root, { recursive: true, force: true });
+  });
 });
