@@ -19,10 +19,10 @@
  * package's version and its module file's size and mtime: a new build renders afresh). One file per scope, `--all` or a
  * workspace, so alternating the two does not evict each other.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readOwnFile, replaceOwnFile } from '../store/own-file.js';
+import { openOwnFile, replaceOwnFile } from '../store/own-file.js';
 import { packageVersion } from './version.js';
 
 const FORMAT = 'dsh-sessions-text/1';
@@ -89,25 +89,58 @@ function ranges(v: unknown, bytes: number): LiveRange[] | undefined {
   return v as LiveRange[];
 }
 
-/** The text kept for `key`; undefined on any mismatch. */
+/** The longest head line read: the key and the live ranges of a few thousand sessions held open. */
+const MAX_HEAD = 1 << 20;
+
+/** The file's first line, read a chunk at a time up to MAX_HEAD bytes; undefined when it has none there. */
+function headLine(fd: number): Buffer | undefined {
+  const chunks: Buffer[] = [];
+  for (let pos = 0; pos < MAX_HEAD; ) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, MAX_HEAD - pos));
+    const n = readSync(fd, chunk, 0, chunk.length, pos);
+    if (n === 0) return undefined;
+    const nl = chunk.subarray(0, n).indexOf(0x0a);
+    chunks.push(chunk.subarray(0, nl < 0 ? n : nl));
+    if (nl >= 0) return Buffer.concat(chunks);
+    pos += n;
+  }
+  return undefined;
+}
+
+/**
+ * The text kept for `key`; undefined on any mismatch. The head line is read and checked first,
+ * and the text only when the file is exactly as long as the head says: a file grown or damaged
+ * at this name (a sparse gigabyte of zeros) is a miss, not read whole (seconds and its size in
+ * memory on every listing).
+ */
 export function cachedListingText(file: string, key: ListingTextKey): KeptText | undefined {
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readOwnFile(file); // a FIFO or a link there is a miss, not a wait
+    fd = openOwnFile(file, 'read'); // a FIFO or a link there is a miss, not a wait
   } catch {
     return undefined;
   }
-  const nl = buf.indexOf(0x0a);
-  if (nl < 0) return undefined;
   try {
+    const line = headLine(fd);
+    if (line === undefined) return undefined;
     // The head line: [key…, bytes, live ranges].
-    const head = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
+    const head = JSON.parse(line.toString('utf8')) as unknown;
     if (!Array.isArray(head) || head.length !== 9 || JSON.stringify(head.slice(0, 7)) !== keyOf(key)) return undefined;
-    const text = buf.subarray(nl + 1);
-    const live = head[7] === text.length ? ranges(head[8], text.length) : undefined;
-    return live === undefined ? undefined : { text, live };
+    const bytes = head[7] as unknown;
+    if (!Number.isSafeInteger(bytes) || fstatSync(fd).size !== line.length + 1 + (bytes as number)) return undefined;
+    const live = ranges(head[8], bytes as number);
+    if (live === undefined) return undefined;
+    const text = Buffer.allocUnsafe(bytes as number);
+    for (let at = 0; at < text.length; ) {
+      const n = readSync(fd, text, at, text.length - at, line.length + 1 + at);
+      if (n === 0) return undefined; // cut meanwhile
+      at += n;
+    }
+    return { text, live };
   } catch {
     return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -3,7 +3,7 @@
  * through the store's own API with a fixed clock, so times, ids and turn counts are known.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionStore } from '../../src/store/index.js';
@@ -364,6 +364,20 @@ describe('dsh sessions: the text kept under the listing generation (issue 13 ite
     } finally {
       release.version = undefined;
     }
+  });
+  it('a huge file at the kept name (grown, damaged) is a miss without being read whole', async () => {
+    const { kept, all } = await allListing();
+    const truth = await all();
+    await sleep(2100);
+    for (let i = 0; i < 3 && !existsSync(kept); i++) expect(await all()).toBe(truth);
+    const original = readFileSync(kept);
+    // The kept text followed by a sparse GiB of zeros: its head line still matches.
+    truncateSync(kept, 1 << 30);
+    const started = Date.now();
+    expect(await all()).toBe(truth);
+    // Read whole, it took ~5 s here (and a GiB of memory); a listing takes ~50 ms.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(readFileSync(kept)).toEqual(original);
   });
   it('a session held open is printed afresh inside the kept text: its turns and holder as they are now', async () => {
     const { f, kept, all } = await allListing();
