@@ -9,19 +9,11 @@
 import { mkdirSync, readdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SessionStore, StoreError } from '../../src/store/index.js';
+import { SessionStore } from '../../src/store/index.js';
 import { logPath } from '../../src/store/layout.js';
 import { tempDir } from '../cli/support/agent.js';
+import { codeOf } from './support/code-of.js';
 import { appendTurn, fixedClock } from './support/events.js';
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (e) {
-    return e instanceof StoreError ? e.code : String(e);
-  }
-}
 
 /** The directories of a session `id` of workspace `cwd` under `root`: its project's and its own. */
 const dirsOf = (root: string, cwd: string, id: string) => {

@@ -8,18 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SessionStore, StoreError } from '../../src/store/index.js';
+import { SessionStore } from '../../src/store/index.js';
 import { logPath } from '../../src/store/layout.js';
 import { tempDir } from '../cli/support/agent.js';
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (e) {
-    return e instanceof StoreError ? e.code : String(e);
-  }
-}
+import { codeOf } from './support/code-of.js';
 
 const kinds: [string, (path: string) => void][] = [
   ['a FIFO', (path) => execFileSync('mkfifo', [path])],
