@@ -231,12 +231,19 @@ export function writeSnapshot(root: string, snap: Pick<Snapshot, 'upTo' | 'summa
   return settled ? generationOf(meta) : undefined;
 }
 
-/** The file's first line (without its newline); undefined when it has none. */
+/**
+ * The longest metadata line read: its stamps and live rows make ~60 bytes a project directory and
+ * ~300 a live session, so this is far beyond any real one, and a damaged file (a sparse GiB with
+ * no newline) costs one bounded read, not a read of all of it.
+ */
+const MAX_META_BYTES = 16 << 20;
+
+/** The file's first line (without its newline); undefined when it has none within MAX_META_BYTES. */
 function firstLine(path: string): string | undefined {
   const fd = openOwnFile(path, 'read');
   try {
     const chunks: Buffer[] = [];
-    for (let pos = 0; ; ) {
+    for (let pos = 0; pos < MAX_META_BYTES; ) {
       const chunk = Buffer.allocUnsafe(65536);
       const n = readSync(fd, chunk, 0, chunk.length, pos);
       if (n === 0) return undefined;
@@ -245,6 +252,7 @@ function firstLine(path: string): string | undefined {
       if (nl >= 0) return Buffer.concat(chunks).toString('utf8');
       pos += n;
     }
+    return undefined;
   } finally {
     closeSync(fd);
   }

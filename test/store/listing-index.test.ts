@@ -374,6 +374,25 @@ describe('the listing generation', () => {
     expect(await gen(root)).toBe(removed.generation);
   });
 
+  it('a metadata line longer than any real one (16 MiB) is not read to its end: no generation, and the listing rebuilds', async () => {
+    const root = tempDir();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 10_000, shouldAdvanceTime: true });
+    try {
+      const st = new SessionStore({ root, clock: fixedClock() });
+      await (await st.create({ cwd: '/w', id: 'm' })).close();
+      await list(root);
+      const settled = await list(root);
+      expect(settled.generation).toBeDefined();
+      expect(await gen(root)).toBe(settled.generation);
+      // JSON allows the spaces: read to its end, this line would still name the listing.
+      writeFileSync(join(root, INDEX), `${' '.repeat(17 << 20)}${readFileSync(join(root, INDEX), 'utf8')}`);
+      expect(await gen(root)).toBeUndefined();
+      expect(turns(await list(root))).toEqual({ m: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('property: equal generations, equal listings but for live sessions; what is said before a listing is that listing’s', async () => {
     type Op = { kind: 'create' } | { kind: 'turn'; pick: number } | { kind: 'hold'; pick: number } | { kind: 'release' } | { kind: 'list' };
     const op: fc.Arbitrary<Op> = fc.oneof(
