@@ -22,7 +22,7 @@
 import { closeSync, fstatSync, mkdirSync, readSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openOwnFile, replaceOwnFile } from '../store/own-file.js';
+import { openOwnFile, readFirstLine, replaceOwnFile } from '../store/own-file.js';
 import { packageVersion } from './version.js';
 
 const FORMAT = 'dsh-sessions-text/1';
@@ -92,21 +92,6 @@ function ranges(v: unknown, bytes: number): LiveRange[] | undefined {
 /** The longest head line read: the key and the live ranges of a few thousand sessions held open. */
 const MAX_HEAD = 1 << 20;
 
-/** The file's first line, read a chunk at a time up to MAX_HEAD bytes; undefined when it has none there. */
-function headLine(fd: number): Buffer | undefined {
-  const chunks: Buffer[] = [];
-  for (let pos = 0; pos < MAX_HEAD; ) {
-    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, MAX_HEAD - pos));
-    const n = readSync(fd, chunk, 0, chunk.length, pos);
-    if (n === 0) return undefined;
-    const nl = chunk.subarray(0, n).indexOf(0x0a);
-    chunks.push(chunk.subarray(0, nl < 0 ? n : nl));
-    if (nl >= 0) return Buffer.concat(chunks);
-    pos += n;
-  }
-  return undefined;
-}
-
 /**
  * The text kept for `key`; undefined on any mismatch. The head line is read and checked first,
  * and the text only when the file is exactly as long as the head says: a file grown or damaged
@@ -121,7 +106,7 @@ export function cachedListingText(file: string, key: ListingTextKey): KeptText |
     return undefined;
   }
   try {
-    const line = headLine(fd);
+    const line = readFirstLine(fd, MAX_HEAD);
     if (line === undefined) return undefined;
     // The head line: [key…, bytes, live ranges].
     const head = JSON.parse(line.toString('utf8')) as unknown;

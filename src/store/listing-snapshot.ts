@@ -4,7 +4,7 @@
  * read, and how they are written. A snapshot that does not check out is not used at all (the
  * listing rebuilds it from the logs).
  */
-import { closeSync, fstatSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { SessionHeader } from '../session/index.js';
@@ -12,7 +12,7 @@ import type { JsonValue } from '../model/json.js';
 import type { Fingerprint } from './listing-cache.js';
 import { INDEX_FILE, validKey } from './listing-journal.js';
 import { encodeSegment } from './layout.js';
-import { openOwnFile, replaceOwnFile } from './own-file.js';
+import { openOwnFile, readFirstLine, replaceOwnFile } from './own-file.js';
 
 const FORMAT = 'dsh-listing-index';
 const VERSION = 2;
@@ -233,8 +233,7 @@ export function writeSnapshot(root: string, snap: Pick<Snapshot, 'upTo' | 'summa
 
 /**
  * The longest metadata line read: its stamps and live rows make ~60 bytes a project directory and
- * ~300 a live session, so this is far beyond any real one, and a damaged file (a sparse GiB with
- * no newline) costs one bounded read, not a read of all of it.
+ * ~300 a live session, so this is far beyond any real one.
  */
 const MAX_META_BYTES = 16 << 20;
 
@@ -242,17 +241,7 @@ const MAX_META_BYTES = 16 << 20;
 function firstLine(path: string): string | undefined {
   const fd = openOwnFile(path, 'read');
   try {
-    const chunks: Buffer[] = [];
-    for (let pos = 0; pos < MAX_META_BYTES; ) {
-      const chunk = Buffer.allocUnsafe(65536);
-      const n = readSync(fd, chunk, 0, chunk.length, pos);
-      if (n === 0) return undefined;
-      const nl = chunk.subarray(0, n).indexOf(0x0a);
-      chunks.push(chunk.subarray(0, nl < 0 ? n : nl));
-      if (nl >= 0) return Buffer.concat(chunks).toString('utf8');
-      pos += n;
-    }
-    return undefined;
+    return readFirstLine(fd, MAX_META_BYTES)?.toString('utf8');
   } finally {
     closeSync(fd);
   }

@@ -5,7 +5,7 @@
  * refused before a byte moves: opening a FIFO blocks until a peer comes, /dev/zero never ends,
  * and a link would carry a write (or a temp file's rename) out of the root.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { StoreError, isErrno } from './errors.js';
 
 const { O_APPEND, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = constants;
@@ -50,4 +50,23 @@ export function replaceOwnFile(path: string, data: string | Buffer): void {
   }
   writeFileSync(tmp, data, { flag: 'wx' }); // O_EXCL: fails on anything at the name, a link included
   renameSync(tmp, path);
+}
+
+/**
+ * The first line of an open file (without its newline), read a chunk at a time and no further
+ * than `max` bytes: undefined when it has none there. A damaged file (a sparse GiB with no
+ * newline) costs one bounded read, not a read of all of it.
+ */
+export function readFirstLine(fd: number, max: number): Buffer | undefined {
+  const chunks: Buffer[] = [];
+  for (let pos = 0; pos < max; ) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, max - pos));
+    const n = readSync(fd, chunk, 0, chunk.length, pos);
+    if (n === 0) return undefined;
+    const nl = chunk.subarray(0, n).indexOf(0x0a);
+    chunks.push(chunk.subarray(0, nl < 0 ? n : nl));
+    if (nl >= 0) return Buffer.concat(chunks);
+    pos += n;
+  }
+  return undefined;
 }
