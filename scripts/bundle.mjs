@@ -27,6 +27,27 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const EXTERNAL = ['better-sqlite3', 'koffi', 'pg-native'];
 
 /**
+ * commander requires `node:child_process` as it loads, for the one thing dsh never does (running a
+ * subcommand as its own executable), and that require loads ~20 of Node's modules (net, dgram,
+ * streams: ~5 ms of every start). Here it becomes a require on first use. The line is matched
+ * exactly, so a commander that words it otherwise fails the build rather than loading it eagerly
+ * again unnoticed.
+ */
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (source.split(COMMANDER_CHILD_PROCESS).length !== 2)
+        throw new Error(`${args.path}: expected the line ${COMMANDER_CHILD_PROCESS} once (scripts/bundle.mjs makes it lazy)`);
+      const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+      return { contents: source.replace(COMMANDER_CHILD_PROCESS, lazy), loader: 'js' };
+    });
+  },
+};
+
+/**
  * Bundle `<distDir>/cli/main.js` into `out` (replaced whole: built beside it, then renamed into
  * place, so a failed build leaves the previous bundle). Returns esbuild's metafile: which inputs
  * each output file holds.
@@ -85,7 +106,7 @@ export async function bundleCli(distDir = join(root, 'dist'), out = join(distDir
       });
     },
   };
-  const result = await build({ ...options, plugins: [entryFirst] });
+  const result = await build({ ...options, plugins: [entryFirst, lazyChildProcess] });
   // Swapped in by two renames, so a dsh starting meanwhile finds one whole bundle or (for an
   // instant) none and runs dist/cli instead.
   const previous = `${out}.old-${process.pid}`;

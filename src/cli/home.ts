@@ -5,7 +5,7 @@
  * here one directory at a time also avoids Node's recursive mkdir, which spins forever under a
  * pseudo-filesystem such as /proc.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fsyncDir } from '../store/durable.js';
@@ -91,6 +91,6 @@ export function indexPath(env: NodeJS.ProcessEnv): string {
  * per workspace (named by a digest of its path), never inside the workspace itself.
  */
 export function chatHistoryPath(env: NodeJS.ProcessEnv, workspace: string): string {
-  const id = createHash('sha256').update(workspace).digest('hex').slice(0, 32);
+  const id = nodeCrypto().createHash('sha256').update(workspace).digest('hex').slice(0, 32);
   return join(dirname(defaultRoot(env)), 'chat-history', `${id}.jsonl`);
 }

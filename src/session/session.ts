@@ -15,7 +15,7 @@
  * After commit, subscribers get the frozen event; a throwing subscriber is reported and neither
  * undoes the append nor stops the others.
  */
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import type { MessageHistory } from '../model/history.js';
 import {
   SESSION_FORMAT_VERSION,
@@ -655,7 +655,7 @@ function seedError(err: unknown): unknown {
 }
 
 function makeHeader(opts: SessionOptions): SessionHeader {
-  const id = opts.id ?? opts.header?.id ?? randomUUID();
+  const id = opts.id ?? opts.header?.id ?? nodeCrypto().randomUUID();
   const h: SessionHeader = {
     version: SESSION_FORMAT_VERSION,
     createdAt: (opts.clock ?? Date.now)(),

@@ -5,7 +5,7 @@
  * published), and the directory is fsynced so the new entry itself survives a power loss.
  */
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { basename, dirname, join } from 'node:path';
 import { isErrno } from './errors.js';
 
@@ -48,7 +48,7 @@ export function writeAll(fd: number, data: Buffer, position: number): void {
 }
 
 export function tempName(finalPath: string): string {
-  return join(dirname(finalPath), `.${basename(finalPath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  return join(dirname(finalPath), `.${basename(finalPath)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
 }
 
 /** Is this a temp file of ours (left behind by a process that died mid-publish)? */

@@ -17,7 +17,7 @@
  * The file is written (temp file + rename) only when an entry changed, and never when the root
  * does not exist; a failure to write it costs the next listing its speed, nothing else.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { validateHeader, type SessionHeader } from '../session/index.js';
@@ -58,7 +58,7 @@ function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
 }
 
 function digest(entries: string): string {
-  return createHash('sha256').update(entries).digest('hex');
+  return nodeCrypto().createHash('sha256').update(entries).digest('hex');
 }
 
 const isFingerprint = (v: unknown): v is Fingerprint =>

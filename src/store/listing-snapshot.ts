@@ -5,7 +5,7 @@
  * listing rebuilds it from the logs).
  */
 import { closeSync, fstatSync, readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { join } from 'node:path';
 import type { SessionHeader } from '../session/index.js';
 import type { JsonValue } from '../model/json.js';
@@ -82,7 +82,7 @@ export const identOf = (st: { ino: number | bigint; size: number; mtimeMs: numbe
 export const fpRest = (fp: Fingerprint): string => `${fp[2]}:${fp[3]}:${fp[4]}:${fp[5]}`;
 
 export function sha256(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return nodeCrypto().createHash('sha256').update(data).digest('hex');
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

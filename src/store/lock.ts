@@ -18,7 +18,7 @@
  * Nothing is fsynced: a lock only matters while its holder lives, and after a power loss every
  * holder is dead (a lock from an earlier boot is stale by its boot id).
  */
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { StoreError, isErrno, type LockHolder } from './errors.js';
 import { currentProcess, liveness, type ProcessIdentity } from './process-identity.js';
@@ -108,7 +108,7 @@ type Attempt = SessionLock | { busy: LockRecord } | 'retry';
 const MAX_REAP_DEPTH = 6;
 
 function attempt(path: string, me: ProcessIdentity, depth: number): Attempt {
-  const record: LockRecord = { ...me, since: Date.now(), token: randomUUID() };
+  const record: LockRecord = { ...me, since: Date.now(), token: nodeCrypto().randomUUID() };
   const tmp = tempName(path);
   const fd = openSync(tmp, 'wx', 0o600);
   try {

@@ -202,6 +202,21 @@ describe.each<Build>(['modules', 'bundle'])('what each command loads (%s)', (whi
     }
   });
 
+  it("dsh --version, sessions with nothing stored, log check and show: not Node's crypto, nor (bundled) its child processes", async () => {
+    // Each loads ~20-30 of Node's own modules (~5 ms of a start, bench/README.md). The light
+    // commands hash nothing and spawn nothing: crypto loads on first use (src/model/node-crypto.ts);
+    // commander's eager require of child_process is made lazy by the bundle (scripts/bundle.mjs),
+    // so the module tree, which runs commander as published, still loads it.
+    const home = tempDir();
+    for (const args of [['--version'], ['sessions', '--all'], ['log', 'check', examplePath], ['log', 'show', examplePath]]) {
+      const { run, modules } = await traced(args, { DSH_HOME: home });
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(modules, args.join(' ')).toContain('node:fs');
+      expect(modules, args.join(' ')).not.toContain('node:crypto');
+      if (build === 'bundle') expect(modules, args.join(' ')).not.toContain('node:child_process');
+    }
+  });
+
   it('dsh run on DeepSeek, no config file: the OpenAI SDK, then the search index after a step; a tool call loads zod', async () => {
     const repo = gitRepo();
     const home = tempDir();

@@ -30,7 +30,7 @@
  *
  * `dsh log check` never uses the index: validation of every line stays the full load's.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../model/node-crypto.js';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ChunkRun, type RunBody, type RunKind } from '../chunk-runs.js';
 import { SessionError } from '../errors.js';
@@ -128,7 +128,7 @@ export interface IndexedLoad extends LoadedLog {
 export function serializeResumeIndex(index: ResumeIndex): Buffer {
   // Bytes throughout: the body is hashed and written as the same buffer, encoded once.
   const body = Buffer.from(JSON.stringify({ file: index.file, prefix: index.prefix, entries: index.entries }));
-  const check = createHash('sha256').update(body).digest('hex');
+  const check = nodeCrypto().createHash('sha256').update(body).digest('hex');
   return Buffer.concat([Buffer.from(`${JSON.stringify({ format: index.format, version: index.version, check })}\n`), body]);
 }
 
@@ -144,7 +144,7 @@ export function parseResumeIndex(doc: string | Buffer): ResumeIndex | undefined 
     const h = head as { format?: unknown; version?: unknown; check?: unknown };
     if (h.format !== RESUME_INDEX_FORMAT || h.version !== RESUME_INDEX_VERSION || typeof h.check !== 'string') return undefined;
     const bodyBytes = bytes.subarray(nl + 1);
-    if (createHash('sha256').update(bodyBytes).digest('hex') !== h.check) return undefined;
+    if (nodeCrypto().createHash('sha256').update(bodyBytes).digest('hex') !== h.check) return undefined;
     body = JSON.parse(bodyBytes.toString('utf8'));
   } catch {
     return undefined;
@@ -323,7 +323,7 @@ export function buildResumeIndex(path: string, loaded: LoadedLog, before?: FileS
     const lastLine = loaded.lineOf(loaded.eventCount - 1)!;
     // starts[l]: the byte offset where 1-based line l starts.
     const starts: number[] = [0, 0];
-    const hash = createHash('sha256');
+    const hash = nodeCrypto().createHash('sha256');
     let line = 1;
     let bytes = -1;
     readRange(fd, 0, stamp.size, (chunk, at) => {
@@ -462,7 +462,7 @@ function readRunBody(path: string, e: RunEntry): RunBody {
 /** Does `[0, prefix.bytes)` of `fd` hold the bytes the prefix's digests describe? */
 function prefixMatches(fd: number, prefix: ResumeIndex['prefix']): boolean {
   let seg = 0;
-  let hash = createHash('sha256');
+  let hash = nodeCrypto().createHash('sha256');
   let ok = true;
   readRange(fd, 0, prefix.bytes, (chunk, at) => {
     let from = 0;
@@ -473,7 +473,7 @@ function prefixMatches(fd: number, prefix: ResumeIndex['prefix']): boolean {
       from = to;
       if (at + to === end) {
         ok = hash.digest('hex') === digest;
-        hash = createHash('sha256');
+        hash = nodeCrypto().createHash('sha256');
         seg++;
       }
     }
@@ -648,7 +648,7 @@ function grown(index: ResumeIndex, loaded: LoadedLog, tail: Buffer, now: FileSta
     file: now,
     prefix: {
       bytes,
-      digests: [...p.digests, [bytes, createHash('sha256').update(tail).digest('hex')]],
+      digests: [...p.digests, [bytes, nodeCrypto().createHash('sha256').update(tail).digest('hex')]],
       events: loaded.eventCount,
       lines: lastLine,
       rows: loaded.rowCount,
