@@ -401,6 +401,15 @@ describe('foldSpaces', () => {
       for (const trim of [false, true]) expect(foldSpaces(s, trim), JSON.stringify([s, trim])).toBe(reference(s, trim));
   });
 
+  it('folds each unit that isFoldableSpace names and no other (its lookup table is written out apart)', () => {
+    const wrong: string[] = [];
+    for (let u = 0; u <= 0xffff; u++) {
+      const c = String.fromCharCode(u);
+      if (foldSpaces(`a${c}${c}b`) !== (isFoldableSpace(u) ? 'a b' : `a${c}${c}b`)) wrong.push(u.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('returns a string with nothing to fold as it is', () => {
     const s = 'one two three';
     expect(foldSpaces(s)).toBe(s);
