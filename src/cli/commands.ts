@@ -40,7 +40,7 @@ Exit status: 0 when the final turn ended completed; 1 when it ended otherwise (e
 max-tokens) or could not start (config, missing API key, session); 2 usage error; 130 after
 Ctrl-C (SIGINT); 143 after SIGTERM.`;
 
-export function registerAgentCommands(program: Command, io: Io, setExit: SetExit): void {
+export function addRun(program: Command, io: Io, setExit: SetExit): void {
   addAgentFlags(
     program
       .command('run')
@@ -74,7 +74,9 @@ Examples:
       const { runRun } = await import('./run.js');
       setExit(await runRun(task, opts, io));
     });
+}
 
+export function addAcp(program: Command, io: Io, setExit: SetExit): void {
   addModelFlags(
     program
       .command('acp')
@@ -93,7 +95,9 @@ docs/acp.md has the editor settings.`,
       const { runAcp } = await import('./acp.js');
       setExit(await runAcp(opts, io));
     });
+}
 
+export function addChat(program: Command, io: Io, setExit: SetExit): void {
   addAgentFlags(program.command('chat').description('interactive session: prompts, steering while it works, approvals, slash commands'), {
     picker: true,
   })
@@ -120,7 +124,9 @@ error; 130 after a second Ctrl-C while a turn winds down; 143 after SIGTERM.`,
       const { runChat } = await import('./chat/index.js');
       setExit(await runChat(opts, io));
     });
+}
 
+export function addReplay(program: Command, io: Io, setExit: SetExit): void {
   program
     .command('replay')
     .description('re-run a recorded session through the real agent loop with no model (and, by default, recorded tool results)')
@@ -145,7 +151,9 @@ Examples:
       const { runReplay } = await import('./replay.js');
       setExit(await runReplay(log, opts, io));
     });
+}
 
+export function addView(program: Command, io: Io, setExit: SetExit): void {
   program
     .command('view')
     .description('open the timeline viewer for a log or stored session (a local web page; follows a session as it grows)')
@@ -173,7 +181,9 @@ Examples:
       const { runView } = await import('./view.js');
       setExit(await runView(log, opts, io));
     });
+}
 
+export function addServe(program: Command, io: Io, setExit: SetExit): void {
   program
     .command('serve')
     .description(
@@ -197,7 +207,9 @@ Examples:
       const { runServe } = await import('./serve.js');
       setExit(await runServe(opts, io));
     });
+}
 
+export function addSdk(program: Command, io: Io, setExit: SetExit): void {
   addModelFlags(
     program
       .command('sdk')
@@ -221,7 +233,9 @@ Example:
       const { runSdk } = await import('./sdk.js');
       setExit(await runSdk(opts, io));
     });
+}
 
+export function addWorker(program: Command, io: Io, setExit: SetExit): void {
   addModelFlags(
     program
       .command('worker')
@@ -264,7 +278,9 @@ Examples:
       const { runWorker } = await import('./worker.js');
       setExit(await runWorker(opts, io));
     });
+}
 
+export function addSessions(program: Command, io: Io, setExit: SetExit): void {
   const sessions = refuseUnknownSubcommand(
     program.command('sessions').description('stored sessions (under $DSH_HOME/sessions, or in the database DSH_STORE names)'),
   );

@@ -14,11 +14,37 @@ import { processIo, type Io } from './output.js';
 import { formatProblem, problemFromError } from './problems.js';
 import { block, oneLine } from './text.js';
 import { registerLog } from './log/index.js';
-import { registerAgentCommands, registerConfig } from './commands.js';
+import { addAcp, addChat, addReplay, addRun, addSdk, addServe, addSessions, addView, addWorker, registerConfig } from './commands.js';
 import { packageVersion } from './version.js';
 import { registerCompletion } from './completion.js';
 
-export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+type AddCommand = (program: Command, io: Io, setExit: (code: number) => void) => void;
+
+/** The top-level commands in the order help lists them, each with what adds it (and its subcommands). */
+const COMMANDS: readonly (readonly [name: string, add: AddCommand])[] = [
+  ['run', addRun],
+  ['acp', addAcp],
+  ['chat', addChat],
+  ['replay', addReplay],
+  ['view', addView],
+  ['serve', addServe],
+  ['sdk', addSdk],
+  ['worker', addWorker],
+  ['sessions', addSessions],
+  ['log', registerLog],
+  ['config', registerConfig],
+  ['completion', registerCompletion],
+];
+
+/**
+ * The program with every command, or, given the command a command line names (its first word),
+ * with that command alone. Commander makes each of ~160 options an object as it is added, which
+ * in a fresh process (cold code, run by the interpreter) cost ~8 ms of every start; a command's
+ * parsing, help and errors need only its own subtree. `completion` walks the whole tree, and a
+ * word that names no command (`help`, an option, a typo to suggest a name for) gets the whole
+ * program. test/cli/main.test.ts holds each command's help and options to the whole program's.
+ */
+export function buildProgram(io: Io, setExit: (code: number) => void, command?: string): Command {
   const program = new Command('dsh')
     .description('dsh: an agent harness whose session is an append-only event log')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -45,10 +71,8 @@ sessions, default ~/.dsh); NO_COLOR disables colour, FORCE_COLOR forces it; DSH_
 stack traces.
 Docs: docs/cli.md`,
     );
-  registerAgentCommands(program, io, setExit);
-  registerLog(program, io, setExit);
-  registerConfig(program, io, setExit);
-  registerCompletion(program, io);
+  const only = COMMANDS.find(([name]) => name === command && name !== 'completion');
+  for (const [, add] of only ? [only] : COMMANDS) add(program, io, setExit);
   return program;
 }
 
@@ -87,9 +111,13 @@ export function reportFailure(e: unknown, io: Io): number {
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   let status = EXIT_OK;
   try {
-    await buildProgram(io, (code) => {
-      status = code;
-    }).parseAsync([...argv], { from: 'user' });
+    await buildProgram(
+      io,
+      (code) => {
+        status = code;
+      },
+      argv[0],
+    ).parseAsync([...argv], { from: 'user' });
   } catch (e) {
     // Commander has already printed its message (help, version, or the usage error).
     status = e instanceof CommanderError ? (e.exitCode === 0 ? EXIT_OK : EXIT_USAGE) : reportFailure(e, io);
