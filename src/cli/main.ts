@@ -8,7 +8,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { CodedError } from '../model/coded-error.js';
-import { SessionError } from '../session/index.js';
+import { SessionError } from '../session/errors.js';
 import { CliError, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE } from './errors.js';
 import { processIo, type Io } from './output.js';
 import { formatProblem, problemFromError } from './problems.js';

@@ -2,7 +2,10 @@
  * Problems (refusals and warnings) in one shape for both output modes: a human line naming
  * file, line, seq and rule, or a JSON record with the same fields.
  */
-import { SessionError, type LogWarning } from '../session/index.js';
+// From the modules, not the layer's index: this loads with every command, and the index would
+// link the whole codec into the CLI's entry chunk (scripts/bundle.mjs).
+import { SessionError } from '../session/errors.js';
+import type { LogWarning } from '../session/codec/jsonl.js';
 import { CliError } from './errors.js';
 // The error classes alone (leaf modules): every command loads this file, most never the store or the importers.
 import { StoreError } from '../store/errors.js';

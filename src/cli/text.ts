@@ -7,7 +7,7 @@
  * C0 and C1 controls (ESC, CSI, OSC start with them), DEL, the Unicode bidi controls ("Trojan
  * Source" reordering), line separators and the zero-width characters.
  */
-import { stringifyJson } from '../session/index.js';
+import { stringifyJson } from '../session/json.js';
 import { escapeUnsafe, foldSpaces, hasUnsafe, UNSAFE_CHAR_CLASS } from '../model/unsafe-chars.js';
 
 // The table's characters; \t and \n are not among them (each function handles them).
