@@ -6,15 +6,18 @@
  * number. Turn numbers continue across resume and fork, so the last one is the session's turn
  * count. A value not found in its window is left out, never guessed.
  */
+import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { ListingSummarizer, SessionInfo, SessionStore, Store, StoreListing, StoreSessionInfo } from '../store/index.js';
+import { listingGeneration } from '../store/listing-index.js';
 import type { JsonValue } from '../model/json.js';
 import { foldSpaces } from '../model/unsafe-chars.js';
-import { isPg } from './store.js';
 import { CliError, EXIT_OK } from './errors.js';
+import { checkSessionsRoot } from './home.js';
 import type { Io } from './output.js';
 import { findSession } from './session-ref.js';
-import { storeFor } from './store.js';
+import { isPg, storeChoice } from './store-choice.js';
 import { workspaceDir } from './workspace.js';
 import { isoTime, oneLine, plural, safeJson, truncate } from './text.js';
 import { cachedListingText, keepListingText, listingTextFile, type KeptText, type LiveRange } from './listing-text.js';
@@ -228,18 +231,31 @@ export function humanTime(ms: number): string {
 
 export async function runSessionsList(opts: ListOptions, io: Io): Promise<number> {
   if (opts.all && opts.cwd !== undefined) throw new CliError('USAGE', '--all lists every workspace and --cwd names one; give one of them');
-  const store = await storeFor(io.env);
+  const choice = await storeChoice(io.env);
+  if (choice.kind === 'jsonl') checkSessionsRoot(choice.root, io.env);
+  const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
+  let keeping: Keeping | undefined;
+  // The JSONL store's code (the log codec with it) is most of this command's start-up: a listing
+  // kept from last time, and a store with nothing stored yet, are printed without it.
+  if (choice.kind === 'jsonl' && !opts.json && !opts.rescan) {
+    const root = resolve(choice.root);
+    if (!existsSync(root)) {
+      io.err.line(noSessions(cwd, root));
+      return EXIT_OK;
+    }
+    keeping = await keptListing(root, cwd, opts.limit, io);
+    if (keeping.hit !== undefined && printKept(keeping.hit, keeping.live, cwd, root, io)) return EXIT_OK;
+  }
+  const { storeFor } = await import('./store.js');
+  const store = await storeFor(io.env, {}, choice);
   try {
-    return await listIn(store, opts, io);
+    return await listIn(store, opts, cwd, keeping, io);
   } finally {
     await store.close();
   }
 }
 
-async function listIn(store: Store, opts: ListOptions, io: Io): Promise<number> {
-  const cwd = opts.all ? undefined : workspaceDir(opts.cwd);
-  const keeping = !opts.json && !opts.rescan && !isPg(store) ? await keptListing(store as SessionStore, cwd, opts.limit, io) : undefined;
-  if (keeping?.hit !== undefined && printKept(keeping.hit, keeping.live, cwd, store.location, io)) return EXIT_OK;
+async function listIn(store: Store, opts: ListOptions, cwd: string | undefined, keeping: Keeping | undefined, io: Io): Promise<number> {
   const { rows, problems, generation } = await listRows(
     store,
     (sessions) => {
@@ -280,13 +296,17 @@ const noSessions = (cwd: string | undefined, location: string): string =>
  * names the listing it would make now, the text kept for it (if any) and its live sessions as
  * they are now.
  */
-async function keptListing(store: SessionStore, cwd: string | undefined, limit: number | undefined, io: Io) {
-  const file = listingTextFile(store.location, cwd === undefined);
-  const key = { root: store.location, cwd: cwd ?? null, limit: limit ?? null, style: io.out.style('bold', '.') + io.out.style('dim', '.') };
-  const named = await store.listingGeneration(LOG_FACTS as ListingSummarizer<JsonValue>);
+async function keptListing(root: string, cwd: string | undefined, limit: number | undefined, io: Io) {
+  const file = listingTextFile(root, cwd === undefined);
+  const key = { root, cwd: cwd ?? null, limit: limit ?? null, style: io.out.style('bold', '.') + io.out.style('dim', '.') };
+  // What SessionStore.listingGeneration answers (the CLI's store keeps the listing index), asked
+  // of the index's own module so that a hit loads nothing else of the store.
+  const named = await listingGeneration(root, LOG_FACTS as ListingSummarizer<JsonValue>);
   const hit = named === undefined ? undefined : cachedListingText(file, { ...key, generation: named.generation });
   return { file, key, hit, live: named?.live ?? [] };
 }
+
+type Keeping = Awaited<ReturnType<typeof keptListing>>;
 
 /**
  * The kept text with each live session's lines rendered afresh (an empty text: the listing had
@@ -343,6 +363,7 @@ function renderRows(rows: readonly SessionSummary[], withCwd: boolean, out: Pick
 }
 
 export async function runSessionsPath(ref: string, io: Io): Promise<number> {
+  const { storeFor } = await import('./store.js');
   const store = await storeFor(io.env);
   try {
     io.out.line(oneLine((await findSession(store, ref)).location));

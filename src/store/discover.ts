@@ -6,7 +6,9 @@
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { preview, validateHeader, type SessionHeader } from '../session/index.js';
+import { preview } from '../session/json.js';
+import { validateHeader } from '../session/header.js';
+import type { SessionHeader } from '../session/index.js';
 import { StoreError, errnoOf, isErrno } from './errors.js';
 import type { StoreListing, StoreListProblem, StoreSessionInfo } from './interface.js';
 import { COMPRESSED_LOG_FILE, LOCK_FILE, LOG_FILE, decodeSegment, encodeSegment, logPath, projectDir } from './layout.js';

@@ -20,7 +20,8 @@
 import { nodeCrypto } from '../model/node-crypto.js';
 import { statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
-import { validateHeader, type SessionHeader } from '../session/index.js';
+import { validateHeader } from '../session/header.js';
+import type { SessionHeader } from '../session/index.js';
 import type { JsonValue } from '../model/json.js';
 import { isErrno } from './errors.js';
 import { readOwnFile, replaceOwnFile } from './own-file.js';

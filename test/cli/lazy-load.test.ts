@@ -5,7 +5,8 @@
  * command does not use. A later change that imports one of them on these paths (a static import
  * of an SDK, a config schema, the viewer) fails here. Timings are `npm run bench`'s (startup).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +170,26 @@ describe.each<Build>(['modules', 'bundle'])('what each command loads (%s)', (whi
     // Listing names sessions; it reads no log: not the log reader, nor the other agents' importers.
     const reader = /\/dist\/(cli\/read-log|import\/index|cli\/log\/show)\.js$/;
     for (const t of [empty, listed, await traced(['--version'])]) expect(t.modules.filter((m) => reader.test(m))).toEqual([]);
+    // With nothing stored, and printing the text kept from the listing before, not even the store
+    // or the log codec: the listing index's own modules answer (src/cli/sessions.ts).
+    const store_ = /\/dist\/(store\/(store|load|writer|index)|session\/(session|index)|session\/codec\/load)\.js$/;
+    expect(listed.modules.filter((m) => store_.test(m)).length).toBeGreaterThan(0);
+    // A listing keeps its text once the project directory is 2 s old (docs/store.md).
+    await sleep(2100);
+    const keptFile = join(home, 'cache', 'sessions.txt');
+    for (let i = 0; i < 3 && !existsSync(keptFile); i++) await traced(['sessions'], { DSH_HOME: home }, repoRoot);
+    const kept = await traced(['sessions'], { DSH_HOME: home }, repoRoot);
+    expect(kept.run.code, kept.run.stderr).toBe(0);
+    expect(kept.run.stdout).toBe(listed.run.stdout);
+    expect(empty.run.stderr).toBe(`no sessions under ${join(home, 'sessions')}\n`);
+    for (const [name, t] of [
+      ['kept', kept],
+      ['nothing stored', empty],
+    ] as const)
+      expect(
+        t.modules.filter((m) => store_.test(m)),
+        name,
+      ).toEqual([]);
   });
 
   it('dsh log check, show and messages of a small file: no heavy module (show and messages: not the store)', async () => {

@@ -1,0 +1,42 @@
+/**
+ * Which store the CLI uses: `DSH_STORE` when set (a `postgres://…` URL), else the user config's
+ * `store` key (a project config may not set it: a repository must not choose where your sessions
+ * go), else the JSONL files under `$DSH_HOME/sessions`. `DSH_STORE_SCHEMA` names the PostgreSQL
+ * schema (default `dsh`).
+ *
+ * Apart from src/cli/store.ts, which opens the store, because the choice alone is light: `dsh
+ * sessions` makes it, then prints a kept listing (or says nothing is stored) without loading the
+ * store's code, most of that command's start-up.
+ */
+import { configLocations, readConfigFile, maskUrlPassword } from '../config/config.js';
+import { defaultRoot } from '../store/layout.js';
+import type { Store } from '../store/index.js';
+import type { PgStore } from '../postgres/store.js';
+import { CliError } from './errors.js';
+
+export type StoreChoice = { kind: 'jsonl'; root: string } | { kind: 'postgres'; url: string; schema: string; from: 'DSH_STORE' | 'config' };
+
+const PG_URL = /^postgres(ql)?:\/\//;
+
+export async function storeChoice(env: NodeJS.ProcessEnv): Promise<StoreChoice> {
+  const schema = env.DSH_STORE_SCHEMA?.trim() || 'dsh';
+  const fromEnv = env.DSH_STORE?.trim();
+  if (fromEnv) {
+    if (!PG_URL.test(fromEnv)) {
+      throw new CliError(
+        'USAGE',
+        'DSH_STORE must be a postgres:// URL (or unset, for the JSONL files under $DSH_HOME/sessions), not ' +
+          `${JSON.stringify(maskUrlPassword(fromEnv))}`,
+      );
+    }
+    return { kind: 'postgres', url: fromEnv, schema, from: 'DSH_STORE' };
+  }
+  const user = await readConfigFile(configLocations(process.cwd(), env).user);
+  if (user?.store) return { kind: 'postgres', url: user.store, schema, from: 'config' };
+  return { kind: 'jsonl', root: defaultRoot(env) };
+}
+
+/** Is this the PostgreSQL store? */
+export function isPg(store: Store): store is PgStore {
+  return store.kind === 'postgres';
+}
