@@ -233,9 +233,14 @@ async function startup(provider: Provider): Promise<void> {
   const builds: [string, string][] = [['', DSH]];
   if (BEFORE !== undefined) builds.push([' (before)', BEFORE]);
   const cases: Record<string, () => Promise<Run>> = { base: () => runNode(['-e', '0'], {}, repo) };
+  // "Nothing stored" in a home of its own per build: the run cases store a session in `home`
+  // each round, and the builds would take each other's kept listing for a change.
+  const emptyHomes: string[] = [];
   for (const [tag, bin] of builds) {
+    const emptyHome = tempDir('dsh-bench-empty-');
+    emptyHomes.push(emptyHome);
     cases[`version${tag}`] = () => runNode([bin, '--version'], env, repo);
-    cases[`sessions${tag}`] = () => runNode([bin, 'sessions'], env, repo);
+    cases[`sessions${tag}`] = () => runNode([bin, 'sessions'], { ...env, DSH_HOME: emptyHome }, repo);
     cases[`check${tag}`] = () => runNode([bin, 'log', 'check', tiny], env, repo);
     cases[`show${tag}`] = () => runNode([bin, 'log', 'show', tiny], env, repo);
     cases[`run${tag}`] = () => runNode([bin, 'run', '--cwd', repo, 'say ok'], agentEnv(provider.url, home), repo, provider);
@@ -268,8 +273,7 @@ async function startup(provider: Provider): Promise<void> {
   line('show', 'dsh log show, tiny log');
   line('run', 'dsh run "task", new session: to the first request', 300, (x) => x.firstRequestMs);
   line('run', 'dsh run "task", new session: whole process');
-  rmSync(home, { recursive: true, force: true });
-  rmSync(repo, { recursive: true, force: true });
+  for (const dir of [home, repo, ...emptyHomes]) rmSync(dir, { recursive: true, force: true });
 }
 
 /** The bench workload (bench/generate.ts) as a stored session of `home`, for `repo`. */
