@@ -31,13 +31,14 @@ export const EXTERNAL = ['better-sqlite3', 'koffi', 'pg-native'];
  * subcommand as its own executable), and that require loads ~20 of Node's modules (net, dgram,
  * streams: ~5 ms of every start). Here it becomes a require on first use. The line is matched
  * exactly, so a commander that words it otherwise fails the build rather than loading it eagerly
- * again unnoticed.
+ * again unnoticed; so does one that moves it out of lib/command.js (bundleCli checks).
  */
 const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const COMMANDER_COMMAND = /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/;
 const lazyChildProcess = {
   name: 'lazy-child-process',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+    b.onLoad({ filter: COMMANDER_COMMAND }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (source.split(COMMANDER_CHILD_PROCESS).length !== 2)
         throw new Error(`${args.path}: expected the line ${COMMANDER_CHILD_PROCESS} once (scripts/bundle.mjs makes it lazy)`);
@@ -107,6 +108,13 @@ export async function bundleCli(distDir = join(root, 'dist'), out = join(distDir
     },
   };
   const result = await build({ ...options, plugins: [entryFirst, lazyChildProcess] });
+  // The rewrite finds commander's file by its path: a commander that moved or renamed it would be
+  // linked with its eager require again, and nothing would say so. Bundled commander must include it.
+  const linked = Object.keys(result.metafile.inputs).map((i) => resolve(root, i));
+  if (linked.some((i) => /[\\/]node_modules[\\/]commander[\\/]/.test(i)) && !linked.some((i) => COMMANDER_COMMAND.test(i))) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new Error('commander is bundled without lib/command.js, whose require of node:child_process scripts/bundle.mjs makes lazy');
+  }
   // Swapped in by two renames, so a dsh starting meanwhile finds one whole bundle or (for an
   // instant) none and runs dist/cli instead.
   const previous = `${out}.old-${process.pid}`;

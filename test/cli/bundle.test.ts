@@ -5,8 +5,8 @@
  * from node_modules. What each command loads from it is held by test/cli/lazy-load.test.ts, which
  * runs over both builds. This file also pins the shim's rule for choosing between the two.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -108,6 +108,60 @@ describe('what every command loads from the bundle', () => {
     // directly, not through the layer's index, which links all of it (~165 KB of source to compile).
     for (const m of ['/dist/session/session.js', '/dist/session/codec/load.js', '/dist/session/validate.js'])
       expect(holder(m), m).toBeUndefined();
+  });
+});
+
+describe("scripts/bundle.mjs: commander's require of child_process, made lazy", () => {
+  /**
+   * A dist/ whose entry imports a stand-in commander (found first, beside it) of one file `file`
+   * holding `source`, bundled by the real script. Its status and stderr, and the bundle's text.
+   */
+  function bundleWith(file: string, source: string): { status: number | null; stderr: string; text: string } {
+    const dir = tempDir('dsh-bundle-commander-');
+    const pkgDir = join(dir, 'node_modules', 'commander');
+    mkdirSync(join(pkgDir, 'lib'), { recursive: true });
+    writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: 'commander', main: file }));
+    writeFileSync(join(pkgDir, file), source);
+    mkdirSync(join(dir, 'dist', 'cli'), { recursive: true });
+    writeFileSync(join(dir, 'dist', 'cli', 'main.js'), "import { Command } from 'commander';\nexport const main = () => new Command();\n");
+    const out = join(dir, 'out');
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'bundle.mjs'), '--dist', join(dir, 'dist'), '--out', out, '--no-sourcemap'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      },
+    );
+    const text = existsSync(out)
+      ? readdirSync(out)
+          .filter((f) => f.endsWith('.js'))
+          .map((f) => readFileSync(join(out, f), 'utf8'))
+          .join('\n')
+      : '';
+    return { status: r.status, stderr: r.stderr, text };
+  }
+  const eager =
+    "const childProcess = require('node:child_process');\nexports.Command = class { spawn() { return childProcess.spawn; } };\n";
+
+  it('rewrites the eager require in lib/command.js into one made on first use', () => {
+    const r = bundleWith('lib/command.js', eager);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.text).toContain('spawn: (...a) => __require("node:child_process").spawn(...a)');
+    expect(r.text).not.toMatch(/childProcess = __require\("node:child_process"\)/);
+  });
+
+  it('fails the build when lib/command.js words the require otherwise', () => {
+    const r = bundleWith('lib/command.js', eager.replace("'node:child_process'", "'child_process'"));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("expected the line const childProcess = require('node:child_process'); once");
+  });
+
+  it('fails the build when commander is bundled without lib/command.js (a moved or renamed file)', () => {
+    // Without the check the rewrite never runs and the bundle loads child_process eagerly again.
+    const r = bundleWith('lib/command.cjs', eager);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('commander is bundled without lib/command.js');
   });
 });
 
