@@ -42,7 +42,7 @@ const COMMANDS: readonly (readonly [name: string, add: AddCommand])[] = [
  * in a fresh process (cold code, run by the interpreter) cost ~8 ms of every start; a command's
  * parsing, help and errors need only its own subtree. `completion` walks the whole tree, and a
  * word that names no command (`help`, an option, a typo to suggest a name for) gets the whole
- * program. test/cli/main.test.ts holds each command's help and options to the whole program's.
+ * program. test/cli/program.test.ts holds each command's help and options to the whole program's.
  */
 export function buildProgram(io: Io, setExit: (code: number) => void, command?: string): Command {
   const program = new Command('dsh')
