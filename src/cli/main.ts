@@ -17,6 +17,7 @@ import { registerLog } from './log/index.js';
 import { addAcp, addChat, addReplay, addRun, addSdk, addServe, addSessions, addView, addWorker, registerConfig } from './commands.js';
 import { packageVersion } from './version.js';
 import { registerCompletion } from './completion.js';
+import { MODEL_COMMANDS, preferBaselineWasm } from './baseline-wasm.js';
 
 type AddCommand = (program: Command, io: Io, setExit: (code: number) => void) => void;
 
@@ -110,6 +111,7 @@ export function reportFailure(e: unknown, io: Io): number {
 /** Run the CLI on `argv` (the arguments after the program name); resolves to the exit status. */
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   let status = EXIT_OK;
+  if (argv[0] !== undefined && MODEL_COMMANDS.has(argv[0])) preferBaselineWasm();
   try {
     await buildProgram(
       io,
