@@ -355,6 +355,14 @@ describe('the layer rules, on synthetic trees', () => {
     for (const text of clean) expect(caught(text), text).toEqual([]);
   });
 
+  it('allow a built-in off the list to the one module named for it, and to no other', () => {
+    const text = "process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');";
+    const cli: Layer[] = [{ name: 'CLI', folder: 'cli' }];
+    const verdict = (path: string) => checkLayers([source(path, text)], cli).violations.map((v) => v.message);
+    expect(verdict('cli/baseline-wasm.ts')).toEqual([]);
+    expect(verdict('cli/other.ts').join('\n')).toMatch(/node:v8 is not among the built-ins/);
+  });
+
   it('catch the forms of review 3: global object or loader renamed, .constructor, built-ins off the allow-list, #aliases', () => {
     const probes: [string, 'upward' | 'builtin' | 'alias' | UnreadableImport['form']][] = [
       // getBuiltinModule, eval and Function destructured under another name.
@@ -382,6 +390,8 @@ describe('the layer rules, on synthetic trees', () => {
       ["process.getBuiltinModule('node:test');", 'builtin'],
       ["import vm from 'node:vm';", 'builtin'],
       ["import { WASI } from 'node:wasi';", 'builtin'],
+      // v8 is allowed to cli/baseline-wasm.ts alone (BUILTINS_OF_ONE_MODULE).
+      ["process.getBuiltinModule('node:v8').setFlagsFromString('--allow-natives-syntax');", 'builtin'],
       // A package.json "imports" alias can point anywhere.
       ["import '#up';", 'alias'],
       ["const x = await import('#internal/x.js');", 'alias'],
