@@ -29,11 +29,23 @@ export async function storeChoice(env: NodeJS.ProcessEnv): Promise<StoreChoice> 
           `${JSON.stringify(maskUrlPassword(fromEnv))}`,
       );
     }
-    return { kind: 'postgres', url: fromEnv, schema, from: 'DSH_STORE' };
+    return pgChoice(fromEnv, schema, 'DSH_STORE');
   }
   const user = await readConfigFile(configLocations(process.cwd(), env).user);
-  if (user?.store) return { kind: 'postgres', url: user.store, schema, from: 'config' };
+  if (user?.store) return pgChoice(user.store, schema, 'config');
   return { kind: 'jsonl', root: defaultRoot(env) };
+}
+
+/**
+ * The schema name is part of the choice, refused here like a bad DSH_STORE: a command that looks
+ * at its own arguments (`dsh sessions --cwd`) before it opens the store still names a bad
+ * DSH_STORE_SCHEMA first, as it did when the store's constructor was the first to check it.
+ * Imported only here: the JSONL store never loads the PostgreSQL modules.
+ */
+async function pgChoice(url: string, schema: string, from: 'DSH_STORE' | 'config'): Promise<StoreChoice> {
+  const { checkSchemaName } = await import('../postgres/schema.js');
+  checkSchemaName(schema);
+  return { kind: 'postgres', url, schema, from };
 }
 
 /** Is this the PostgreSQL store? */

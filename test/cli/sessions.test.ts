@@ -134,6 +134,23 @@ describe('dsh sessions', () => {
     expect(r.stderr).toBe(`no sessions for ${empty} under ${join(f.home, 'sessions')} (--all lists every workspace)\n`);
   });
 
+  it('a bad DSH_STORE_SCHEMA is named before a bad --cwd, as a bad DSH_STORE is (the store is chosen first)', async () => {
+    const missing = join(tempDir(), 'gone');
+    // Port 1: nothing is reached; the schema is refused before any connection.
+    const pg = { DSH_HOME: tempDir(), DSH_STORE: 'postgres://nobody@127.0.0.1:1/x' };
+    for (const schema of ['Bad-Name', '1st', 'a'.repeat(49)]) {
+      const r = await runMain(['sessions', '--cwd', missing], { ...pg, DSH_STORE_SCHEMA: schema });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`PostgreSQL schema name ${JSON.stringify(schema)} is not allowed`);
+      expect(r.stderr).toMatch(/\[INVALID_ARGUMENT\]\n$/);
+      expect(r.stderr).not.toContain(missing);
+    }
+    // The JSONL store has no schema: DSH_STORE_SCHEMA is not looked at, and --cwd is.
+    const jsonl = await runMain(['sessions', '--cwd', missing], { DSH_HOME: tempDir(), DSH_STORE_SCHEMA: 'Bad-Name' });
+    expect(jsonl.code).toBe(1);
+    expect(jsonl.stderr).toMatch(/^dsh: .*gone: no such directory \[NOT_A_DIRECTORY\]\n$/);
+  });
+
   it('path prints the log of an id or a unique prefix; ambiguous and unknown ids fail with one line', async () => {
     const f = await fixture();
     const env = { DSH_HOME: f.home };
