@@ -8,7 +8,7 @@
  * sessions` makes it, then prints a kept listing (or says nothing is stored) without loading the
  * store's code, most of that command's start-up.
  */
-import { configLocations, readConfigFile, maskUrlPassword } from '../config/config.js';
+import { readConfigFile, maskUrlPassword, userConfigFile } from '../config/config.js';
 import { defaultRoot } from '../store/layout.js';
 import type { Store } from '../store/index.js';
 import type { PgStore } from '../postgres/store.js';
@@ -31,7 +31,8 @@ export async function storeChoice(env: NodeJS.ProcessEnv): Promise<StoreChoice> 
     }
     return pgChoice(fromEnv, schema, 'DSH_STORE');
   }
-  const user = await readConfigFile(configLocations(process.cwd(), env).user);
+  // Not through configLocations: the current directory is not needed (and throws when removed).
+  const user = await readConfigFile(userConfigFile(env));
   if (user?.store) return pgChoice(user.store, schema, 'config');
   return { kind: 'jsonl', root: defaultRoot(env) };
 }

@@ -6,9 +6,18 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from './errors.js';
 
+/** process.cwd(), which throws a bare `ENOENT … uv_cwd` when the directory was removed. */
+function currentDir(): string {
+  try {
+    return process.cwd();
+  } catch (e) {
+    throw new CliError('NOT_A_DIRECTORY', 'the current directory no longer exists (removed?); cd to one, or give --cwd', { cause: e });
+  }
+}
+
 /** The workspace as an absolute, symlink-free path (what the session header and store key use). */
 export function workspaceDir(dir: string | undefined): string {
-  const path = resolve(dir ?? process.cwd());
+  const path = resolve(dir ?? currentDir());
   let real: string;
   try {
     real = realpathSync(path);

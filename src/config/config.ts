@@ -61,8 +61,13 @@ export function dshHome(env: Readonly<Record<string, string | undefined>> = proc
   return h ? resolve(h) : join(homedir(), '.dsh');
 }
 
+/** The user config: under the dsh home, whatever the current directory (which may have been removed). */
+export function userConfigFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return join(dshHome(env), 'config.json');
+}
+
 export function configLocations(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): ConfigLocations {
-  return { user: join(dshHome(env), 'config.json'), project: join(resolve(cwd), '.dsh', 'config.json') };
+  return { user: userConfigFile(env), project: join(resolve(cwd), '.dsh', 'config.json') };
 }
 
 /** Line and column of a character offset, for JSON syntax errors. */
