@@ -200,7 +200,11 @@ export function processIo(): Io {
     pipeGuard = true;
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(0);
-      throw e;
+      // Any other failure (a full disk, an I/O error) ends the command as a failure, said in one
+      // line: thrown from this handler it was Node's uncaught-exception report, dsh's stack included.
+      const reason = e.message.replace(/^[A-Z0-9]+: /, '').replace(/, write$/, '');
+      process.stderr.write(`dsh: cannot write to standard output: ${reason} [${e.code ?? 'EIO'}]\n`);
+      process.exit(1);
     });
   }
   return {
