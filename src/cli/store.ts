@@ -2,7 +2,7 @@
  * The store the CLI uses, opened: the one src/cli/store-choice.ts chooses. The PostgreSQL store's
  * modules (and the driver) are imported only when it is the one chosen.
  */
-import { configLocations } from '../config/config.js';
+import { userConfigFile } from '../config/config.js';
 import { SessionStore, type Store } from '../store/index.js';
 import type { PgStore } from '../postgres/store.js';
 import { CliError } from './errors.js';
@@ -47,7 +47,7 @@ export async function pgStoreFor(
     throw new CliError(
       'NEEDS_POSTGRES',
       `${command} needs the PostgreSQL store: set DSH_STORE=postgres://user@host/db (or "store" in ` +
-        `${configLocations(process.cwd(), env).user}); see docs/scale.md`,
+        `${userConfigFile(env)}); see docs/scale.md`,
     );
   }
   return (await storeFor(env, opts)) as PgStore;

@@ -63,4 +63,11 @@ describe('dsh in a removed current directory', () => {
       /^dsh: the current directory no longer exists \(removed\?\); cd to one, or give --cwd \[NOT_A_DIRECTORY\]\n$/,
     );
   });
+
+  it('a command that needs the PostgreSQL store says so (NEEDS_POSTGRES), naming the user config', async () => {
+    const home = tempDir();
+    const serve = await dshInRemovedDir(['serve'], { DSH_HOME: home });
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toContain(`(or "store" in ${join(home, 'config.json')}); see docs/scale.md [NEEDS_POSTGRES]`);
+  });
 });
