@@ -6,8 +6,8 @@
  * flushes, and secrets redacted from the moment they are known.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { Output } from '../../src/cli/output.js';
+import { describe, expect, it, vi } from 'vitest';
+import { Output, processIo } from '../../src/cli/output.js';
 
 type Op = { kind: 'line'; text: string } | { kind: 'write'; text: string } | { kind: 'flush' } | { kind: 'redact'; secret: string };
 
@@ -88,5 +88,19 @@ describe('Output over a byte sink', () => {
       { kind: 'line', text: 'after a flush secret-token-1 other-secret-2' },
     ];
     expect(run(ops, true).out.toString('utf8')).toBe('early [REDACTED]\nlate [REDACTED]\nafter a flush [REDACTED] [REDACTED]\n');
+  });
+});
+
+describe('processIo', () => {
+  it("makes Node's stdin stream only when a command reads its input", () => {
+    const stdin = vi.spyOn(process, 'stdin', 'get');
+    try {
+      const io = processIo();
+      expect(stdin).not.toHaveBeenCalled();
+      expect(io.stdin).toBe(process.stdin);
+      expect(stdin).toHaveBeenCalled();
+    } finally {
+      stdin.mockRestore();
+    }
   });
 });
