@@ -198,7 +198,15 @@ function structureOk(d: ResumeIndex): boolean {
     if (!int(start) || !int(end) || !int(seq0) || !int(n) || !int(l)) return false;
     if (start !== at || end <= start || end > p.bytes || seq0 !== seq || n < 1 || l !== line + 1) return false;
     if (e.length === 12) {
-      const [, , , , , turn, step, index, kind, id, name, row] = e;
+      // By index: array destructuring goes through the iterator protocol, which in code run once
+      // (not yet optimised) cost ~20 ms over the ~8,000 run entries of a 40 MB log.
+      const turn = e[5];
+      const step = e[6];
+      const index = e[7];
+      const kind = e[8];
+      const id = e[9];
+      const name = e[10];
+      const row = e[11];
       if (!int(turn) || !int(step) || !int(index) || !(kind === 0 || kind === 1 || kind === 2) || (row !== 0 && row !== 1)) return false;
       if (!(id === null || typeof id === 'string') || !(name === null || typeof name === 'string')) return false;
       line = l + (row === 1 ? 0 : n - 1);
@@ -515,7 +523,9 @@ class SpanReader {
   ) {}
   /** The text of the next span. */
   read(): string {
-    const [start, end] = this.spans[this.next]!;
+    const span = this.spans[this.next]!;
+    const start = span[0];
+    const end = span[1];
     if (start - 1 < this.from || end > this.to) this.fill(this.next);
     this.next++;
     const at = start - 1 - this.from;
@@ -533,7 +543,8 @@ class SpanReader {
     const from = this.spans[i]![0] - 1;
     let to = this.spans[i]![1];
     for (let j = i + 1; j < this.spans.length; j++) {
-      const [s, e] = this.spans[j]!;
+      const s = this.spans[j]![0];
+      const e = this.spans[j]![1];
       if (s - to > GAP || e - from > WINDOW) break;
       to = e;
     }
@@ -593,12 +604,16 @@ export function loadJsonlIndexed(path: string, index: ResumeIndex, opts: LoadOpt
           if (pos !== text.length) throw new SessionError('STORAGE_CHANGED', `${path}:${e[4]}: more lines than the resume index recorded`);
           lines.events(e[2], e[3], e[4]);
         } else {
-          const [, , seq0, length, line, turn, step, idx, kind, id, name, row] = e;
+          // By index, not destructured (see structureOk).
+          const seq0 = e[2];
+          const length = e[3];
+          const line = e[4];
+          const row = e[11];
           sink.run(
             ChunkRun.deferred(
               seq0,
               length,
-              { turn, step, index: idx, kind: KINDS[kind]!, id: id ?? undefined, name: name ?? undefined },
+              { turn: e[5], step: e[6], index: e[7], kind: KINDS[e[8]]!, id: e[9] ?? undefined, name: e[10] ?? undefined },
               () => readRunBody(path, e),
             ),
           );
