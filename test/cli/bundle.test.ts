@@ -165,6 +165,33 @@ describe("scripts/bundle.mjs: commander's require of child_process, made lazy", 
   });
 });
 
+describe('scripts/bundle.mjs: every linked file is ASCII', () => {
+  it('escapes what tsc left in comments, and the code means what it meant', async () => {
+    // A non-ASCII character anywhere in a file makes Node decode the whole file into a two-byte string.
+    const dir = tempDir('dsh-bundle-ascii-');
+    mkdirSync(join(dir, 'dist', 'cli'), { recursive: true });
+    writeFileSync(
+      join(dir, 'dist', 'cli', 'main.js'),
+      '/** A comment with an arrow →, a dash – and an ellipsis …. */\n' +
+        "export const main = () => JSON.stringify(['arrow → ellipsis …', /é+/.test('éé'), `t→${1}`, '😀'.length]);\n",
+    );
+    const out = join(dir, 'out');
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'bundle.mjs'), '--dist', join(dir, 'dist'), '--out', out, '--no-sourcemap'],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    for (const f of readdirSync(out).filter((n) => n.endsWith('.js')))
+      expect(readFileSync(join(out, f), 'utf8'), f).not.toMatch(/[^\x00-\x7f]/);
+    const linked = (await import(pathToFileURL(join(out, 'main.js')).href)) as { main: () => string };
+    expect(linked.main()).toBe(JSON.stringify(['arrow → ellipsis …', true, 't→1', 2]));
+  });
+});
+
 describe('bin/dsh.js: which build it runs', () => {
   /** A package directory with the real shim and stand-in builds that say which one ran. */
   function pkg(builds: { plain?: number; bundle?: number }): string {
