@@ -130,8 +130,9 @@ export async function createCodingAgent(opts: CodingAgentOptions = {}): Promise<
     if (merged.length > 0) perms[k] = merged;
   }
   const mode = perms.sandbox ?? 'workspace-write';
-  // Child processes that run while the rest starts: the sandbox probe, and the git branch for
-  // the first step's runtime context (later steps read it again).
+  // Child processes that run while the rest starts: the sandbox probe, and git for the first
+  // step's runtime context when the repository's files do not tell the branch (later steps read
+  // it again).
   const probing = shellEnforcement(mode, perms.bubblewrap ?? 'bwrap');
   let branchRead: Promise<string | undefined> | undefined = gitBranch(cwd);
 

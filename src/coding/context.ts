@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { readGitBranch } from './git-head.js';
 import type { UserMessage } from '../model/message.js';
 import type { Session } from '../session/session.js';
 import type { Plugin } from '../agent/context.js';
@@ -25,10 +26,14 @@ export interface ContextSection {
 }
 
 /**
- * The branch checked out in `cwd` (undefined outside a repository or without git). Read in a
- * child process the event loop does not wait for, so it can run while the agent starts.
+ * The branch checked out in `cwd`, as `git rev-parse --abbrev-ref HEAD` prints it (undefined
+ * outside a repository or without git). Read from the repository's files when they tell for
+ * certain (src/coding/git-head.ts; a spawn is ~8–10 ms of main-thread time, and this runs for every
+ * step); otherwise git runs in a child process the event loop does not wait for.
  */
 export function gitBranch(cwd: string): Promise<string | undefined> {
+  const read = readGitBranch(cwd);
+  if (read.known) return Promise.resolve(read.branch);
   return new Promise((resolve) => {
     try {
       execFile('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd, timeout: 2000 }, (err, stdout) =>
