@@ -5,7 +5,7 @@
  * from node_modules. What each command loads from it is held by test/cli/lazy-load.test.ts, which
  * runs over both builds. This file also pins the shim's rule for choosing between the two.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync, copyFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -111,6 +111,13 @@ describe('what every command loads from the bundle', () => {
   });
 });
 
+/** Run scripts/bundle.mjs on `<dir>/dist` into `<dir>/out` (no source maps). */
+function bundleDist(dir: string): { out: string; r: SpawnSyncReturns<string> } {
+  const out = join(dir, 'out');
+  const args = [join(repoRoot, 'scripts', 'bundle.mjs'), '--dist', join(dir, 'dist'), '--out', out, '--no-sourcemap'];
+  return { out, r: spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' }) };
+}
+
 describe("scripts/bundle.mjs: commander's require of child_process, made lazy", () => {
   /**
    * A dist/ whose entry imports a stand-in commander (found first, beside it) of one file `file`
@@ -124,15 +131,7 @@ describe("scripts/bundle.mjs: commander's require of child_process, made lazy", 
     writeFileSync(join(pkgDir, file), source);
     mkdirSync(join(dir, 'dist', 'cli'), { recursive: true });
     writeFileSync(join(dir, 'dist', 'cli', 'main.js'), "import { Command } from 'commander';\nexport const main = () => new Command();\n");
-    const out = join(dir, 'out');
-    const r = spawnSync(
-      process.execPath,
-      [join(repoRoot, 'scripts', 'bundle.mjs'), '--dist', join(dir, 'dist'), '--out', out, '--no-sourcemap'],
-      {
-        cwd: repoRoot,
-        encoding: 'utf8',
-      },
-    );
+    const { out, r } = bundleDist(dir);
     const text = existsSync(out)
       ? readdirSync(out)
           .filter((f) => f.endsWith('.js'))
@@ -175,15 +174,7 @@ describe('scripts/bundle.mjs: every linked file is ASCII', () => {
       '/** A comment with an arrow →, a dash – and an ellipsis …. */\n' +
         "export const main = () => JSON.stringify(['arrow → ellipsis …', /é+/.test('éé'), `t→${1}`, '😀'.length]);\n",
     );
-    const out = join(dir, 'out');
-    const r = spawnSync(
-      process.execPath,
-      [join(repoRoot, 'scripts', 'bundle.mjs'), '--dist', join(dir, 'dist'), '--out', out, '--no-sourcemap'],
-      {
-        cwd: repoRoot,
-        encoding: 'utf8',
-      },
-    );
+    const { out, r } = bundleDist(dir);
     expect(r.status, r.stderr).toBe(0);
     for (const f of readdirSync(out).filter((n) => n.endsWith('.js')))
       expect(readFileSync(join(out, f), 'utf8'), f).not.toMatch(/[^\x00-\x7f]/);
