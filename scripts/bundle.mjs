@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { parseArgs } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -53,18 +53,35 @@ const lazyChildProcess = {
  * regular expressions and names, but keeps the comments tsc left as they were (an arrow, a dash,
  * an ellipsis). One such character makes Node decode the whole file into a two-byte string, and
  * V8 scan it as one: ~9 ms of decoding alone in `dsh run`'s start (bench/README.md). Each character
- * left becomes its `\uXXXX` escape, which means the same character wherever esbuild could have left
- * it (a comment, or a string, template or name should its escaping ever miss one).
+ * left becomes its `\uXXXX` escape, which means the same character in a comment, a string or a name.
+ *
+ * Not everywhere: esbuild also keeps a tagged template's text (String.raw`→`: its `.raw` is the
+ * text as written) and a `u` or `v` regular expression (its `.source`) as they are, because an
+ * escape there changes what the code computes. So a file is escaped only when its code, comments
+ * left out, is ASCII as esbuild prints it; a file that is not is left whole, and named on stderr
+ * (it still works, only its start-up decoding is slower).
  */
-function asciiOnly(dir) {
-  for (const f of readdirSync(dir)) {
-    if (!f.endsWith('.js')) continue;
-    const file = join(dir, f);
-    const text = readFileSync(file, 'utf8');
-    const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    if (ascii !== text) writeFileSync(file, ascii);
-  }
+async function asciiOnly(dir) {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => ({ file: join(dir, f), text: readFileSync(join(dir, f), 'utf8') }))
+    .filter(({ text }) => NON_ASCII.test(text));
+  await Promise.all(
+    files.map(async ({ file, text }) => {
+      // Whitespace minification drops every comment (legal ones too, with legalComments 'none').
+      const code = await transform(text, { loader: 'js', format: 'esm', target: 'node20', minifyWhitespace: true, legalComments: 'none' });
+      if (NON_ASCII.test(code.code)) {
+        process.stderr.write(`bundle: ${file} keeps its non-ASCII characters: some are in code where an escape would change its meaning\n`);
+        return;
+      }
+      writeFileSync(
+        file,
+        text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+      );
+    }),
+  );
 }
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Bundle `<distDir>/cli/main.js` into `out` (replaced whole: built beside it, then renamed into
@@ -133,7 +150,7 @@ export async function bundleCli(distDir = join(root, 'dist'), out = join(distDir
     rmSync(tmp, { recursive: true, force: true });
     throw new Error('commander is bundled without lib/command.js, whose require of node:child_process scripts/bundle.mjs makes lazy');
   }
-  asciiOnly(tmp);
+  await asciiOnly(tmp);
   // Swapped in by two renames, so a dsh starting meanwhile finds one whole bundle or (for an
   // instant) none and runs dist/cli instead.
   const previous = `${out}.old-${process.pid}`;

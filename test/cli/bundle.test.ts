@@ -165,21 +165,40 @@ describe("scripts/bundle.mjs: commander's require of child_process, made lazy", 
 });
 
 describe('scripts/bundle.mjs: every linked file is ASCII', () => {
-  it('escapes what tsc left in comments, and the code means what it meant', async () => {
-    // A non-ASCII character anywhere in a file makes Node decode the whole file into a two-byte string.
+  /** `source` as dist/cli/main.js, bundled by the real script: its stderr, the output files' text, and `main()`. */
+  async function bundleMain(source: string): Promise<{ stderr: string; texts: string[]; main: string }> {
     const dir = tempDir('dsh-bundle-ascii-');
     mkdirSync(join(dir, 'dist', 'cli'), { recursive: true });
-    writeFileSync(
-      join(dir, 'dist', 'cli', 'main.js'),
-      '/** A comment with an arrow →, a dash – and an ellipsis …. */\n' +
-        "export const main = () => JSON.stringify(['arrow → ellipsis …', /é+/.test('éé'), `t→${1}`, '😀'.length]);\n",
-    );
+    writeFileSync(join(dir, 'dist', 'cli', 'main.js'), source);
     const { out, r } = bundleDist(dir);
     expect(r.status, r.stderr).toBe(0);
-    for (const f of readdirSync(out).filter((n) => n.endsWith('.js')))
-      expect(readFileSync(join(out, f), 'utf8'), f).not.toMatch(/[^\x00-\x7f]/);
+    const texts = readdirSync(out)
+      .filter((n) => n.endsWith('.js'))
+      .map((f) => readFileSync(join(out, f), 'utf8'));
     const linked = (await import(pathToFileURL(join(out, 'main.js')).href)) as { main: () => string };
-    expect(linked.main()).toBe(JSON.stringify(['arrow → ellipsis …', true, 't→1', 2]));
+    return { stderr: r.stderr, texts, main: linked.main() };
+  }
+
+  it('escapes what tsc left in comments, and the code means what it meant', async () => {
+    // A non-ASCII character anywhere in a file makes Node decode the whole file into a two-byte string.
+    const b = await bundleMain(
+      '/** A comment with an arrow →, a dash – and an ellipsis …. */\n' +
+        "export const main = () => JSON.stringify(['arrow → ellipsis …', `t→${1}`, '😀'.length, { é: 1 }.é]);\n",
+    );
+    for (const text of b.texts) expect(text).not.toMatch(/[^\x00-\x7f]/);
+    expect(b.main).toBe(JSON.stringify(['arrow \u2192 ellipsis \u2026', 't\u21921', 2, 1]));
+  });
+
+  it('leaves a file whose characters esbuild kept outside a comment: a tagged template, a regular expression', async () => {
+    // esbuild keeps these as written (an escape would change a template's `.raw`, a regular
+    // expression's `.source`, and after a backslash what either means), so neither may be escaped.
+    const b = await bundleMain(
+      '// a comment →\n' +
+        'export const main = () => JSON.stringify([' +
+        "String.raw`a→b`, ((s) => s[0])`\\é`, /😀/u.source, /\\é/.test('é'), /é+/.test('éé'), 'é']);\n",
+    );
+    expect(JSON.parse(b.main)).toEqual(['a\u2192b', '\u00e9', '\ud83d\ude00', true, true, '\u00e9']);
+    expect(b.stderr).toContain('main.js');
   });
 });
 
