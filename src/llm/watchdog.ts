@@ -8,6 +8,8 @@
  * them while a request is queued) prove the connection is alive even though the SDK never yields
  * them, so the `fetch` handed to the SDK taps the body and every byte resets the timer.
  */
+import { sendRequest } from './redirects.js';
+
 export type Interruption = 'aborted' | 'idle';
 
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
@@ -56,7 +58,8 @@ export class AttemptWatchdog {
   }
 
   readonly fetch: typeof fetch = async (input, init) => {
-    const response = await this.send(input, init);
+    // First under `redirect: 'error'`, redirects followed within the origin only (src/llm/redirects.ts).
+    const response = await sendRequest(this.opts.baseFetch ?? globalThis.fetch, input, init);
     this.started = true;
     this.touch();
     if (!response.body) return response;
@@ -73,24 +76,6 @@ export class AttemptWatchdog {
     });
   };
 
-  /**
-   * The request, sent with `redirect: 'error'` when the caller left redirects to the default. Under
-   * any other mode the Fetch standard (and so undici) sends a clone of the request, whose body is a
-   * tee of the original: a long session's history (14 MB in the bench) was copied once more before
-   * its first byte went out, ~40 ms and 14 MB of memory per model call. A provider that does answer
-   * with a redirect gets the request again under the caller's mode, which follows it as before.
-   */
-  private async send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): Promise<Response> {
-    const base = this.opts.baseFetch ?? globalThis.fetch;
-    if (init?.redirect !== undefined || !resendable(input, init?.body)) return base(input, init);
-    try {
-      return await base(input, { ...init, redirect: 'error' });
-    } catch (e) {
-      if (!refusedRedirect(e)) throw e;
-      return base(input, init);
-    }
-  }
-
   dispose(): void {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -106,16 +91,4 @@ export class AttemptWatchdog {
     // and the adapter reports the interruption it recorded here.
     this.controller.abort(new DOMException(message, 'AbortError'));
   }
-}
-
-/** Can the request be sent twice? A URL (not a `Request`, which carries its own body and mode) and a body held whole. */
-function resendable(input: Parameters<typeof fetch>[0], body: RequestInit['body']): boolean {
-  if (typeof input !== 'string' && !(input instanceof URL)) return false;
-  return body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array || body instanceof URLSearchParams;
-}
-
-/** undici's failure for a redirect under `redirect: 'error'`: a TypeError whose cause names it. */
-function refusedRedirect(e: unknown): boolean {
-  const cause = e instanceof TypeError ? (e as { cause?: unknown }).cause : undefined;
-  return cause instanceof Error && /redirect/i.test(cause.message);
 }
