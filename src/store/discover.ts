@@ -16,6 +16,9 @@ import { lockHolder } from './lock.js';
 import { fingerprint, ListingCache, type CacheEntry, type Fingerprint, type ListingSummarizer } from './listing-cache.js';
 import type { JsonValue } from '../model/json.js';
 
+/** A listing's order: newest first, then by id (equal creation times list the same way every time). */
+export const listingOrder = (a: SessionInfo, b: SessionInfo): number => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1);
+
 export interface SessionInfo extends StoreSessionInfo {
   path: string;
   /** File size in bytes. */
@@ -360,7 +363,7 @@ export function assemble(entries: Iterable<Entry>): Listing {
     seen.set(e.info.id, e.info);
     sessions.push(e.info);
   }
-  sessions.sort((a, b) => b.header.createdAt - a.header.createdAt || (a.id < b.id ? -1 : 1));
+  sessions.sort(listingOrder);
   return { sessions, problems };
 }
 

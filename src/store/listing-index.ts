@@ -42,6 +42,7 @@ import {
   assemble,
   checkDir,
   infoOf,
+  listingOrder,
   mapLimit,
   unreadableDir,
   type CheckedDir,
@@ -358,6 +359,8 @@ export async function listingGeneration(
     if (!stillLive(c)) return undefined; // closed (or gone) since: the listing compacts that
     live.push(c.entry.info);
   }
+  // As the listing holds them: the snapshot keeps live rows project by project.
+  live.sort(listingOrder);
   return { generation: generationOf(meta), live };
 }
 

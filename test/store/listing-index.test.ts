@@ -470,6 +470,19 @@ describe('the listing generation', () => {
                 { kind: 'list' },
               ],
             ],
+            // Two live sessions in two projects: said in the listing's order (newest first), not
+            // project by project (found by CI with seed -712426725).
+            [
+              [
+                { kind: 'create' },
+                { kind: 'create' },
+                { kind: 'hold', pick: 0 },
+                { kind: 'hold', pick: 3 },
+                { kind: 'list' },
+                { kind: 'list' },
+                { kind: 'turn', pick: 0 },
+              ],
+            ],
           ],
         },
       );
