@@ -10,8 +10,8 @@
  *   another scheme, host or port therefore ends the call with the provider's own 3xx status
  *   (`HTTP_<status>`), with a message that names where it pointed; the request never goes there.
  *
- * A request that names its own redirect mode, or whose body cannot be sent twice (a stream), goes
- * out as it is.
+ * A request that names its own redirect mode goes out as it is. One whose body cannot be sent
+ * twice (a stream) goes out once, and a redirect is its answer (refused for another origin).
  */
 
 /** undici's own limit. */
@@ -23,13 +23,32 @@ const BODY_HEADERS = ['content-encoding', 'content-language', 'content-location'
 type FetchInput = Parameters<typeof fetch>[0];
 
 export async function sendRequest(base: typeof fetch, input: FetchInput, init: RequestInit | undefined): Promise<Response> {
-  if (init?.redirect !== undefined || !resendable(input, init?.body)) return base(input, init);
+  if (init?.redirect !== undefined) return base(input, init);
+  if (!resendable(input, init?.body)) return sendOnce(base, input, init);
   try {
     return await base(input, { ...init, redirect: 'error' });
   } catch (e) {
     if (!refusedRedirect(e)) throw e;
     return followSameOrigin(base, String(input), init ?? {});
   }
+}
+
+/**
+ * A request that cannot be sent twice (a streamed body, or a `Request`): sent once under
+ * `redirect: 'manual'`, so a redirect is its answer, refused when it points to another origin.
+ */
+async function sendOnce(base: typeof fetch, input: FetchInput, init: RequestInit | undefined): Promise<Response> {
+  const res = await base(input, { ...init, redirect: 'manual' });
+  const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get('location') : null;
+  if (location === null) return res;
+  const from = new URL(input instanceof Request ? input.url : String(input));
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    return res;
+  }
+  return next.origin === from.origin ? res : refused(res, from.origin, next);
 }
 
 /** Send `init` to `url` under `redirect: 'manual'`, following redirects that stay in its origin. */
